@@ -1,0 +1,265 @@
+/*
+ * ctx.c - the per-request context, rebuilt from the web server's params
+ *
+ * The web server's auth modules speak to wymcp through FastCGI params:
+ * WYMCP_ASSIGN_<NAME> becomes the assign <name>, REMOTE_USER the assign
+ * remote_user, WYMCP_PRINCIPAL (else REMOTE_USER) the principal, and
+ * WYMCP_TOOLS narrows the mount list.  Client headers arrive as HTTP_*
+ * params and can never become any of these.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <ctype.h>
+#include <string.h>
+
+#include "extern.h"
+
+#define ASSIGN_PREFIX	"WYMCP_ASSIGN_"
+
+/* The value of CGI param `name`, or NULL. */
+const char *
+wymcp__env(char *const *env, const char *name)
+{
+	size_t	 n = strlen(name);
+
+	if (env == NULL)
+		return NULL;
+	for (; *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/* Zero the context and bind it to the server and params. */
+void
+wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
+    char *const *env)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	wymcp__arena_init(&ctx->arena);
+	ctx->srv = srv;
+	ctx->env = env;
+}
+
+/* Release everything the request owns (cleanup hooks run first). */
+void
+wymcp__ctx_free(struct wymcp_ctx *ctx)
+{
+	wymcp__arena_free(&ctx->arena);
+	json_object_put(ctx->msg);
+	ctx->msg = NULL;
+}
+
+/*
+ * Is `name` (already lower-cased) an internal name that must never be
+ * visible as an assign?  "wymcp" and every "wymcp_*".
+ */
+static int
+internal_name(const char *name)
+{
+	return strncmp(name, "wymcp", 5) == 0 &&
+	    (name[5] == '\0' || name[5] == '_');
+}
+
+/* Add one assign; a later one with the same name wins. */
+static enum wymcp_err
+add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
+    const char *val)
+{
+	char			*key;
+	size_t			 i;
+	struct json_object	*s;
+
+	if (nlen == 0)
+		return WYMCP_OK;
+	if ((key = wymcp__arena_strndup(&ctx->arena, name, nlen)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	for (i = 0; i < nlen; i++) {
+		if (!isalnum((unsigned char)key[i]) && key[i] != '_')
+			return WYMCP_OK;	/* not a name: ignored */
+		key[i] = (char)tolower((unsigned char)key[i]);
+	}
+	if (internal_name(key))
+		return WYMCP_OK;
+	if ((s = json_object_new_string(val)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (json_object_object_add(ctx->assigns, key, s)) {
+		json_object_put(s);
+		return WYMCP_ERR_NOMEM;
+	}
+	return WYMCP_OK;
+}
+
+/*
+ * Build the assigns and the principal from the params.  Only params the
+ * web server sets by configuration are read; HTTP_* (client headers)
+ * never are.
+ */
+enum wymcp_err
+wymcp__ctx_assigns(struct wymcp_ctx *ctx)
+{
+	char *const	*e;
+	const char	*eq, *p;
+	enum wymcp_err	 rc;
+
+	if ((ctx->assigns = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if ((p = wymcp__env(ctx->env, "REMOTE_USER")) != NULL && *p != '\0')
+		if ((rc = add_assign(ctx, "remote_user", 11, p)) != WYMCP_OK)
+			return rc;
+	for (e = ctx->env; e != NULL && *e != NULL; e++) {
+		if (strncmp(*e, ASSIGN_PREFIX, sizeof(ASSIGN_PREFIX) - 1) != 0)
+			continue;
+		p = *e + sizeof(ASSIGN_PREFIX) - 1;
+		if ((eq = strchr(p, '=')) == NULL)
+			continue;
+		if ((rc = add_assign(ctx, p, (size_t)(eq - p), eq + 1)) !=
+		    WYMCP_OK)
+			return rc;
+	}
+	p = wymcp__env(ctx->env, "WYMCP_PRINCIPAL");
+	if (p == NULL || *p == '\0')
+		p = wymcp__env(ctx->env, "REMOTE_USER");
+	ctx->principal = (p != NULL && *p != '\0') ? p : NULL;
+	return WYMCP_OK;
+}
+
+/* Is `name` (length n) a word of the space/comma-separated list? */
+static int
+listed(const char *list, const char *name, size_t n)
+{
+	const char	*p, *e;
+
+	for (p = list; *p != '\0'; p = e) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
+		    *e != ','; e++)
+			continue;
+		if ((size_t)(e - p) == n && strncmp(p, name, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Build the mount list: every registered tool, or those WYMCP_TOOLS
+ * names, in registration order.  An empty WYMCP_TOOLS mounts nothing
+ * (fail closed).  Names that match no tool are logged.
+ */
+enum wymcp_err
+wymcp__ctx_mount(struct wymcp_ctx *ctx)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const char	*list, *p, *e;
+	size_t		 i, n = 0;
+	int		 found;
+
+	list = wymcp__env(ctx->env, "WYMCP_TOOLS");
+	ctx->tools = wymcp__arena_alloc(&ctx->arena,
+	    (srv->ntools ? srv->ntools : 1) * sizeof(*ctx->tools));
+	if (ctx->tools == NULL)
+		return WYMCP_ERR_NOMEM;
+	for (i = 0; i < srv->ntools; i++)
+		if (list == NULL || listed(list, srv->tools[i].def->name,
+		    strlen(srv->tools[i].def->name)))
+			ctx->tools[n++] = &srv->tools[i];
+	ctx->ntools = n;
+	if (list == NULL || srv->logmax < WYMCP_LOG_WARNING)
+		return WYMCP_OK;
+	for (p = list; *p != '\0'; p = e) {
+		while (*p == ' ' || *p == '\t' || *p == ',')
+			p++;
+		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
+		    *e != ','; e++)
+			continue;
+		if (e == p)
+			break;
+		for (found = 0, i = 0; i < srv->ntools && !found; i++)
+			found = strlen(srv->tools[i].def->name) ==
+			    (size_t)(e - p) && strncmp(srv->tools[i].def->name,
+			    p, (size_t)(e - p)) == 0;
+		if (!found)
+			wymcp__log(srv, ctx, WYMCP_LOG_WARNING,
+			    "WYMCP_TOOLS names '%.*s', which no loaded module "
+			    "provides", (int)(e - p), p);
+	}
+	return WYMCP_OK;
+}
+
+/* The mounted tool called `name`, or NULL. */
+const struct wymcp__tool *
+wymcp__ctx_find_tool(const struct wymcp_ctx *ctx, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < ctx->ntools; i++)
+		if (strcmp(ctx->tools[i]->def->name, name) == 0)
+			return ctx->tools[i];
+	return NULL;
+}
+
+/* Public accessors. */
+
+struct json_object *
+wymcp_ctx_id(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->id;
+}
+
+struct json_object *
+wymcp_ctx_meta(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->meta;
+}
+
+struct json_object *
+wymcp_ctx_client_caps(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->caps;
+}
+
+const char *
+wymcp_ctx_assign(const struct wymcp_ctx *ctx, const char *name)
+{
+	struct json_object	*v;
+
+	if (ctx == NULL || ctx->assigns == NULL || name == NULL ||
+	    !json_object_object_get_ex(ctx->assigns, name, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+struct json_object *
+wymcp_ctx_assigns(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->assigns;
+}
+
+const char *
+wymcp_ctx_principal(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->principal;
+}
+
+size_t
+wymcp_ctx_ntools(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? 0 : ctx->ntools;
+}
+
+const struct wymcp_tool *
+wymcp_ctx_tool(const struct wymcp_ctx *ctx, size_t i)
+{
+	if (ctx == NULL || i >= ctx->ntools)
+		return NULL;
+	return ctx->tools[i]->def;
+}
+
+struct json_object *
+wymcp_ctx_answers(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->answers;
+}

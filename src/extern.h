@@ -1,0 +1,198 @@
+/*
+ * extern.h - internal interfaces of libwymcp (never installed).
+ *
+ * Internal non-static functions are named wymcp__*; they are hidden from
+ * the shared library by -fvisibility=hidden.
+ */
+#ifndef WYMCP_EXTERN_H
+#define WYMCP_EXTERN_H
+
+#include <setjmp.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "wymcp.h"
+
+/* JSON-RPC and MCP wire error codes (basic/index.mdx "Error Codes"). */
+enum wymcp__code {
+	WYMCP__PARSE_ERROR = -32700,
+	WYMCP__INVALID_REQUEST = -32600,
+	WYMCP__METHOD_NOT_FOUND = -32601,
+	WYMCP__INVALID_PARAMS = -32602,
+	WYMCP__INTERNAL_ERROR = -32603,
+	WYMCP__HEADER_MISMATCH = -32020,
+	WYMCP__MISSING_CAPABILITY = -32021,
+	WYMCP__UNSUPPORTED_VERSION = -32022
+};
+
+/* Reserved _meta keys (basic/index.mdx "_meta"). */
+#define WYMCP__META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define WYMCP__META_CAPS	"io.modelcontextprotocol/clientCapabilities"
+#define WYMCP__META_CLIENT	"io.modelcontextprotocol/clientInfo"
+#define WYMCP__META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
+#define WYMCP__META_SERVER	"io.modelcontextprotocol/serverInfo"
+
+/* Cache hints for cacheable results (server/utilities/caching.mdx). */
+#define WYMCP__TTL_MS		300000
+
+/*
+ * arena.c: the per-request arena.  Chunks are freed together; cleanup
+ * hooks run in reverse order of registration before the chunks go.
+ */
+struct wymcp__chunk;
+struct wymcp__cleanup;
+struct wymcp__arena {
+	struct wymcp__chunk	*head;		/* newest chunk first */
+	struct wymcp__cleanup	*cleanups;	/* newest first */
+	size_t			 total;		/* bytes handed out */
+};
+void	 wymcp__arena_init(struct wymcp__arena *);
+void	*wymcp__arena_alloc(struct wymcp__arena *, size_t);
+char	*wymcp__arena_strndup(struct wymcp__arena *, const char *, size_t);
+char	*wymcp__arena_vprintf(struct wymcp__arena *, const char *, va_list)
+	    WYMCP_PRINTF(2, 0);
+int	 wymcp__arena_defer(struct wymcp__arena *, void (*)(void *), void *);
+void	 wymcp__arena_free(struct wymcp__arena *);
+
+/* module.c: a registered tool, with everything parsed at load time. */
+struct wymcp__tool {
+	const struct wymcp_tool	*def;		/* the module's declaration */
+	const char		*module;	/* module name, for logs */
+	struct json_object	*listing;	/* Tool object for tools/list */
+	struct json_object	*input;		/* parsed inputSchema */
+	struct json_object	*reqcaps;	/* parsed required caps or NULL */
+};
+
+/* A loaded module. */
+struct wymcp__module {
+	void			*handle;	/* dlopen handle, or NULL */
+	const struct wymcp_module *mod;
+	char			*path;		/* file, or NULL when linked in */
+};
+
+/* An allowed origin (scheme://host[:port]) or a bare host. */
+struct wymcp__origin {
+	char	*origin;	/* exact Origin to accept, or NULL */
+	char	*host;		/* host name (lower case), no port */
+};
+
+struct wymcp_server {
+	struct wymcp__tool	*tools;		/* registration order */
+	size_t			 ntools;
+	struct wymcp__module	*mods;
+	size_t			 nmods;
+	struct wymcp__origin	*origins;
+	size_t			 norigins;
+	size_t			 max_body;
+	wymcp_log_fn		 logfn;
+	void			*logarg;
+	int			 logmax;	/* highest priority logged */
+	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
+	char			*readbuf;	/* body buffer, reused */
+	size_t			 readbufsz;
+	char			 errmsg[512];	/* last failure */
+};
+
+/* The one per-request structure: the tool's context and the request. */
+struct wymcp_ctx {
+	struct wymcp__arena	 arena;
+	struct wymcp_server	*srv;
+	char *const		*env;		/* CGI params */
+	struct json_object	*msg;		/* the parsed body */
+	struct json_object	*id;		/* JSON-RPC id or NULL */
+	const char		*idstr;		/* id serialized, for logs */
+	const char		*method;	/* JSON-RPC method */
+	struct json_object	*params;	/* params object or NULL */
+	struct json_object	*meta;		/* params._meta */
+	struct json_object	*caps;		/* clientCapabilities */
+	const char		*version;	/* protocolVersion */
+	struct json_object	*assigns;	/* name -> string */
+	const char		*principal;	/* or NULL */
+	const struct wymcp__tool **tools;	/* mount list */
+	size_t			 ntools;
+	struct json_object	*answers;	/* merged input responses */
+	int			 running;	/* a tool run is open */
+	pthread_t		 runner;	/* the thread running it */
+};
+
+/* The result a tool builds. */
+struct wymcp_result {
+	struct wymcp_ctx	*ctx;
+	struct json_object	*content;	/* array */
+	struct json_object	*structured;	/* or NULL */
+	int			 is_error;
+};
+
+/* ctx.c: context construction from the CGI params. */
+const char *wymcp__env(char *const *env, const char *name);
+enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
+enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
+void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
+	    char *const *env);
+void	 wymcp__ctx_free(struct wymcp_ctx *);
+const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
+	    const char *name);
+
+/* http.c: HTTP-level rules (basic/transports/streamable-http.mdx). */
+int	 wymcp__header_chars_ok(const char *);
+const char *wymcp__header_trim(struct wymcp__arena *, const char *);
+int	 wymcp__sentinel_decode(struct wymcp__arena *, const char *value,
+	    const char **out, size_t *outlen);
+int	 wymcp__base64_decode(const char *in, size_t inlen,
+	    unsigned char *out, size_t *outlen);
+int	 wymcp__utf8_valid(const char *, size_t);
+int	 wymcp__host_allowed(const struct wymcp_server *, const char *host,
+	    const char *extra);
+int	 wymcp__origin_allowed(const struct wymcp_server *, const char *origin,
+	    const char *extra);
+int	 wymcp__content_type_ok(const char *);
+const char *wymcp__status_text(int status);
+
+/* rpc.c: JSON-RPC 2.0 envelope and MCP _meta rules. */
+struct json_object *wymcp__parse(const char *buf, size_t len);
+int	 wymcp__envelope(struct json_object *msg, struct json_object **id,
+	    const char **method, const char **why);
+int	 wymcp__meta(struct json_object *params, struct json_object **meta,
+	    const char **version, struct json_object **caps,
+	    const char **why);
+int	 wymcp__caps_missing(struct json_object *required,
+	    struct json_object *declared, struct json_object **missing);
+struct json_object *wymcp__error(struct json_object *id, int code,
+	    const char *message, struct json_object *data);
+struct json_object *wymcp__response(struct json_object *id,
+	    struct json_object *result);
+
+/* methods.c: the method table. */
+struct wymcp__reply {
+	int			 status;	/* HTTP status */
+	struct json_object	*body;		/* full JSON-RPC response */
+};
+struct wymcp__method {
+	const char	*name;
+	const char	*name_param;	/* params member Mcp-Name mirrors */
+	void		(*fn)(struct wymcp_ctx *, struct wymcp__reply *);
+};
+const struct wymcp__method *wymcp__method_find(const char *);
+void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
+	    int status, int code, const char *message,
+	    struct json_object *data);
+void	 wymcp__reply_result(struct wymcp_ctx *, struct wymcp__reply *,
+	    struct json_object *result);
+
+/* schema.c: the JSON Schema subset used to check tool arguments. */
+int	 wymcp__schema_validate(struct json_object *schema,
+	    struct json_object *instance, char *err, size_t errlen);
+int	 wymcp__schema_check(struct json_object *schema, char *err,
+	    size_t errlen);
+
+/* module.c: registration. */
+int	 wymcp__tool_name_ok(const char *);
+
+/* util.c */
+void	 wymcp__log(const struct wymcp_server *, const struct wymcp_ctx *,
+	    int prio, const char *fmt, ...) WYMCP_PRINTF(4, 5);
+void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
+	    WYMCP_PRINTF(2, 3);
+const char *wymcp__json(struct json_object *);
+
+#endif /* WYMCP_EXTERN_H */

@@ -1,0 +1,287 @@
+/*
+ * methods.c - the MCP methods wymcp answers, and their results
+ *
+ * MCP 2026-07-28: server/discover (server/discover.mdx), tools/list and
+ * tools/call (server/tools.mdx).  Every result carries resultType and
+ * _meta io.modelcontextprotocol/serverInfo (basic/index.mdx "Result");
+ * cacheable ones carry ttlMs and cacheScope (server/utilities/caching.mdx).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "extern.h"
+
+/* Reply with a JSON-RPC error.  Takes ownership of `data`. */
+void
+wymcp__reply_error(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    int status, int code, const char *message, struct json_object *data)
+{
+	r->status = status;
+	r->body = wymcp__error(ctx->id, code, message, data);
+}
+
+/*
+ * Reply with a result: stamps resultType "complete" unless set, and the
+ * serverInfo _meta.  Takes ownership of `result`.
+ */
+void
+wymcp__reply_result(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    struct json_object *result)
+{
+	struct json_object	*meta, *info;
+
+	if (result == NULL) {
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: out of memory", NULL);
+		return;
+	}
+	if (!json_object_object_get_ex(result, "resultType", NULL))
+		json_object_object_add(result, "resultType",
+		    json_object_new_string("complete"));
+	if (json_object_object_get_ex(result, "_meta", &meta)) {
+		json_object_object_get_ex(ctx->srv->result_meta,
+		    WYMCP__META_SERVER, &info);
+		json_object_object_add(meta, WYMCP__META_SERVER,
+		    json_object_get(info));
+	} else
+		json_object_object_add(result, "_meta",
+		    json_object_get(ctx->srv->result_meta));
+	r->status = 200;
+	r->body = wymcp__response(ctx->id, result);
+}
+
+/* Add ttlMs and cacheScope to a cacheable result. */
+static void
+cache_hints(struct json_object *result, int private)
+{
+	json_object_object_add(result, "ttlMs",
+	    json_object_new_int(WYMCP__TTL_MS));
+	json_object_object_add(result, "cacheScope",
+	    json_object_new_string(private ? "private" : "public"));
+}
+
+/*
+ * server/discover: the versions and capabilities of this server.  The
+ * answer is the same for every client, so it is publicly cacheable.
+ */
+static void
+discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*res, *vers, *caps;
+
+	if ((res = json_object_new_object()) == NULL)
+		goto nomem;
+	vers = json_object_new_array();
+	json_object_array_add(vers,
+	    json_object_new_string(WYMCP_PROTOCOL_VERSION));
+	json_object_object_add(res, "supportedVersions", vers);
+	caps = json_object_new_object();
+	json_object_object_add(caps, "tools", json_object_new_object());
+	json_object_object_add(res, "capabilities", caps);
+	cache_hints(res, 0);
+	wymcp__reply_result(ctx, r, res);
+	return;
+nomem:
+	wymcp__reply_result(ctx, r, NULL);
+}
+
+/*
+ * tools/list: the mounted tools in registration order.  The mount list
+ * may follow the web server's auth (WYMCP_TOOLS set per user), so an
+ * authenticated request's list is private to it.
+ */
+static void
+tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*res, *arr, *cur;
+	size_t			 i;
+
+	if (json_object_object_get_ex(ctx->params, "cursor", &cur)) {
+		/* Every list fits one page, so no cursor is ever issued. */
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    "Invalid cursor", NULL);
+		return;
+	}
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    wymcp__ctx_mount(ctx) != WYMCP_OK ||
+	    (res = json_object_new_object()) == NULL) {
+		wymcp__reply_result(ctx, r, NULL);
+		return;
+	}
+	arr = json_object_new_array_ext((int)ctx->ntools);
+	for (i = 0; i < ctx->ntools; i++)
+		json_object_array_add(arr,
+		    json_object_get(ctx->tools[i]->listing));
+	json_object_object_add(res, "tools", arr);
+	cache_hints(res, ctx->principal != NULL);
+	wymcp__reply_result(ctx, r, res);
+}
+
+/* Finish a tool's result into a CallToolResult; NULL on failure. */
+static struct json_object *
+call_result(struct wymcp_result *res)
+{
+	struct json_object	*o;
+
+	if (res->structured != NULL &&
+	    json_object_array_length(res->content) == 0)
+		wymcp_result_add(res, wymcp_json(res->ctx, res->structured));
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "resultType",
+	    json_object_new_string("complete"));
+	json_object_object_add(o, "content", json_object_get(res->content));
+	if (res->structured != NULL)
+		json_object_object_add(o, "structuredContent",
+		    json_object_get(res->structured));
+	if (res->is_error)
+		json_object_object_add(o, "isError",
+		    json_object_new_boolean(1));
+	return o;
+}
+
+/* Put the result's own references (a cleanup hook). */
+static void
+result_free(void *arg)
+{
+	struct wymcp_result	*res = arg;
+
+	json_object_put(res->content);
+	json_object_put(res->structured);
+}
+
+/*
+ * tools/call: look the tool up in the mount list, check the client
+ * declared what it needs and that the arguments fit its input schema,
+ * then run it once.
+ */
+static void
+tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	const struct wymcp__tool *t;
+	struct json_object	*v, *args = NULL, *missing, *data;
+	struct wymcp_result	*res;
+	const char		*name;
+	char			 why[256], *msg;
+	enum wymcp_err		 rc;
+	int			 m;
+
+	if (!json_object_object_get_ex(ctx->params, "name", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    "Invalid params: name must be a string", NULL);
+		return;
+	}
+	name = json_object_get_string(v);
+	if (json_object_object_get_ex(ctx->params, "arguments", &args) &&
+	    !json_object_is_type(args, json_type_object)) {
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    "Invalid params: arguments must be an object", NULL);
+		return;
+	}
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    wymcp__ctx_mount(ctx) != WYMCP_OK)
+		goto nomem;
+	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
+		msg = wymcp_printf(ctx, "Unknown tool: %s", name);
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    msg != NULL ? msg : "Unknown tool", NULL);
+		return;
+	}
+	if ((m = wymcp__caps_missing(t->reqcaps, ctx->caps, &missing)) < 0)
+		goto nomem;
+	if (m > 0) {
+		data = json_object_new_object();
+		json_object_object_add(data, "requiredCapabilities", missing);
+		msg = wymcp_printf(ctx, "Tool %s requires client capabilities "
+		    "this request did not declare: %s", name,
+		    wymcp__json(missing));
+		wymcp__reply_error(ctx, r, 400, WYMCP__MISSING_CAPABILITY,
+		    msg != NULL ? msg : "Missing required client capability",
+		    data);
+		return;
+	}
+	if (args == NULL &&
+	    (args = wymcp_own(ctx, json_object_new_object())) == NULL)
+		goto nomem;
+	m = wymcp__schema_validate(t->input, args, why, sizeof(why));
+	if (m < 0)
+		goto nomem;
+	if (m == 0) {
+		msg = wymcp_printf(ctx, "Invalid arguments for tool %s: %s",
+		    name, why);
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    msg != NULL ? msg : "Invalid arguments", NULL);
+		return;
+	}
+	if ((ctx->answers = wymcp_own(ctx, json_object_new_object())) == NULL)
+		goto nomem;
+
+	if ((res = wymcp_alloc(ctx, sizeof(*res))) == NULL ||
+	    (res->content = json_object_new_array()) == NULL)
+		goto nomem;
+	res->ctx = ctx;
+	if (wymcp_defer(ctx, result_free, res) != WYMCP_OK) {
+		json_object_put(res->content);
+		goto nomem;
+	}
+	ctx->running = 1;
+	ctx->runner = pthread_self();
+	rc = t->def->run(ctx, args, res);
+	ctx->running = 0;
+	if (rc == WYMCP_ERR_NOMEM)
+		goto nomem;
+	if (rc != WYMCP_OK) {
+		res->is_error = 1;
+		if (json_object_array_length(res->content) == 0)
+			wymcp_result_add(res, wymcp_text(ctx,
+			    wymcp_strerror(rc)));
+		wymcp__log(ctx->srv, ctx, WYMCP_LOG_INFO, "tool %s: %s",
+		    name, wymcp_strerror(rc));
+	} else if (t->def->output_schema != NULL) {
+		json_object_object_get_ex(t->listing, "outputSchema", &v);
+		if (res->structured == NULL ||
+		    wymcp__schema_validate(v, res->structured, why,
+		    sizeof(why)) != 1) {
+			wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "tool %s: "
+			    "structured result does not match its "
+			    "outputSchema: %s", name,
+			    res->structured == NULL ? "none given" : why);
+			wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+			    "Internal error: the tool's result does not "
+			    "match its outputSchema", NULL);
+			return;
+		}
+	}
+	wymcp__reply_result(ctx, r, call_result(res));
+	return;
+nomem:
+	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
+	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+	    "Internal error: out of memory", NULL);
+}
+
+/*
+ * The method table.  Methods removed in 2026-07-28 (initialize, ping,
+ * logging/setLevel, resources/subscribe, ...) are simply absent, so
+ * they get 404 and -32601 like any unknown method.
+ */
+static const struct wymcp__method methods[] = {
+	{ "server/discover",	NULL,	discover },
+	{ "tools/call",		"name",	tools_call },
+	{ "tools/list",		NULL,	tools_list },
+};
+
+const struct wymcp__method *
+wymcp__method_find(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(methods[i].name, name) == 0)
+			return &methods[i];
+	return NULL;
+}

@@ -1,0 +1,255 @@
+/*
+ * rpc.c - the JSON-RPC 2.0 envelope and the MCP per-request _meta
+ *
+ * MCP 2026-07-28 basic/index.mdx ("Messages", "_meta", "Error Codes"):
+ * one request per POST, ids are strings or integers and come back with
+ * their JSON type, every request carries params._meta with the
+ * protocol version and the client's capabilities.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "extern.h"
+
+/*
+ * Parse a request body.  Strict JSON, UTF-8 validated, nothing but
+ * white space after the value.  Returns a new object (caller puts it) or
+ * NULL when the body is not JSON.
+ */
+struct json_object *
+wymcp__parse(const char *buf, size_t len)
+{
+	struct json_tokener	*tok;
+	struct json_object	*obj = NULL;
+	size_t			 off;
+
+	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
+		return NULL;
+	if ((tok = json_tokener_new()) == NULL)
+		return NULL;
+	json_tokener_set_flags(tok,
+	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	if (json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(obj);
+		obj = NULL;
+		goto out;
+	}
+	for (off = json_tokener_get_parse_end(tok); off < len; off++)
+		if (buf[off] != ' ' && buf[off] != '\t' && buf[off] != '\n' &&
+		    buf[off] != '\r') {
+			json_object_put(obj);
+			obj = NULL;
+			break;
+		}
+out:
+	json_tokener_free(tok);
+	return obj;
+}
+
+/*
+ * Check the JSON-RPC envelope of a single request or notification.
+ * Returns 0 with *method set and *id set (NULL for a notification), or
+ * WYMCP__INVALID_REQUEST with *why; *id is then the id if it could be
+ * read and is valid, else NULL.
+ */
+int
+wymcp__envelope(struct json_object *msg, struct json_object **id,
+    const char **method, const char **why)
+{
+	struct json_object	*v;
+
+	*id = NULL;
+	*method = NULL;
+	if (json_object_is_type(msg, json_type_array)) {
+		*why = "Invalid Request: batches are not supported";
+		return WYMCP__INVALID_REQUEST;
+	}
+	if (!json_object_is_type(msg, json_type_object)) {
+		*why = "Invalid Request: not a JSON-RPC request object";
+		return WYMCP__INVALID_REQUEST;
+	}
+	if (json_object_object_get_ex(msg, "id", &v)) {
+		if (json_object_is_type(v, json_type_string) ||
+		    json_object_is_type(v, json_type_int))
+			*id = v;
+		else {
+			*why = "Invalid Request: id must be a string or an "
+			    "integer";
+			return WYMCP__INVALID_REQUEST;
+		}
+	}
+	if (!json_object_object_get_ex(msg, "jsonrpc", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "2.0") != 0) {
+		*why = "Invalid Request: jsonrpc must be \"2.0\"";
+		return WYMCP__INVALID_REQUEST;
+	}
+	if (!json_object_object_get_ex(msg, "method", &v)) {
+		if (json_object_object_get_ex(msg, "result", NULL) ||
+		    json_object_object_get_ex(msg, "error", NULL))
+			*why = "Invalid Request: a response is not accepted "
+			    "here";
+		else
+			*why = "Invalid Request: method is missing";
+		return WYMCP__INVALID_REQUEST;
+	}
+	if (!json_object_is_type(v, json_type_string)) {
+		*why = "Invalid Request: method must be a string";
+		return WYMCP__INVALID_REQUEST;
+	}
+	*method = json_object_get_string(v);
+	if (json_object_object_get_ex(msg, "params", &v) &&
+	    !json_object_is_type(v, json_type_object) &&
+	    !json_object_is_type(v, json_type_array)) {
+		*why = "Invalid Request: params must be an object";
+		return WYMCP__INVALID_REQUEST;
+	}
+	return 0;
+}
+
+/*
+ * Check params._meta of a 2026-07-28 request (basic/index.mdx "_meta":
+ * protocolVersion and clientCapabilities are required; clientInfo is
+ * not).  Returns 0 with the fields set, or WYMCP__INVALID_PARAMS with
+ * *why (HTTP 400).
+ */
+int
+wymcp__meta(struct json_object *params, struct json_object **meta,
+    const char **version, struct json_object **caps, const char **why)
+{
+	struct json_object	*v;
+
+	*meta = *caps = NULL;
+	*version = NULL;
+	if (params == NULL || !json_object_is_type(params, json_type_object) ||
+	    !json_object_object_get_ex(params, "_meta", meta) ||
+	    !json_object_is_type(*meta, json_type_object)) {
+		*meta = NULL;
+		*why = "Missing required params._meta";
+		return WYMCP__INVALID_PARAMS;
+	}
+	if (!json_object_object_get_ex(*meta, WYMCP__META_VERSION, &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		*why = "Missing required _meta field " WYMCP__META_VERSION;
+		return WYMCP__INVALID_PARAMS;
+	}
+	*version = json_object_get_string(v);
+	if (!json_object_object_get_ex(*meta, WYMCP__META_CAPS, caps) ||
+	    !json_object_is_type(*caps, json_type_object)) {
+		*caps = NULL;
+		*why = "Missing required _meta field " WYMCP__META_CAPS;
+		return WYMCP__INVALID_PARAMS;
+	}
+	return 0;
+}
+
+/*
+ * Which of the `required` client capabilities did the request not
+ * declare?  Both are ClientCapabilities objects; a sub-capability is
+ * needed when named (sampling.tools, elicitation.url).  An empty
+ * "elicitation" object means form mode (client/elicitation.mdx).
+ * Returns 1 with *missing (new object; caller puts it) listing only
+ * what is missing, 0 when all is declared, -1 on allocation failure.
+ */
+int
+wymcp__caps_missing(struct json_object *required,
+    struct json_object *declared, struct json_object **missing)
+{
+	struct json_object	*d, *sub, *m = NULL, *ms;
+	int			 rc;
+
+	*missing = NULL;
+	if (required == NULL || !json_object_is_type(required, json_type_object))
+		return 0;
+	json_object_object_foreach(required, key, want) {
+		d = NULL;
+		if (declared != NULL)
+			json_object_object_get_ex(declared, key, &d);
+		if (d == NULL || !json_object_is_type(d, json_type_object)) {
+			ms = json_object_get(want);
+			goto add;
+		}
+		if (!json_object_is_type(want, json_type_object) ||
+		    json_object_object_length(want) == 0)
+			continue;
+		/* elicitation: {} declares form mode. */
+		if (strcmp(key, "elicitation") == 0 &&
+		    json_object_object_length(d) == 0 &&
+		    json_object_object_length(want) == 1 &&
+		    json_object_object_get_ex(want, "form", NULL))
+			continue;
+		if ((rc = wymcp__caps_missing(want, d, &sub)) < 0)
+			goto fail;
+		if (rc == 0)
+			continue;
+		ms = sub;
+add:
+		if (m == NULL && (m = json_object_new_object()) == NULL) {
+			json_object_put(ms);
+			goto fail;
+		}
+		if (json_object_object_add(m, key, ms)) {
+			json_object_put(ms);
+			goto fail;
+		}
+	}
+	*missing = m;
+	return m != NULL;
+fail:
+	json_object_put(m);
+	return -1;
+}
+
+/*
+ * {"jsonrpc":"2.0","id":…,"error":{"code":…,"message":…,"data":…}}.
+ * The id is omitted when NULL (basic/index.mdx: unreadable id).  Takes
+ * ownership of `data`; `id` gets a new reference.  NULL on failure.
+ */
+struct json_object *
+wymcp__error(struct json_object *id, int code, const char *message,
+    struct json_object *data)
+{
+	struct json_object	*r = NULL, *e = NULL;
+
+	if ((r = json_object_new_object()) == NULL ||
+	    (e = json_object_new_object()) == NULL)
+		goto fail;
+	json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+	if (id != NULL)
+		json_object_object_add(r, "id", json_object_get(id));
+	json_object_object_add(e, "code", json_object_new_int(code));
+	json_object_object_add(e, "message", json_object_new_string(message));
+	if (data != NULL)
+		json_object_object_add(e, "data", data);
+	data = NULL;
+	json_object_object_add(r, "error", e);
+	return r;
+fail:
+	json_object_put(data);
+	json_object_put(e);
+	json_object_put(r);
+	return NULL;
+}
+
+/*
+ * {"jsonrpc":"2.0","id":…,"result":…}.  Takes ownership of `result`;
+ * `id` gets a new reference.  NULL on failure.
+ */
+struct json_object *
+wymcp__response(struct json_object *id, struct json_object *result)
+{
+	struct json_object	*r;
+
+	if ((r = json_object_new_object()) == NULL) {
+		json_object_put(result);
+		return NULL;
+	}
+	json_object_object_add(r, "jsonrpc", json_object_new_string("2.0"));
+	json_object_object_add(r, "id", json_object_get(id));
+	json_object_object_add(r, "result", result);
+	return r;
+}

@@ -1,0 +1,73 @@
+/* util.c - error sentences, logging and small helpers */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "extern.h"
+
+static const char *const errs[WYMCP_ERR__MAX] = {
+	"success",					/* WYMCP_OK */
+	"out of memory",				/* NOMEM */
+	"invalid argument",				/* INVAL */
+	"the tool failed",				/* TOOL */
+	"the client did not declare this capability",	/* NOTSUP */
+	"no tool run is open in this thread",		/* NORUN */
+	"the schema is not of the required form",	/* SCHEMA */
+	"the module could not be loaded",		/* MODULE */
+	"the name is already registered",		/* DUP */
+	"the request state could not be opened",	/* STATE */
+	"input/output error",				/* IO */
+};
+
+const char *
+wymcp_strerror(enum wymcp_err e)
+{
+	if ((int)e < 0 || e >= WYMCP_ERR__MAX)
+		return "unknown error";
+	return errs[e];
+}
+
+/*
+ * Format a log line and hand it to the server's log function when its
+ * priority is wanted.  The request id (if any) goes separately.
+ */
+void
+wymcp__log(const struct wymcp_server *srv, const struct wymcp_ctx *ctx,
+    int prio, const char *fmt, ...)
+{
+	char	 buf[1024];
+	va_list	 ap;
+
+	if (srv == NULL || srv->logfn == NULL || prio > srv->logmax)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	srv->logfn(srv->logarg, prio, ctx == NULL ? NULL : ctx->idstr, buf);
+}
+
+/* Record the reason for the last failed server call. */
+void
+wymcp__seterr(struct wymcp_server *srv, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(srv->errmsg, sizeof(srv->errmsg), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Compact serialization as it goes on the wire: no spaces, no escaped
+ * slashes.  Owned by `obj` (valid until it is modified or freed).
+ */
+const char *
+wymcp__json(struct json_object *obj)
+{
+	return json_object_to_json_string_ext(obj,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}

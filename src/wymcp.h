@@ -1,0 +1,276 @@
+/*
+ * wymcp.h - the public interface of libwymcp.
+ *
+ * wymcp is a stateless MCP (revision 2026-07-28) server framework that
+ * runs as a CGI/FastCGI handler behind nginx or Apache.  Tool authors
+ * write a module (a shared object exporting `wymcp_module`) whose tools
+ * receive a per-request context, build content with the pure builders
+ * below and never free anything: every allocation belongs to the request
+ * and is released when the response has been written.
+ *
+ * Ownership sentences used throughout:
+ *   "Owned by the request" - released after the response is written;
+ *                            never free it yourself.
+ *   "Caller frees with X"  - a long-lived object you own.
+ *
+ * See wymcp(3), wymcp_tool(3), wymcp_content(3), wymcp-fcgi(8).
+ */
+#ifndef WYMCP_H
+#define WYMCP_H
+
+#include <stddef.h>
+#include <stdarg.h>
+#include <json-c/json.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma GCC visibility push(default)
+
+#define WYMCP_VERSION		"0.1.0"
+#define WYMCP_PROTOCOL_VERSION	"2026-07-28"
+#define WYMCP_ABI_VERSION	1
+
+#if defined(__GNUC__)
+#define WYMCP_PRINTF(f, a)	__attribute__((format(printf, f, a)))
+#else
+#define WYMCP_PRINTF(f, a)
+#endif
+
+/*
+ * The one error enum.  Every library function that can fail returns one
+ * of these; wymcp_strerror() gives the sentence.
+ */
+enum wymcp_err {
+	WYMCP_OK = 0,		/* success */
+	WYMCP_ERR_NOMEM,	/* allocation failed (-32603 on the wire) */
+	WYMCP_ERR_INVAL,	/* a caller passed a bad argument */
+	WYMCP_ERR_TOOL,		/* the tool failed: result has isError */
+	WYMCP_ERR_NOTSUP,	/* client did not declare the capability */
+	WYMCP_ERR_NORUN,	/* elicit with no run open in this thread */
+	WYMCP_ERR_SCHEMA,	/* a schema is not of the required form */
+	WYMCP_ERR_MODULE,	/* a module could not be loaded */
+	WYMCP_ERR_DUP,		/* a tool name is already registered */
+	WYMCP_ERR_STATE,	/* requestState failed to open */
+	WYMCP_ERR_IO,		/* reading the request or writing failed */
+	WYMCP_ERR__MAX
+};
+
+/* A static sentence for the error; never NULL. */
+const char	*wymcp_strerror(enum wymcp_err);
+
+struct wymcp_ctx;	/* one request: identity, meta, assigns, mounts */
+struct wymcp_result;	/* the result a tool is building */
+struct wymcp_server;	/* long-lived: loaded modules, configuration */
+
+/*
+ * A tool's body.  It runs once per round of a call (see wymcp_elicit(3)
+ * for the re-execution rule).  `args` is the validated arguments object
+ * (never NULL; owned by the request).  Return WYMCP_OK when the result
+ * is complete, or the value of wymcp_result_error() for a tool failure
+ * (the client sees isError: true).  WYMCP_ERR_NOMEM becomes a JSON-RPC
+ * internal error; any other value is reported as a tool failure.
+ */
+typedef enum wymcp_err (*wymcp_tool_fn)(struct wymcp_ctx *ctx,
+    struct json_object *args, struct wymcp_result *res);
+
+/*
+ * A tool, declared as data.  The JSON strings are parsed and checked
+ * once, when the module is loaded, never per request.
+ */
+struct wymcp_tool {
+	const char	*name;		/* [A-Za-z0-9_.-], 1 to 128 */
+	const char	*title;		/* display name, or NULL */
+	const char	*description;	/* for the model; required */
+	const char	*input_schema;	/* JSON object text, type object */
+	const char	*output_schema;	/* JSON text, or NULL */
+	const char	*annotations;	/* JSON object text, or NULL */
+	const char	*required_caps;	/* ClientCapabilities JSON, or NULL */
+	wymcp_tool_fn	 run;		/* the body */
+};
+
+/*
+ * What a module exports under the symbol `wymcp_module`.  Use the
+ * WYMCP_MODULE() macro, which fills abi and size.  `tools` ends with an
+ * entry whose name is NULL.
+ */
+struct wymcp_module {
+	unsigned int		 abi;	/* WYMCP_ABI_VERSION */
+	size_t			 size;	/* sizeof(struct wymcp_module) */
+	const char		*name;	/* module name, for logs */
+	const struct wymcp_tool	*tools;	/* NULL-name terminated */
+};
+
+#define WYMCP_MODULE(modname, tooltab)					\
+	__attribute__((visibility("default")))				\
+	const struct wymcp_module wymcp_module = {			\
+		WYMCP_ABI_VERSION, sizeof(struct wymcp_module),		\
+		(modname), (tooltab) }
+
+/*
+ * The request context: read-only to tools except through these calls.
+ * Strings and objects returned are owned by the request.
+ */
+
+/* The JSON-RPC id of the request (string or integer). */
+struct json_object	*wymcp_ctx_id(const struct wymcp_ctx *);
+/* The request's params._meta object. */
+struct json_object	*wymcp_ctx_meta(const struct wymcp_ctx *);
+/* This request's io.modelcontextprotocol/clientCapabilities object. */
+struct json_object	*wymcp_ctx_client_caps(const struct wymcp_ctx *);
+/* One assign by lower-case name, or NULL. */
+const char		*wymcp_ctx_assign(const struct wymcp_ctx *,
+			    const char *name);
+/* All assigns as an object of name -> string. */
+struct json_object	*wymcp_ctx_assigns(const struct wymcp_ctx *);
+/* The authenticated principal, or NULL when anonymous. */
+const char		*wymcp_ctx_principal(const struct wymcp_ctx *);
+/* The mount list: the tools serving this request, in list order. */
+size_t			 wymcp_ctx_ntools(const struct wymcp_ctx *);
+const struct wymcp_tool	*wymcp_ctx_tool(const struct wymcp_ctx *, size_t);
+/*
+ * The answers this round of the call carries, keyed by input-request
+ * key ("elicit-1", ...): earlier rounds' answers with this round's
+ * merged over them.  An empty object on a first round.  Tools should
+ * not branch on it: wymcp_elicit() is its reader.
+ */
+struct json_object	*wymcp_ctx_answers(const struct wymcp_ctx *);
+
+/*
+ * Request memory.  Everything is owned by the request; NULL on
+ * allocation failure.
+ */
+void		*wymcp_alloc(struct wymcp_ctx *, size_t);
+char		*wymcp_strdup(struct wymcp_ctx *, const char *);
+char		*wymcp_printf(struct wymcp_ctx *, const char *, ...)
+		    WYMCP_PRINTF(2, 3);
+/*
+ * Hand a json-c object to the request: its reference is dropped when
+ * the request ends.  Takes ownership of `obj`; returns it (NULL in,
+ * NULL out).
+ */
+struct json_object *wymcp_own(struct wymcp_ctx *, struct json_object *obj);
+/*
+ * Run fn(arg) when the request ends, including when a round ends at an
+ * unanswered elicit.  Hooks run in reverse order of registration.
+ */
+enum wymcp_err	 wymcp_defer(struct wymcp_ctx *, void (*fn)(void *),
+		    void *arg);
+
+/*
+ * Content builders.  Pure: they build an MCP content block and touch
+ * nothing else.  Each returns an object owned by the request, or NULL
+ * on allocation failure or a NULL required argument.
+ */
+struct json_object *wymcp_text(struct wymcp_ctx *, const char *text);
+struct json_object *wymcp_textf(struct wymcp_ctx *, const char *, ...)
+		    WYMCP_PRINTF(2, 3);
+/* A text block holding the compact serialization of `value`. */
+struct json_object *wymcp_json(struct wymcp_ctx *,
+		    struct json_object *value);
+struct json_object *wymcp_image(struct wymcp_ctx *, const char *base64,
+		    const char *mime);
+struct json_object *wymcp_audio(struct wymcp_ctx *, const char *base64,
+		    const char *mime);
+/* mime may be NULL. */
+struct json_object *wymcp_resource_link(struct wymcp_ctx *,
+		    const char *uri, const char *name, const char *mime);
+/* Embedded resources; mime may be NULL. */
+struct json_object *wymcp_resource_text(struct wymcp_ctx *,
+		    const char *uri, const char *mime, const char *text);
+struct json_object *wymcp_resource_blob(struct wymcp_ctx *,
+		    const char *uri, const char *mime, const char *base64);
+
+/*
+ * Results.  wymcp_result_add() appends a content block (it keeps its own
+ * reference; the block stays owned by the request).
+ * wymcp_result_structured() sets structuredContent; when the result has
+ * no content block at the end, a text block with its serialization is
+ * added.  wymcp_result_error() marks the result isError and appends a
+ * text block; it returns WYMCP_ERR_TOOL so a tool can return it.
+ */
+enum wymcp_err	 wymcp_result_add(struct wymcp_result *,
+		    struct json_object *content);
+enum wymcp_err	 wymcp_result_structured(struct wymcp_result *,
+		    struct json_object *value);
+enum wymcp_err	 wymcp_result_error(struct wymcp_result *, const char *, ...)
+		    WYMCP_PRINTF(2, 3);
+
+/*
+ * The server: long-lived, one per process.  The front end (wymcp-fcgi)
+ * creates it, loads modules before accepting requests, and hands each
+ * request to wymcp_server_serve().
+ */
+
+/* NULL on allocation failure.  Caller frees with wymcp_server_free(). */
+struct wymcp_server	*wymcp_server_new(void);
+void			 wymcp_server_free(struct wymcp_server *);
+/*
+ * Register a module linked into the program.  `mod` must outlive the
+ * server.  Schemas are parsed and checked here; on failure the reason
+ * is in wymcp_server_errmsg() and nothing was registered.
+ */
+enum wymcp_err	 wymcp_server_add_module(struct wymcp_server *,
+		    const struct wymcp_module *mod);
+/* dlopen(3) a module file and register its `wymcp_module`. */
+enum wymcp_err	 wymcp_server_load_module(struct wymcp_server *,
+		    const char *path);
+/* The reason for the last failure of a server call.  Never NULL. */
+const char	*wymcp_server_errmsg(const struct wymcp_server *);
+/*
+ * Allow an Origin (scheme://host[:port]) or a bare host name beyond the
+ * loopback names.  A "scheme://host" origin also allows "host" in the
+ * Host header.
+ */
+enum wymcp_err	 wymcp_server_allow_origin(struct wymcp_server *,
+		    const char *origin);
+/* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
+void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);
+#define WYMCP_MAX_BODY_DEFAULT	(1024 * 1024)
+
+/* Log priorities, as syslog(3). */
+#define WYMCP_LOG_ERR		3
+#define WYMCP_LOG_WARNING	4
+#define WYMCP_LOG_INFO		6
+#define WYMCP_LOG_DEBUG		7
+/*
+ * The library never prints: it hands each log line (without newline) to
+ * this function.  `reqid` is the request's JSON-RPC id serialized, or
+ * NULL outside a request.  Default: no logging.
+ */
+typedef void (*wymcp_log_fn)(void *arg, int prio, const char *reqid,
+    const char *msg);
+void		 wymcp_server_set_log(struct wymcp_server *, wymcp_log_fn,
+		    void *arg, int maxprio);
+
+/*
+ * One request as the web server hands it over.  `env` is the CGI
+ * parameter list (NAME=VALUE, NULL-terminated).  read() returns bytes
+ * read, 0 at end of body, -1 on error.  write() returns 0, or -1 when
+ * the peer is gone.  flush() may be NULL.
+ */
+struct wymcp_io {
+	char *const	 *env;
+	long		(*read)(void *arg, char *buf, size_t len);
+	int		(*write)(void *arg, const char *buf, size_t len);
+	int		(*flush)(void *arg);
+	void		 *arg;
+};
+
+/*
+ * Serve one request: read the body, apply the HTTP and JSON-RPC rules,
+ * run the method, write the CGI response (Status and headers, then the
+ * body).  Returns WYMCP_OK when a response was written, whatever its
+ * status; WYMCP_ERR_IO when the peer went away.
+ */
+enum wymcp_err	 wymcp_server_serve(struct wymcp_server *,
+		    const struct wymcp_io *);
+
+#pragma GCC visibility pop
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WYMCP_H */

@@ -1,0 +1,173 @@
+/* harness.c - serve requests in-process for the unit tests */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+/* In-memory request body and response buffer. */
+struct h_io {
+	const char	*in;
+	size_t		 inlen, inoff;
+	char		*out;
+	size_t		 outlen, outcap;
+};
+
+static long
+h_read(void *arg, char *buf, size_t len)
+{
+	struct h_io	*io = arg;
+	size_t		 n = io->inlen - io->inoff;
+
+	if (n > len)
+		n = len;
+	memcpy(buf, io->in + io->inoff, n);
+	io->inoff += n;
+	return (long)n;
+}
+
+static int
+h_write(void *arg, const char *buf, size_t len)
+{
+	struct h_io	*io = arg;
+	char		*p;
+
+	if (io->outlen + len + 1 > io->outcap) {
+		io->outcap = (io->outlen + len + 1) * 2;
+		if ((p = realloc(io->out, io->outcap)) == NULL)
+			return -1;
+		io->out = p;
+	}
+	memcpy(io->out + io->outlen, buf, len);
+	io->outlen += len;
+	io->out[io->outlen] = '\0';
+	return 0;
+}
+
+enum wymcp_err
+h_serve(struct wymcp_server *srv, const char *const *env, const char *body,
+    struct h_resp *resp)
+{
+	struct h_io	 hio;
+	struct wymcp_io	 io;
+	enum wymcp_err	 rc;
+	char		*sep;
+
+	memset(&hio, 0, sizeof(hio));
+	memset(resp, 0, sizeof(*resp));
+	hio.in = body != NULL ? body : "";
+	hio.inlen = strlen(hio.in);
+	io.env = (char *const *)env;
+	io.read = h_read;
+	io.write = h_write;
+	io.flush = NULL;
+	io.arg = &hio;
+	rc = wymcp_server_serve(srv, &io);
+	if (hio.out == NULL)
+		return rc;
+	resp->headers = hio.out;
+	if ((sep = strstr(hio.out, "\r\n\r\n")) != NULL) {
+		*sep = '\0';
+		resp->body = sep + 4;
+		resp->bodylen = hio.outlen - (size_t)(resp->body - hio.out);
+	} else {
+		resp->body = hio.out + hio.outlen;
+	}
+	if (strncmp(hio.out, "Status: ", 8) == 0)
+		resp->status = atoi(hio.out + 8);
+	if (resp->bodylen > 0)
+		resp->json = json_tokener_parse(resp->body);
+	return rc;
+}
+
+enum wymcp_err
+h_call(struct wymcp_server *srv, const char *method, const char *name,
+    const char *params_json, const char *const *extra, struct h_resp *resp)
+{
+	const char	*env[64];
+	char		 mh[512], nh[512], cl[64], *body;
+	size_t		 n = 0, i, plen;
+	enum wymcp_err	 rc;
+
+	if (params_json == NULL)
+		params_json = "{}";
+	plen = strlen(params_json);
+	body = malloc(plen + strlen(H_META) + 256);
+	if (body == NULL)
+		abort();
+	if (strstr(params_json, "\"_meta\"") != NULL)
+		sprintf(body, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\","
+		    "\"params\":%s}", method, params_json);
+	else
+		sprintf(body, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"%s\","
+		    "\"params\":{\"_meta\":%s%s%.*s}}", method, H_META,
+		    plen > 2 ? "," : "", plen > 2 ? (int)(plen - 2) : 0,
+		    params_json + 1);
+	snprintf(mh, sizeof(mh), "HTTP_MCP_METHOD=%s", method);
+	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", strlen(body));
+	env[n++] = "REQUEST_METHOD=POST";
+	env[n++] = "CONTENT_TYPE=application/json";
+	env[n++] = cl;
+	env[n++] = "HTTP_HOST=localhost";
+	env[n++] = "HTTP_MCP_PROTOCOL_VERSION=2026-07-28";
+	env[n++] = mh;
+	if (name != NULL) {
+		snprintf(nh, sizeof(nh), "HTTP_MCP_NAME=%s", name);
+		env[n++] = nh;
+	}
+	for (i = 0; extra != NULL && extra[i] != NULL && n < 63; i++)
+		env[n++] = extra[i];
+	env[n] = NULL;
+	rc = h_serve(srv, env, body, resp);
+	free(body);
+	return rc;
+}
+
+void
+h_free(struct h_resp *resp)
+{
+	json_object_put(resp->json);
+	free(resp->headers);
+	memset(resp, 0, sizeof(*resp));
+}
+
+int
+h_code(const struct h_resp *resp)
+{
+	struct json_object	*e, *c;
+
+	if (resp->json == NULL ||
+	    !json_object_object_get_ex(resp->json, "error", &e) ||
+	    !json_object_object_get_ex(e, "code", &c))
+		return 0;
+	return json_object_get_int(c);
+}
+
+struct json_object *
+h_result(const struct h_resp *resp)
+{
+	struct json_object	*r;
+
+	if (resp->json == NULL ||
+	    !json_object_object_get_ex(resp->json, "result", &r))
+		return NULL;
+	return r;
+}
+
+const char *
+h_text(const struct h_resp *resp)
+{
+	struct json_object	*r = h_result(resp), *c, *b, *t;
+
+	if (r == NULL || !json_object_object_get_ex(r, "content", &c) ||
+	    json_object_array_length(c) == 0)
+		return NULL;
+	b = json_object_array_get_idx(c, 0);
+	if (!json_object_object_get_ex(b, "text", &t))
+		return NULL;
+	return json_object_get_string(t);
+}

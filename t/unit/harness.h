@@ -1,0 +1,51 @@
+/*
+ * harness.h - serve requests in-process, without a web server
+ *
+ * The kcgiregress pattern: a test builds the CGI params and the body,
+ * wymcp_server_serve() runs the whole pipeline, and the test reads the
+ * status, headers and parsed JSON body of the response.
+ */
+#ifndef WYMCP_HARNESS_H
+#define WYMCP_HARNESS_H
+
+#include "wymcp.h"
+
+/* A response as the web server would receive it. */
+struct h_resp {
+	int			 status;	/* from the Status line */
+	char			*headers;	/* the raw header block */
+	char			*body;		/* raw body, NUL-terminated */
+	size_t			 bodylen;
+	struct json_object	*json;		/* parsed body, or NULL */
+};
+
+/* The standard 2026-07-28 request: headers and _meta filled in. */
+#define H_META "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
+	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}," \
+	"\"io.modelcontextprotocol/clientCapabilities\":{}}"
+
+/*
+ * Serve one request.  `env` is a NULL-terminated list of "NAME=VALUE"
+ * strings (REQUEST_METHOD etc. are NOT added for you); `body` may be
+ * NULL.  Returns the serve() result; fills *resp (free with h_free).
+ */
+enum wymcp_err	 h_serve(struct wymcp_server *, const char *const *env,
+		    const char *body, struct h_resp *resp);
+/*
+ * A well-formed POST of `method` with params `params_json` (an object
+ * text without _meta: H_META is added as _meta unless the text already
+ * holds "_meta").  `name` is sent as Mcp-Name when non-NULL.  Extra
+ * params may be appended with `extra` (NULL-terminated, may be NULL).
+ */
+enum wymcp_err	 h_call(struct wymcp_server *, const char *method,
+		    const char *name, const char *params_json,
+		    const char *const *extra, struct h_resp *resp);
+void		 h_free(struct h_resp *);
+/* resp->json.error.code, or 0 when the response is not an error. */
+int		 h_code(const struct h_resp *);
+/* resp->json.result, or NULL. */
+struct json_object *h_result(const struct h_resp *);
+/* The first content block's text of a tools/call result, or NULL. */
+const char	*h_text(const struct h_resp *);
+
+#endif
