@@ -80,7 +80,7 @@ wymcp__arena_strndup(struct wymcp__arena *a, const char *s, size_t len)
 {
 	char	*p;
 
-	if (s == NULL)
+	if (s == NULL || len == SIZE_MAX)
 		return NULL;
 	if ((p = wymcp__arena_alloc(a, len + 1)) == NULL)
 		return NULL;
@@ -148,6 +148,21 @@ wymcp__arena_free(struct wymcp__arena *a)
 		free(ch);
 	}
 	wymcp__arena_init(a);
+}
+
+/*
+ * Run the hooks registered after `mark` (a value of a->cleanups taken
+ * earlier), newest first, and forget them.  The memory stays.
+ */
+void
+wymcp__arena_unwind(struct wymcp__arena *a, struct wymcp__cleanup *mark)
+{
+	struct wymcp__cleanup	*c;
+
+	while ((c = a->cleanups) != NULL && c != mark) {
+		a->cleanups = c->next;
+		c->fn(c->arg);
+	}
 }
 
 /* Public wrappers: request memory for tools. */

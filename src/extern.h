@@ -53,6 +53,7 @@ char	*wymcp__arena_vprintf(struct wymcp__arena *, const char *, va_list)
 	    WYMCP_PRINTF(2, 0);
 int	 wymcp__arena_defer(struct wymcp__arena *, void (*)(void *), void *);
 void	 wymcp__arena_free(struct wymcp__arena *);
+void	 wymcp__arena_unwind(struct wymcp__arena *, struct wymcp__cleanup *);
 
 /* module.c: a registered tool, with everything parsed at load time. */
 struct wymcp__tool {
@@ -61,6 +62,7 @@ struct wymcp__tool {
 	struct json_object	*listing;	/* Tool object for tools/list */
 	struct json_object	*input;		/* parsed inputSchema */
 	struct json_object	*reqcaps;	/* parsed required caps or NULL */
+	unsigned char		 digest[32];	/* of the listing: mount set id */
 };
 
 /* A loaded module. */
@@ -88,6 +90,9 @@ struct wymcp_server {
 	void			*logarg;
 	int			 logmax;	/* highest priority logged */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
+	struct wymcp__key	*keys;		/* first seals, all open */
+	size_t			 nkeys;
+	unsigned int		 state_ttl;	/* seconds */
 	char			*readbuf;	/* body buffer, reused */
 	size_t			 readbufsz;
 	char			 errmsg[512];	/* last failure */
@@ -111,9 +116,48 @@ struct wymcp_ctx {
 	const struct wymcp__tool **tools;	/* mount list */
 	size_t			 ntools;
 	struct json_object	*answers;	/* merged input responses */
-	int			 running;	/* a tool run is open */
-	pthread_t		 runner;	/* the thread running it */
+	struct wymcp__run	*run;		/* the open run, or NULL */
+	const char		*call_name;	/* tools/call name (sealing) */
+	struct json_object	*call_args;	/* its arguments (sealing) */
 };
+
+/*
+ * elicit.c: one run of a tool (or prompt or resource handler) inside the
+ * boundary.  The unwind that ends a round is a longjmp to `jb`; it
+ * belongs to the thread that opened the run.
+ */
+struct wymcp__run {
+	jmp_buf			 jb;
+	pthread_t		 thread;	/* the thread running it */
+	unsigned int		 counter;	/* positional key counter */
+	int			 batch;		/* collecting questions */
+	struct json_object	*pending;	/* key -> input request */
+	struct json_object	*used;		/* key -> answer read */
+	const char		*fault;		/* invalid answer: -32602 */
+};
+
+/* How a run ended. */
+enum wymcp__outcome {
+	WYMCP__RUN_DONE,	/* the body returned; see rc */
+	WYMCP__RUN_INPUT,	/* stopped at unanswered questions */
+	WYMCP__RUN_FAULT	/* an answer was invalid (-32602) */
+};
+typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
+enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
+	    wymcp__body, void *, enum wymcp_err *rc);
+int	 wymcp__responses_ok(struct json_object *);
+int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
+
+/* seal.c: sealed requestState (libsodium XChaCha20-Poly1305). */
+struct wymcp__key {
+	unsigned char	 key[32];
+	unsigned char	 id[4];		/* BLAKE2b of the key, truncated */
+};
+int	 wymcp__keys_random(struct wymcp_server *);
+int	 wymcp__tool_digest(struct wymcp__tool *);
+const char *wymcp__seal(struct wymcp_ctx *, struct json_object *answers);
+int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
+	    struct json_object **answers);
 
 /* The result a tool builds. */
 struct wymcp_result {

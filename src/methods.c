@@ -153,6 +153,97 @@ result_free(void *arg)
 	json_object_put(res->structured);
 }
 
+/* What tool_body() needs: the run boundary takes one pointer. */
+struct tool_body {
+	const struct wymcp_tool	*def;
+	struct json_object	*args;
+	struct wymcp_result	*res;
+};
+
+/* Run a tool's body (inside wymcp__run()). */
+static enum wymcp_err
+tool_body(struct wymcp_ctx *ctx, void *arg)
+{
+	struct tool_body	*tb = arg;
+
+	return tb->def->run(ctx, tb->args, tb->res);
+}
+
+/*
+ * The answers this round carries: the sealed requestState's (earlier
+ * rounds), with this round's inputResponses merged over them
+ * (basic/patterns/mrtr.mdx).  Returns 0, or -1 after replying with the
+ * error (-32602 for a malformed inputResponses or a requestState that
+ * does not open).
+ */
+static int
+answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*resp = NULL, *st = NULL, *merged;
+
+	if (json_object_object_get_ex(ctx->params, "inputResponses", &resp) &&
+	    !wymcp__responses_ok(resp)) {
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    "Invalid params: inputResponses must be an object of "
+		    "result objects", NULL);
+		return -1;
+	}
+	if (json_object_object_get_ex(ctx->params, "requestState", &st) &&
+	    !json_object_is_type(st, json_type_string)) {
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    "Invalid params: requestState must be a string", NULL);
+		return -1;
+	}
+	if (st != NULL) {
+		if (wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
+			wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+			    "Invalid requestState: it may have expired, or "
+			    "belong to another call or user", NULL);
+			return -1;
+		}
+	} else if ((merged = wymcp_own(ctx, json_object_new_object())) ==
+	    NULL)
+		goto nomem;
+	if (resp != NULL) {
+		json_object_object_foreach(resp, k, v)
+			if (json_object_object_add(merged, k,
+			    json_object_get(v)))
+				goto nomem;
+	}
+	ctx->answers = merged;
+	return 0;
+nomem:
+	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+	    "Internal error: out of memory", NULL);
+	return -1;
+}
+
+/*
+ * The round ended at unanswered questions: answer input_required with
+ * them and a requestState sealing the answers the run read.
+ */
+static void
+input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    struct wymcp__run *run)
+{
+	struct json_object	*res;
+	const char		*tok;
+
+	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
+	    (res = json_object_new_object()) == NULL) {
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: could not seal the requestState", NULL);
+		return;
+	}
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("input_required"));
+	json_object_object_add(res, "inputRequests",
+	    json_object_get(run->pending));
+	json_object_object_add(res, "requestState",
+	    json_object_new_string(tok));
+	wymcp__reply_result(ctx, r, res);
+}
+
 /*
  * tools/call: look the tool up in the mount list, check the client
  * declared what it needs and that the arguments fit its input schema,
@@ -166,6 +257,8 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct wymcp_result	*res;
 	const char		*name;
 	char			 why[256], *msg;
+	struct wymcp__run	 run;
+	struct tool_body	 tb;
 	enum wymcp_err		 rc;
 	int			 m;
 
@@ -217,8 +310,10 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		    msg != NULL ? msg : "Invalid arguments", NULL);
 		return;
 	}
-	if ((ctx->answers = wymcp_own(ctx, json_object_new_object())) == NULL)
-		goto nomem;
+	ctx->call_name = name;
+	ctx->call_args = args;
+	if (answers(ctx, r) != 0)
+		return;
 
 	if ((res = wymcp_alloc(ctx, sizeof(*res))) == NULL ||
 	    (res->content = json_object_new_array()) == NULL)
@@ -228,10 +323,20 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		json_object_put(res->content);
 		goto nomem;
 	}
-	ctx->running = 1;
-	ctx->runner = pthread_self();
-	rc = t->def->run(ctx, args, res);
-	ctx->running = 0;
+	tb.def = t->def;
+	tb.args = args;
+	tb.res = res;
+	switch (wymcp__run(ctx, &run, tool_body, &tb, &rc)) {
+	case WYMCP__RUN_INPUT:
+		input_required(ctx, r, &run);
+		return;
+	case WYMCP__RUN_FAULT:
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    run.fault, NULL);
+		return;
+	case WYMCP__RUN_DONE:
+		break;
+	}
 	if (rc == WYMCP_ERR_NOMEM)
 		goto nomem;
 	if (rc != WYMCP_OK) {

@@ -39,6 +39,9 @@ wymcp_server_new(void)
 		return NULL;
 	srv->max_body = WYMCP_MAX_BODY_DEFAULT;
 	srv->logmax = -1;
+	srv->state_ttl = WYMCP_STATE_TTL_DEFAULT;
+	if (wymcp__keys_random(srv))
+		goto fail;
 	if ((srv->result_meta = json_object_new_object()) == NULL ||
 	    (info = json_object_new_object()) == NULL)
 		goto fail;
@@ -86,6 +89,9 @@ wymcp_server_free(struct wymcp_server *srv)
 	}
 	free(srv->origins);
 	json_object_put(srv->result_meta);
+	if (srv->keys != NULL)
+		explicit_bzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
+	free(srv->keys);
 	free(srv->readbuf);
 	free(srv);
 }
@@ -200,9 +206,13 @@ tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_object_add(l, "outputSchema", out);
 	if (ann != NULL)
 		json_object_object_add(l, "annotations", ann);
+	t->listing = l;
+	if (wymcp__tool_digest(t)) {
+		t->listing = NULL;
+		goto fail;
+	}
 	t->def = def;
 	t->module = mod->name;
-	t->listing = l;
 	t->input = in;
 	t->reqcaps = caps;
 	return WYMCP_OK;

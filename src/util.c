@@ -21,6 +21,7 @@ static const char *const errs[WYMCP_ERR__MAX] = {
 	"the name is already registered",		/* DUP */
 	"the request state could not be opened",	/* STATE */
 	"input/output error",				/* IO */
+	"the question waits for wymcp_input_flush()",	/* PENDING */
 };
 
 const char *
@@ -70,4 +71,19 @@ wymcp__json(struct json_object *obj)
 {
 	return json_object_to_json_string_ext(obj,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+void
+wymcp_log(struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
+{
+	char	 buf[1024];
+	va_list	 ap;
+
+	if (ctx == NULL || fmt == NULL || ctx->srv == NULL ||
+	    ctx->srv->logfn == NULL || prio > ctx->srv->logmax)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	ctx->srv->logfn(ctx->srv->logarg, prio, ctx->idstr, buf);
 }

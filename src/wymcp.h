@@ -54,6 +54,7 @@ enum wymcp_err {
 	WYMCP_ERR_DUP,		/* a tool name is already registered */
 	WYMCP_ERR_STATE,	/* requestState failed to open */
 	WYMCP_ERR_IO,		/* reading the request or writing failed */
+	WYMCP_ERR_PENDING,	/* question collected by a batch, unanswered */
 	WYMCP_ERR__MAX
 };
 
@@ -159,6 +160,13 @@ enum wymcp_err	 wymcp_defer(struct wymcp_ctx *, void (*fn)(void *),
 		    void *arg);
 
 /*
+ * Log a line to the server's log (wymcp-fcgi: stderr), tagged with the
+ * request id.  prio is a WYMCP_LOG_* value.
+ */
+void		 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
+		    WYMCP_PRINTF(3, 4);
+
+/*
  * Content builders.  Pure: they build an MCP content block and touch
  * nothing else.  Each returns an object owned by the request, or NULL
  * on allocation failure or a NULL required argument.
@@ -198,6 +206,62 @@ enum wymcp_err	 wymcp_result_error(struct wymcp_result *, const char *, ...)
 		    WYMCP_PRINTF(2, 3);
 
 /*
+ * Asking the client: Multi Round-Trip Requests (basic/patterns/mrtr.mdx).
+ *
+ * Each call either returns the client's answer for its key, or ends the
+ * round: the run stops right there (it never returns), the client is told
+ * what to ask, and it sends the whole call again with the answer; the
+ * tool then runs again from the top.  Hence the re-execution rule: work
+ * before an unanswered question runs once per round, so it must be free
+ * of side effects or idempotent; ask first, then write.
+ *
+ * Keys: wymcp_elicit(), wymcp_sample() and wymcp_roots() with a NULL key
+ * number their questions by position in run order ("elicit-1",
+ * "sample-2", "roots-3": one counter for the run); a tool may choose a
+ * key instead.  Returns:
+ *   WYMCP_OK          *answer is the client's result for that key
+ *                     (owned by the request): an ElicitResult
+ *                     {"action":"accept"|"decline"|"cancel","content"?},
+ *                     a CreateMessageResult or a ListRootsResult.
+ *                     Decline and cancel are answers: never re-asked.
+ *   WYMCP_ERR_NOTSUP  this request's clientCapabilities lacks the
+ *                     capability (form elicitation: no "elicitation", or
+ *                     one naming "url" alone); answers are not read.
+ *   WYMCP_ERR_NORUN   no run is open in this thread: the tool was called
+ *                     directly, or the call comes from another thread.
+ *   WYMCP_ERR_SCHEMA  the elicitation schema is not a flat object of
+ *                     primitive properties (nothing was sent).
+ *   WYMCP_ERR_INVAL   a bad argument (NULL message, invalid key).
+ * An accepted elicitation whose content does not match the requested
+ * schema never reaches the tool: the call fails with -32602.
+ */
+enum wymcp_err	 wymcp_elicit(struct wymcp_ctx *, const char *message,
+		    const char *schema_json, struct json_object **answer);
+/* As wymcp_elicit(), with a chosen key (NULL: positional). */
+enum wymcp_err	 wymcp_elicit_key(struct wymcp_ctx *, const char *key,
+		    const char *message, struct json_object *schema,
+		    struct json_object **answer);
+/* sampling/createMessage with `params` (messages, maxTokens, ...). */
+enum wymcp_err	 wymcp_sample(struct wymcp_ctx *, const char *key,
+		    struct json_object *params, struct json_object **answer);
+/* roots/list. */
+enum wymcp_err	 wymcp_roots(struct wymcp_ctx *, const char *key,
+		    struct json_object **answer);
+/*
+ * Ask several questions in one round: after wymcp_input_batch(), an
+ * unanswered question is collected instead of ending the round (the call
+ * returns WYMCP_ERR_PENDING and leaves *answer NULL); wymcp_input_flush()
+ * then ends the round if any question is unanswered, else returns
+ * WYMCP_OK and the batch is over.
+ */
+enum wymcp_err	 wymcp_input_batch(struct wymcp_ctx *);
+enum wymcp_err	 wymcp_input_flush(struct wymcp_ctx *);
+/* An answer's "action" ("accept", "decline", "cancel"), or NULL. */
+const char	*wymcp_answer_action(struct json_object *answer);
+/* An accepted answer's "content" object, or NULL. */
+struct json_object *wymcp_answer_content(struct json_object *answer);
+
+/*
  * The server: long-lived, one per process.  The front end (wymcp-fcgi)
  * creates it, loads modules before accepting requests, and hands each
  * request to wymcp_server_serve().
@@ -225,6 +289,25 @@ const char	*wymcp_server_errmsg(const struct wymcp_server *);
  */
 enum wymcp_err	 wymcp_server_allow_origin(struct wymcp_server *,
 		    const char *origin);
+/*
+ * requestState sealing keys.  A key file holds one key per line, 64
+ * hexadecimal digits (32 bytes); blank lines and lines starting with '#'
+ * are ignored.  The first key seals, every key opens, so a new key is
+ * put first and an old one removed only after the state TTL has passed.
+ * A file readable or writable by group or others is refused.  A new
+ * server has one random key of its own, good for one process (and the
+ * workers it forks) only.
+ */
+enum wymcp_err	 wymcp_server_load_state_keys(struct wymcp_server *,
+		    const char *path);
+/* How long a sealed requestState stays valid (default 300 seconds). */
+void		 wymcp_server_set_state_ttl(struct wymcp_server *,
+		    unsigned int seconds);
+#define WYMCP_STATE_TTL_DEFAULT	300
+/* Write a new key file (mode 0600), or put a new key first in one. */
+enum wymcp_err	 wymcp_state_key_generate(const char *path, char *errbuf,
+		    size_t errlen);
+
 /* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
 void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);
 #define WYMCP_MAX_BODY_DEFAULT	(1024 * 1024)

@@ -1,0 +1,541 @@
+/*
+ * seal.c - sealed requestState
+ *
+ * requestState travels through the client, so it is attacker-controlled
+ * (basic/patterns/mrtr.mdx "Security").  wymcp seals it with libsodium's
+ * XChaCha20-Poly1305 AEAD and binds inside the seal the principal, an
+ * expiry, the method, the tool name, a digest of the arguments and the
+ * identity of the mounted tool set.  The token is base64url (no padding)
+ * of: version (1 byte) | key id (4) | nonce (24) | ciphertext+tag; the
+ * first five bytes are the additional data.  Any failure to open is one
+ * error, never a partial run.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "extern.h"
+
+#define SEAL_VERSION	1
+#define HEAD_LEN	5
+#define NONCE_LEN	crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
+#define TAG_LEN		crypto_aead_xchacha20poly1305_ietf_ABYTES
+#define KEYFILE_MAX	65536
+#define TOKEN_MAX	(8 * 1024 * 1024)
+
+/* Derive the key id: the first bytes of BLAKE2b(key). */
+static void
+key_id(struct wymcp__key *k)
+{
+	unsigned char	 h[16];
+
+	crypto_generichash(h, sizeof(h), k->key, sizeof(k->key), NULL, 0);
+	memcpy(k->id, h, sizeof(k->id));
+}
+
+/*
+ * Give the server one random key of its own.  Returns 0 or -1.  Workers
+ * forked after this share it; other hosts do not.
+ */
+int
+wymcp__keys_random(struct wymcp_server *srv)
+{
+	struct wymcp__key	*k;
+
+	if (sodium_init() < 0)
+		return -1;
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return -1;
+	randombytes_buf(k->key, sizeof(k->key));
+	key_id(k);
+	if (srv->keys != NULL)
+		sodium_memzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
+	free(srv->keys);
+	srv->keys = k;
+	srv->nkeys = 1;
+	return 0;
+}
+
+/* Parse 64 hex digits into a key; 0 or -1. */
+static int
+parse_key(const char *line, size_t len, struct wymcp__key *k)
+{
+	size_t	 bin;
+
+	if (len != 64)
+		return -1;
+	if (sodium_hex2bin(k->key, sizeof(k->key), line, len, NULL, &bin,
+	    NULL) != 0 || bin != sizeof(k->key))
+		return -1;
+	key_id(k);
+	return 0;
+}
+
+/* Read a whole small file, refusing loose permissions.  NULL on error. */
+static char *
+read_keyfile(const char *path, char *err, size_t errlen)
+{
+	struct stat	 st;
+	char		*buf = NULL;
+	ssize_t		 n;
+	size_t		 got = 0;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		goto fail;
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		snprintf(err, errlen, "%s: key file is accessible by group or "
+		    "others (mode %03o); chmod 600 it", path,
+		    (unsigned int)(st.st_mode & 0777));
+		goto fail;
+	}
+	if ((buf = malloc(KEYFILE_MAX + 1)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	while (got < KEYFILE_MAX &&
+	    (n = read(fd, buf + got, KEYFILE_MAX - got)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	close(fd);
+	return buf;
+fail:
+	if (buf != NULL)
+		sodium_memzero(buf, KEYFILE_MAX + 1);
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+enum wymcp_err
+wymcp_server_load_state_keys(struct wymcp_server *srv, const char *path)
+{
+	struct wymcp__key	*keys = NULL, *nk;
+	char			*buf, *p, *e;
+	size_t			 n = 0, len, lineno = 0;
+
+	if (srv == NULL || path == NULL)
+		return WYMCP_ERR_INVAL;
+	if (sodium_init() < 0) {
+		wymcp__seterr(srv, "libsodium could not be initialized");
+		return WYMCP_ERR_STATE;
+	}
+	if ((buf = read_keyfile(path, srv->errmsg, sizeof(srv->errmsg))) ==
+	    NULL)
+		return WYMCP_ERR_STATE;
+	for (p = buf; *p != '\0'; p = *e == '\0' ? e : e + 1) {
+		lineno++;
+		e = p + strcspn(p, "\n");
+		len = (size_t)(e - p);
+		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
+		    p[len - 1] == '\t'))
+			len--;
+		while (len > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (len == 0 || *p == '#')
+			continue;
+		if ((nk = reallocarray(keys, n + 1, sizeof(*nk))) == NULL) {
+			wymcp__seterr(srv, "out of memory");
+			goto fail;
+		}
+		keys = nk;
+		if (parse_key(p, len, &keys[n])) {
+			wymcp__seterr(srv, "%s:%zu: a key is 64 hexadecimal "
+			    "digits (wymcp-fcgi --generate-key makes one)",
+			    path, lineno);
+			goto fail;
+		}
+		n++;
+	}
+	if (n == 0) {
+		wymcp__seterr(srv, "%s: no key in the file", path);
+		goto fail;
+	}
+	sodium_memzero(buf, strlen(buf));
+	free(buf);
+	if (srv->keys != NULL)
+		sodium_memzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
+	free(srv->keys);
+	srv->keys = keys;
+	srv->nkeys = n;
+	return WYMCP_OK;
+fail:
+	sodium_memzero(buf, strlen(buf));
+	free(buf);
+	if (keys != NULL)
+		sodium_memzero(keys, n * sizeof(*keys));
+	free(keys);
+	return WYMCP_ERR_STATE;
+}
+
+void
+wymcp_server_set_state_ttl(struct wymcp_server *srv, unsigned int seconds)
+{
+	if (srv != NULL)
+		srv->state_ttl = seconds;
+}
+
+enum wymcp_err
+wymcp_state_key_generate(const char *path, char *err, size_t errlen)
+{
+	unsigned char	 key[32];
+	char		 hex[65], tmp[4096], *old = NULL;
+	int		 fd = -1;
+	size_t		 oldlen = 0;
+	enum wymcp_err	 rc = WYMCP_ERR_STATE;
+	FILE		*f = NULL;
+
+	if (path == NULL)
+		return WYMCP_ERR_INVAL;
+	if (err == NULL || errlen == 0) {
+		err = tmp;
+		errlen = sizeof(tmp);
+	}
+	if (sodium_init() < 0) {
+		snprintf(err, errlen, "libsodium could not be initialized");
+		return WYMCP_ERR_STATE;
+	}
+	randombytes_buf(key, sizeof(key));
+	sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
+	sodium_memzero(key, sizeof(key));
+
+	/* All errors from here on use goto out. */
+	if (access(path, F_OK) == 0) {
+		if ((old = read_keyfile(path, err, errlen)) == NULL)
+			goto out;
+		oldlen = strlen(old);
+		if (snprintf(tmp, sizeof(tmp), "%s.new", path) >=
+		    (int)sizeof(tmp)) {
+			snprintf(err, errlen, "%s: path too long", path);
+			goto out;
+		}
+		unlink(tmp);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	} else
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd == -1 || (f = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %s", old != NULL ? tmp : path,
+		    strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	fprintf(f, "%s\n", hex);
+	if (old != NULL)
+		fwrite(old, 1, oldlen, f);
+	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
+		snprintf(err, errlen, "%s: %s", old != NULL ? tmp : path,
+		    strerror(errno));
+		goto out;
+	}
+	if (old != NULL && rename(tmp, path) != 0) {
+		snprintf(err, errlen, "rename %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	rc = WYMCP_OK;
+out:
+	sodium_memzero(hex, sizeof(hex));
+	if (f != NULL)
+		fclose(f);
+	if (fd != -1)
+		close(fd);
+	if (old != NULL) {
+		sodium_memzero(old, oldlen);
+		free(old);
+	}
+	if (rc != WYMCP_OK && old != NULL)
+		unlink(tmp);
+	return rc;
+}
+
+/* Compare two C strings for qsort. */
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Feed the canonical JSON of `v` to the hash: object keys sorted, no
+ * white space, scalars as json-c writes them.  0 or -1.
+ */
+static int
+hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
+{
+	const char	**keys, *s;
+	struct json_object *m;
+	size_t		 n, i;
+
+	if (depth > 64)
+		return -1;
+	switch (json_object_get_type(v)) {
+	case json_type_object:
+		n = (size_t)json_object_object_length(v);
+		if ((keys = calloc(n + 1, sizeof(*keys))) == NULL)
+			return -1;
+		i = 0;
+		json_object_object_foreach(v, k, unused) {
+			(void)unused;
+			keys[i++] = k;
+		}
+		qsort(keys, n, sizeof(*keys), cmpstr);
+		crypto_generichash_update(st, (const unsigned char *)"{", 1);
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				crypto_generichash_update(st,
+				    (const unsigned char *)",", 1);
+			crypto_generichash_update(st,
+			    (const unsigned char *)keys[i],
+			    strlen(keys[i]) + 1);
+			json_object_object_get_ex(v, keys[i], &m);
+			if (hash_canon(st, m, depth + 1)) {
+				free(keys);
+				return -1;
+			}
+		}
+		crypto_generichash_update(st, (const unsigned char *)"}", 1);
+		free(keys);
+		return 0;
+	case json_type_array:
+		n = json_object_array_length(v);
+		crypto_generichash_update(st, (const unsigned char *)"[", 1);
+		for (i = 0; i < n; i++) {
+			if (i > 0)
+				crypto_generichash_update(st,
+				    (const unsigned char *)",", 1);
+			if (hash_canon(st, json_object_array_get_idx(v, i),
+			    depth + 1))
+				return -1;
+		}
+		crypto_generichash_update(st, (const unsigned char *)"]", 1);
+		return 0;
+	default:
+		s = wymcp__json(v);
+		crypto_generichash_update(st, (const unsigned char *)s,
+		    strlen(s));
+		return 0;
+	}
+}
+
+/* The hex digest of the arguments, canonical; arena-owned or NULL. */
+static const char *
+args_digest(struct wymcp_ctx *ctx)
+{
+	crypto_generichash_state st;
+	unsigned char		 h[32];
+	char			*hex;
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	if (hash_canon(&st, ctx->call_args, 0))
+		return NULL;
+	crypto_generichash_final(&st, h, sizeof(h));
+	if ((hex = wymcp__arena_alloc(&ctx->arena, 65)) == NULL)
+		return NULL;
+	return sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+/* The hex identity of the mounted tool set; arena-owned or NULL. */
+static const char *
+mount_digest(struct wymcp_ctx *ctx)
+{
+	crypto_generichash_state st;
+	unsigned char		 h[32];
+	char			*hex;
+	size_t			 i;
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	for (i = 0; i < ctx->ntools; i++)
+		crypto_generichash_update(&st, ctx->tools[i]->digest,
+		    sizeof(ctx->tools[i]->digest));
+	crypto_generichash_final(&st, h, sizeof(h));
+	if ((hex = wymcp__arena_alloc(&ctx->arena, 65)) == NULL)
+		return NULL;
+	return sodium_bin2hex(hex, 65, h, sizeof(h));
+}
+
+/* A registered tool's identity: BLAKE2b of its Tool object.  0 or -1. */
+int
+wymcp__tool_digest(struct wymcp__tool *t)
+{
+	const char	*s = wymcp__json(t->listing);
+
+	if (sodium_init() < 0)
+		return -1;
+	return crypto_generichash(t->digest, sizeof(t->digest),
+	    (const unsigned char *)s, strlen(s), NULL, 0);
+}
+
+/* Add a string member or null. */
+static void
+put(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v != NULL ? json_object_new_string(v) :
+	    NULL);
+}
+
+/*
+ * Seal the answers of an interrupted run with the request's bindings.
+ * Returns the token (arena-owned) or NULL on failure.
+ */
+const char *
+wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	struct json_object	*p = NULL;
+	const char		*pt, *ad, *md;
+	unsigned char		*bin = NULL;
+	char			*tok = NULL;
+	size_t			 ptlen, binlen, toklen;
+	unsigned long long	 clen;
+
+	if (srv->nkeys == 0 || (ad = args_digest(ctx)) == NULL ||
+	    (md = mount_digest(ctx)) == NULL)
+		return NULL;
+	if ((p = json_object_new_object()) == NULL)
+		return NULL;
+	put(p, "p", ctx->principal);
+	json_object_object_add(p, "e", json_object_new_int64(
+	    (int64_t)time(NULL) + (int64_t)srv->state_ttl));
+	put(p, "m", ctx->method);
+	put(p, "n", ctx->call_name);
+	put(p, "a", ad);
+	put(p, "s", md);
+	json_object_object_add(p, "r", json_object_get(answers));
+	pt = wymcp__json(p);
+	ptlen = strlen(pt);
+	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
+	if ((bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+		goto out;
+	bin[0] = SEAL_VERSION;
+	memcpy(bin + 1, srv->keys[0].id, 4);
+	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
+	    &clen, (const unsigned char *)pt, ptlen, bin, HEAD_LEN, NULL,
+	    bin + HEAD_LEN, srv->keys[0].key);
+	toklen = sodium_base64_encoded_len(binlen,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	if ((tok = wymcp__arena_alloc(&ctx->arena, toklen)) == NULL)
+		goto out;
+	sodium_bin2base64(tok, toklen, bin, binlen,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+out:
+	json_object_put(p);
+	return tok;
+}
+
+/* Is member `k` of `o` the string `want` (or null when want is NULL)? */
+static int
+is(struct json_object *o, const char *k, const char *want)
+{
+	struct json_object	*v;
+
+	if (!json_object_object_get_ex(o, k, &v))
+		return 0;
+	if (want == NULL)
+		return v == NULL;
+	return json_object_is_type(v, json_type_string) &&
+	    strcmp(json_object_get_string(v), want) == 0;
+}
+
+/*
+ * Open a requestState and check every binding.  Returns 0 with
+ * *answers (request-owned) or -1; the reason is logged at debug level
+ * only, since the client gets one message whatever failed.
+ */
+int
+wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
+    struct json_object **answers)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__key	*k = NULL;
+	struct json_object	*p = NULL, *v;
+	unsigned char		*bin, *pt;
+	const char		*why = "malformed", *d;
+	size_t			 toklen = strlen(tok), binlen, i;
+	unsigned long long	 ptlen;
+
+	*answers = NULL;
+	if (toklen == 0 || toklen > TOKEN_MAX)
+		goto fail;
+	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen)) == NULL)
+		goto fail;
+	if (sodium_base642bin(bin, toklen, tok, toklen, NULL, &binlen, NULL,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+	    binlen < HEAD_LEN + NONCE_LEN + TAG_LEN || bin[0] != SEAL_VERSION)
+		goto fail;
+	for (i = 0; i < srv->nkeys && k == NULL; i++)
+		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
+			k = &srv->keys[i];
+	why = "unknown key";
+	if (k == NULL)
+		goto fail;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
+		goto fail;
+	why = "authentication failed";
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
+	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
+	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0)
+		goto fail;
+	why = "malformed payload";
+	if ((p = wymcp__parse((const char *)pt, (size_t)ptlen)) == NULL ||
+	    !json_object_is_type(p, json_type_object))
+		goto fail;
+	why = "expired";
+	if (!json_object_object_get_ex(p, "e", &v) ||
+	    !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) < (int64_t)time(NULL))
+		goto fail;
+	why = "other principal";
+	if (!is(p, "p", ctx->principal))
+		goto fail;
+	why = "other method or tool";
+	if (!is(p, "m", ctx->method) || !is(p, "n", ctx->call_name))
+		goto fail;
+	why = "other arguments";
+	if ((d = args_digest(ctx)) == NULL || !is(p, "a", d))
+		goto fail;
+	why = "other mounted tool set";
+	if ((d = mount_digest(ctx)) == NULL || !is(p, "s", d))
+		goto fail;
+	why = "malformed answers";
+	if (!json_object_object_get_ex(p, "r", &v) ||
+	    !json_object_is_type(v, json_type_object))
+		goto fail;
+	*answers = wymcp_own(ctx, json_object_get(v));
+	json_object_put(p);
+	return *answers == NULL ? -1 : 0;
+fail:
+	wymcp__log(srv, ctx, WYMCP_LOG_INFO, "requestState refused: %s", why);
+	json_object_put(p);
+	return -1;
+}

@@ -1,0 +1,128 @@
+/*
+ * examples.c - tools that ask the user questions (elicitation over Multi
+ * Round-Trip Requests), written the way the re-execution rule wants.
+ *
+ * book_room asks two questions, then acts: its body runs three times
+ * (once per round) and only the third run, which has both answers,
+ * writes anything.  purge_cache asks for confirmation and takes decline
+ * and cancel as answers.
+ */
+#include <string.h>
+
+#include <wymcp.h>
+
+static const char room_schema[] = "{\"type\":\"object\","
+    "\"properties\":{\"room\":{\"type\":\"string\",\"title\":\"Room\","
+    "\"enum\":[\"Aurora\",\"Borealis\",\"Cirrus\"]}},"
+    "\"required\":[\"room\"]}";
+static const char size_schema[] = "{\"type\":\"object\","
+    "\"properties\":{\"people\":{\"type\":\"integer\",\"title\":\"People\","
+    "\"minimum\":1,\"maximum\":20}},\"required\":[\"people\"]}";
+static const char confirm_schema[] = "{\"type\":\"object\","
+    "\"properties\":{\"confirm\":{\"type\":\"boolean\","
+    "\"title\":\"Purge now\",\"default\":false}},"
+    "\"required\":[\"confirm\"]}";
+
+/*
+ * Ask first, then write.  Everything before the last answer is free of
+ * side effects; the booking is recorded (here: logged) exactly once.
+ */
+static enum wymcp_err
+book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a, *c, *v;
+	const char		*day, *room;
+	int			 people;
+	enum wymcp_err		 rc;
+
+	json_object_object_get_ex(args, "day", &v);
+	day = json_object_get_string(v);
+
+	rc = wymcp_elicit(ctx, "Which room would you like?", room_schema, &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return wymcp_result_error(res, "This tool needs a client that "
+		    "can ask the user questions (form elicitation).");
+	if (rc != WYMCP_OK)
+		return rc;
+	if ((c = wymcp_answer_content(a)) == NULL)
+		return wymcp_result_add(res, wymcp_text(ctx,
+		    "No room chosen; nothing was booked."));
+	json_object_object_get_ex(c, "room", &v);
+	room = json_object_get_string(v);
+
+	if ((rc = wymcp_elicit(ctx, "How many people?", size_schema, &a)) !=
+	    WYMCP_OK)
+		return rc;
+	if ((c = wymcp_answer_content(a)) == NULL)
+		return wymcp_result_add(res, wymcp_text(ctx,
+		    "No size given; nothing was booked."));
+	json_object_object_get_ex(c, "people", &v);
+	people = json_object_get_int(v);
+
+	/* Both answers are in: the write happens once, in the last round. */
+	wymcp_log(ctx, WYMCP_LOG_INFO, "booked %s for %d on %s (by %s)",
+	    room, people, day, wymcp_ctx_principal(ctx) != NULL ?
+	    wymcp_ctx_principal(ctx) : "anonymous");
+	return wymcp_result_add(res, wymcp_textf(ctx, "Booked %s for %d "
+	    "on %s.", room, people, day));
+}
+
+/* Decline and cancel are answers: the tool returns, nothing is done. */
+static enum wymcp_err
+purge_cache_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a, *c, *v;
+	const char		*act;
+	enum wymcp_err		 rc;
+
+	rc = wymcp_elicit(ctx, "Purge the whole cache? This cannot be "
+	    "undone.", confirm_schema, &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return wymcp_result_error(res, "Refusing to purge without "
+		    "asking: this client cannot ask the user.");
+	if (rc != WYMCP_OK)
+		return rc;
+	act = wymcp_answer_action(a);
+	if (strcmp(act, "decline") == 0)
+		return wymcp_result_add(res, wymcp_text(ctx,
+		    "You declined; the cache was left alone."));
+	if (strcmp(act, "cancel") == 0)
+		return wymcp_result_add(res, wymcp_text(ctx,
+		    "Cancelled; the cache was left alone."));
+	c = wymcp_answer_content(a);
+	json_object_object_get_ex(c, "confirm", &v);
+	if (!json_object_get_boolean(v))
+		return wymcp_result_add(res, wymcp_text(ctx,
+		    "Not confirmed; the cache was left alone."));
+	wymcp_log(ctx, WYMCP_LOG_INFO, "cache purged");
+	return wymcp_result_add(res, wymcp_text(ctx, "Cache purged."));
+}
+
+static const struct wymcp_tool tools[] = {
+	{
+		.name = "book_room",
+		.title = "Book a room",
+		.description = "Books a meeting room for a day. Asks the "
+		    "user which room and for how many people.",
+		.input_schema = "{\"type\":\"object\",\"properties\":{"
+		    "\"day\":{\"type\":\"string\",\"description\":"
+		    "\"The day, e.g. 2026-12-01.\"}},"
+		    "\"required\":[\"day\"],\"additionalProperties\":false}",
+		.run = book_room_run,
+	},
+	{
+		.name = "purge_cache",
+		.title = "Purge the cache",
+		.description = "Empties the cache after asking the user to "
+		    "confirm.",
+		.input_schema = "{\"type\":\"object\","
+		    "\"additionalProperties\":false}",
+		.annotations = "{\"destructiveHint\":true}",
+		.run = purge_cache_run,
+	},
+	{ .name = NULL }
+};
+
+WYMCP_MODULE("examples", tools);
