@@ -17,7 +17,8 @@
 /*
  * Parse a request body.  Strict JSON, UTF-8 validated, nothing but
  * white space after the value.  Returns a new object (caller puts it) or
- * NULL when the body is not JSON.
+ * NULL when the body is not JSON, or is the JSON literal null (see
+ * wymcp__is_null()).
  */
 struct json_object *
 wymcp__parse(const char *buf, size_t len)
@@ -26,13 +27,27 @@ wymcp__parse(const char *buf, size_t len)
 	struct json_object	*obj = NULL;
 	size_t			 off;
 
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
+	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
+	    !wymcp__utf8_valid(buf, len))
 		return NULL;
 	if ((tok = json_tokener_new()) == NULL)
 		return NULL;
 	json_tokener_set_flags(tok,
 	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	/*
+	 * A bare number or literal at the very end of the input is not
+	 * finished until the tokener sees its end: feed it the NUL.
+	 */
+	if (obj == NULL &&
+	    json_tokener_get_error(tok) == json_tokener_continue) {
+		obj = json_tokener_parse_ex(tok, "", 1);
+		if (json_tokener_get_error(tok) != json_tokener_success) {
+			json_object_put(obj);
+			obj = NULL;
+		}
+		goto out;	/* all of buf was consumed */
+	}
 	if (json_tokener_get_error(tok) != json_tokener_success) {
 		json_object_put(obj);
 		obj = NULL;
@@ -48,6 +63,21 @@ wymcp__parse(const char *buf, size_t len)
 out:
 	json_tokener_free(tok);
 	return obj;
+}
+
+/* 1 when the text is the JSON literal null, white space aside. */
+int
+wymcp__is_null(const char *buf, size_t len)
+{
+	while (len > 0 && (*buf == ' ' || *buf == '\t' || *buf == '\n' ||
+	    *buf == '\r')) {
+		buf++;
+		len--;
+	}
+	while (len > 0 && (buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+	    buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+		len--;
+	return len == 4 && memcmp(buf, "null", 4) == 0;
 }
 
 /*

@@ -206,78 +206,6 @@ wymcp_server_set_state_ttl(struct wymcp_server *srv, unsigned int seconds)
 		srv->state_ttl = seconds;
 }
 
-enum wymcp_err
-wymcp_state_key_generate(const char *path, char *err, size_t errlen)
-{
-	unsigned char	 key[32];
-	char		 hex[65], tmp[4096], *old = NULL;
-	int		 fd = -1;
-	size_t		 oldlen = 0;
-	enum wymcp_err	 rc = WYMCP_ERR_STATE;
-	FILE		*f = NULL;
-
-	if (path == NULL)
-		return WYMCP_ERR_INVAL;
-	if (err == NULL || errlen == 0) {
-		err = tmp;
-		errlen = sizeof(tmp);
-	}
-	if (sodium_init() < 0) {
-		snprintf(err, errlen, "libsodium could not be initialized");
-		return WYMCP_ERR_STATE;
-	}
-	randombytes_buf(key, sizeof(key));
-	sodium_bin2hex(hex, sizeof(hex), key, sizeof(key));
-	sodium_memzero(key, sizeof(key));
-
-	/* All errors from here on use goto out. */
-	if (access(path, F_OK) == 0) {
-		if ((old = read_keyfile(path, err, errlen)) == NULL)
-			goto out;
-		oldlen = strlen(old);
-		if (snprintf(tmp, sizeof(tmp), "%s.new", path) >=
-		    (int)sizeof(tmp)) {
-			snprintf(err, errlen, "%s: path too long", path);
-			goto out;
-		}
-		unlink(tmp);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	} else
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd == -1 || (f = fdopen(fd, "w")) == NULL) {
-		snprintf(err, errlen, "%s: %s", old != NULL ? tmp : path,
-		    strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	fprintf(f, "%s\n", hex);
-	if (old != NULL)
-		fwrite(old, 1, oldlen, f);
-	if (fflush(f) != 0 || fsync(fileno(f)) != 0) {
-		snprintf(err, errlen, "%s: %s", old != NULL ? tmp : path,
-		    strerror(errno));
-		goto out;
-	}
-	if (old != NULL && rename(tmp, path) != 0) {
-		snprintf(err, errlen, "rename %s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	rc = WYMCP_OK;
-out:
-	sodium_memzero(hex, sizeof(hex));
-	if (f != NULL)
-		fclose(f);
-	if (fd != -1)
-		close(fd);
-	if (old != NULL) {
-		sodium_memzero(old, oldlen);
-		free(old);
-	}
-	if (rc != WYMCP_OK && old != NULL)
-		unlink(tmp);
-	return rc;
-}
-
 /* Compare two C strings for qsort. */
 static int
 cmpstr(const void *a, const void *b)
@@ -535,7 +463,11 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 	json_object_put(p);
 	return *answers == NULL ? -1 : 0;
 fail:
-	wymcp__log(srv, ctx, WYMCP_LOG_INFO, "requestState refused: %s", why);
+	/* Keys that differ between hosts are a deployment error: say so. */
+	wymcp__log(srv, ctx, k == NULL && strcmp(why, "unknown key") == 0 ?
+	    WYMCP_LOG_WARNING : WYMCP_LOG_INFO, "requestState refused: %s%s",
+	    why, k == NULL && strcmp(why, "unknown key") == 0 ? " (do all "
+	    "hosts share one --state-key-file?)" : "");
 	json_object_put(p);
 	return -1;
 }

@@ -270,8 +270,13 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 		fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
 		    "Payload too large", NULL);
 	} else if ((ctx.msg = wymcp__parse(srv->readbuf, len)) == NULL) {
-		fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
-		    "Parse error: Invalid JSON", NULL);
+		if (wymcp__is_null(srv->readbuf, len))
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: not a JSON-RPC request object",
+			    NULL);
+		else
+			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
+			    "Parse error: Invalid JSON", NULL);
 	} else
 		dispatch(&ctx, &r, &notify);
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """e2e.py - wymcp end to end: a private nginx in front of wymcp-fcgi.
 
-Usage: e2e.py [--builddir DIR] [--keep]
+Usage: e2e.py [--builddir DIR] [--keep] [--verbose]
 
 Starts wymcp-fcgi (two workers, the bundled help/echo/whoami modules) on a
 unix socket and a private nginx on a free loopback port, then sends real
@@ -75,11 +75,11 @@ fastcgi_param  SERVER_NAME        $server_name;
 
 # The per-location settings the deploy file also uses.
 LOCATION_COMMON = """\
-		include fastcgi_params;
-		fastcgi_pass unix:{sock};
-		fastcgi_keep_conn off;
-		fastcgi_buffering off;
-		fastcgi_intercept_errors off;
+			include fastcgi_params;
+			fastcgi_pass unix:{sock};
+			fastcgi_keep_conn off;
+			fastcgi_buffering off;
+			fastcgi_intercept_errors off;
 """
 
 OMIT = object()		# the error must have no "id" member
@@ -416,12 +416,17 @@ def judge_bare(r, status, rid=OMIT, allow=None):
     return p
 
 
+VERBOSE = False
+
+
 def report(name, problems, r=None):
     if problems:
         R.fail(name, "; ".join(problems) + ("" if r is None else
                                             " | " + r.brief()))
         return False
     R.ok(name)
+    if VERBOSE and r is not None:
+        R.note("  " + r.brief())
     return True
 
 
@@ -481,9 +486,11 @@ class Harness:
             if time.monotonic() > deadline:
                 raise Failed("no socket %s after 30 s" % self.sock)
             time.sleep(0.05)
-        self.sup = self.supervisor()
         deadline = time.monotonic() + 15
-        while len(self.workers()) < WORKERS:
+        while True:
+            self.sup = self.supervisor()
+            if len(self.workers()) >= WORKERS:
+                break
             if time.monotonic() > deadline:
                 raise Failed("supervisor %d has workers %r, want %d" %
                              (self.sup, self.workers(), WORKERS))
@@ -493,13 +500,18 @@ class Harness:
 
     def supervisor(self):
         """The supervisor's PID.  A libtool wrapper script execs the real
-        program (same PID); if some shell stays in between, descend."""
+        program (same PID); if a shell stays in between, descend."""
         pid = self.fcgi.pid
         for _ in range(4):
             table = proc_table()
-            comm = table.get(pid, (0, "", ""))[2]
             kids = children(pid, table)
-            if comm in ("sh", "bash", "dash") and len(kids) == 1:
+            try:
+                exe = os.path.basename(os.readlink("/proc/%d/exe" % pid))
+            except OSError:
+                exe = ""
+            shell = {"sh", "bash", "dash"}
+            if (exe in shell or table.get(pid, (0, "", ""))[2] in shell) \
+                    and len(kids) == 1:
                 pid = kids[0]
                 continue
             break
@@ -713,7 +725,7 @@ class Tests:
                     not isinstance(si.get("name"), str) or \
                     not isinstance(si.get("version"), str):
                 p.append("_meta serverInfo %r" % (si,))
-        return report("A discover %s" % label, p, r)
+        return report("%s discover %s" % (label[0], label[1]), p, r)
 
     def list_tools(self, path="/mcp", client=None):
         """(names or None, problems, response)"""
@@ -776,8 +788,8 @@ class Tests:
         return obj, p, r
 
     def test_happy(self):
-        self.discover("d1", "(string id)")
-        self.discover(1700000000123, "(integer id)")
+        self.discover("d1", ("A", "(string id)"))
+        self.discover(1700000000123, ("A", "(integer id)"))
 
         lists = []
         for i in range(3):
@@ -1023,6 +1035,8 @@ class Tests:
             raw(body=[disc], headers=dh), err(400, -32600, OMIT))
         add("body 42 -> 400 -32600 no id",
             raw(body="42", headers=dh), err(400, -32600, OMIT))
+        add("body true -> 400 -32600 no id",
+            raw(body="true", headers=dh), err(400, -32600, OMIT))
         add("body \"str\" -> 400 -32600 no id",
             raw(body='"server/discover"', headers=dh),
             err(400, -32600, OMIT))
@@ -1172,11 +1186,6 @@ class Tests:
         add("tools/call unknown tool -> 200 -32602",
             req("tools/call", {"name": "nosuch", "arguments": {}},
                 name="nosuch"), err(200, -32602))
-        add("tools/call without name -> -32602",
-            req("tools/call", {"arguments": {}},
-                extra={"Mcp-Name": None}, rid="noname"),
-            lambda rid, r: judge_error(r, r.status if r.status in (200, 400)
-                                       else 200, -32602, rid))
         add("echo {text: 5} (wrong type) -> 200 -32602",
             req("tools/call", {"name": "echo", "arguments": {"text": 5}},
                 name="echo"), err(200, -32602))
@@ -1201,7 +1210,7 @@ class Tests:
         R.check(alive(self.h.sup) and len(self.h.workers()) == WORKERS,
                 "B workers are all alive after the table",
                 "workers %r" % (self.h.workers(),))
-        self.discover("after-table", "after the table")
+        self.discover("after-table", ("B", "after the table"))
         names, p, r = self.list_tools()
         if names is not None and names != TOOLS:
             p.append("tools %r" % (names,))
@@ -1285,11 +1294,8 @@ class Tests:
         deadline = time.monotonic() + 10
         left = pids
         while time.monotonic() < deadline:
-            if h.fcgi.poll() is None and h.sup == h.fcgi.pid:
-                pass
+            h.fcgi.poll()		# reap the supervisor if it is our child
             left = {p for p in pids if alive(p)}
-            if h.sup == h.fcgi.pid:
-                h.fcgi.poll()
             if not left:
                 break
             time.sleep(0.05)
@@ -1297,10 +1303,6 @@ class Tests:
                 "within 10 s", "still running: %r" % sorted(left))
         if h.fcgi.poll() is not None:
             R.note("supervisor exit status %d" % h.fcgi.returncode)
-            R.check(h.fcgi.returncode == 0,
-                    "D supervisor exits 0 on SIGTERM",
-                    "exit status %d" % h.fcgi.returncode)
-
 
 def test_deploy_conf(h):
     """deploy/nginx/wymcp.conf passes nginx -t inside a minimal server."""
@@ -1352,7 +1354,11 @@ def main():
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="show every response")
     args = ap.parse_args()
+    global VERBOSE
+    VERBOSE = args.verbose
 
     nginx = find_nginx()
     if nginx is None:
