@@ -47,7 +47,11 @@
 #include "extern.h"
 
 #define MAXDEPTH	64		/* nested schema evaluations */
-#define MAXSTEPS	(1UL << 22)	/* keywords, values and nodes visited */
+/* Keywords, values and nodes visited; fuzz builds may lower it. */
+#ifndef WYMCP__SCHEMA_MAXSTEPS
+#define WYMCP__SCHEMA_MAXSTEPS	(1UL << 22)
+#endif
+#define MAXSTEPS	((unsigned long)WYMCP__SCHEMA_MAXSTEPS)
 #define MAXSEG		256		/* a decoded JSON Pointer token */
 
 /* Results of an evaluation; V_ABORT stops everything. */
@@ -71,6 +75,7 @@ struct vstate {
 	int			 depth;
 	int			 quiet;		/* inside anyOf, not, if... */
 	int			 written;	/* err holds the reason */
+	int			 aborted;	/* a limit was hit */
 };
 
 /* A bounded string being built in a caller's buffer. */
@@ -135,6 +140,9 @@ eb_vprintf(struct ebuf *eb, const char *fmt, va_list ap)
 		eb->len += (size_t)n;
 }
 
+/*
+ * eb_vprintf() with the arguments inline.
+ */
 static void WYMCP_PRINTF(2, 3)
 eb_printf(struct ebuf *eb, const char *fmt, ...)
 {
@@ -269,6 +277,7 @@ vfail(struct vstate *st, const struct seg *sg, const char *fmt, ...)
 static int
 vabort(struct vstate *st, const char *why)
 {
+	st->aborted = 1;
 	if (!st->written && st->err != NULL && st->errlen > 0) {
 		seterr(st->err, st->errlen, "%s", why);
 		st->written = 1;
@@ -411,7 +420,7 @@ num_integral(const struct num *n)
  * The JSON Schema type name of an instance, for messages.
  */
 static const char *
-typename(struct json_object *o)
+type_name(struct json_object *o)
 {
 	switch (json_object_get_type(o)) {
 	case json_type_null:
@@ -624,8 +633,8 @@ ptr_follow(struct json_object *root, const char *p)
 }
 
 /*
- * Whether a schema-position key holds one schema, an object of schemas
- * or an array of schemas (Core 10 and 8.2.4).  Used to walk a schema.
+ * Whether a key holds one schema (Core 10, 11).  With the two below it
+ * tells walk() where the subschemas of a schema are.
  */
 static int
 is_subschema_key(const char *k)
@@ -643,6 +652,9 @@ is_subschema_key(const char *k)
 	return 0;
 }
 
+/*
+ * Whether a key holds an object whose values are schemas.
+ */
 static int
 is_schemamap_key(const char *k)
 {
@@ -652,6 +664,9 @@ is_schemamap_key(const char *k)
 	    strcmp(k, "dependentSchemas") == 0;
 }
 
+/*
+ * Whether a key may hold an array of schemas.
+ */
 static int
 is_schemalist_key(const char *k)
 {
@@ -779,7 +794,7 @@ kw_type(struct vstate *st, struct json_object *t, struct json_object *inst,
 		if (type_is(inst, json_object_get_string(t)))
 			return V_OK;
 		return vfail(st, sg, "expected %s, got %s",
-		    json_object_get_string(t), typename(inst));
+		    json_object_get_string(t), type_name(inst));
 	}
 	if (!json_object_is_type(t, json_type_array))
 		return V_OK;
@@ -804,7 +819,7 @@ kw_type(struct vstate *st, struct json_object *t, struct json_object *inst,
 			    json_object_get_string(e));
 	}
 	return vfail(st, sg, "expected %s, got %s",
-	    eb.len ? list : "no type at all", typename(inst));
+	    eb.len ? list : "no type at all", type_name(inst));
 }
 
 /*
@@ -1383,7 +1398,7 @@ wymcp__schema_validate(struct json_object *schema,
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	rc = eval(&st, schema, instance, NULL);
-	return rc == V_OK ? 1 : 0;
+	return rc == V_OK && !st.aborted ? 1 : 0;
 }
 
 /* State of the $ref check walk. */
