@@ -158,8 +158,10 @@ wymcp_resource_blob(struct wymcp_ctx *ctx, const char *uri,
 enum wymcp_err
 wymcp_result_add(struct wymcp_result *res, struct json_object *content)
 {
-	if (res == NULL || content == NULL ||
-	    !json_object_is_type(content, json_type_object))
+	/* A NULL block is a builder that failed: out of memory. */
+	if (content == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (res == NULL || !json_object_is_type(content, json_type_object))
 		return WYMCP_ERR_INVAL;
 	if (json_object_array_add(res->content, json_object_get(content))) {
 		json_object_put(content);

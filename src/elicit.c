@@ -19,8 +19,10 @@
 
 /*
  * Run body(ctx, arg) inside the boundary.  Returns how the run ended;
- * *rc is the body's return value when it returned.  Cleanup hooks the
- * run registered have run when this returns, however the run ended.
+ * *rc is the body's return value when it returned, WYMCP_ERR_PENDING
+ * when it stopped at a question, WYMCP_ERR_INVAL when an answer was
+ * refused.  Cleanup hooks the run registered have run when this
+ * returns, however the run ended.
  */
 enum wymcp__outcome
 wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
@@ -42,10 +44,22 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	ctx->run = run;
 	if (setjmp(run->jb) == 0) {
 		*rc = body(ctx, arg);
-		outcome = WYMCP__RUN_DONE;
-	} else
-		outcome = run->fault != NULL ?
-		    WYMCP__RUN_FAULT : WYMCP__RUN_INPUT;
+		/*
+		 * A batch the body left unflushed (it returned, typically
+		 * passing WYMCP_ERR_PENDING up) still asks its questions.
+		 */
+		if (json_object_object_length(run->pending) > 0) {
+			*rc = WYMCP_ERR_PENDING;
+			outcome = WYMCP__RUN_INPUT;
+		} else
+			outcome = WYMCP__RUN_DONE;
+	} else if (run->fault != NULL) {
+		*rc = WYMCP_ERR_INVAL;
+		outcome = WYMCP__RUN_FAULT;
+	} else {
+		*rc = WYMCP_ERR_PENDING;
+		outcome = WYMCP__RUN_INPUT;
+	}
 	ctx->run = NULL;
 	wymcp__arena_unwind(&ctx->arena, mark);
 	return outcome;
@@ -209,6 +223,26 @@ check_elicit_answer(struct wymcp_ctx *ctx, struct wymcp__run *run,
 }
 
 /*
+ * Does a chosen key look like a positional one ("elicit-2")?  Those are
+ * the framework's, so that a chosen key never takes another question's
+ * answer.
+ */
+static int
+positional(const char *key)
+{
+	static const char *const kinds[] = { "elicit-", "sample-", "roots-" };
+	size_t		 i, n;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		n = strlen(kinds[i]);
+		if (strncmp(key, kinds[i], n) == 0 && key[n] != '\0' &&
+		    strspn(key + n, "0123456789") == strlen(key + n))
+			return 1;
+	}
+	return 0;
+}
+
+/*
  * The common part of every question: find the answer for `key`, or
  * record the question and end the round (or, in a batch, return
  * WYMCP_ERR_PENDING).  The capability was checked by the caller.
@@ -225,7 +259,7 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		if (key == NULL)
 			return WYMCP_ERR_NOMEM;
 	} else if (*key == '\0' || strlen(key) > 128 ||
-	    !wymcp__header_chars_ok(key))
+	    !wymcp__header_chars_ok(key) || positional(key))
 		return WYMCP_ERR_INVAL;
 	if (json_object_object_get_ex(ctx->answers, key, &a)) {
 		if (schema != NULL)
@@ -261,22 +295,36 @@ cap(const struct wymcp_ctx *ctx, const char *name)
 	return c;
 }
 
+/*
+ * Did the client declare form-mode elicitation?  {} and {"form":…} do;
+ * no "elicitation", or one naming "url" alone, does not
+ * (client/elicitation.mdx "Capabilities").
+ */
+static int
+form_cap(const struct wymcp_ctx *ctx)
+{
+	struct json_object	*e;
+
+	if ((e = cap(ctx, "elicitation")) == NULL)
+		return 0;
+	return json_object_object_length(e) == 0 ||
+	    json_object_object_get_ex(e, "form", NULL);
+}
+
 enum wymcp_err
 wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
     struct json_object *schema, struct json_object **answer)
 {
 	struct wymcp__run	*run;
-	struct json_object	*e, *params;
+	struct json_object	*params;
 	char			 why[256];
 
 	if (answer != NULL)
 		*answer = NULL;
 	if (ctx == NULL || answer == NULL)
 		return WYMCP_ERR_INVAL;
-	/* The capability check comes first (form mode: {} or form). */
-	if ((e = cap(ctx, "elicitation")) == NULL ||
-	    (json_object_object_length(e) > 0 &&
-	    !json_object_object_get_ex(e, "form", NULL)))
+	/* The capability check comes first. */
+	if (!form_cap(ctx))
 		return WYMCP_ERR_NOTSUP;
 	if ((run = open_run(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
@@ -306,12 +354,16 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
 		*answer = NULL;
 	if (ctx == NULL || answer == NULL)
 		return WYMCP_ERR_INVAL;
-	if (cap(ctx, "elicitation") == NULL)
+	/*
+	 * The capability, then the run, before anything else: another
+	 * thread must not touch the request's memory.
+	 */
+	if (!form_cap(ctx))
 		return WYMCP_ERR_NOTSUP;
+	if (open_run(ctx) == NULL)
+		return WYMCP_ERR_NORUN;
 	if (schema == NULL ||
 	    (s = wymcp__parse(schema, strlen(schema))) == NULL) {
-		if (open_run(ctx) == NULL)
-			return WYMCP_ERR_NORUN;
 		wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR,
 		    "elicit: the schema is not valid JSON");
 		return WYMCP_ERR_SCHEMA;
@@ -326,7 +378,7 @@ wymcp_sample(struct wymcp_ctx *ctx, const char *key,
     struct json_object *params, struct json_object **answer)
 {
 	struct wymcp__run	*run;
-	struct json_object	*s;
+	struct json_object	*s, *ic;
 
 	if (answer != NULL)
 		*answer = NULL;
@@ -337,6 +389,12 @@ wymcp_sample(struct wymcp_ctx *ctx, const char *key,
 	    ((json_object_object_get_ex(params, "tools", NULL) ||
 	    json_object_object_get_ex(params, "toolChoice", NULL)) &&
 	    !json_object_object_get_ex(s, "tools", NULL)))
+		return WYMCP_ERR_NOTSUP;
+	/* Context from other servers needs sampling.context. */
+	if (json_object_object_get_ex(params, "includeContext", &ic) &&
+	    json_object_is_type(ic, json_type_string) &&
+	    strcmp(json_object_get_string(ic), "none") != 0 &&
+	    !json_object_object_get_ex(s, "context", NULL))
 		return WYMCP_ERR_NOTSUP;
 	if ((run = open_run(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;

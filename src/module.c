@@ -335,7 +335,7 @@ wymcp_server_allow_origin(struct wymcp_server *srv, const char *origin)
 	size_t			 i;
 
 	if (srv == NULL || origin == NULL || *origin == '\0' ||
-	    !wymcp__header_chars_ok(origin) || strchr(origin, ' ') != NULL) {
+	    !wymcp__header_chars_ok(origin) || strpbrk(origin, " \t") != NULL) {
 		if (srv != NULL)
 			wymcp__seterr(srv, "invalid origin");
 		return WYMCP_ERR_INVAL;

@@ -10,9 +10,79 @@
 #include "config.h"
 #endif
 
+#include <math.h>
 #include <string.h>
 
 #include "extern.h"
+
+/*
+ * Is `s' a number by the JSON grammar (RFC 8259 section 6)?
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ */
+static int
+number_ok(const char *s)
+{
+	if (*s == '-')
+		s++;
+	if (*s == '0')
+		s++;
+	else if (*s >= '1' && *s <= '9')
+		while (*s >= '0' && *s <= '9')
+			s++;
+	else
+		return 0;
+	if (*s == '.') {
+		if (*++s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	if (*s == 'e' || *s == 'E') {
+		if (*++s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
+}
+
+/*
+ * json-c accepts NaN, Infinity and "1." even in strict mode, and keeps
+ * the text of a parsed double to write it back out.  Returns 1 when
+ * every number in the tree is a finite JSON number.
+ */
+static int
+finite_tree(struct json_object *o)
+{
+	size_t	 i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		if (!isfinite(json_object_get_double(o)))
+			return 0;
+		/* The literal json-c kept, when it kept one. */
+		return json_object_get_userdata(o) == NULL ||
+		    number_ok(json_object_get_userdata(o));
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (!finite_tree(json_object_array_get_idx(o, i)))
+				return 0;
+		return 1;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (!finite_tree(v))
+				return 0;
+		}
+		return 1;
+	}
+	default:
+		return 1;
+	}
+}
 
 /*
  * Parse a request body.  Strict JSON, UTF-8 validated, nothing but
@@ -62,6 +132,10 @@ wymcp__parse(const char *buf, size_t len)
 		}
 out:
 	json_tokener_free(tok);
+	if (obj != NULL && !finite_tree(obj)) {
+		json_object_put(obj);
+		obj = NULL;
+	}
 	return obj;
 }
 
@@ -178,6 +252,35 @@ wymcp__meta(struct json_object *params, struct json_object **meta,
 }
 
 /*
+ * The elicitation modes `want` names (none: form) that `have` does not
+ * declare (none: form).  Returns 1 with *missing, 0, or -1.
+ */
+static int
+elicit_missing(struct json_object *want, struct json_object *have,
+    struct json_object **missing)
+{
+	static const char *const modes[] = { "form", "url" };
+	struct json_object	*m = NULL;
+	size_t			 i;
+	int			 w, h;
+
+	*missing = NULL;
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		w = json_object_object_get_ex(want, modes[i], NULL) ||
+		    (i == 0 && json_object_object_length(want) == 0);
+		h = json_object_object_get_ex(have, modes[i], NULL) ||
+		    (i == 0 && json_object_object_length(have) == 0);
+		if (!w || h)
+			continue;
+		if (m == NULL && (m = json_object_new_object()) == NULL)
+			return -1;
+		json_object_object_add(m, modes[i], json_object_new_object());
+	}
+	*missing = m;
+	return m != NULL;
+}
+
+/*
  * Which of the `required` client capabilities did the request not
  * declare?  Both are ClientCapabilities objects; a sub-capability is
  * needed when named (sampling.tools, elicitation.url).  An empty
@@ -203,14 +306,22 @@ wymcp__caps_missing(struct json_object *required,
 			ms = json_object_get(want);
 			goto add;
 		}
+		/*
+		 * elicitation: an empty object, required or declared, means
+		 * form mode (client/elicitation.mdx); {"url":{}} alone is not
+		 * form mode.
+		 */
+		if (strcmp(key, "elicitation") == 0 &&
+		    json_object_is_type(want, json_type_object)) {
+			if ((rc = elicit_missing(want, d, &sub)) < 0)
+				goto fail;
+			if (rc == 0)
+				continue;
+			ms = sub;
+			goto add;
+		}
 		if (!json_object_is_type(want, json_type_object) ||
 		    json_object_object_length(want) == 0)
-			continue;
-		/* elicitation: {} declares form mode. */
-		if (strcmp(key, "elicitation") == 0 &&
-		    json_object_object_length(d) == 0 &&
-		    json_object_object_length(want) == 1 &&
-		    json_object_object_get_ex(want, "form", NULL))
 			continue;
 		if ((rc = wymcp__caps_missing(want, d, &sub)) < 0)
 			goto fail;

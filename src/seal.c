@@ -32,7 +32,7 @@
 #define HEAD_LEN	5
 #define NONCE_LEN	crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
 #define TAG_LEN		crypto_aead_xchacha20poly1305_ietf_ABYTES
-#define KEYFILE_MAX	65536
+#define KEYFILE_MAX	(1024 * 1024)	/* as keyfile.c writes */
 #define TOKEN_MAX	(8 * 1024 * 1024)
 
 /* Derive the key id: the first bytes of BLAKE2b(key). */

@@ -89,12 +89,17 @@ read_body(struct wymcp_server *srv, const struct wymcp_io *io,
 		if (cl > srv->max_body)
 			return 1;
 	}
-	/* Read to end of input, one byte past the limit at most. */
-	want = srv->max_body + 1;
+	/*
+	 * Read CONTENT_LENGTH bytes (RFC 3875 4.2: the server need not
+	 * send end-of-file), or without it to end of input, one byte past
+	 * the limit at most.
+	 */
+	want = clen != NULL && *clen != '\0' ? (size_t)cl :
+	    srv->max_body + 1;
 	for (;;) {
+		if (got >= want)
+			break;
 		if (got == srv->readbufsz) {
-			if (srv->readbufsz >= want)
-				break;
 			cap = srv->readbufsz == 0 ? 16384 : srv->readbufsz * 2;
 			if (cap > want)
 				cap = want;

@@ -70,9 +70,12 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 	if (ctx->assigns == NULL)
 		goto fail;
 	json_object_object_foreach(ctx->assigns, k, v) {
-		(void)k;
 		if (!json_object_is_type(v, json_type_string))
 			goto fail;
+		/* Internal names are never visible, as on the wire. */
+		if (strncmp(k, "wymcp", 5) == 0 &&
+		    (k[5] == '\0' || k[5] == '_'))
+			json_object_object_del(ctx->assigns, k);
 	}
 	if (o->principal != NULL &&
 	    (ctx->principal = wymcp_strdup(ctx, o->principal)) == NULL)
@@ -185,6 +188,7 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 	if (schema != NULL && wymcp__schema_validate(schema, b.args, why,
 	    sizeof(why)) != 1) {
 		r->kind = WYMCP_TESTING_INVALID;
+		r->rc = WYMCP_ERR_INVAL;
 		r->error = wymcp_printf(ctx, "Invalid arguments for tool %s: "
 		    "%s", tool->name, why);
 		return WYMCP_OK;
@@ -213,8 +217,13 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 		break;
 	}
 	r->kind = WYMCP_TESTING_COMPLETE;
-	if (r->rc != WYMCP_OK)
+	/* A failure with no content reads as on the wire (methods.c). */
+	if (r->rc != WYMCP_OK) {
 		res->is_error = 1;
+		if (json_object_array_length(res->content) == 0)
+			wymcp_result_add(res, wymcp_text(ctx,
+			    wymcp_strerror(r->rc)));
+	}
 	if (res->structured != NULL &&
 	    json_object_array_length(res->content) == 0)
 		wymcp_result_add(res, wymcp_json(ctx, res->structured));

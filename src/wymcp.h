@@ -153,8 +153,11 @@ char		*wymcp_printf(struct wymcp_ctx *, const char *, ...)
  */
 struct json_object *wymcp_own(struct wymcp_ctx *, struct json_object *obj);
 /*
- * Run fn(arg) when the request ends, including when a round ends at an
- * unanswered elicit.  Hooks run in reverse order of registration.
+ * Run fn(arg) later, newest first: a hook registered during a tool's run
+ * runs when that run ends, however it ends (returned, or stopped at an
+ * unanswered question), so a file or lock held across a question is
+ * released; one registered outside a run runs when the request ends.
+ * The same holds for the references wymcp_own() takes.
  */
 enum wymcp_err	 wymcp_defer(struct wymcp_ctx *, void (*fn)(void *),
 		    void *arg);

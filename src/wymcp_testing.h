@@ -52,7 +52,10 @@ enum wymcp_testing_kind {
 /* One round's outcome.  Everything is owned by the context. */
 struct wymcp_testing_round {
 	enum wymcp_testing_kind	 kind;
-	enum wymcp_err		 rc;		/* the tool's return value */
+	enum wymcp_err		 rc;		/* the tool's return value;
+					   WYMCP_ERR_PENDING when it
+					   stopped at a question,
+					   WYMCP_ERR_INVAL when refused */
 	struct json_object	*result;	/* CallToolResult, complete */
 	int			 is_error;	/* result has isError */
 	const char		*text;		/* first text block or NULL */

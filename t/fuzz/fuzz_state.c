@@ -1,0 +1,428 @@
+/*
+ * fuzz_state.c - libFuzzer target for the sealed requestState (seal.c)
+ *
+ * The input is the requestState of the third round of a tools/call of
+ * tool "ask", which asks two questions: the call carries the answer to
+ * the second (inputResponses "elicit-2") and relies on the state for
+ * the first.  The server has a random key of its own, so no input can
+ * be an authentic state: the call must fail with -32602 (or -32700 when
+ * the input is not even a JSON string) and the tool must never run.
+ *
+ * An input starting with a NUL byte is different: the rest is the
+ * plaintext of a state, which this target seals with the server's own
+ * key, so the fuzzer reaches the checks behind the seal (expiry,
+ * principal, method, tool, arguments, mount set, answers).  The tool
+ * may then get past its first question only if the plaintext holds
+ * every binding of this call and an answer "elicit-1"; whenever a
+ * binding is wrong the call must fail with -32602 before the tool runs.
+ *
+ * Every response must be one well-formed JSON-RPC response; anything
+ * else aborts.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <json-c/json.h>
+#include <sodium.h>
+
+#include "extern.h"
+
+int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
+
+#define META	"{\"io.modelcontextprotocol/protocolVersion\":"	\
+	"\"2026-07-28\","						\
+	"\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":{}}}"
+#define ARGS	"{\"x\":1}"
+#define SECOND	"{\"elicit-2\":{\"action\":\"accept\",\"content\":" \
+	"{\"color\":\"blue\"}}}"
+#define FIRST	"{\"elicit-1\":{\"action\":\"accept\",\"content\":" \
+	"{\"name\":\"Alice\"}}}"
+#define INPUT_MAX	(64 * 1024)
+
+static int	 entered;	/* tool bodies entered */
+static int	 past_first;	/* ... that got past the first question */
+
+static enum wymcp_err
+ask_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	entered++;
+	if ((rc = wymcp_elicit(ctx, "Name?", "{\"type\":\"object\","
+	    "\"properties\":{\"name\":{\"type\":\"string\"}},"
+	    "\"required\":[\"name\"]}", &a)) != WYMCP_OK)
+		return rc;
+	past_first++;
+	if ((rc = wymcp_elicit(ctx, "Color?", "{\"type\":\"object\","
+	    "\"properties\":{\"color\":{\"type\":\"string\"}},"
+	    "\"required\":[\"color\"]}", &a)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_add(res, wymcp_text(ctx, "done"));
+}
+
+static const struct wymcp_tool tools[] = {
+	{
+		.name = "ask",
+		.description = "Asks two questions.",
+		.input_schema = "{\"type\":\"object\",\"properties\":"
+		    "{\"x\":{\"type\":\"integer\"}}}",
+		.run = ask_run,
+	},
+	{ .name = NULL }
+};
+
+static const struct wymcp_module mod = {
+	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "fuzzstate", tools
+};
+
+/* The in-memory request and response. */
+struct memio {
+	const char	*in;
+	size_t		 inlen, inoff;
+	char		*out;
+	size_t		 outlen, outcap;
+};
+
+static long
+mem_read(void *arg, char *buf, size_t len)
+{
+	struct memio	*m = arg;
+	size_t		 n = m->inlen - m->inoff;
+
+	if (n > len)
+		n = len;
+	memcpy(buf, m->in + m->inoff, n);
+	m->inoff += n;
+	return (long)n;
+}
+
+static int
+mem_write(void *arg, const char *buf, size_t len)
+{
+	struct memio	*m = arg;
+	char		*p;
+
+	if (m->outlen + len + 1 > m->outcap) {
+		m->outcap = (m->outlen + len + 1) * 2;
+		if ((p = realloc(m->out, m->outcap)) == NULL)
+			abort();
+		m->out = p;
+	}
+	memcpy(m->out + m->outlen, buf, len);
+	m->outlen += len;
+	m->out[m->outlen] = '\0';
+	return 0;
+}
+
+/* Log lines are formatted but dropped. */
+static void
+drop(void *arg, int prio, const char *reqid, const char *msg)
+{
+	if (msg == NULL)
+		abort();
+}
+
+/*
+ * Serve tools/call ask with `responses` and requestState `state` (NULL:
+ * none; statelen bytes).  Returns the parsed JSON-RPC response (caller
+ * puts it), after checking it is one.
+ */
+static struct json_object *
+serve(struct wymcp_server *srv, const char *responses, const char *state,
+    size_t statelen)
+{
+	struct json_object	*req, *p, *resp, *v, *e, *id;
+	struct json_tokener	*tok;
+	struct memio		 m;
+	struct wymcp_io		 io;
+	const char		*body, *sep;
+	char			 cl[64];
+	const char		*env[] = {
+		"REQUEST_METHOD=POST", "CONTENT_TYPE=application/json", cl,
+		"HTTP_HOST=localhost", "HTTP_MCP_PROTOCOL_VERSION=2026-07-28",
+		"HTTP_MCP_METHOD=tools/call", "HTTP_MCP_NAME=ask", NULL
+	};
+	int			 status, nres;
+
+	req = json_object_new_object();
+	json_object_object_add(req, "jsonrpc", json_object_new_string("2.0"));
+	json_object_object_add(req, "id", json_object_new_int(1));
+	json_object_object_add(req, "method",
+	    json_object_new_string("tools/call"));
+	p = json_object_new_object();
+	json_object_object_add(p, "_meta", json_tokener_parse(META));
+	json_object_object_add(p, "name", json_object_new_string("ask"));
+	json_object_object_add(p, "arguments", json_tokener_parse(ARGS));
+	if (responses != NULL)
+		json_object_object_add(p, "inputResponses",
+		    json_tokener_parse(responses));
+	if (state != NULL)
+		json_object_object_add(p, "requestState",
+		    json_object_new_string_len(state, (int)statelen));
+	json_object_object_add(req, "params", p);
+	body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
+
+	memset(&m, 0, sizeof(m));
+	m.in = body;
+	m.inlen = strlen(body);
+	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", m.inlen);
+	io.env = (char *const *)env;
+	io.read = mem_read;
+	io.write = mem_write;
+	io.flush = NULL;
+	io.arg = &m;
+	if (wymcp_server_serve(srv, &io) != WYMCP_OK || m.out == NULL)
+		abort();
+	json_object_put(req);
+
+	/* A CGI response: Status, headers, a blank line, one JSON body. */
+	if (strncmp(m.out, "Status: ", 8) != 0 ||
+	    (sep = strstr(m.out, "\r\n\r\n")) == NULL)
+		abort();
+	status = atoi(m.out + 8);
+	if (status != 200 && status != 400)
+		abort();
+	if ((tok = json_tokener_new()) == NULL)
+		abort();
+	resp = json_tokener_parse_ex(tok, sep + 4, (int)strlen(sep + 4));
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != strlen(sep + 4) ||
+	    !json_object_is_type(resp, json_type_object))
+		abort();
+	json_tokener_free(tok);
+
+	/*
+	 * JSON-RPC 2.0: version, a result or an error, and our id; only
+	 * an error about a body whose id could not be read may lack it.
+	 */
+	if (!json_object_object_get_ex(resp, "jsonrpc", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    strcmp(json_object_get_string(v), "2.0") != 0)
+		abort();
+	nres = json_object_object_get_ex(resp, "result", &v) +
+	    json_object_object_get_ex(resp, "error", &e);
+	if (nres != 1)
+		abort();
+	if (json_object_object_get_ex(resp, "id", &id) && id != NULL) {
+		if (!json_object_is_type(id, json_type_int) ||
+		    json_object_get_int(id) != 1)
+			abort();
+	} else if (!json_object_object_get_ex(resp, "error", NULL) ||
+	    status != 400)
+		abort();
+	if (json_object_object_get_ex(resp, "error", &e)) {
+		if (!json_object_object_get_ex(e, "code", &v) ||
+		    !json_object_is_type(v, json_type_int) ||
+		    !json_object_object_get_ex(e, "message", &v) ||
+		    !json_object_is_type(v, json_type_string))
+			abort();
+	} else if (status != 200 || !json_object_is_type(v, json_type_object) ||
+	    !json_object_object_get_ex(v, "resultType", &e) ||
+	    !json_object_is_type(e, json_type_string))
+		abort();
+	free(m.out);
+	return resp;
+}
+
+/* The error code of a response, or 0 for a result. */
+static int
+code(struct json_object *resp)
+{
+	struct json_object	*e, *c;
+
+	if (!json_object_object_get_ex(resp, "error", &e) ||
+	    !json_object_object_get_ex(e, "code", &c))
+		return 0;
+	return json_object_get_int(c);
+}
+
+/* The string member k of o, or NULL. */
+static const char *
+str(struct json_object *o, const char *k)
+{
+	struct json_object	*v;
+
+	if (!json_object_object_get_ex(o, k, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* What a genuine state of this call binds: its arguments and mounts. */
+static char	 want_args[65], want_mount[65];
+
+/* Open a token with the server's first key; the plaintext or NULL. */
+static struct json_object *
+open_token(struct wymcp_server *srv, const char *tok)
+{
+	unsigned char		 bin[4096], pt[4096];
+	unsigned long long	 ptlen;
+	size_t			 binlen;
+
+	if (sodium_base642bin(bin, sizeof(bin), tok, strlen(tok), NULL,
+	    &binlen, NULL, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+	    binlen < 5 + 24 + 16 ||
+	    crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
+	    bin + 29, binlen - 29, bin, 5, bin + 5, srv->keys[0].key) != 0)
+		return NULL;
+	return wymcp__parse((const char *)pt, (size_t)ptlen);
+}
+
+static struct wymcp_server *
+server(void)
+{
+	static struct wymcp_server	*srv;
+	struct json_object		*r, *r2, *pt;
+	const char			*st, *s;
+
+	if (srv != NULL)
+		return srv;
+	if ((srv = wymcp_server_new()) == NULL ||
+	    wymcp_server_add_module(srv, &mod) != WYMCP_OK) {
+		fprintf(stderr, "fuzz_state: %s\n", wymcp_server_errmsg(srv));
+		abort();
+	}
+	wymcp_server_set_log(srv, drop, NULL, WYMCP_LOG_DEBUG);
+	/* Learn the bindings from a genuine state, and check it opens. */
+	r = serve(srv, FIRST, NULL, 0);
+	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==
+	    NULL || (pt = open_token(srv, st)) == NULL)
+		abort();
+	if ((s = str(pt, "a")) == NULL || strlen(s) != 64)
+		abort();
+	memcpy(want_args, s, 65);
+	if ((s = str(pt, "s")) == NULL || strlen(s) != 64)
+		abort();
+	memcpy(want_mount, s, 65);
+	json_object_put(pt);
+	r2 = serve(srv, SECOND, st, strlen(st));
+	if (code(r2) != 0 || strcmp(str(json_object_object_get(r2, "result"),
+	    "resultType"), "complete") != 0)
+		abort();
+	json_object_put(r2);
+	json_object_put(r);
+	entered = past_first = 0;
+	return srv;
+}
+
+/* Seal `pt` with the server's first key; a token to free, or NULL. */
+static char *
+seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
+{
+	unsigned char		*bin;
+	unsigned long long	 clen;
+	size_t			 binlen = 5 + 24 + ptlen + 16, toklen;
+	char			*tok;
+
+	if ((bin = malloc(binlen)) == NULL)
+		return NULL;
+	bin[0] = 1;
+	memcpy(bin + 1, srv->keys[0].id, 4);
+	memset(bin + 5, 0x5a, 24);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + 29, &clen, pt, ptlen,
+	    bin, 5, NULL, bin + 5, srv->keys[0].key);
+	toklen = sodium_base64_encoded_len(binlen,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	if ((tok = malloc(toklen)) != NULL)
+		sodium_bin2base64(tok, toklen, bin, binlen,
+		    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+	free(bin);
+	return tok;
+}
+
+/* Is member k of o JSON null? */
+static int
+is_null(struct json_object *o, const char *k)
+{
+	struct json_object	*v;
+
+	return json_object_object_get_ex(o, k, &v) && v == NULL;
+}
+
+/*
+ * Does the plaintext bind this very call, unexpired at `now`?  As
+ * seal.c's bindings, written out independently.  *expiry is its "e",
+ * *first whether it carries an answer "elicit-1".
+ */
+static int
+binds(const uint8_t *pt, size_t len, time_t now, int64_t *expiry,
+    int *first)
+{
+	struct json_object	*p, *v, *r;
+	const char		*s;
+	int			 ok;
+
+	*first = 0;
+	*expiry = 0;
+	if ((p = wymcp__parse((const char *)pt, len)) == NULL)
+		return 0;
+	ok = json_object_is_type(p, json_type_object) &&
+	    json_object_object_get_ex(p, "e", &v) &&
+	    json_object_is_type(v, json_type_int) &&
+	    (*expiry = json_object_get_int64(v)) >= (int64_t)now &&
+	    is_null(p, "p") &&
+	    (s = str(p, "m")) != NULL && strcmp(s, "tools/call") == 0 &&
+	    (s = str(p, "n")) != NULL && strcmp(s, "ask") == 0 &&
+	    (s = str(p, "a")) != NULL && strcmp(s, want_args) == 0 &&
+	    (s = str(p, "s")) != NULL && strcmp(s, want_mount) == 0 &&
+	    json_object_object_get_ex(p, "r", &r) &&
+	    json_object_is_type(r, json_type_object);
+	if (ok)
+		*first = json_object_object_get_ex(r, "elicit-1", NULL);
+	json_object_put(p);
+	return ok;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct wymcp_server	*srv = server();
+	struct json_object	*resp;
+	char			*tok;
+	time_t			 now;
+	int64_t			 expiry;
+	int			 c, ok, first;
+
+	if (size > INPUT_MAX)
+		return 0;
+	entered = past_first = 0;
+	if (size == 0 || data[0] != '\0') {
+		/* Forged: it can never open, and the tool never runs. */
+		resp = serve(srv, SECOND, (const char *)data, size);
+		c = code(resp);
+		if ((c != -32602 && c != -32700) || entered != 0 ||
+		    past_first != 0)
+			abort();
+		json_object_put(resp);
+		return 0;
+	}
+
+	/* Authentic: sealed here, from the plaintext the fuzzer wrote. */
+	if ((tok = seal(srv, data + 1, size - 1)) == NULL)
+		return 0;
+	now = time(NULL);
+	ok = binds(data + 1, size - 1, now, &expiry, &first);
+	resp = serve(srv, SECOND, tok, strlen(tok));
+	c = code(resp);
+	/* Any wrong binding: one -32602, and the tool never ran. */
+	if (!ok && (c != -32602 || entered != 0))
+		abort();
+	/* Past the first question only with every binding and the answer. */
+	if (past_first != 0 && (!ok || !first))
+		abort();
+	/* A state binding this call, well within its time, opens. */
+	if (ok && expiry > (int64_t)now + 1 && entered == 0)
+		abort();
+	json_object_put(resp);
+	free(tok);
+	return 0;
+}
