@@ -74,6 +74,8 @@ discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 
 	if ((res = json_object_new_object()) == NULL)
 		goto nomem;
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("complete"));
 	vers = json_object_new_array();
 	json_object_array_add(vers,
 	    json_object_new_string(WYMCP_PROTOCOL_VERSION));
@@ -111,6 +113,8 @@ tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		wymcp__reply_result(ctx, r, NULL);
 		return;
 	}
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("complete"));
 	arr = json_object_new_array_ext((int)ctx->ntools);
 	for (i = 0; i < ctx->ntools; i++)
 		json_object_array_add(arr,
