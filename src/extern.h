@@ -195,6 +195,7 @@ const char *wymcp__status_text(int status);
 /* rpc.c: JSON-RPC 2.0 envelope and MCP _meta rules. */
 struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
+int	 wymcp__json_range(const char *buf, size_t len);
 int	 wymcp__envelope(struct json_object *msg, struct json_object **id,
 	    const char **method, const char **why);
 int	 wymcp__meta(struct json_object *params, struct json_object **meta,

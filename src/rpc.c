@@ -10,78 +10,206 @@
 #include "config.h"
 #endif
 
-#include <math.h>
+#include <ctype.h>
 #include <string.h>
 
 #include "extern.h"
 
 /*
- * Is `s' a number by the JSON grammar (RFC 8259 section 6)?
- * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * A strict RFC 8259 syntax check, one pass over the bytes, before json-c
+ * builds anything: json-c 0.16 accepts single-quoted strings, raw
+ * control characters in strings, NaN, Infinity and "1." even with
+ * JSON_TOKENER_STRICT, keeps the text of doubles to write it back, and
+ * saturates integers beyond 64 bits (an id would come back changed).
+ * Returns 0, -1 for a syntax error, -2 for an integer out of range.
+ * UTF-8 is checked separately.
  */
-static int
-number_ok(const char *s)
+#define SCAN_DEPTH	64
+
+/* Skip JSON white space. */
+static size_t
+ws(const char *p, size_t i, size_t len)
 {
-	if (*s == '-')
-		s++;
-	if (*s == '0')
-		s++;
-	else if (*s >= '1' && *s <= '9')
-		while (*s >= '0' && *s <= '9')
-			s++;
-	else
-		return 0;
-	if (*s == '.') {
-		if (*++s < '0' || *s > '9')
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (*s == 'e' || *s == 'E') {
-		if (*++s == '+' || *s == '-')
-			s++;
-		if (*s < '0' || *s > '9')
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return *s == '\0';
+	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n' ||
+	    p[i] == '\r'))
+		i++;
+	return i;
 }
 
-/*
- * json-c accepts NaN, Infinity and "1." even in strict mode, and keeps
- * the text of a parsed double to write it back out.  Returns 1 when
- * every number in the tree is a finite JSON number.
- */
-static int
-finite_tree(struct json_object *o)
+/* A string starting at p[i] == '"'; returns the index after it or 0. */
+static size_t
+scan_string(const char *p, size_t i, size_t len)
 {
-	size_t	 i, n;
+	size_t	 k;
 
-	switch (json_object_get_type(o)) {
-	case json_type_double:
-		if (!isfinite(json_object_get_double(o)))
+	for (i++; i < len; i++) {
+		if (p[i] == '"')
+			return i + 1;
+		if ((unsigned char)p[i] < 0x20)
 			return 0;
-		/* The literal json-c kept, when it kept one. */
-		return json_object_get_userdata(o) == NULL ||
-		    number_ok(json_object_get_userdata(o));
-	case json_type_array:
-		n = json_object_array_length(o);
-		for (i = 0; i < n; i++)
-			if (!finite_tree(json_object_array_get_idx(o, i)))
-				return 0;
-		return 1;
-	case json_type_object: {
-		json_object_object_foreach(o, k, v) {
-			(void)k;
-			if (!finite_tree(v))
-				return 0;
+		if (p[i] != '\\')
+			continue;
+		if (++i >= len)
+			return 0;
+		switch (p[i]) {
+		case '"': case '\\': case '/': case 'b': case 'f':
+		case 'n': case 'r': case 't':
+			break;
+		case 'u':
+			for (k = 1; k <= 4; k++)
+				if (i + k >= len ||
+				    !isxdigit((unsigned char)p[i + k]))
+					return 0;
+			i += 4;
+			break;
+		default:
+			return 0;
 		}
-		return 1;
 	}
+	return 0;
+}
+
+/* Does the integer literal [s, s+n) fit json-c's int64/uint64? */
+static int
+int_fits(const char *s, size_t n)
+{
+	static const char	 maxneg[] = "9223372036854775808";
+	static const char	 maxpos[] = "18446744073709551615";
+	const char		*lim = maxpos;
+
+	if (*s == '-') {
+		s++;
+		n--;
+		lim = maxneg;
+	}
+	if (n != strlen(lim))
+		return n < strlen(lim);
+	return memcmp(s, lim, n) <= 0;
+}
+
+/* A number at p[i]; returns the index after it, 0 on error, and sets
+ * *range when an integer does not fit. */
+static size_t
+scan_number(const char *p, size_t i, size_t len, int *range)
+{
+	size_t	 start = i;
+	int	 isint = 1;
+
+	if (i < len && p[i] == '-')
+		i++;
+	if (i < len && p[i] == '0')
+		i++;
+	else if (i < len && p[i] >= '1' && p[i] <= '9')
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	else
+		return 0;
+	if (i < len && p[i] == '.') {
+		isint = 0;
+		if (++i >= len || p[i] < '0' || p[i] > '9')
+			return 0;
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	}
+	if (i < len && (p[i] == 'e' || p[i] == 'E')) {
+		isint = 0;
+		if (++i < len && (p[i] == '+' || p[i] == '-'))
+			i++;
+		if (i >= len || p[i] < '0' || p[i] > '9')
+			return 0;
+		while (i < len && p[i] >= '0' && p[i] <= '9')
+			i++;
+	}
+	if (isint && !int_fits(p + start, i - start))
+		*range = 1;
+	return i;
+}
+
+static int
+json_strict(const char *p, size_t len)
+{
+	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
+	size_t	 i = 0, n;
+	int	 depth = 0, range = 0;
+
+	/* Expect a value at p[i]. */
+value:
+	i = ws(p, i, len);
+	if (i >= len)
+		return -1;
+	switch (p[i]) {
+	case '{':
+	case '[':
+		if (depth == SCAN_DEPTH)
+			return -1;
+		stack[depth++] = p[i];
+		i = ws(p, i + 1, len);
+		if (i < len && p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+			depth--;
+			i++;
+			goto after;
+		}
+		if (stack[depth - 1] == '{')
+			goto key;
+		goto value;
+	case '"':
+		if ((n = scan_string(p, i, len)) == 0)
+			return -1;
+		i = n;
+		goto after;
+	case 't':
+		n = 4;
+		if (len - i < n || memcmp(p + i, "true", n) != 0)
+			return -1;
+		i += n;
+		goto after;
+	case 'f':
+		n = 5;
+		if (len - i < n || memcmp(p + i, "false", n) != 0)
+			return -1;
+		i += n;
+		goto after;
+	case 'n':
+		n = 4;
+		if (len - i < n || memcmp(p + i, "null", n) != 0)
+			return -1;
+		i += n;
+		goto after;
 	default:
-		return 1;
+		if ((n = scan_number(p, i, len, &range)) == 0)
+			return -1;
+		i = n;
+		goto after;
 	}
+	/* Expect a member name and a colon, then a value. */
+key:
+	i = ws(p, i, len);
+	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len)) == 0)
+		return -1;
+	i = ws(p, n, len);
+	if (i >= len || p[i] != ':')
+		return -1;
+	i++;
+	goto value;
+	/* After a value: a separator, a close, or the end. */
+after:
+	i = ws(p, i, len);
+	if (depth == 0)
+		return i == len ? (range ? -2 : 0) : -1;
+	if (i >= len)
+		return -1;
+	if (p[i] == ',') {
+		i++;
+		if (stack[depth - 1] == '{')
+			goto key;
+		goto value;
+	}
+	if (p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+		depth--;
+		i++;
+		goto after;
+	}
+	return -1;
 }
 
 /*
@@ -98,7 +226,7 @@ wymcp__parse(const char *buf, size_t len)
 	size_t			 off;
 
 	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
-	    !wymcp__utf8_valid(buf, len))
+	    !wymcp__utf8_valid(buf, len) || json_strict(buf, len) != 0)
 		return NULL;
 	if ((tok = json_tokener_new()) == NULL)
 		return NULL;
@@ -132,11 +260,18 @@ wymcp__parse(const char *buf, size_t len)
 		}
 out:
 	json_tokener_free(tok);
-	if (obj != NULL && !finite_tree(obj)) {
-		json_object_put(obj);
-		obj = NULL;
-	}
 	return obj;
+}
+
+/*
+ * Why wymcp__parse() refused valid-looking input: 1 when the text is
+ * well-formed JSON that json-c cannot hold exactly (an integer beyond
+ * 64 bits), else 0.
+ */
+int
+wymcp__json_range(const char *buf, size_t len)
+{
+	return json_strict(buf, len) == -2;
 }
 
 /* 1 when the text is the JSON literal null, white space aside. */

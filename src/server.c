@@ -70,7 +70,8 @@ fail(struct wymcp_ctx *ctx, struct wymcp__reply *r, int status, int code,
 
 /*
  * Read the body into the server's reusable buffer.  Returns 0 with
- * *len, 1 when it is larger than the limit (413), -1 on I/O error.
+ * *len, 1 when it is larger than the limit (413), 2 when
+ * CONTENT_LENGTH is not a number (400), -1 on I/O error.
  */
 static int
 read_body(struct wymcp_server *srv, const struct wymcp_io *io,
@@ -84,8 +85,8 @@ read_body(struct wymcp_server *srv, const struct wymcp_io *io,
 	if (clen != NULL && *clen != '\0') {
 		errno = 0;
 		cl = strtoull(clen, &end, 10);
-		if (*end != '\0' || errno != 0 || *clen == '-')
-			return 1;
+		if (*end != '\0' || errno != 0 || *clen < '0' || *clen > '9')
+			return 2;
 		if (cl > srv->max_body)
 			return 1;
 	}
@@ -109,7 +110,7 @@ read_body(struct wymcp_server *srv, const struct wymcp_io *io,
 			srv->readbufsz = cap;
 		}
 		n = io->read(io->arg, srv->readbuf + got,
-		    srv->readbufsz - got);
+		    (want < srv->readbufsz ? want : srv->readbufsz) - got);
 		if (n < 0)
 			return -1;
 		if (n == 0)
@@ -118,7 +119,8 @@ read_body(struct wymcp_server *srv, const struct wymcp_io *io,
 	}
 	if (got > srv->max_body)
 		return 1;
-	srv->readbuf[got] = '\0';
+	if (srv->readbuf != NULL)	/* NULL: nothing read yet, ever */
+		srv->readbuf[got] = '\0';
 	*len = got;
 	return 0;
 }
@@ -272,13 +274,21 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 			wymcp__ctx_free(&ctx);
 			return WYMCP_ERR_IO;
 		}
-		fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
-		    "Payload too large", NULL);
+		if (n == 2)
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: bad CONTENT_LENGTH", NULL);
+		else
+			fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
+			    "Payload too large", NULL);
 	} else if ((ctx.msg = wymcp__parse(srv->readbuf, len)) == NULL) {
 		if (wymcp__is_null(srv->readbuf, len))
 			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 			    "Invalid Request: not a JSON-RPC request object",
 			    NULL);
+		else if (wymcp__json_range(srv->readbuf, len))
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: an integer is beyond the 64-bit "
+			    "range", NULL);
 		else
 			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
 			    "Parse error: Invalid JSON", NULL);

@@ -1,0 +1,587 @@
+/* check_module.c - the module loader, tool registration, server config */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+
+#include "extern.h"
+#include "harness.h"
+
+static struct wymcp_server	*srv;
+
+static void
+setup(void)
+{
+	srv = wymcp_server_new();
+	ck_assert_ptr_nonnull(srv);
+}
+
+static void
+teardown(void)
+{
+	wymcp_server_free(srv);
+	srv = NULL;
+}
+
+static void
+module_path(char *buf, size_t sz, const char *rel)
+{
+	const char	*top;
+
+	if ((top = getenv("top_builddir")) == NULL || *top == '\0')
+		top = ".";
+	snprintf(buf, sz, "%s/%s", top, rel);
+}
+
+/* The registered tool names, joined by ' '. */
+static const char *
+names(void)
+{
+	static char	 buf[2048];
+	size_t		 i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < srv->ntools && off < sizeof(buf); i++)
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+		    i > 0 ? " " : "", srv->tools[i].def->name);
+	return buf;
+}
+
+/* The names tools/list answers with, joined by ' '. */
+static const char *
+listed(void)
+{
+	static char		 buf[2048];
+	struct h_resp		 r;
+	struct json_object	*arr, *res, *n;
+	size_t			 i, off = 0;
+
+	ck_assert_int_eq(h_call(srv, "tools/list", NULL, NULL, NULL, &r),
+	    WYMCP_OK);
+	res = h_result(&r);
+	ck_assert_ptr_nonnull(res);
+	ck_assert(json_object_object_get_ex(res, "tools", &arr));
+	buf[0] = '\0';
+	for (i = 0; i < json_object_array_length(arr) && off < sizeof(buf);
+	    i++) {
+		json_object_object_get_ex(json_object_array_get_idx(arr, i),
+		    "name", &n);
+		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
+		    i > 0 ? " " : "", json_object_get_string(n));
+	}
+	h_free(&r);
+	return buf;
+}
+
+static void
+expect_errmsg(const char *part)
+{
+	ck_assert_msg(strstr(wymcp_server_errmsg(srv), part) != NULL,
+	    "errmsg '%s' lacks '%s'", wymcp_server_errmsg(srv), part);
+}
+
+static enum wymcp_err
+noop(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return WYMCP_OK;
+}
+
+#define MOD(var, nm, tab)						\
+	static const struct wymcp_module var = {			\
+		WYMCP_ABI_VERSION, sizeof(struct wymcp_module), nm, tab }
+
+/* A good module registered by most tests. */
+static const struct wymcp_tool good_tools[] = {
+	{ .name = "good", .description = "g", .run = noop },
+	{ .name = "good.two-3_x", .description = "g2", .run = noop },
+	{ .name = NULL }
+};
+MOD(good_mod, "good", good_tools);
+
+/*
+ * Register a module whose first tool is fine and whose second is `bad`;
+ * expect `want` and nothing registered.
+ */
+static void
+reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
+{
+	struct wymcp_tool	 tab[3];
+	struct wymcp_module	 mod = { WYMCP_ABI_VERSION,
+	    sizeof(struct wymcp_module), "badmod", tab };
+	size_t			 before = srv->ntools, nmods = srv->nmods;
+
+	memset(tab, 0, sizeof(tab));
+	tab[0].name = "first_ok";
+	tab[0].description = "fine";
+	tab[0].run = noop;
+	tab[1] = *bad;
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), want);
+	if (part != NULL)
+		expect_errmsg(part);
+	ck_assert_uint_eq(srv->ntools, before);
+	ck_assert_uint_eq(srv->nmods, nmods);
+	ck_assert_ptr_null(strstr(listed(), "first_ok"));
+}
+
+START_TEST(load_testmod)
+{
+	char	 path[1024];
+
+	module_path(path, sizeof(path), "t/unit/.libs/testmod.so");
+	ck_assert_msg(wymcp_server_load_module(srv, path) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_str_eq(names(), "ok_text fails returns_inval nomem "
+	    "needs_sampling needs_elicit_url structured_ok structured_bad "
+	    "all_content defer_probe args_echo");
+	ck_assert_uint_eq(srv->nmods, 1);
+	ck_assert_str_eq(srv->mods[0].path, path);
+	ck_assert_ptr_nonnull(srv->mods[0].handle);
+	ck_assert_str_eq(srv->mods[0].mod->name, "testmod");
+	/* Parsed once at load time. */
+	ck_assert_ptr_nonnull(srv->tools[0].listing);
+	ck_assert_ptr_nonnull(srv->tools[0].input);
+	ck_assert_ptr_null(srv->tools[0].reqcaps);
+	ck_assert_ptr_nonnull(srv->tools[4].reqcaps);
+	ck_assert_str_eq(srv->tools[4].module, "testmod");
+}
+END_TEST
+
+START_TEST(load_bundled_modules)
+{
+	char	 path[1024];
+
+	module_path(path, sizeof(path), "tools/.libs/whoami.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	module_path(path, sizeof(path), "tools/.libs/help.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	module_path(path, sizeof(path), "tools/.libs/echo.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	ck_assert_str_eq(names(), "whoami help echo");
+	ck_assert_str_eq(listed(), "whoami help echo");
+}
+END_TEST
+
+START_TEST(load_same_module_twice_is_dup)
+{
+	char	 path[1024];
+
+	module_path(path, sizeof(path), "tools/.libs/echo.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_ERR_DUP);
+	expect_errmsg("echo");
+	expect_errmsg("already registered");
+	ck_assert_uint_eq(srv->nmods, 1);
+	ck_assert_str_eq(names(), "echo");
+}
+END_TEST
+
+START_TEST(load_missing_file_is_module_error)
+{
+	ck_assert_int_eq(wymcp_server_load_module(srv,
+	    "/nonexistent/dir/nosuch-module.so"), WYMCP_ERR_MODULE);
+	expect_errmsg("nosuch-module.so");
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+}
+END_TEST
+
+START_TEST(load_without_symbol_is_module_error)
+{
+	static const char *const libs[] = { "libm.so.6",
+	    "/lib/x86_64-linux-gnu/libm.so.6", "/usr/lib64/libm.so.6",
+	    "/lib64/libm.so.6" };
+	const char	*lib = NULL;
+	void		*h;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(libs) / sizeof(libs[0]) && lib == NULL; i++)
+		if ((h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL)) != NULL) {
+			lib = libs[i];
+			dlclose(h);
+		}
+	ck_assert_ptr_nonnull(lib);
+	ck_assert_int_eq(wymcp_server_load_module(srv, lib),
+	    WYMCP_ERR_MODULE);
+	expect_errmsg("WYMCP_MODULE");
+	expect_errmsg(lib);
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+}
+END_TEST
+
+START_TEST(load_not_a_shared_object_is_module_error)
+{
+	char	 path[] = "/tmp/wymcp-check-module-XXXXXX";
+	int	 fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "not ELF\n", 8), 8);
+	close(fd);
+	ck_assert_int_eq(wymcp_server_load_module(srv, path),
+	    WYMCP_ERR_MODULE);
+	unlink(path);
+	ck_assert_uint_eq(srv->nmods, 0);
+}
+END_TEST
+
+START_TEST(load_null_arguments_are_inval)
+{
+	ck_assert_int_eq(wymcp_server_load_module(NULL, "x.so"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_load_module(srv, NULL),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_add_module(NULL, &good_mod),
+	    WYMCP_ERR_INVAL);
+}
+END_TEST
+
+START_TEST(add_static_module)
+{
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_str_eq(names(), "good good.two-3_x");
+	ck_assert_str_eq(listed(), "good good.two-3_x");
+	ck_assert_ptr_null(srv->mods[0].handle);
+	ck_assert_ptr_null(srv->mods[0].path);
+}
+END_TEST
+
+START_TEST(add_empty_module)
+{
+	static const struct wymcp_tool none[] = { { .name = NULL } };
+	MOD(empty, "empty", none);
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &empty), WYMCP_OK);
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 1);
+}
+END_TEST
+
+START_TEST(tool_name_rules)
+{
+	char	 name[200];
+
+	ck_assert_int_eq(wymcp__tool_name_ok("a"), 1);
+	ck_assert_int_eq(wymcp__tool_name_ok("A-z_0.9"), 1);
+	ck_assert_int_eq(wymcp__tool_name_ok(""), 0);
+	ck_assert_int_eq(wymcp__tool_name_ok("has space"), 0);
+	ck_assert_int_eq(wymcp__tool_name_ok("a/b"), 0);
+	ck_assert_int_eq(wymcp__tool_name_ok("caf\xc3\xa9"), 0);
+	memset(name, 'n', 128);
+	name[128] = '\0';
+	ck_assert_int_eq(wymcp__tool_name_ok(name), 1);
+	name[128] = 'n';
+	name[129] = '\0';
+	ck_assert_int_eq(wymcp__tool_name_ok(name), 0);
+}
+END_TEST
+
+START_TEST(bad_name_rejected_atomically)
+{
+	static char		 longname[130];
+	struct wymcp_tool	 t = { .description = "d", .run = noop };
+	struct wymcp_tool	 tab[2];
+	struct wymcp_module	 mod = { WYMCP_ABI_VERSION,
+	    sizeof(struct wymcp_module), "long", tab };
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	t.name = "has space";
+	reject(&t, WYMCP_ERR_INVAL, "has space");
+	memset(longname, 'x', 129);
+	t.name = longname;
+	reject(&t, WYMCP_ERR_INVAL, "1 to 128");
+	t.name = "";
+	reject(&t, WYMCP_ERR_INVAL, NULL);
+	t.name = "tab\there";
+	reject(&t, WYMCP_ERR_INVAL, NULL);
+	/* 128 is fine. */
+	longname[128] = '\0';
+	t.name = longname;
+	memset(tab, 0, sizeof(tab));
+	tab[0] = t;
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	ck_assert_uint_eq(srv->ntools, 3);
+}
+END_TEST
+
+START_TEST(missing_description_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "nodesc", .run = noop };
+
+	reject(&t, WYMCP_ERR_INVAL, "description");
+	t.description = "";
+	reject(&t, WYMCP_ERR_INVAL, "description");
+}
+END_TEST
+
+START_TEST(missing_run_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "norun", .description = "d" };
+
+	reject(&t, WYMCP_ERR_INVAL, "run");
+}
+END_TEST
+
+START_TEST(invalid_schema_json_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "badjson", .description = "d",
+	    .run = noop };
+
+	t.input_schema = "{\"type\":\"object\"";
+	reject(&t, WYMCP_ERR_SCHEMA, "not valid JSON");
+	t.input_schema = "";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+	t.input_schema = "{\"type\":\"object\"} x";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+}
+END_TEST
+
+START_TEST(schema_not_object_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "notobj", .description = "d",
+	    .run = noop };
+
+	t.input_schema = "[]";
+	reject(&t, WYMCP_ERR_SCHEMA, "must be a JSON object");
+	t.input_schema = "true";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+	t.input_schema = "\"object\"";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+}
+END_TEST
+
+START_TEST(schema_root_type_not_object_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "roottype", .description = "d",
+	    .run = noop };
+
+	t.input_schema = "{\"type\":\"string\"}";
+	reject(&t, WYMCP_ERR_SCHEMA, "roottype");
+	t.input_schema = "{}";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+	t.input_schema = "{\"type\":[\"object\",\"null\"]}";
+	reject(&t, WYMCP_ERR_SCHEMA, "input_schema");
+}
+END_TEST
+
+START_TEST(other_json_members_rejected_atomically)
+{
+	struct wymcp_tool	 t = { .name = "members", .description = "d",
+	    .run = noop };
+
+	t.annotations = "[]";
+	reject(&t, WYMCP_ERR_SCHEMA, "annotations");
+	t.annotations = "{";
+	reject(&t, WYMCP_ERR_SCHEMA, "annotations");
+	t.annotations = NULL;
+	t.output_schema = "7";
+	reject(&t, WYMCP_ERR_SCHEMA, "output_schema");
+	t.output_schema = NULL;
+	t.required_caps = "[\"sampling\"]";
+	reject(&t, WYMCP_ERR_SCHEMA, "required_caps");
+	t.required_caps = "{sampling:{}}";
+	reject(&t, WYMCP_ERR_SCHEMA, "required_caps");
+}
+END_TEST
+
+START_TEST(duplicate_within_module_is_dup)
+{
+	static const struct wymcp_tool tab[] = {
+		{ .name = "a", .description = "d", .run = noop },
+		{ .name = "b", .description = "d", .run = noop },
+		{ .name = "a", .description = "again", .run = noop },
+		{ .name = NULL }
+	};
+	MOD(mod, "twice", tab);
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
+	expect_errmsg("twice");
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+	ck_assert_str_eq(listed(), "");
+}
+END_TEST
+
+START_TEST(duplicate_across_modules_is_dup)
+{
+	static const struct wymcp_tool tab[] = {
+		{ .name = "other", .description = "d", .run = noop },
+		{ .name = "good", .description = "again", .run = noop },
+		{ .name = NULL }
+	};
+	MOD(mod, "second", tab);
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
+	expect_errmsg("good");
+	ck_assert_str_eq(names(), "good good.two-3_x");
+	ck_assert_str_eq(listed(), "good good.two-3_x");
+	ck_assert_uint_eq(srv->nmods, 1);
+}
+END_TEST
+
+START_TEST(wrong_abi_rejected)
+{
+	static const struct wymcp_module abi = { WYMCP_ABI_VERSION + 1,
+	    sizeof(struct wymcp_module), "abi", good_tools };
+	static const struct wymcp_module size = { WYMCP_ABI_VERSION,
+	    sizeof(struct wymcp_module) - 1, "size", good_tools };
+	static const struct wymcp_module noname = { WYMCP_ABI_VERSION,
+	    sizeof(struct wymcp_module), NULL, good_tools };
+	static const struct wymcp_module notools = { WYMCP_ABI_VERSION,
+	    sizeof(struct wymcp_module), "notools", NULL };
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
+	expect_errmsg("ABI");
+	ck_assert_int_eq(wymcp_server_add_module(srv, &size),
+	    WYMCP_ERR_MODULE);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &noname),
+	    WYMCP_ERR_MODULE);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &notools),
+	    WYMCP_ERR_MODULE);
+	ck_assert_int_eq(wymcp_server_add_module(srv, NULL),
+	    WYMCP_ERR_MODULE);
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+}
+END_TEST
+
+START_TEST(good_module_after_failures)
+{
+	struct wymcp_tool	 t = { .name = "x y", .description = "d",
+	    .run = noop };
+
+	reject(&t, WYMCP_ERR_INVAL, NULL);
+	t.name = "good";
+	t.input_schema = "[]";
+	reject(&t, WYMCP_ERR_SCHEMA, NULL);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_str_eq(listed(), "good good.two-3_x");
+}
+END_TEST
+
+START_TEST(allow_origin_validation)
+{
+	ck_assert_int_eq(wymcp_server_allow_origin(srv,
+	    "https://mcp.example.com/mcp"), WYMCP_ERR_INVAL);
+	expect_errmsg("no path");
+	ck_assert_int_eq(wymcp_server_allow_origin(srv,
+	    "https://mcp.example.com/"), WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "https://"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "https://[::1"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, ""),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, NULL),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "a b"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "caf\xc3\xa9"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "a\tb"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_allow_origin(NULL, "a"),
+	    WYMCP_ERR_INVAL);
+	ck_assert_uint_eq(srv->norigins, 0);
+}
+END_TEST
+
+START_TEST(allow_origin_forms)
+{
+	ck_assert_int_eq(wymcp_server_allow_origin(srv,
+	    "https://MCP.Example.com:8443"), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "Bare.Example"),
+	    WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "http://[::2]:80"),
+	    WYMCP_OK);
+	ck_assert_uint_eq(srv->norigins, 3);
+	ck_assert_str_eq(srv->origins[0].origin,
+	    "https://MCP.Example.com:8443");
+	ck_assert_str_eq(srv->origins[0].host, "mcp.example.com");
+	ck_assert_ptr_null(srv->origins[1].origin);
+	ck_assert_str_eq(srv->origins[1].host, "bare.example");
+	ck_assert_str_eq(srv->origins[2].host, "[::2]");
+	ck_assert_int_eq(wymcp__host_allowed(srv, "[::2]:80", NULL), 1);
+	ck_assert_int_eq(wymcp__origin_allowed(srv,
+	    "https://mcp.example.com:8443", NULL), 1);
+}
+END_TEST
+
+START_TEST(server_config_null_safe)
+{
+	ck_assert_str_eq(wymcp_server_errmsg(NULL), "no server");
+	ck_assert_ptr_nonnull(wymcp_server_errmsg(srv));
+	wymcp_server_set_max_body(NULL, 10);
+	wymcp_server_set_log(NULL, NULL, NULL, 7);
+	wymcp_server_free(NULL);
+	wymcp_server_set_max_body(srv, 10);
+	ck_assert_uint_eq(srv->max_body, 10);
+}
+END_TEST
+
+static Suite *
+module_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("module");
+	tc = tcase_create("load");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, load_testmod);
+	tcase_add_test(tc, load_bundled_modules);
+	tcase_add_test(tc, load_same_module_twice_is_dup);
+	tcase_add_test(tc, load_missing_file_is_module_error);
+	tcase_add_test(tc, load_without_symbol_is_module_error);
+	tcase_add_test(tc, load_not_a_shared_object_is_module_error);
+	tcase_add_test(tc, load_null_arguments_are_inval);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("register");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, add_static_module);
+	tcase_add_test(tc, add_empty_module);
+	tcase_add_test(tc, tool_name_rules);
+	tcase_add_test(tc, bad_name_rejected_atomically);
+	tcase_add_test(tc, missing_description_rejected_atomically);
+	tcase_add_test(tc, missing_run_rejected_atomically);
+	tcase_add_test(tc, invalid_schema_json_rejected_atomically);
+	tcase_add_test(tc, schema_not_object_rejected_atomically);
+	tcase_add_test(tc, schema_root_type_not_object_rejected_atomically);
+	tcase_add_test(tc, other_json_members_rejected_atomically);
+	tcase_add_test(tc, duplicate_within_module_is_dup);
+	tcase_add_test(tc, duplicate_across_modules_is_dup);
+	tcase_add_test(tc, wrong_abi_rejected);
+	tcase_add_test(tc, good_module_after_failures);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("server");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, allow_origin_validation);
+	tcase_add_test(tc, allow_origin_forms);
+	tcase_add_test(tc, server_config_null_safe);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 nfailed;
+
+	sr = srunner_create(module_suite());
+	srunner_run_all(sr, CK_ENV);
+	nfailed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
