@@ -200,3 +200,99 @@ wymcp_result_error(struct wymcp_result *res, const char *fmt, ...)
 		wymcp_result_add(res, t);
 	return WYMCP_ERR_TOOL;
 }
+
+/* Put the result's own references (a cleanup hook). */
+static void
+result_free(void *arg)
+{
+	struct wymcp_result	*res = arg;
+
+	json_object_put(res->content);
+	json_object_put(res->structured);
+}
+
+/* A new, empty result owned by the request; NULL on failure. */
+struct wymcp_result *
+wymcp__result_new(struct wymcp_ctx *ctx)
+{
+	struct wymcp_result	*res;
+
+	if ((res = wymcp_alloc(ctx, sizeof(*res))) == NULL ||
+	    (res->content = json_object_new_array()) == NULL)
+		return NULL;
+	res->ctx = ctx;
+	if (wymcp_defer(ctx, result_free, res) != WYMCP_OK) {
+		json_object_put(res->content);
+		return NULL;
+	}
+	return res;
+}
+
+/*
+ * After a tool returned `rc': a failure without content gets the error
+ * sentence, and a structured result without content its serialization
+ * as a text block (server/tools.mdx "Structured Content").
+ */
+void
+wymcp__result_finish(struct wymcp_result *res, enum wymcp_err rc)
+{
+	if (rc != WYMCP_OK) {
+		res->is_error = 1;
+		if (json_object_array_length(res->content) == 0)
+			wymcp_result_add(res, wymcp_text(res->ctx,
+			    wymcp_strerror(rc)));
+	}
+	if (res->structured != NULL &&
+	    json_object_array_length(res->content) == 0)
+		wymcp_result_add(res, wymcp_json(res->ctx, res->structured));
+}
+
+/* The CallToolResult of a finished result (new object); NULL on failure. */
+struct json_object *
+wymcp__call_result(struct wymcp_result *res)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "resultType",
+	    json_object_new_string("complete"));
+	json_object_object_add(o, "content", json_object_get(res->content));
+	if (res->structured != NULL)
+		json_object_object_add(o, "structuredContent",
+		    json_object_get(res->structured));
+	if (res->is_error)
+		json_object_object_add(o, "isError",
+		    json_object_new_boolean(1));
+	return o;
+}
+
+/* What tool_body() needs: the run boundary takes one pointer. */
+struct tool_body {
+	const struct wymcp_tool	*def;
+	struct json_object	*args;
+	struct wymcp_result	*res;
+};
+
+/* Run a tool's body (inside wymcp__run()). */
+static enum wymcp_err
+tool_body(struct wymcp_ctx *ctx, void *arg)
+{
+	struct tool_body	*tb = arg;
+
+	return tb->def->run(ctx, tb->args, tb->res);
+}
+
+/* Run one round of a tool inside the boundary (wymcp__run()). */
+enum wymcp__outcome
+wymcp__run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *def,
+    struct json_object *args, struct wymcp_result *res,
+    struct wymcp__run *run, enum wymcp_err *rc)
+{
+	struct tool_body	 tb;
+
+	tb.def = def;
+	tb.args = args;
+	tb.res = res;
+	return wymcp__run(ctx, run, tool_body, &tb, rc);
+}

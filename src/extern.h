@@ -145,6 +145,9 @@ enum wymcp__outcome {
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
+enum wymcp__outcome wymcp__run_tool(struct wymcp_ctx *,
+	    const struct wymcp_tool *, struct json_object *,
+	    struct wymcp_result *, struct wymcp__run *, enum wymcp_err *);
 int	 wymcp__responses_ok(struct json_object *);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
 
@@ -166,6 +169,11 @@ struct wymcp_result {
 	struct json_object	*structured;	/* or NULL */
 	int			 is_error;
 };
+
+/* content.c: results. */
+struct wymcp_result *wymcp__result_new(struct wymcp_ctx *);
+void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
+struct json_object *wymcp__call_result(struct wymcp_result *);
 
 /* ctx.c: context construction from the CGI params. */
 const char *wymcp__env(char *const *env, const char *name);

@@ -124,55 +124,6 @@ tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	wymcp__reply_result(ctx, r, res);
 }
 
-/* Finish a tool's result into a CallToolResult; NULL on failure. */
-static struct json_object *
-call_result(struct wymcp_result *res)
-{
-	struct json_object	*o;
-
-	if (res->structured != NULL &&
-	    json_object_array_length(res->content) == 0)
-		wymcp_result_add(res, wymcp_json(res->ctx, res->structured));
-	if ((o = json_object_new_object()) == NULL)
-		return NULL;
-	json_object_object_add(o, "resultType",
-	    json_object_new_string("complete"));
-	json_object_object_add(o, "content", json_object_get(res->content));
-	if (res->structured != NULL)
-		json_object_object_add(o, "structuredContent",
-		    json_object_get(res->structured));
-	if (res->is_error)
-		json_object_object_add(o, "isError",
-		    json_object_new_boolean(1));
-	return o;
-}
-
-/* Put the result's own references (a cleanup hook). */
-static void
-result_free(void *arg)
-{
-	struct wymcp_result	*res = arg;
-
-	json_object_put(res->content);
-	json_object_put(res->structured);
-}
-
-/* What tool_body() needs: the run boundary takes one pointer. */
-struct tool_body {
-	const struct wymcp_tool	*def;
-	struct json_object	*args;
-	struct wymcp_result	*res;
-};
-
-/* Run a tool's body (inside wymcp__run()). */
-static enum wymcp_err
-tool_body(struct wymcp_ctx *ctx, void *arg)
-{
-	struct tool_body	*tb = arg;
-
-	return tb->def->run(ctx, tb->args, tb->res);
-}
-
 /*
  * The answers this round carries: the sealed requestState's (earlier
  * rounds), with this round's inputResponses merged over them
@@ -262,7 +213,6 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	const char		*name;
 	char			 why[256], *msg;
 	struct wymcp__run	 run;
-	struct tool_body	 tb;
 	enum wymcp_err		 rc;
 	int			 m;
 
@@ -319,18 +269,9 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (answers(ctx, r) != 0)
 		return;
 
-	if ((res = wymcp_alloc(ctx, sizeof(*res))) == NULL ||
-	    (res->content = json_object_new_array()) == NULL)
+	if ((res = wymcp__result_new(ctx)) == NULL)
 		goto nomem;
-	res->ctx = ctx;
-	if (wymcp_defer(ctx, result_free, res) != WYMCP_OK) {
-		json_object_put(res->content);
-		goto nomem;
-	}
-	tb.def = t->def;
-	tb.args = args;
-	tb.res = res;
-	switch (wymcp__run(ctx, &run, tool_body, &tb, &rc)) {
+	switch (wymcp__run_tool(ctx, t->def, args, res, &run, &rc)) {
 	case WYMCP__RUN_INPUT:
 		input_required(ctx, r, &run);
 		return;
@@ -343,14 +284,11 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	if (rc == WYMCP_ERR_NOMEM)
 		goto nomem;
-	if (rc != WYMCP_OK) {
-		res->is_error = 1;
-		if (json_object_array_length(res->content) == 0)
-			wymcp_result_add(res, wymcp_text(ctx,
-			    wymcp_strerror(rc)));
+	wymcp__result_finish(res, rc);
+	if (rc != WYMCP_OK)
 		wymcp__log(ctx->srv, ctx, WYMCP_LOG_INFO, "tool %s: %s",
 		    name, wymcp_strerror(rc));
-	} else if (t->def->output_schema != NULL) {
+	else if (t->def->output_schema != NULL) {
 		json_object_object_get_ex(t->listing, "outputSchema", &v);
 		if (res->structured == NULL ||
 		    wymcp__schema_validate(v, res->structured, why,
@@ -365,7 +303,7 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 			return;
 		}
 	}
-	wymcp__reply_result(ctx, r, call_result(res));
+	wymcp__reply_result(ctx, r, wymcp__call_result(res));
 	return;
 nomem:
 	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");

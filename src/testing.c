@@ -118,31 +118,6 @@ wymcp_testing_answer(struct wymcp_ctx *ctx, const char *key,
 	return WYMCP_OK;
 }
 
-/* What the boundary runs. */
-struct body {
-	const struct wymcp_tool	*tool;
-	struct json_object	*args;
-	struct wymcp_result	*res;
-};
-
-static enum wymcp_err
-body(struct wymcp_ctx *ctx, void *arg)
-{
-	struct body	*b = arg;
-
-	return b->tool->run(ctx, b->args, b->res);
-}
-
-/* Put a result's references (cleanup hook). */
-static void
-result_free(void *arg)
-{
-	struct wymcp_result	*res = arg;
-
-	json_object_put(res->content);
-	json_object_put(res->structured);
-}
-
 /* Fill the question fields from the first pending input request. */
 static void
 question(struct wymcp_testing_round *r, struct json_object *pending)
@@ -170,22 +145,21 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 {
 	struct json_object	*schema, *o, *t;
 	struct wymcp_result	*res;
+	struct json_object	*args;
 	struct wymcp__run	 run;
-	struct body		 b;
 	char			 why[256];
 
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || tool == NULL || tool->run == NULL || r == NULL)
 		return WYMCP_ERR_INVAL;
-	b.tool = tool;
-	if ((b.args = json_in(ctx, args_json != NULL ? args_json : "{}",
+	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
 	    json_type_object)) == NULL)
 		return WYMCP_ERR_INVAL;
 	/* The arguments are checked as on the wire. */
 	schema = tool->input_schema == NULL ? NULL :
 	    json_in(ctx, tool->input_schema, json_type_object);
-	if (schema != NULL && wymcp__schema_validate(schema, b.args, why,
+	if (schema != NULL && wymcp__schema_validate(schema, args, why,
 	    sizeof(why)) != 1) {
 		r->kind = WYMCP_TESTING_INVALID;
 		r->rc = WYMCP_ERR_INVAL;
@@ -194,17 +168,10 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 		return WYMCP_OK;
 	}
 	ctx->call_name = tool->name;
-	ctx->call_args = b.args;
-	if ((res = wymcp_alloc(ctx, sizeof(*res))) == NULL ||
-	    (res->content = json_object_new_array()) == NULL)
+	ctx->call_args = args;
+	if ((res = wymcp__result_new(ctx)) == NULL)
 		return WYMCP_ERR_NOMEM;
-	res->ctx = ctx;
-	if (wymcp_defer(ctx, result_free, res) != WYMCP_OK) {
-		json_object_put(res->content);
-		return WYMCP_ERR_NOMEM;
-	}
-	b.res = res;
-	switch (wymcp__run(ctx, &run, body, &b, &r->rc)) {
+	switch (wymcp__run_tool(ctx, tool, args, res, &run, &r->rc)) {
 	case WYMCP__RUN_INPUT:
 		r->kind = WYMCP_TESTING_INPUT_REQUIRED;
 		question(r, run.pending);
@@ -217,25 +184,10 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 		break;
 	}
 	r->kind = WYMCP_TESTING_COMPLETE;
-	/* A failure with no content reads as on the wire (methods.c). */
-	if (r->rc != WYMCP_OK) {
-		res->is_error = 1;
-		if (json_object_array_length(res->content) == 0)
-			wymcp_result_add(res, wymcp_text(ctx,
-			    wymcp_strerror(r->rc)));
-	}
-	if (res->structured != NULL &&
-	    json_object_array_length(res->content) == 0)
-		wymcp_result_add(res, wymcp_json(ctx, res->structured));
-	if ((o = wymcp_own(ctx, json_object_new_object())) == NULL)
+	/* The result reads as on the wire (methods.c). */
+	wymcp__result_finish(res, r->rc);
+	if ((o = wymcp_own(ctx, wymcp__call_result(res))) == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(o, "content", json_object_get(res->content));
-	if (res->structured != NULL)
-		json_object_object_add(o, "structuredContent",
-		    json_object_get(res->structured));
-	if (res->is_error)
-		json_object_object_add(o, "isError",
-		    json_object_new_boolean(1));
 	r->result = o;
 	r->is_error = res->is_error;
 	if (json_object_array_length(res->content) > 0 &&
