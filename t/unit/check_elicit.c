@@ -358,10 +358,13 @@ static void
 asking_hook(void *arg)
 {
 	struct wymcp_ctx	*ctx = arg;
-	struct json_object	*a;
+	struct json_object	*a = (struct json_object *)1;
+	enum wymcp_err		 rc;
 
 	g.deferred++;
-	record(wymcp_elicit(ctx, "From a hook?", NAME_SCHEMA, &a), a);
+	/* Two statements: the order of argument evaluation is unspecified. */
+	rc = wymcp_elicit(ctx, "From a hook?", NAME_SCHEMA, &a);
+	record(rc, a);
 }
 
 static enum wymcp_err
