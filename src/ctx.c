@@ -41,6 +41,7 @@ wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
 	wymcp__arena_init(&ctx->arena);
 	ctx->srv = srv;
 	ctx->env = env;
+	ctx->loglevel = -1;
 }
 
 /* Release everything the request owns (cleanup hooks run first). */
@@ -157,6 +158,8 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 	size_t		 i, n = 0;
 	int		 found;
 
+	if (ctx->tools != NULL)
+		return WYMCP_OK;	/* built already */
 	list = wymcp__env(ctx->env, "WYMCP_TOOLS");
 	ctx->tools = wymcp__arena_alloc(&ctx->arena,
 	    (srv->ntools ? srv->ntools : 1) * sizeof(*ctx->tools));

@@ -8,6 +8,7 @@
 #define WYMCP_EXTERN_H
 
 #include <setjmp.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
 
@@ -63,6 +64,32 @@ struct wymcp__tool {
 	struct json_object	*input;		/* parsed inputSchema */
 	struct json_object	*reqcaps;	/* parsed required caps or NULL */
 	unsigned char		 digest[32];	/* of the listing: mount set id */
+	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
+	size_t			 nxparams;
+};
+
+/*
+ * xheader.c: an argument mirrored in an Mcp-Param-<Name> header
+ * (x-mcp-header, basic/transports/streamable-http.mdx "Custom Headers").
+ */
+struct wymcp__xparam {
+	char		**path;		/* property names from the root */
+	size_t		 npath;
+	char		*header;	/* the x-mcp-header value */
+	char		*param;		/* HTTP_MCP_PARAM_<NAME>, as CGI */
+	int		 type;		/* json_type_string/int/boolean */
+};
+
+/* resource.c, prompt.c: registered resources, templates and prompts. */
+struct wymcp__resource {
+	const struct wymcp_resource *def;
+	const struct wymcp_module *mod;
+	struct json_object	*listing;	/* Resource/ResourceTemplate */
+};
+struct wymcp__prompt {
+	const struct wymcp_prompt *def;
+	const struct wymcp_module *mod;
+	struct json_object	*listing;	/* Prompt object */
 };
 
 /* A loaded module. */
@@ -83,6 +110,14 @@ struct wymcp_server {
 	size_t			 ntools;
 	struct wymcp__module	*mods;
 	size_t			 nmods;
+	struct wymcp__resource	*resources;	/* fixed URIs */
+	size_t			 nresources;
+	struct wymcp__resource	*templates;	/* URI templates */
+	size_t			 ntemplates;
+	struct wymcp__prompt	*prompts;
+	size_t			 nprompts;
+	size_t			 ncompleters;	/* modules with complete() */
+	size_t			 page_size;	/* list page size */
 	struct wymcp__origin	*origins;
 	size_t			 norigins;
 	size_t			 max_body;
@@ -119,6 +154,14 @@ struct wymcp_ctx {
 	struct wymcp__run	*run;		/* the open run, or NULL */
 	const char		*call_name;	/* tools/call name (sealing) */
 	struct json_object	*call_args;	/* its arguments (sealing) */
+	/* stream.c: the response as it goes out. */
+	const struct wymcp_io	*io;		/* where the response goes */
+	int			 streaming;	/* SSE headers are out */
+	int			 cancelled;	/* the client went away */
+	struct json_object	*progress_token; /* _meta.progressToken */
+	double			 last_progress;	/* must increase */
+	int			 have_progress;	/* one was sent */
+	int			 loglevel;	/* _meta logLevel, -1 none */
 };
 
 /*
@@ -233,11 +276,41 @@ void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 void	 wymcp__reply_result(struct wymcp_ctx *, struct wymcp__reply *,
 	    struct json_object *result);
 
+/* resource.c, prompt.c: the methods. */
+void	 wymcp__resources_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__templates_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__resources_read(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__prompts_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__prompts_get(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__complete(struct wymcp_ctx *, struct wymcp__reply *);
+/* Registration of a module's resources, templates and prompts. */
+enum wymcp_err wymcp__module_extras(struct wymcp_server *,
+	    const struct wymcp_module *);
+
+/* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
+void	 wymcp__stream_init(struct wymcp_ctx *);
+int	 wymcp__notify(struct wymcp_ctx *, const char *method,
+	    struct json_object *params);
+enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
+	    struct json_object *body);
+
+/* xheader.c: x-mcp-header at load time and Mcp-Param-* per request. */
+enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,
+	    struct wymcp__tool *);
+void	 wymcp__xparams_free(struct wymcp__tool *);
+const char *wymcp__xparams_check(struct wymcp_ctx *,
+	    const struct wymcp__tool *, struct json_object *args);
+
 /* schema.c: the JSON Schema subset used to check tool arguments. */
 int	 wymcp__schema_validate(struct json_object *schema,
 	    struct json_object *instance, char *err, size_t errlen);
 int	 wymcp__schema_check(struct json_object *schema, char *err,
 	    size_t errlen);
+
+/* Does a module (built against an older header) have `field`? */
+#define WYMCP__HAS(mod, field)						\
+	((mod)->size >= offsetof(struct wymcp_module, field) +		\
+	    sizeof((mod)->field))
 
 /* module.c: registration. */
 int	 wymcp__tool_name_ok(const char *);

@@ -80,8 +80,25 @@ discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	json_object_array_add(vers,
 	    json_object_new_string(WYMCP_PROTOCOL_VERSION));
 	json_object_object_add(res, "supportedVersions", vers);
+	/*
+	 * What this server offers (server/discover.mdx): no listChanged and
+	 * no subscribe, since subscriptions/listen is not served (README).
+	 * logging: tools' wymcp_log() lines reach clients that ask with
+	 * _meta logLevel.
+	 */
 	caps = json_object_new_object();
 	json_object_object_add(caps, "tools", json_object_new_object());
+	if (ctx->srv->nresources > 0 || ctx->srv->ntemplates > 0)
+		json_object_object_add(caps, "resources",
+		    json_object_new_object());
+	if (ctx->srv->nprompts > 0)
+		json_object_object_add(caps, "prompts",
+		    json_object_new_object());
+	if (ctx->srv->nprompts > 0 || ctx->srv->ntemplates > 0 ||
+	    ctx->srv->ncompleters > 0)
+		json_object_object_add(caps, "completions",
+		    json_object_new_object());
+	json_object_object_add(caps, "logging", json_object_new_object());
 	json_object_object_add(res, "capabilities", caps);
 	cache_hints(res, 0);
 	wymcp__reply_result(ctx, r, res);
@@ -317,9 +334,15 @@ nomem:
  * they get 404 and -32601 like any unknown method.
  */
 static const struct wymcp__method methods[] = {
-	{ "server/discover",	NULL,	discover },
-	{ "tools/call",		"name",	tools_call },
-	{ "tools/list",		NULL,	tools_list },
+	{ "completion/complete",	NULL,	wymcp__complete },
+	{ "prompts/get",		"name",	wymcp__prompts_get },
+	{ "prompts/list",		NULL,	wymcp__prompts_list },
+	{ "resources/list",		NULL,	wymcp__resources_list },
+	{ "resources/read",		"uri",	wymcp__resources_read },
+	{ "resources/templates/list",	NULL,	wymcp__templates_list },
+	{ "server/discover",		NULL,	discover },
+	{ "tools/call",			"name",	tools_call },
+	{ "tools/list",			NULL,	tools_list },
 };
 
 const struct wymcp__method *

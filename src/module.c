@@ -61,6 +61,7 @@ fail:
 static void
 tool_clear(struct wymcp__tool *t)
 {
+	wymcp__xparams_free(t);
 	json_object_put(t->listing);
 	json_object_put(t->input);
 	json_object_put(t->reqcaps);
@@ -211,6 +212,10 @@ tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		t->listing = NULL;
 		goto fail;
 	}
+	if ((rc = wymcp__xparams_compile(srv, t)) != WYMCP_OK) {
+		t->listing = NULL;
+		goto fail;
+	}
 	t->def = def;
 	t->module = mod->name;
 	t->input = in;
@@ -238,14 +243,16 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	size_t			 n, i, k;
 	enum wymcp_err		 rc;
 
+	/* A module built against 0.1 ends after `tools'. */
 	if (mod == NULL || mod->abi != WYMCP_ABI_VERSION ||
-	    mod->size < sizeof(struct wymcp_module) || mod->name == NULL ||
-	    mod->tools == NULL) {
+	    !WYMCP__HAS(mod, tools) || mod->name == NULL || (mod->tools ==
+	    NULL && (!WYMCP__HAS(mod, prompts) || (mod->resources == NULL &&
+	    mod->templates == NULL && mod->prompts == NULL)))) {
 		wymcp__seterr(srv, "%s: not a wymcp module of ABI %d",
 		    path != NULL ? path : "module", WYMCP_ABI_VERSION);
 		return WYMCP_ERR_MODULE;
 	}
-	for (n = 0; mod->tools[n].name != NULL; n++)
+	for (n = 0; mod->tools != NULL && mod->tools[n].name != NULL; n++)
 		continue;
 	nt = reallocarray(srv->tools, srv->ntools + n + 1, sizeof(*nt));
 	if (nt == NULL)
@@ -273,6 +280,12 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 				tool_clear(&nt[srv->ntools + i]);
 			return rc;
 		}
+	}
+	/* Resources, templates and prompts: all or nothing, like tools. */
+	if ((rc = wymcp__module_extras(srv, mod)) != WYMCP_OK) {
+		for (i = 0; i < n; i++)
+			tool_clear(&nt[srv->ntools + i]);
+		return rc;
 	}
 	nm[srv->nmods].handle = handle;
 	nm[srv->nmods].mod = mod;

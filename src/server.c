@@ -172,6 +172,34 @@ version_data(const char *requested)
 	return d;
 }
 
+/*
+ * The Mcp-Param-* check of tools/call (streamable-http.mdx "Custom
+ * Headers"), before the _meta check as the conformance suite observes.
+ * It needs the tool, hence the mount list; an unknown tool or malformed
+ * params are left to tools/call's own -32602.  NULL when fine.
+ */
+static const char *
+xparams(struct wymcp_ctx *ctx)
+{
+	const struct wymcp__tool *t;
+	struct json_object	*v, *args;
+
+	if (!json_object_is_type(ctx->params, json_type_object) ||
+	    !json_object_object_get_ex(ctx->params, "name", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	if (ctx->tools == NULL && wymcp__ctx_mount(ctx) != WYMCP_OK)
+		return "Internal error: out of memory";
+	if ((t = wymcp__ctx_find_tool(ctx, json_object_get_string(v))) ==
+	    NULL || t->nxparams == 0)
+		return NULL;
+	if (!json_object_object_get_ex(ctx->params, "arguments", &args))
+		args = NULL;
+	else if (!json_object_is_type(args, json_type_object))
+		return NULL;
+	return wymcp__xparams_check(ctx, t, args);
+}
+
 /* Everything from the parsed body to the method's reply. */
 static void
 dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
@@ -210,6 +238,12 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 			return;
 		}
 	}
+	/* Mcp-Param-* against the tool's x-mcp-header arguments. */
+	if (strcmp(ctx->method, "tools/call") == 0 &&
+	    (why = xparams(ctx)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
 	if ((code = wymcp__meta(ctx->params, &ctx->meta, &ctx->version,
 	    &ctx->caps, &why)) != 0) {
 		fail(ctx, r, 400, code, why, NULL);
@@ -231,6 +265,7 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		    why != NULL ? why : "Method not found", NULL);
 		return;
 	}
+	wymcp__stream_init(ctx);
 	m->fn(ctx, r);
 }
 
@@ -247,6 +282,7 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	if (srv == NULL || io == NULL || io->read == NULL || io->write == NULL)
 		return WYMCP_ERR_INVAL;
 	wymcp__ctx_init(&ctx, srv, io->env);
+	ctx.io = io;
 	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
 	rm = wymcp__env(io->env, "REQUEST_METHOD");
 
@@ -295,7 +331,9 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	} else
 		dispatch(&ctx, &r, &notify);
 
-	if (notify)
+	if (ctx.streaming)
+		rc = wymcp__stream_final(&ctx, r.body);
+	else if (notify)
 		rc = respond(io, 202, NULL, 0);
 	else if (r.body == NULL)
 		rc = respond(io, 500, NULL, 0);

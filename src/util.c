@@ -22,6 +22,7 @@ static const char *const errs[WYMCP_ERR__MAX] = {
 	"the request state could not be opened",	/* STATE */
 	"input/output error",				/* IO */
 	"the question waits for wymcp_input_flush()",	/* PENDING */
+	"no such resource",				/* NOTFOUND */
 };
 
 const char *

@@ -55,6 +55,7 @@ enum wymcp_err {
 	WYMCP_ERR_STATE,	/* requestState failed to open */
 	WYMCP_ERR_IO,		/* reading the request or writing failed */
 	WYMCP_ERR_PENDING,	/* question collected by a batch, unanswered */
+	WYMCP_ERR_NOTFOUND,	/* no such resource (-32602 with data.uri) */
 	WYMCP_ERR__MAX
 };
 
@@ -92,22 +93,99 @@ struct wymcp_tool {
 };
 
 /*
- * What a module exports under the symbol `wymcp_module`.  Use the
- * WYMCP_MODULE() macro, which fills abi and size.  `tools` ends with an
- * entry whose name is NULL.
+ * Resources (server/resources.mdx).  A resource has a fixed URI; a
+ * template's `uri` is an RFC 6570 URI template whose {var} (no '/') and
+ * {+var} (any characters) expressions match a requested URI; the
+ * matched, percent-decoded values are in `vars` (an object of name ->
+ * string; empty for a fixed resource).  read() adds the contents with
+ * wymcp_contents_text()/wymcp_contents_blob(); it returns
+ * WYMCP_ERR_NOTFOUND when the URI names nothing (the client gets
+ * -32602 with data.uri).  read() may ask the client (wymcp_elicit(3)).
+ */
+struct wymcp_resource_result;
+typedef enum wymcp_err (*wymcp_read_fn)(struct wymcp_ctx *ctx,
+    const char *uri, struct json_object *vars,
+    struct wymcp_resource_result *res);
+struct wymcp_resource {
+	const char	*uri;		/* URI, or URI template */
+	const char	*name;		/* required */
+	const char	*title;		/* or NULL */
+	const char	*description;	/* or NULL */
+	const char	*mime;		/* mimeType, or NULL */
+	wymcp_read_fn	 read;
+};
+
+/*
+ * Prompts (server/prompts.mdx).  get() receives the arguments (an
+ * object of name -> string; required ones are checked before) and adds
+ * messages with wymcp_prompt_message().  It may ask the client.
+ */
+struct wymcp_prompt_result;
+typedef enum wymcp_err (*wymcp_prompt_fn)(struct wymcp_ctx *ctx,
+    struct json_object *args, struct wymcp_prompt_result *res);
+struct wymcp_prompt_arg {
+	const char	*name;		/* NULL ends the list */
+	const char	*title;
+	const char	*description;
+	int		 required;
+};
+struct wymcp_prompt {
+	const char			*name;	/* NULL ends the list */
+	const char			*title;
+	const char			*description;	/* required */
+	const struct wymcp_prompt_arg	*args;	/* or NULL */
+	wymcp_prompt_fn			 get;
+};
+
+/*
+ * Completion (server/utilities/completion.mdx): suggest values for an
+ * argument of one of this module's prompts (ref_type "ref/prompt", ref
+ * its name) or resource templates ("ref/resource", ref the template or
+ * URI).  `context` is the object of arguments already chosen, or NULL.
+ * Add at most 100 values with wymcp_completion_add().
+ */
+struct wymcp_completion;
+typedef enum wymcp_err (*wymcp_complete_fn)(struct wymcp_ctx *ctx,
+    const char *ref_type, const char *ref, const char *arg,
+    const char *value, struct json_object *context,
+    struct wymcp_completion *out);
+
+/*
+ * What a module exports under the symbol `wymcp_module`.  Use
+ * WYMCP_MODULE(name, tools) for a module of tools only, or
+ * WYMCP_MODULE_DEFINE(.name = …, .tools = …, .prompts = …) with
+ * designated initializers; both fill abi and size.  Every table ends
+ * with an entry whose name (uri for resources) is NULL; a NULL table is
+ * an empty one.  Members after `tools` were added in 0.2; a module built
+ * against 0.1 (a smaller size) reads as having none of them.
  */
 struct wymcp_module {
 	unsigned int		 abi;	/* WYMCP_ABI_VERSION */
 	size_t			 size;	/* sizeof(struct wymcp_module) */
 	const char		*name;	/* module name, for logs */
 	const struct wymcp_tool	*tools;	/* NULL-name terminated */
+	const struct wymcp_resource *resources;	/* fixed URIs */
+	const struct wymcp_resource *templates;	/* URI templates */
+	const struct wymcp_prompt *prompts;
+	wymcp_complete_fn	 complete;	/* or NULL */
+	/*
+	 * Cache hints for this module's lists and reads
+	 * (server/utilities/caching.mdx): ttl_ms 0 means the default
+	 * (300000 ms), a negative value 0 ms; `private_cache` marks results
+	 * that depend on the user.  A list spanning modules takes the
+	 * smallest ttl and is private if any of its modules is.
+	 */
+	long			 ttl_ms;
+	int			 private_cache;
 };
 
 #define WYMCP_MODULE(modname, tooltab)					\
+	WYMCP_MODULE_DEFINE(.name = (modname), .tools = (tooltab))
+#define WYMCP_MODULE_DEFINE(...)					\
 	__attribute__((visibility("default")))				\
 	const struct wymcp_module wymcp_module = {			\
-		WYMCP_ABI_VERSION, sizeof(struct wymcp_module),		\
-		(modname), (tooltab) }
+		.abi = WYMCP_ABI_VERSION,				\
+		.size = sizeof(struct wymcp_module), __VA_ARGS__ }
 
 /*
  * The request context: read-only to tools except through these calls.
@@ -207,6 +285,41 @@ enum wymcp_err	 wymcp_result_structured(struct wymcp_result *,
 		    struct json_object *value);
 enum wymcp_err	 wymcp_result_error(struct wymcp_result *, const char *, ...)
 		    WYMCP_PRINTF(2, 3);
+
+/*
+ * What read(), get() and complete() return through.  Contents and
+ * messages keep their own references; everything stays owned by the
+ * request.  wymcp_prompt_message()'s role is "user" or "assistant" and
+ * its content a content block (wymcp_content(3)).
+ */
+enum wymcp_err	 wymcp_contents_text(struct wymcp_resource_result *,
+		    const char *uri, const char *mime, const char *text);
+enum wymcp_err	 wymcp_contents_blob(struct wymcp_resource_result *,
+		    const char *uri, const char *mime, const char *base64);
+enum wymcp_err	 wymcp_prompt_message(struct wymcp_prompt_result *,
+		    const char *role, struct json_object *content);
+enum wymcp_err	 wymcp_prompt_describe(struct wymcp_prompt_result *,
+		    const char *description);
+enum wymcp_err	 wymcp_completion_add(struct wymcp_completion *,
+		    const char *value);
+/* The total number of matches, when known, and whether more exist. */
+void		 wymcp_completion_total(struct wymcp_completion *,
+		    long total, int has_more);
+
+/*
+ * Progress (basic/patterns/progress.mdx).  When the request carries a
+ * progressToken, each call sends notifications/progress on the
+ * response, which becomes an SSE stream; otherwise it does nothing.
+ * `progress` must increase from call to call (WYMCP_ERR_INVAL
+ * otherwise); `total` < 0 means unknown; `message` may be NULL.
+ * wymcp_log() likewise sends notifications/message when the request
+ * carries io.modelcontextprotocol/logLevel at or below the line's
+ * priority.  Returns WYMCP_ERR_IO once the client has gone away:
+ * wymcp_cancelled() then says 1, and the tool should stop.
+ */
+enum wymcp_err	 wymcp_progress(struct wymcp_ctx *, double progress,
+		    double total, const char *message);
+int		 wymcp_cancelled(const struct wymcp_ctx *);
 
 /*
  * Asking the client: Multi Round-Trip Requests (basic/patterns/mrtr.mdx).
@@ -316,10 +429,14 @@ void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);
 #define WYMCP_MAX_BODY_DEFAULT	(1024 * 1024)
 
 /* Log priorities, as syslog(3). */
-#define WYMCP_LOG_ERR		3
-#define WYMCP_LOG_WARNING	4
-#define WYMCP_LOG_INFO		6
-#define WYMCP_LOG_DEBUG		7
+#define WYMCP_LOG_EMERG		0	/* MCP "emergency" */
+#define WYMCP_LOG_ALERT		1	/* "alert" */
+#define WYMCP_LOG_CRIT		2	/* "critical" */
+#define WYMCP_LOG_ERR		3	/* "error" */
+#define WYMCP_LOG_WARNING	4	/* "warning" */
+#define WYMCP_LOG_NOTICE	5	/* "notice" */
+#define WYMCP_LOG_INFO		6	/* "info" */
+#define WYMCP_LOG_DEBUG		7	/* "debug" */
 /*
  * The library never prints: it hands each log line (without newline) to
  * this function.  `reqid` is the request's JSON-RPC id serialized, or

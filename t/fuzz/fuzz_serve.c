@@ -119,7 +119,7 @@ static const struct wymcp_tool tools[] = {
 };
 
 static const struct wymcp_module mod = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "fuzz", tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "fuzz", .tools = tools
 };
 
 /* Log lines are formatted but dropped. */

@@ -81,7 +81,7 @@ static const struct wymcp_tool tools[] = {
 };
 
 static const struct wymcp_module mod = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "fuzzstate", tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "fuzzstate", .tools = tools
 };
 
 /* The in-memory request and response. */

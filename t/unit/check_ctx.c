@@ -28,7 +28,7 @@ static const struct wymcp_tool tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "ctxmod", tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "ctxmod", .tools = tools
 };
 
 /* Log lines the server handed out. */

@@ -968,7 +968,12 @@ START_TEST(discover_shape)
 	/* No capability the server does not have. */
 	ck_assert_ptr_null(jp(r, "capabilities", "prompts", NULL));
 	ck_assert_ptr_null(jp(r, "capabilities", "resources", NULL));
-	ck_assert_ptr_null(jp(r, "capabilities", "logging", NULL));
+	/* Tools' log lines reach clients that ask with _meta logLevel. */
+	ck_assert(json_object_is_type(jp(r, "capabilities", "logging", NULL),
+	    json_type_object));
+	/* No listChanged: subscriptions/listen is not served. */
+	ck_assert_ptr_null(jp(r, "capabilities", "tools", "listChanged",
+	    NULL));
 	/* Even an authenticated discover is public. */
 	call("server/discover", NULL, NULL, extra);
 	ck_assert_str_eq(json_object_get_string(jp(expect_result(),

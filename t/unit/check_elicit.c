@@ -539,8 +539,8 @@ static const struct wymcp_tool wire_tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module wire_mod = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "elicitmod",
-	wire_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "elicitmod",
+	.tools = wire_tools
 };
 
 /* The testing API. */

@@ -96,7 +96,7 @@ noop(struct wymcp_ctx *ctx, struct json_object *args,
 
 #define MOD(var, nm, tab)						\
 	static const struct wymcp_module var = {			\
-		WYMCP_ABI_VERSION, sizeof(struct wymcp_module), nm, tab }
+		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = nm, .tools = tab }
 
 /* A good module registered by most tests. */
 static const struct wymcp_tool good_tools[] = {
@@ -114,8 +114,8 @@ static void
 reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
 {
 	struct wymcp_tool	 tab[3];
-	struct wymcp_module	 mod = { WYMCP_ABI_VERSION,
-	    sizeof(struct wymcp_module), "badmod", tab };
+	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "badmod", .tools = tab };
 	size_t			 before = srv->ntools, nmods = srv->nmods;
 
 	memset(tab, 0, sizeof(tab));
@@ -289,8 +289,8 @@ START_TEST(bad_name_rejected_atomically)
 	static char		 longname[130];
 	struct wymcp_tool	 t = { .description = "d", .run = noop };
 	struct wymcp_tool	 tab[2];
-	struct wymcp_module	 mod = { WYMCP_ABI_VERSION,
-	    sizeof(struct wymcp_module), "long", tab };
+	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "long", .tools = tab };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
 	t.name = "has space";
@@ -430,14 +430,15 @@ END_TEST
 
 START_TEST(wrong_abi_rejected)
 {
-	static const struct wymcp_module abi = { WYMCP_ABI_VERSION + 1,
-	    sizeof(struct wymcp_module), "abi", good_tools };
-	static const struct wymcp_module size = { WYMCP_ABI_VERSION,
-	    sizeof(struct wymcp_module) - 1, "size", good_tools };
-	static const struct wymcp_module noname = { WYMCP_ABI_VERSION,
-	    sizeof(struct wymcp_module), NULL, good_tools };
-	static const struct wymcp_module notools = { WYMCP_ABI_VERSION,
-	    sizeof(struct wymcp_module), "notools", NULL };
+	static const struct wymcp_module abi = { .abi = WYMCP_ABI_VERSION + 1,
+	    .size = sizeof(struct wymcp_module), .name = "abi", .tools = good_tools };
+	static const struct wymcp_module size = { .abi = WYMCP_ABI_VERSION,
+	    .size = offsetof(struct wymcp_module, tools), .name = "size",
+	    .tools = good_tools };
+	static const struct wymcp_module noname = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = NULL, .tools = good_tools };
+	static const struct wymcp_module notools = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "notools", .tools = NULL };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
 	expect_errmsg("ABI");

@@ -91,7 +91,7 @@ static const struct wymcp_tool tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "sealmod", tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "sealmod", .tools = tools
 };
 
 static void

@@ -175,19 +175,19 @@ static const struct wymcp_tool mod_bad_tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod_a = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "a", mod_a_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "a", .tools = mod_a_tools
 };
 static const struct wymcp_module mod_b = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "b", mod_b_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "b", .tools = mod_b_tools
 };
 static const struct wymcp_module mod_dup = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "dup", mod_dup_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "dup", .tools = mod_dup_tools
 };
 static const struct wymcp_module mod_bad = {
-	WYMCP_ABI_VERSION, sizeof(struct wymcp_module), "bad", mod_bad_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "bad", .tools = mod_bad_tools
 };
 static const struct wymcp_module mod_abi = {
-	WYMCP_ABI_VERSION + 1, sizeof(struct wymcp_module), "abi", mod_a_tools
+	.abi = WYMCP_ABI_VERSION + 1, .size = sizeof(struct wymcp_module), .name = "abi", .tools = mod_a_tools
 };
 
 static struct wymcp_ctx			*ctx;
