@@ -270,6 +270,10 @@ struct wymcp__method {
 	void		(*fn)(struct wymcp_ctx *, struct wymcp__reply *);
 };
 const struct wymcp__method *wymcp__method_find(const char *);
+int	 wymcp__answers(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__input_required(struct wymcp_ctx *, struct wymcp__reply *,
+	    struct wymcp__run *);
+void	 wymcp__cache_hints(struct json_object *, int private);
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status, int code, const char *message,
 	    struct json_object *data);

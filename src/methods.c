@@ -54,8 +54,8 @@ wymcp__reply_result(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 }
 
 /* Add ttlMs and cacheScope to a cacheable result. */
-static void
-cache_hints(struct json_object *result, int private)
+void
+wymcp__cache_hints(struct json_object *result, int private)
 {
 	json_object_object_add(result, "ttlMs",
 	    json_object_new_int(WYMCP__TTL_MS));
@@ -100,7 +100,7 @@ discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		    json_object_new_object());
 	json_object_object_add(caps, "logging", json_object_new_object());
 	json_object_object_add(res, "capabilities", caps);
-	cache_hints(res, 0);
+	wymcp__cache_hints(res, 0);
 	wymcp__reply_result(ctx, r, res);
 	return;
 nomem:
@@ -137,7 +137,7 @@ tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		json_object_array_add(arr,
 		    json_object_get(ctx->tools[i]->listing));
 	json_object_object_add(res, "tools", arr);
-	cache_hints(res, ctx->principal != NULL);
+	wymcp__cache_hints(res, ctx->principal != NULL);
 	wymcp__reply_result(ctx, r, res);
 }
 
@@ -148,8 +148,8 @@ tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
  * error (-32602 for a malformed inputResponses or a requestState that
  * does not open).
  */
-static int
-answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+int
+wymcp__answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	struct json_object	*resp = NULL, *st = NULL, *merged;
 
@@ -194,8 +194,8 @@ nomem:
  * The round ended at unanswered questions: answer input_required with
  * them and a requestState sealing the answers the run read.
  */
-static void
-input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+void
+wymcp__input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
     struct wymcp__run *run)
 {
 	struct json_object	*res;
@@ -283,14 +283,14 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	ctx->call_name = name;
 	ctx->call_args = args;
-	if (answers(ctx, r) != 0)
+	if (wymcp__answers(ctx, r) != 0)
 		return;
 
 	if ((res = wymcp__result_new(ctx)) == NULL)
 		goto nomem;
 	switch (wymcp__run_tool(ctx, t->def, args, res, &run, &rc)) {
 	case WYMCP__RUN_INPUT:
-		input_required(ctx, r, &run);
+		wymcp__input_required(ctx, r, &run);
 		return;
 	case WYMCP__RUN_FAULT:
 		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
