@@ -856,7 +856,9 @@ START_TEST(removed_and_unknown_methods_are_404_32601)
 	static const char *const methods[] = { "initialize", "ping",
 	    "logging/setLevel", "resources/subscribe",
 	    "resources/unsubscribe", "tasks/list", "prompts/list",
-	    "no/such/method", "tools/List" };
+	    "no/such/method", "tools/List",
+	    /* Not served, by decision (README "subscriptions/listen"). */
+	    "subscriptions/listen" };
 	char	 want[128];
 	size_t	 i;
 
