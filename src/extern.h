@@ -85,11 +85,13 @@ struct wymcp__resource {
 	const struct wymcp_resource *def;
 	const struct wymcp_module *mod;
 	struct json_object	*listing;	/* Resource/ResourceTemplate */
+	unsigned char		 digest[32];	/* of the listing: list id */
 };
 struct wymcp__prompt {
 	const struct wymcp_prompt *def;
 	const struct wymcp_module *mod;
 	struct json_object	*listing;	/* Prompt object */
+	unsigned char		 digest[32];	/* of the listing: list id */
 };
 
 /* A loaded module. */
@@ -290,11 +292,44 @@ void	 wymcp__complete(struct wymcp_ctx *, struct wymcp__reply *);
 /* Registration of a module's resources, templates and prompts. */
 enum wymcp_err wymcp__module_extras(struct wymcp_server *,
 	    const struct wymcp_module *);
+void	 wymcp__extras_free(struct wymcp_server *);
+enum wymcp_err wymcp__prompts_prepare(struct wymcp_server *,
+	    const struct wymcp_module *, size_t *);
+void	 wymcp__prompts_free(struct wymcp_server *);
+const struct wymcp__resource *wymcp__resource_ref(
+	    const struct wymcp_server *, const char *uri, int *is_template);
+int	 wymcp__template_var(const char *tpl, const char *name);
+int	 wymcp__text_ok(const char *);
+
+/*
+ * list.c: pagination of the list methods (server/utilities/
+ * pagination.mdx) and their cache hints (server/utilities/caching.mdx).
+ * `at` gives entry i's listing object and its 32-byte digest; the
+ * digests in order are the list's identity, which cursors carry.
+ */
+struct wymcp__list {
+	const char	*kind;		/* result member: "tools", ... */
+	size_t		 n;		/* entries */
+	void		(*at)(const void *arg, size_t i,
+			    struct json_object **listing,
+			    const unsigned char **digest);
+	const void	*arg;
+	int64_t		 ttl;		/* ttlMs, the same on every page */
+	int		 private;	/* cacheScope, likewise */
+};
+void	 wymcp__list_reply(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp__list *);
+int	 wymcp__listing_digest(struct json_object *, unsigned char *);
+int64_t	 wymcp__module_ttl(const struct wymcp_module *);
+int	 wymcp__module_private(const struct wymcp_module *);
+void	 wymcp__cache_hints_ttl(struct json_object *, int64_t ttl,
+	    int private);
 
 /* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
-void	 wymcp__stream_init(struct wymcp_ctx *);
-int	 wymcp__notify(struct wymcp_ctx *, const char *method,
+int	 wymcp__stream_init(struct wymcp_ctx *);
+enum wymcp_err wymcp__notify(struct wymcp_ctx *, const char *method,
 	    struct json_object *params);
+enum wymcp_err wymcp__notify_log(struct wymcp_ctx *, int prio, char *msg);
 enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
 	    struct json_object *body);
 

@@ -107,38 +107,76 @@ nomem:
 	wymcp__reply_result(ctx, r, NULL);
 }
 
+/* Entry i of the mount list, for wymcp__list_reply(). */
+static void
+tool_at(const void *arg, size_t i, struct json_object **listing,
+    const unsigned char **digest)
+{
+	const struct wymcp__tool *const *tools = arg;
+
+	*listing = tools[i]->listing;
+	*digest = tools[i]->digest;
+}
+
 /*
- * tools/list: the mounted tools in registration order.  The mount list
- * may follow the web server's auth (WYMCP_TOOLS set per user), so an
- * authenticated request's list is private to it.
+ * Is registered tool `t` one of the `n` tools of table `tab`?  A tool's
+ * def points into its module's table, so the address tells.
+ */
+static int
+tool_of(const struct wymcp__tool *t, const struct wymcp_tool *tab, size_t n)
+{
+	uintptr_t	 p = (uintptr_t)t->def, b = (uintptr_t)tab;
+
+	return n > 0 && p >= b && p < b + n * sizeof(*tab);
+}
+
+/*
+ * tools/list: the mounted tools in registration order, a page at a time
+ * (list.c); the cursor's identity is the mount list.  The mount list may
+ * follow the web server's auth (WYMCP_TOOLS set per user), so an
+ * authenticated request's list is private to it; so is one holding a
+ * tool of a module that marks its results private.  ttlMs is the
+ * smallest of the modules whose tools are mounted.
  */
 static void
 tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
-	struct json_object	*res, *arr, *cur;
-	size_t			 i;
+	const struct wymcp_module *mod;
+	struct wymcp__list	 l;
+	int64_t			 ttl;
+	size_t			 i, k, n;
 
-	if (json_object_object_get_ex(ctx->params, "cursor", &cur)) {
-		/* Every list fits one page, so no cursor is ever issued. */
-		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
-		    "Invalid cursor", NULL);
-		return;
-	}
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
-	    wymcp__ctx_mount(ctx) != WYMCP_OK ||
-	    (res = json_object_new_object()) == NULL) {
+	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
 		wymcp__reply_result(ctx, r, NULL);
 		return;
 	}
-	json_object_object_add(res, "resultType",
-	    json_object_new_string("complete"));
-	arr = json_object_new_array_ext((int)ctx->ntools);
-	for (i = 0; i < ctx->ntools; i++)
-		json_object_array_add(arr,
-		    json_object_get(ctx->tools[i]->listing));
-	json_object_object_add(res, "tools", arr);
-	wymcp__cache_hints(res, ctx->principal != NULL);
-	wymcp__reply_result(ctx, r, res);
+	memset(&l, 0, sizeof(l));
+	l.kind = "tools";
+	l.n = ctx->ntools;
+	l.at = tool_at;
+	l.arg = ctx->tools;
+	l.ttl = -1;
+	l.private = ctx->principal != NULL;
+	for (i = 0; i < ctx->srv->nmods; i++) {
+		mod = ctx->srv->mods[i].mod;
+		for (n = 0; mod->tools != NULL && mod->tools[n].name != NULL;
+		    n++)
+			continue;
+		for (k = 0; k < ctx->ntools; k++)
+			if (tool_of(ctx->tools[k], mod->tools, n))
+				break;
+		if (k == ctx->ntools)
+			continue;
+		ttl = wymcp__module_ttl(mod);
+		if (l.ttl < 0 || ttl < l.ttl)
+			l.ttl = ttl;
+		if (wymcp__module_private(mod))
+			l.private = 1;
+	}
+	if (l.ttl < 0)
+		l.ttl = WYMCP__TTL_MS;
+	wymcp__list_reply(ctx, r, &l);
 }
 
 /*

@@ -78,6 +78,7 @@ wymcp_server_free(struct wymcp_server *srv)
 	for (i = 0; i < srv->ntools; i++)
 		tool_clear(&srv->tools[i]);
 	free(srv->tools);
+	wymcp__extras_free(srv);
 	for (i = 0; i < srv->nmods; i++) {
 		if (srv->mods[i].handle != NULL)
 			dlclose(srv->mods[i].handle);
@@ -281,12 +282,6 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 			return rc;
 		}
 	}
-	/* Resources, templates and prompts: all or nothing, like tools. */
-	if ((rc = wymcp__module_extras(srv, mod)) != WYMCP_OK) {
-		for (i = 0; i < n; i++)
-			tool_clear(&nt[srv->ntools + i]);
-		return rc;
-	}
 	nm[srv->nmods].handle = handle;
 	nm[srv->nmods].mod = mod;
 	nm[srv->nmods].path = NULL;
@@ -294,6 +289,17 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 		for (i = 0; i < n; i++)
 			tool_clear(&nt[srv->ntools + i]);
 		goto nomem;
+	}
+	/*
+	 * Resources, templates and prompts last: all or nothing, like
+	 * tools, and nothing can fail after them.
+	 */
+	if ((rc = wymcp__module_extras(srv, mod)) != WYMCP_OK) {
+		free(nm[srv->nmods].path);
+		nm[srv->nmods].path = NULL;
+		for (i = 0; i < n; i++)
+			tool_clear(&nt[srv->ntools + i]);
+		return rc;
 	}
 	srv->nmods++;
 	srv->ntools += n;

@@ -134,26 +134,30 @@ static const char *
 mirror(struct wymcp_ctx *ctx, const char *hname, const char *hval,
     const char *body, int sentinel)
 {
-	const char	*v;
+	const char	*v = NULL, *why;
 	size_t		 vlen;
 
 	if (hval == NULL)
-		return wymcp_printf(ctx, "Header mismatch: %s header is "
+		why = wymcp_printf(ctx, "Header mismatch: %s header is "
 		    "missing", hname);
-	if (!wymcp__header_chars_ok(hval))
-		return wymcp_printf(ctx, "Header mismatch: %s header has "
+	else if (!wymcp__header_chars_ok(hval))
+		why = wymcp_printf(ctx, "Header mismatch: %s header has "
 		    "invalid characters", hname);
-	if ((v = wymcp__header_trim(&ctx->arena, hval)) == NULL)
+	else if ((v = wymcp__header_trim(&ctx->arena, hval)) == NULL)
 		return "Internal error: out of memory";
-	vlen = strlen(v);
-	if (sentinel && wymcp__sentinel_decode(&ctx->arena, v, &v, &vlen))
-		return wymcp_printf(ctx, "Header mismatch: %s header has "
+	else if (vlen = strlen(v), sentinel &&
+	    wymcp__sentinel_decode(&ctx->arena, v, &v, &vlen))
+		why = wymcp_printf(ctx, "Header mismatch: %s header has "
 		    "invalid base64", hname);
-	if (body == NULL || vlen != strlen(body) || memcmp(v, body, vlen) != 0)
-		return wymcp_printf(ctx, "Header mismatch: %s header value "
+	else if (body == NULL || vlen != strlen(body) ||
+	    memcmp(v, body, vlen) != 0)
+		why = wymcp_printf(ctx, "Header mismatch: %s header value "
 		    "'%s' does not match body value '%s'", hname, v,
 		    body == NULL ? "" : body);
-	return NULL;
+	else
+		return NULL;
+	/* Out of memory for the message must not read as a match. */
+	return why != NULL ? why : "Header mismatch";
 }
 
 /* The unsupported-version error data (schema.ts). */
@@ -265,7 +269,17 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		    why != NULL ? why : "Method not found", NULL);
 		return;
 	}
-	wymcp__stream_init(ctx);
+	/*
+	 * What the response may stream (stream.c).  An unknown logLevel
+	 * is refused here, before the method runs and before anything is
+	 * written: logging.mdx "Error Handling" says SHOULD -32602 and
+	 * leaves the HTTP status open; 400 as for the other _meta faults.
+	 */
+	if (wymcp__stream_init(ctx) != 0) {
+		fail(ctx, r, 400, WYMCP__INVALID_PARAMS,
+		    "Invalid params: unknown logLevel", NULL);
+		return;
+	}
 	m->fn(ctx, r);
 }
 
@@ -331,6 +345,12 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	} else
 		dispatch(&ctx, &r, &notify);
 
+	/*
+	 * A request whose method sent a notification is an SSE stream
+	 * (stream.c): its response is the last event, or nothing when
+	 * the client went away (cancellation.mdx: MUST NOT send further
+	 * messages).  Otherwise one JSON response.
+	 */
 	if (ctx.streaming)
 		rc = wymcp__stream_final(&ctx, r.body);
 	else if (notify)

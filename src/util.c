@@ -74,17 +74,35 @@ wymcp__json(struct json_object *obj)
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/*
+ * A tool's log line: to the server's log when its priority is wanted
+ * there, and to the client as notifications/message when the request
+ * asked for it with _meta logLevel at this priority or below
+ * (server/utilities/logging.mdx; stream.c).  The two filters are
+ * independent.  What a line says is the tool author's responsibility:
+ * a client that asks for logLevel receives it, so it must not carry
+ * credentials, secrets or personal data (logging.mdx "Security").
+ */
 void
 wymcp_log(struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 {
 	char	 buf[1024];
 	va_list	 ap;
+	int	 server, client;
 
-	if (ctx == NULL || fmt == NULL || ctx->srv == NULL ||
-	    ctx->srv->logfn == NULL || prio > ctx->srv->logmax)
+	if (ctx == NULL || fmt == NULL)
+		return;
+	server = ctx->srv != NULL && ctx->srv->logfn != NULL &&
+	    prio <= ctx->srv->logmax;
+	client = ctx->loglevel >= 0 && prio <= ctx->loglevel &&
+	    !ctx->cancelled;
+	if (!server && !client)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	ctx->srv->logfn(ctx->srv->logarg, prio, ctx->idstr, buf);
+	if (server)
+		ctx->srv->logfn(ctx->srv->logarg, prio, ctx->idstr, buf);
+	if (client)
+		(void)wymcp__notify_log(ctx, prio, buf);
 }

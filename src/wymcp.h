@@ -290,7 +290,9 @@ enum wymcp_err	 wymcp_result_error(struct wymcp_result *, const char *, ...)
  * What read(), get() and complete() return through.  Contents and
  * messages keep their own references; everything stays owned by the
  * request.  wymcp_prompt_message()'s role is "user" or "assistant" and
- * its content a content block (wymcp_content(3)).
+ * its content a content block (wymcp_content(3)).  A contents entry's
+ * uri may be NULL, meaning the URI that was read; text must be UTF-8
+ * and a blob base64 (WYMCP_ERR_INVAL otherwise).
  */
 enum wymcp_err	 wymcp_contents_text(struct wymcp_resource_result *,
 		    const char *uri, const char *mime, const char *text);
@@ -423,6 +425,14 @@ void		 wymcp_server_set_state_ttl(struct wymcp_server *,
 /* Write a new key file (mode 0600), or put a new key first in one. */
 enum wymcp_err	 wymcp_state_key_generate(const char *path, char *errbuf,
 		    size_t errlen);
+
+/*
+ * How many entries a page of tools/list, resources/list,
+ * resources/templates/list and prompts/list holds (0: the default,
+ * WYMCP_PAGE_SIZE_DEFAULT).  Longer lists carry a nextCursor.
+ */
+void		 wymcp_server_set_page_size(struct wymcp_server *, size_t);
+#define WYMCP_PAGE_SIZE_DEFAULT	100
 
 /* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
 void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);

