@@ -18,18 +18,24 @@
 
 #define ASSIGN_PREFIX	"WYMCP_ASSIGN_"
 
-/* The value of CGI param `name`, or NULL. */
+/*
+ * The value of CGI param `name`, or NULL.  When the web server passes a
+ * param twice (an include and a location both set it), the last one
+ * wins, as for assigns: a location can override what an included
+ * fastcgi_params set.
+ */
 const char *
 wymcp__env(char *const *env, const char *name)
 {
-	size_t	 n = strlen(name);
+	const char	*v = NULL;
+	size_t		 n = strlen(name);
 
 	if (env == NULL)
 		return NULL;
 	for (; *env != NULL; env++)
 		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
+			v = *env + n + 1;
+	return v;
 }
 
 /* Zero the context and bind it to the server and params. */

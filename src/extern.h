@@ -21,6 +21,7 @@ enum wymcp__code {
 	WYMCP__METHOD_NOT_FOUND = -32601,
 	WYMCP__INVALID_PARAMS = -32602,
 	WYMCP__INTERNAL_ERROR = -32603,
+	WYMCP__RESOURCE_NOT_FOUND = -32002,	/* 2025-11-25 only */
 	WYMCP__HEADER_MISMATCH = -32020,
 	WYMCP__MISSING_CAPABILITY = -32021,
 	WYMCP__UNSUPPORTED_VERSION = -32022
@@ -130,6 +131,7 @@ struct wymcp_server {
 	struct wymcp__key	*keys;		/* first seals, all open */
 	size_t			 nkeys;
 	unsigned int		 state_ttl;	/* seconds */
+	int			 legacy;	/* serve 2025-11-25 clients */
 	char			*readbuf;	/* body buffer, reused */
 	size_t			 readbufsz;
 	char			 errmsg[512];	/* last failure */
@@ -148,6 +150,7 @@ struct wymcp_ctx {
 	struct json_object	*meta;		/* params._meta */
 	struct json_object	*caps;		/* clientCapabilities */
 	const char		*version;	/* protocolVersion */
+	int			 legacy;	/* a 2025-11-25 era request */
 	struct json_object	*assigns;	/* name -> string */
 	const char		*principal;	/* or NULL */
 	const struct wymcp__tool **tools;	/* mount list */
@@ -276,6 +279,7 @@ int	 wymcp__answers(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__input_required(struct wymcp_ctx *, struct wymcp__reply *,
 	    struct wymcp__run *);
 void	 wymcp__cache_hints(struct json_object *, int private);
+struct json_object *wymcp__server_caps(const struct wymcp_server *);
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status, int code, const char *message,
 	    struct json_object *data);
@@ -327,11 +331,32 @@ void	 wymcp__cache_hints_ttl(struct json_object *, int64_t ttl,
 
 /* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
 int	 wymcp__stream_init(struct wymcp_ctx *);
+int	 wymcp__log_level(const char *);
 enum wymcp_err wymcp__notify(struct wymcp_ctx *, const char *method,
 	    struct json_object *params);
 enum wymcp_err wymcp__notify_log(struct wymcp_ctx *, int prio, char *msg);
 enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
 	    struct json_object *body);
+
+/*
+ * legacy.c: the 2025-11-25 era (initialize handshake, no _meta) served
+ * from the same stateless pipeline (spec-digest section 12).
+ */
+enum wymcp__era {
+	WYMCP__ERA_MODERN,	/* 2026-07-28: the _meta pipeline */
+	WYMCP__ERA_LEGACY,	/* 2025-11-25 and older */
+	WYMCP__ERA_REFUSE	/* no era serves it: 400, -32022 */
+};
+int	 wymcp__legacy_on(const struct wymcp_ctx *);
+int	 wymcp__legacy_version(const char *);
+enum wymcp__era wymcp__era(struct wymcp_ctx *);
+void	 wymcp__era_refuse(struct wymcp_ctx *, struct wymcp__reply *);
+struct json_object *wymcp__supported_versions(const struct wymcp_ctx *);
+void	 wymcp__legacy_dispatch(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__legacy_result(struct wymcp_ctx *, struct json_object *);
+void	 wymcp__legacy_missing_caps(struct wymcp_ctx *,
+	    struct wymcp__reply *, const char *tool,
+	    struct json_object *missing);
 
 /* xheader.c: x-mcp-header at load time and Mcp-Param-* per request. */
 enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,

@@ -193,7 +193,7 @@ front_worker(struct wymcp_server *srv, int listenfd)
 		 * socket.
 		 */
 		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
-		pfd.events = POLLIN;
+		pfd.events = POLLIN | POLLRDHUP;
 		pfd.revents = 0;
 		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
 			if (errno == EINTR)
@@ -206,6 +206,16 @@ front_worker(struct wymcp_server *srv, int listenfd)
 			front_log(WYMCP_LOG_ERR, "descriptor %d is not open",
 			    pfd.fd);
 			status = 1;
+			break;
+		}
+		/*
+		 * The supervisor shut the listening socket down to stop
+		 * (prefork.c): accept(2) would only fail from now on.
+		 */
+		if (pfd.fd == listenfd &&
+		    (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
+			front_log(WYMCP_LOG_DEBUG, "the listening socket was "
+			    "shut down: stopping");
 			break;
 		}
 

@@ -41,6 +41,7 @@ struct front_opts {
 	const char	 *user;		/* --user, or NULL */
 	const char	 *group;	/* --group, or NULL */
 	int		  verbose;	/* number of -v */
+	int		  modern_only;	/* --modern-only */
 };
 
 /*
@@ -67,7 +68,7 @@ int		 front_cgi(struct wymcp_server *);
  * front_worker() on the listening socket until SIGTERM or SIGINT, then
  * drains them; returns an exit status (in the supervisor only).
  */
-int		 front_prefork(struct wymcp_server *, int listenfd,
+int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
 		    int workers);
 
 #endif /* WYMCP_FRONT_H */

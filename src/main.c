@@ -39,7 +39,8 @@ enum {
 	OPT_MAXBODY,
 	OPT_ORIGIN,
 	OPT_USER,
-	OPT_GROUP
+	OPT_GROUP,
+	OPT_MODERN
 };
 
 static const struct option longopts[] = {
@@ -52,6 +53,7 @@ static const struct option longopts[] = {
 	{ "allow-origin",	required_argument,	NULL, OPT_ORIGIN },
 	{ "user",		required_argument,	NULL, OPT_USER },
 	{ "group",		required_argument,	NULL, OPT_GROUP },
+	{ "modern-only",	no_argument,		NULL, OPT_MODERN },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -83,7 +85,7 @@ usage(FILE *f)
 	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N] [--module PATH]... [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
-	    "       [--user USER] [--group GROUP]\n"
+	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -100,6 +102,8 @@ usage(FILE *f)
 	    "  --allow-origin ORIGIN  allow an Origin or host (repeatable)\n"
 	    "  --user USER            run as USER after startup (root only)\n"
 	    "  --group GROUP          run with GROUP (default: USER's group)\n"
+	    "  --modern-only          serve MCP 2026-07-28 clients only (no\n"
+	    "                         2025-11-25 initialize handshake)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
@@ -251,6 +255,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_GROUP:
 			o->group = optarg;
+			break;
+		case OPT_MODERN:
+			o->modern_only = 1;
 			break;
 		case 'v':
 			o->verbose++;
@@ -630,6 +637,8 @@ main(int argc, char *argv[])
 	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
 	if (opts.max_body > 0)
 		wymcp_server_set_max_body(srv, opts.max_body);
+	if (opts.modern_only)
+		wymcp_server_set_legacy(srv, 0);
 	for (i = 0; i < opts.norigins; i++)
 		if (wymcp_server_allow_origin(srv, opts.origins[i]) !=
 		    WYMCP_OK)
@@ -685,7 +694,8 @@ main(int argc, char *argv[])
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd);
 		else
-			rc = front_prefork(srv, fd, opts.workers);
+			rc = front_prefork(srv, fd, opts.listen != NULL,
+			    opts.workers);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)

@@ -2,7 +2,9 @@
  * methods.c - the MCP methods wymcp answers, and their results
  *
  * MCP 2026-07-28: server/discover (server/discover.mdx), tools/list and
- * tools/call (server/tools.mdx).  Every result carries resultType and
+ * tools/call (server/tools.mdx), and the method table; resources,
+ * prompts and completion live in resource.c and prompt.c, list paging
+ * in list.c.  Every result carries resultType and
  * _meta io.modelcontextprotocol/serverInfo (basic/index.mdx "Result");
  * cacheable ones carry ttlMs and cacheScope (server/utilities/caching.mdx).
  */
@@ -25,7 +27,8 @@ wymcp__reply_error(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 
 /*
  * Reply with a result: stamps resultType "complete" unless set, and the
- * serverInfo _meta.  Takes ownership of `result`.
+ * serverInfo _meta.  A legacy (2025-11-25) request's result is reshaped
+ * instead (legacy.c).  Takes ownership of `result`.
  */
 void
 wymcp__reply_result(struct wymcp_ctx *ctx, struct wymcp__reply *r,
@@ -36,6 +39,12 @@ wymcp__reply_result(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	if (result == NULL) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 		    "Internal error: out of memory", NULL);
+		return;
+	}
+	if (ctx->legacy) {
+		wymcp__legacy_result(ctx, result);
+		r->status = 200;
+		r->body = wymcp__response(ctx->id, result);
 		return;
 	}
 	if (!json_object_object_get_ex(result, "resultType", NULL))
@@ -64,42 +73,53 @@ wymcp__cache_hints(struct json_object *result, int private)
 }
 
 /*
+ * What this server offers (server/discover.mdx; the same object is the
+ * legacy initialize's capabilities): no listChanged and no subscribe,
+ * since subscriptions/listen is not served and no stream is ever held
+ * (README).  logging: tools' wymcp_log() lines reach clients that ask
+ * with _meta logLevel (and legacy clients, from info up).  A new
+ * object, NULL when out of memory.
+ */
+struct json_object *
+wymcp__server_caps(const struct wymcp_server *srv)
+{
+	struct json_object	*caps;
+
+	if ((caps = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(caps, "tools", json_object_new_object());
+	if (srv->nresources > 0 || srv->ntemplates > 0)
+		json_object_object_add(caps, "resources",
+		    json_object_new_object());
+	if (srv->nprompts > 0)
+		json_object_object_add(caps, "prompts",
+		    json_object_new_object());
+	if (srv->nprompts > 0 || srv->ntemplates > 0 || srv->ncompleters > 0)
+		json_object_object_add(caps, "completions",
+		    json_object_new_object());
+	json_object_object_add(caps, "logging", json_object_new_object());
+	return caps;
+}
+
+/*
  * server/discover: the versions and capabilities of this server.  The
  * answer is the same for every client, so it is publicly cacheable.
+ * supportedVersions names the legacy versions too when their era is
+ * on (legacy.c): a client reaches those with initialize.
  */
 static void
 discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
-	struct json_object	*res, *vers, *caps;
+	struct json_object	*res;
 
 	if ((res = json_object_new_object()) == NULL)
 		goto nomem;
 	json_object_object_add(res, "resultType",
 	    json_object_new_string("complete"));
-	vers = json_object_new_array();
-	json_object_array_add(vers,
-	    json_object_new_string(WYMCP_PROTOCOL_VERSION));
-	json_object_object_add(res, "supportedVersions", vers);
-	/*
-	 * What this server offers (server/discover.mdx): no listChanged and
-	 * no subscribe, since subscriptions/listen is not served (README).
-	 * logging: tools' wymcp_log() lines reach clients that ask with
-	 * _meta logLevel.
-	 */
-	caps = json_object_new_object();
-	json_object_object_add(caps, "tools", json_object_new_object());
-	if (ctx->srv->nresources > 0 || ctx->srv->ntemplates > 0)
-		json_object_object_add(caps, "resources",
-		    json_object_new_object());
-	if (ctx->srv->nprompts > 0)
-		json_object_object_add(caps, "prompts",
-		    json_object_new_object());
-	if (ctx->srv->nprompts > 0 || ctx->srv->ntemplates > 0 ||
-	    ctx->srv->ncompleters > 0)
-		json_object_object_add(caps, "completions",
-		    json_object_new_object());
-	json_object_object_add(caps, "logging", json_object_new_object());
-	json_object_object_add(res, "capabilities", caps);
+	json_object_object_add(res, "supportedVersions",
+	    wymcp__supported_versions(ctx));
+	json_object_object_add(res, "capabilities",
+	    wymcp__server_caps(ctx->srv));
 	wymcp__cache_hints(res, 0);
 	wymcp__reply_result(ctx, r, res);
 	return;
@@ -239,6 +259,13 @@ wymcp__input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	struct json_object	*res;
 	const char		*tok;
 
+	/* Never to a legacy client (it has no capabilities: elicit.c). */
+	if (ctx->legacy) {
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: a 2025-11-25 client cannot be asked",
+		    NULL);
+		return;
+	}
 	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
 	    (res = json_object_new_object()) == NULL) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
@@ -295,6 +322,10 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	if ((m = wymcp__caps_missing(t->reqcaps, ctx->caps, &missing)) < 0)
 		goto nomem;
+	if (m > 0 && ctx->legacy) {
+		wymcp__legacy_missing_caps(ctx, r, name, missing);
+		return;
+	}
 	if (m > 0) {
 		data = json_object_new_object();
 		json_object_object_add(data, "requiredCapabilities", missing);
@@ -369,7 +400,8 @@ nomem:
 /*
  * The method table.  Methods removed in 2026-07-28 (initialize, ping,
  * logging/setLevel, resources/subscribe, ...) are simply absent, so
- * they get 404 and -32601 like any unknown method.
+ * they get 404 and -32601 like any unknown method; the legacy era has
+ * them (legacy.c).
  */
 static const struct wymcp__method methods[] = {
 	{ "completion/complete",	NULL,	wymcp__complete },

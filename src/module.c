@@ -40,6 +40,7 @@ wymcp_server_new(void)
 	srv->max_body = WYMCP_MAX_BODY_DEFAULT;
 	srv->logmax = -1;
 	srv->state_ttl = WYMCP_STATE_TTL_DEFAULT;
+	srv->legacy = 1;
 	if (wymcp__keys_random(srv))
 		goto fail;
 	if ((srv->result_meta = json_object_new_object()) == NULL ||

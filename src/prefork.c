@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <err.h>
@@ -329,7 +330,7 @@ drain_tick(struct pool *p, long long now)
  * worker, waits for all of them and returns 0.
  */
 int
-front_prefork(struct wymcp_server *srv, int listenfd, int workers)
+front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers)
 {
 	struct pool		 p;
 	struct sigaction	 sa, osa[4];
@@ -384,6 +385,17 @@ front_prefork(struct wymcp_server *srv, int listenfd, int workers)
 			for (i = 0; i < p.nw; i++)
 				if (p.w[i].pid != -1 && !p.w[i].draining)
 					retire(&p.w[i], now);
+			/*
+			 * A socket we made (--listen) stops taking new
+			 * connections now, so the web server sees a refused
+			 * connect and tries another host instead of queueing
+			 * requests that would be reset when we exit.  A socket
+			 * handed to us (systemd, spawn-fcgi) outlives us: its
+			 * owner keeps queueing for the next process.
+			 */
+			if (owned && shutdown(p.listenfd, SHUT_RD) == -1)
+				front_log(WYMCP_LOG_INFO, "shutdown: %s",
+				    strerror(errno));
 		}
 		if (got_hup) {
 			got_hup = 0;

@@ -796,7 +796,8 @@ read_body(struct wymcp_ctx *ctx, void *arg)
 
 /*
  * "Resource not found": -32602 with data.uri, never an empty contents
- * (server/resources.mdx "Error Handling").
+ * (server/resources.mdx "Error Handling"); -32002 for a 2025-11-25
+ * client, whose revision has that code for it.
  */
 static void
 not_found(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *uri)
@@ -806,7 +807,8 @@ not_found(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *uri)
 	if ((data = json_object_new_object()) != NULL)
 		json_object_object_add(data, "uri",
 		    json_object_new_string(uri));
-	wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+	wymcp__reply_error(ctx, r, 200, ctx->legacy ?
+	    WYMCP__RESOURCE_NOT_FOUND : WYMCP__INVALID_PARAMS,
 	    "Resource not found", data);
 }
 

@@ -7,6 +7,10 @@
  * envelope (-32600), notifications (202), Mcp-Method and Mcp-Name
  * (-32020), _meta (-32602), MCP-Protocol-Version (-32020), version
  * (-32022), method lookup (-32601, 404), then the method itself.
+ *
+ * After the envelope, the era (legacy.c): a request without the modern
+ * _meta may be a 2025-11-25 client's, served by wymcp__legacy_dispatch()
+ * without the header and _meta checks.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -160,17 +164,19 @@ mirror(struct wymcp_ctx *ctx, const char *hname, const char *hval,
 	return why != NULL ? why : "Header mismatch";
 }
 
-/* The unsupported-version error data (schema.ts). */
+/*
+ * The unsupported-version error data (schema.ts): every supported
+ * version, as server/discover lists them.
+ */
 static struct json_object *
-version_data(const char *requested)
+version_data(const struct wymcp_ctx *ctx, const char *requested)
 {
-	struct json_object	*d, *s;
+	struct json_object	*d;
 
 	if ((d = json_object_new_object()) == NULL)
 		return NULL;
-	s = json_object_new_array();
-	json_object_array_add(s, json_object_new_string(WYMCP_PROTOCOL_VERSION));
-	json_object_object_add(d, "supported", s);
+	json_object_object_add(d, "supported",
+	    wymcp__supported_versions(ctx));
 	json_object_object_add(d, "requested",
 	    json_object_new_string(requested));
 	return d;
@@ -225,6 +231,16 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		return;
 	}
 	json_object_object_get_ex(ctx->msg, "params", &ctx->params);
+	switch (wymcp__era(ctx)) {
+	case WYMCP__ERA_LEGACY:
+		wymcp__legacy_dispatch(ctx, r);
+		return;
+	case WYMCP__ERA_REFUSE:
+		wymcp__era_refuse(ctx, r);
+		return;
+	case WYMCP__ERA_MODERN:
+		break;
+	}
 	if ((why = mirror(ctx, "Mcp-Method", wymcp__env(ctx->env,
 	    "HTTP_MCP_METHOD"), ctx->method, 0)) != NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
@@ -260,7 +276,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 	}
 	if (strcmp(ctx->version, WYMCP_PROTOCOL_VERSION) != 0) {
 		fail(ctx, r, 400, WYMCP__UNSUPPORTED_VERSION,
-		    "Unsupported protocol version", version_data(ctx->version));
+		    "Unsupported protocol version",
+		    version_data(ctx, ctx->version));
 		return;
 	}
 	if (m == NULL) {

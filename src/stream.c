@@ -60,6 +60,18 @@ static const char *const levels[] = {
 };
 #define NLEVELS	(sizeof(levels) / sizeof(levels[0]))
 
+/* The syslog priority of an MCP level name, or -1. */
+int
+wymcp__log_level(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s != NULL && i < NLEVELS; i++)
+		if (strcmp(s, levels[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
 /*
  * Does one media range of an Accept header (t up to e, parameters
  * included) accept text/event-stream?  It must be text/event-stream,
@@ -136,32 +148,32 @@ sse_acceptable(const char *accept)
  * notification carrying it would itself be invalid.  When the client's
  * Accept header rules out text/event-stream, nothing is streamed and
  * the answer stays plain JSON (spec-digest 5.2 [impl]).
+ *
+ * A legacy (2025-11-25) request has no logLevel, and the level its
+ * client set with logging/setLevel was another request's: its log lines
+ * go out from info up, the level a 2025-11-25 server may choose before
+ * (or without) setLevel (legacy.c).
  */
 int
 wymcp__stream_init(struct wymcp_ctx *ctx)
 {
 	struct json_object	*v;
-	const char		*s;
-	size_t			 i;
+	int			 level;
 
 	ctx->streaming = 0;
 	ctx->progress_token = NULL;
 	ctx->have_progress = 0;
 	ctx->last_progress = 0;
-	ctx->loglevel = -1;
+	ctx->loglevel = ctx->legacy ? WYMCP_LOG_INFO : -1;
 	if (ctx->meta == NULL)
 		return 0;
 
-	if (json_object_object_get_ex(ctx->meta, WYMCP__META_LOGLEVEL, &v)) {
-		if (!json_object_is_type(v, json_type_string))
+	if (!ctx->legacy &&
+	    json_object_object_get_ex(ctx->meta, WYMCP__META_LOGLEVEL, &v)) {
+		if (!json_object_is_type(v, json_type_string) ||
+		    (level = wymcp__log_level(json_object_get_string(v))) < 0)
 			return -1;
-		s = json_object_get_string(v);
-		for (i = 0; i < NLEVELS; i++)
-			if (strcmp(s, levels[i]) == 0)
-				break;
-		if (i == NLEVELS)
-			return -1;
-		ctx->loglevel = (int)i;
+		ctx->loglevel = level;
 	}
 	if (json_object_object_get_ex(ctx->meta, "progressToken", &v)) {
 		if (json_object_is_type(v, json_type_string) ||

@@ -1,7 +1,8 @@
 /*
  * wymcp.h - the public interface of libwymcp.
  *
- * wymcp is a stateless MCP (revision 2026-07-28) server framework that
+ * wymcp is a stateless MCP (revision 2026-07-28, and 2025-11-25 clients:
+ * wymcp_server_set_legacy()) server framework that
  * runs as a CGI/FastCGI handler behind nginx or Apache.  Tool authors
  * write a module (a shared object exporting `wymcp_module`) whose tools
  * receive a per-request context, build content with the pure builders
@@ -28,7 +29,7 @@ extern "C" {
 
 #pragma GCC visibility push(default)
 
-#define WYMCP_VERSION		"0.1.0"
+#define WYMCP_VERSION		"0.2.0"
 #define WYMCP_PROTOCOL_VERSION	"2026-07-28"
 #define WYMCP_ABI_VERSION	1
 
@@ -196,7 +197,10 @@ struct wymcp_module {
 struct json_object	*wymcp_ctx_id(const struct wymcp_ctx *);
 /* The request's params._meta object. */
 struct json_object	*wymcp_ctx_meta(const struct wymcp_ctx *);
-/* This request's io.modelcontextprotocol/clientCapabilities object. */
+/*
+ * This request's io.modelcontextprotocol/clientCapabilities object; an
+ * empty object for a 2025-11-25 request (nothing can be asked of it).
+ */
 struct json_object	*wymcp_ctx_client_caps(const struct wymcp_ctx *);
 /* One assign by lower-case name, or NULL. */
 const char		*wymcp_ctx_assign(const struct wymcp_ctx *,
@@ -242,7 +246,10 @@ enum wymcp_err	 wymcp_defer(struct wymcp_ctx *, void (*fn)(void *),
 
 /*
  * Log a line to the server's log (wymcp-fcgi: stderr), tagged with the
- * request id.  prio is a WYMCP_LOG_* value.
+ * request id.  prio is a WYMCP_LOG_* value (the MCP log levels).  When
+ * the request carries io.modelcontextprotocol/logLevel at or below
+ * prio, the line also goes to the client as notifications/message: so
+ * never put secrets or personal data in it.
  */
 void		 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
 		    WYMCP_PRINTF(3, 4);
@@ -345,6 +352,7 @@ int		 wymcp_cancelled(const struct wymcp_ctx *);
  *   WYMCP_ERR_NOTSUP  this request's clientCapabilities lacks the
  *                     capability (form elicitation: no "elicitation", or
  *                     one naming "url" alone); answers are not read.
+ *                     Always, for a 2025-11-25 (legacy) request.
  *   WYMCP_ERR_NORUN   no run is open in this thread: the tool was called
  *                     directly, or the call comes from another thread.
  *   WYMCP_ERR_SCHEMA  the elicitation schema is not a flat object of
@@ -433,6 +441,17 @@ enum wymcp_err	 wymcp_state_key_generate(const char *path, char *errbuf,
  */
 void		 wymcp_server_set_page_size(struct wymcp_server *, size_t);
 #define WYMCP_PAGE_SIZE_DEFAULT	100
+
+/*
+ * Serve 2025-11-25 clients (the initialize handshake; also 2025-06-18,
+ * 2025-03-26, 2024-11-05) beside 2026-07-28 ones on the same endpoint:
+ * on by default.  Off, the server is modern-only: initialize is
+ * answered 400 with -32022 naming 2026-07-28.  The FastCGI param
+ * WYMCP_LEGACY=on|off overrides it per location.  A legacy client is
+ * never asked anything (wymcp_elicit() and the others answer
+ * WYMCP_ERR_NOTSUP): see wymcp-fcgi(8) "LEGACY CLIENTS".
+ */
+void		 wymcp_server_set_legacy(struct wymcp_server *, int on);
 
 /* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
 void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);

@@ -1,7 +1,8 @@
 /*
  * conformance.c - the fixture pack of the MCP conformance suite
  * (@modelcontextprotocol/conformance, --requirements 2026-07-28, plus the
- * not-scored json-schema-2020-12 and SEP-2243 header scenarios).
+ * not-scored json-schema-2020-12 and SEP-2243 header scenarios; and
+ * --requirements 2025-11-25, whose extra tools come last in the list).
  *
  * Tools, resources, a template, prompts and completion with the exact
  * names, texts and payloads the suite asks for and checks.  It is built
@@ -485,6 +486,178 @@ mrtr_capabilities_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    n > 1 ? keys[1] : ""));
 }
 
+/* ------------------------------------------------- the 2025-11-25 set */
+
+/*
+ * Three log lines at info, about 50 ms apart.  A 2025-11-25 client gets
+ * them as notifications/message (legacy requests log from info up); a
+ * 2026-07-28 one only when it asks with _meta logLevel.
+ */
+static enum wymcp_err
+with_logging_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	static const char *const lines[] = { "Tool execution started",
+	    "Tool processing data", "Tool execution completed" };
+	struct timespec		 pause = { 0, 50 * 1000 * 1000 };
+	size_t			 i;
+
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (i > 0)
+			nanosleep(&pause, NULL);
+		wymcp_log(ctx, WYMCP_LOG_INFO, "%s", lines[i]);
+		if (wymcp_cancelled(ctx))
+			return wymcp_result_error(res, "cancelled");
+	}
+	return text(ctx, res, "Tool with logging executed successfully");
+}
+
+/*
+ * The four below ask the client.  The 2025-11-25 suite expects a
+ * server-to-client request on the tool call's held stream, which a
+ * stateless worker cannot serve: on that wire the question is
+ * WYMCP_ERR_NOTSUP and the tool says so (isError), the degradation every
+ * tool owes a client without the capability.  A 2026-07-28 client gets
+ * the question as an input request (MRTR) and the answer in the text.
+ */
+static enum wymcp_err
+cannot_ask(struct wymcp_result *res, const char *what, enum wymcp_err rc)
+{
+	return wymcp_result_error(res, "This client cannot be asked for %s "
+	    "here: %s", what, wymcp_strerror(rc));
+}
+
+/* "User response: action=accept, content={...}" */
+static enum wymcp_err
+elicited(struct wymcp_ctx *ctx, struct wymcp_result *res,
+    const char *prefix, struct json_object *a)
+{
+	struct json_object	*c = wymcp_answer_content(a);
+	const char		*act = wymcp_answer_action(a);
+
+	return wymcp_result_add(res, wymcp_textf(ctx,
+	    "%s: action=%s, content=%s", prefix, act != NULL ? act : "",
+	    c != NULL ? json_object_to_json_string_ext(c, JSON_FLAGS) :
+	    "{}"));
+}
+
+static enum wymcp_err
+sampling_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*p, *msgs, *m, *c, *a;
+	const char		*t;
+	enum wymcp_err		 rc;
+
+	/* {"messages":[{"role":"user","content":TEXT}],"maxTokens":100} */
+	if ((c = wymcp_text(ctx, str(args, "prompt"))) == NULL ||
+	    (p = wymcp_own(ctx, json_object_new_object())) == NULL ||
+	    (msgs = json_object_new_array()) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(p, "messages", msgs);
+	if ((m = json_object_new_object()) == NULL ||
+	    json_object_array_add(msgs, m))
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(m, "role", json_object_new_string("user"));
+	json_object_object_add(m, "content", json_object_get(c));
+	json_object_object_add(p, "maxTokens", json_object_new_int(100));
+	if ((rc = wymcp_sample(ctx, NULL, p, &a)) == WYMCP_ERR_NOTSUP)
+		return cannot_ask(res, "sampling", rc);
+	if (rc != WYMCP_OK)
+		return rc;
+	t = sampled(a);
+	return wymcp_result_add(res, wymcp_textf(ctx, "LLM response: %s",
+	    t != NULL ? t : "No response"));
+}
+
+static const char user_form[] = "{\"type\":\"object\",\"properties\":{"
+    "\"username\":{\"type\":\"string\",\"description\":\"Your username\"},"
+    "\"email\":{\"type\":\"string\",\"description\":\"Your email\"}},"
+    "\"required\":[\"username\",\"email\"]}";
+
+static enum wymcp_err
+elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_elicit(ctx, str(args, "message"), user_form, &a)) ==
+	    WYMCP_ERR_NOTSUP)
+		return cannot_ask(res, "elicitation", rc);
+	if (rc != WYMCP_OK)
+		return rc;
+	return elicited(ctx, res, "User response", a);
+}
+
+/* SEP-1034: a default for every primitive type. */
+static const char defaults_form[] = "{\"type\":\"object\",\"properties\":{"
+    "\"name\":{\"type\":\"string\",\"description\":\"User name\","
+    "\"default\":\"John Doe\"},"
+    "\"age\":{\"type\":\"integer\",\"description\":\"User age\","
+    "\"default\":30},"
+    "\"score\":{\"type\":\"number\",\"description\":\"User score\","
+    "\"default\":95.5},"
+    "\"status\":{\"type\":\"string\",\"description\":\"User status\","
+    "\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},"
+    "\"verified\":{\"type\":\"boolean\",\"description\":"
+    "\"Verification status\",\"default\":true}},\"required\":[]}";
+
+static enum wymcp_err
+sep1034_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_elicit(ctx,
+	    "Please review and update the form fields with defaults",
+	    defaults_form, &a)) == WYMCP_ERR_NOTSUP)
+		return cannot_ask(res, "elicitation", rc);
+	if (rc != WYMCP_OK)
+		return rc;
+	return elicited(ctx, res, "Elicitation completed", a);
+}
+
+/* SEP-1330: the five enum forms. */
+static const char enums_form[] = "{\"type\":\"object\",\"properties\":{"
+    "\"untitledSingle\":{\"type\":\"string\",\"description\":"
+    "\"Select one option\",\"enum\":[\"option1\",\"option2\",\"option3\"]},"
+    "\"titledSingle\":{\"type\":\"string\",\"description\":"
+    "\"Select one option with titles\",\"oneOf\":["
+    "{\"const\":\"value1\",\"title\":\"First Option\"},"
+    "{\"const\":\"value2\",\"title\":\"Second Option\"},"
+    "{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
+    "\"legacyEnum\":{\"type\":\"string\",\"description\":"
+    "\"Select one option (legacy)\",\"enum\":[\"opt1\",\"opt2\",\"opt3\"],"
+    "\"enumNames\":[\"Option One\",\"Option Two\",\"Option Three\"]},"
+    "\"untitledMulti\":{\"type\":\"array\",\"description\":"
+    "\"Select multiple options\",\"minItems\":1,\"maxItems\":3,"
+    "\"items\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\","
+    "\"option3\"]}},"
+    "\"titledMulti\":{\"type\":\"array\",\"description\":"
+    "\"Select multiple options with titles\",\"minItems\":1,\"maxItems\":3,"
+    "\"items\":{\"anyOf\":["
+    "{\"const\":\"value1\",\"title\":\"First Choice\"},"
+    "{\"const\":\"value2\",\"title\":\"Second Choice\"},"
+    "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}},"
+    "\"required\":[]}";
+
+static enum wymcp_err
+sep1330_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_elicit(ctx, "Please select options from the enum "
+	    "fields", enums_form, &a)) == WYMCP_ERR_NOTSUP)
+		return cannot_ask(res, "elicitation", rc);
+	if (rc != WYMCP_OK)
+		return rc;
+	return elicited(ctx, res, "Elicitation completed", a);
+}
+
 static const struct wymcp_tool tools[] = {
 	/* First: the header-validation scenario calls it with {}. */
 	{
@@ -609,6 +782,46 @@ static const struct wymcp_tool tools[] = {
 		    "{\"region\":{\"type\":\"string\","
 		    "\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
 		.run = custom_header_run,
+	},
+	/* The 2025-11-25 set's own tools. */
+	{
+		.name = "test_tool_with_logging",
+		.description = "Tests tool that emits log messages during "
+		    "execution",
+		.input_schema = EMPTY_SCHEMA,
+		.run = with_logging_run,
+	},
+	{
+		.name = "test_sampling",
+		.description = "Tests server-initiated sampling",
+		.input_schema = "{\"type\":\"object\",\"properties\":"
+		    "{\"prompt\":{\"type\":\"string\",\"description\":"
+		    "\"The prompt to send to the LLM\"}},"
+		    "\"required\":[\"prompt\"]}",
+		.run = sampling_run,
+	},
+	{
+		.name = "test_elicitation",
+		.description = "Tests server-initiated elicitation",
+		.input_schema = "{\"type\":\"object\",\"properties\":"
+		    "{\"message\":{\"type\":\"string\",\"description\":"
+		    "\"The message to show the user\"}},"
+		    "\"required\":[\"message\"]}",
+		.run = elicitation_run,
+	},
+	{
+		.name = "test_elicitation_sep1034_defaults",
+		.description = "Tests elicitation with default values per "
+		    "SEP-1034",
+		.input_schema = EMPTY_SCHEMA,
+		.run = sep1034_run,
+	},
+	{
+		.name = "test_elicitation_sep1330_enums",
+		.description = "Tests elicitation with enum schema "
+		    "improvements per SEP-1330",
+		.input_schema = EMPTY_SCHEMA,
+		.run = sep1330_run,
 	},
 	{ .name = NULL }
 };

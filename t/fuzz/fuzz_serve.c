@@ -317,9 +317,39 @@ fail(const char *why, const struct memio *m)
 	abort();
 }
 
-/* Check the CGI response in m->out. */
+/*
+ * Does the request carry the 2026-07-28 _meta protocolVersion?  Only
+ * then do its results carry resultType: without it the request is a
+ * 2025-11-25 client's (legacy.c), whose results never do.
+ */
+static int
+modern_request(const uint8_t *data, size_t size)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o, *p, *meta;
+	int			 modern;
+
+	if (size > INT32_MAX || (tok = json_tokener_new()) == NULL)
+		return 0;
+	o = json_tokener_parse_ex(tok, (const char *)data, (int)size);
+	json_tokener_free(tok);
+	modern = json_object_is_type(o, json_type_object) &&
+	    json_object_object_get_ex(o, "params", &p) &&
+	    json_object_is_type(p, json_type_object) &&
+	    json_object_object_get_ex(p, "_meta", &meta) &&
+	    json_object_is_type(meta, json_type_object) &&
+	    json_object_object_get_ex(meta,
+	    "io.modelcontextprotocol/protocolVersion", NULL);
+	json_object_put(o);
+	return modern;
+}
+
+/*
+ * Check the CGI response in m->out; `modern`: the request was a
+ * 2026-07-28 one (modern_request()).
+ */
 static void
-check(const struct memio *m)
+check(const struct memio *m, int modern)
 {
 	struct json_tokener	*tok;
 	struct json_object	*o, *v;
@@ -367,8 +397,12 @@ check(const struct memio *m)
 		fail("body is not a JSON-RPC 2.0 object", m);
 	if (json_object_object_get_ex(o, "result", &v)) {
 		if (status != 200 ||
-		    !json_object_object_get_ex(v, "resultType", NULL))
+		    (modern && !json_object_object_get_ex(v, "resultType",
+		    NULL)))
 			fail("result without resultType or 200", m);
+		if (!modern && json_object_object_get_ex(v, "resultType",
+		    NULL))
+			fail("resultType in a 2025-11-25 result", m);
 	} else if (!json_object_object_get_ex(o, "error", &v) ||
 	    !json_object_object_get_ex(v, "code", NULL) ||
 	    !json_object_object_get_ex(v, "message", NULL))
@@ -396,7 +430,7 @@ serve(const uint8_t *data, size_t size, char *const *env)
 	io.arg = &m;
 	if ((rc = wymcp_server_serve(server(), &io)) != WYMCP_OK)
 		fail(wymcp_strerror(rc), &m);
-	check(&m);
+	check(&m, modern_request(data, size));
 	free(m.out);
 }
 

@@ -112,6 +112,7 @@ START_TEST(env_exact_name_match)
 	const char *const e1[] = { "FOOBAR=1", "FOO=2", NULL };
 	const char *const e2[] = { "FOOBAR=1", "FO=3", NULL };
 	const char *const e3[] = { "FOO=", "FOO=second", NULL };
+	const char *const e6[] = { "FOO=first", "FOO=", NULL };
 	const char *const e4[] = { "FOO=a=b", NULL };
 	const char *const e5[] = { "FOO", NULL };
 
@@ -119,8 +120,12 @@ START_TEST(env_exact_name_match)
 	ck_assert_str_eq(wymcp__env((char *const *)e1, "FOOBAR"), "1");
 	ck_assert_ptr_null(wymcp__env((char *const *)e2, "FOO"));
 	ck_assert_ptr_null(wymcp__env((char *const *)e1, "FOOB"));
-	/* The first occurrence wins, even when empty. */
-	ck_assert_str_eq(wymcp__env((char *const *)e3, "FOO"), "");
+	/*
+	 * The last occurrence wins, even when empty: a location's
+	 * fastcgi_param overrides an included one.
+	 */
+	ck_assert_str_eq(wymcp__env((char *const *)e3, "FOO"), "second");
+	ck_assert_str_eq(wymcp__env((char *const *)e6, "FOO"), "");
 	ck_assert_str_eq(wymcp__env((char *const *)e4, "FOO"), "a=b");
 	ck_assert_ptr_null(wymcp__env((char *const *)e5, "FOO"));
 	ck_assert_ptr_null(wymcp__env(NULL, "FOO"));

@@ -658,8 +658,14 @@ START_TEST(mcp_method_invalid_chars_is_32020)
 }
 END_TEST
 
+/*
+ * The ordering tests without _meta and without MCP-Protocol-Version run
+ * with the legacy era off: with it on, such a request is a 2025-11-25
+ * client's (check_legacy.c).
+ */
 START_TEST(mcp_method_checked_before_meta)
 {
+	wymcp_server_set_legacy(srv, 0);
 	post(NULL, NULL, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":"
 	    "\"tools/list\"}", NULL);
 	expect_error(400, WYMCP__HEADER_MISMATCH);
@@ -739,6 +745,7 @@ END_TEST
 
 START_TEST(mcp_name_checked_before_meta)
 {
+	wymcp_server_set_legacy(srv, 0);
 	post("tools/call", "other", NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"method\":\"tools/call\",\"params\":{\"name\":\"ok_text\"}}",
 	    NULL);
@@ -790,6 +797,7 @@ END_TEST
 
 START_TEST(meta_checked_before_version_header)
 {
+	wymcp_server_set_legacy(srv, 0);
 	post("tools/list", NULL, NULL, "{\"jsonrpc\":\"2.0\",\"id\":1,"
 	    "\"method\":\"tools/list\",\"params\":{}}", NULL);
 	expect_error(400, WYMCP__INVALID_PARAMS);
@@ -822,8 +830,10 @@ START_TEST(unsupported_version_is_32022_with_data)
 	post("tools/list", NULL, "v999", body("1", "tools/list",
 	    META_VERSION("v999"), NULL), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
+	/* Every supported version, the legacy ones too (legacy.c). */
 	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
-	    "{\"supported\":[\"2026-07-28\"],\"requested\":\"v999\"}");
+	    "{\"supported\":[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\","
+	    "\"2025-03-26\",\"2024-11-05\"],\"requested\":\"v999\"}");
 	post("server/discover", NULL, "2025-11-25", body("1",
 	    "server/discover", META_VERSION("2025-11-25"), NULL), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
@@ -960,7 +970,8 @@ START_TEST(discover_shape)
 	call("server/discover", NULL, NULL, NULL);
 	r = expect_result();
 	ck_assert_str_eq(compact(jp(r, "supportedVersions", NULL)),
-	    "[\"2026-07-28\"]");
+	    "[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\",\"2025-03-26\","
+	    "\"2024-11-05\"]");
 	ck_assert(json_object_is_type(jp(r, "capabilities", "tools", NULL),
 	    json_type_object));
 	ck_assert(json_object_is_type(jp(r, "ttlMs", NULL), json_type_int));

@@ -1024,12 +1024,15 @@ END_TEST
 
 START_TEST(method_and_name_mismatch_come_before_param)
 {
+	/* The version header keeps a request without _meta modern. */
 	post(CALL_BODY("", "{\"region\":\"eu\"}"),
 	    "HTTP_MCP_METHOD=tools/list", "HTTP_MCP_NAME=custom",
+	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28",
 	    "HTTP_MCP_PARAM_REGION=us", (char *)NULL);
 	mismatch("Mcp-Method");
 	post(CALL_BODY("", "{\"region\":\"eu\"}"),
 	    "HTTP_MCP_METHOD=tools/call", "HTTP_MCP_NAME=plain",
+	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28",
 	    "HTTP_MCP_PARAM_REGION=us", (char *)NULL);
 	mismatch("Mcp-Name");
 }

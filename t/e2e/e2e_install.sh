@@ -1,0 +1,314 @@
+#!/usr/bin/env bash
+# e2e_install.sh - what "make install" gives a C tool author.
+#
+#	t/e2e/e2e_install.sh [BUILDDIR]
+#
+# Installs wymcp with make install DESTDIR=<temporary directory>, from
+# BUILDDIR when it is a build without sanitizers, else (no BUILDDIR, or
+# an --enable-sanitizers build, whose modules a plain program cannot
+# load) from a fresh build of this source tree configured with
+# --prefix=/usr/local in the temporary directory.  Then:
+#
+#   - checks the installed files: bin/wymcp-fcgi, lib/libwymcp.so*,
+#     include/wymcp.h and wymcp_testing.h, lib/pkgconfig/wymcp.pc,
+#     lib/wymcp/{help,echo,whoami,examples}.so, the manual pages;
+#   - builds deploy/example-module (a copy) against the staged
+#     installation, PKG_CONFIG_PATH and PKG_CONFIG_SYSROOT_DIR pointing
+#     into DESTDIR, and checks that the flags did;
+#   - runs the installed wymcp-fcgi (LD_LIBRARY_PATH into DESTDIR) in
+#     CGI mode with --module ./greet.so: tools/list and tools/call greet,
+#     anonymous and with a principal; the installed modules too;
+#   - installs greet.so into the staged module directory (make install
+#     of the example), and make uninstall removes every file.
+#
+# Prints "ok - NAME" or "not ok - NAME: DETAIL" per check and, last,
+# "N passed, M failed"; exit 0 when nothing failed, 1 otherwise, 77
+# when a needed program (cc, make, pkg-config) is missing.
+
+set -u
+set -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/../.." && pwd)
+builddir=${1:-}
+jobs=${JOBS:-2}
+
+passed=0
+failed=0
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok - $*"
+}
+
+notok() {
+	failed=$((failed + 1))
+	echo "not ok - $1: $(printf '%s' "${*:2}" | tr '\n' ' ' | cut -c1-600)"
+}
+
+# check NAME COMMAND...: ok when the command succeeds.
+check() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$name"
+	else
+		notok "$name" "$out"
+	fi
+}
+
+note() {
+	echo "# $*"
+}
+
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+}
+
+for p in cc make pkg-config; do
+	if ! command -v "$p" >/dev/null 2>&1; then
+		echo "SKIP: $p is not installed"
+		exit 77
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/wymcp-install.XXXXXX") || exit 1
+# shellcheck disable=SC2317  # run by the EXIT trap
+cleanup() {
+	if [ -n "${KEEP:-}" ]; then
+		note "kept $tmp"
+	else
+		rm -rf "$tmp"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+dest=$tmp/dest
+
+# --- the build to install from ---------------------------------------
+
+sanitized() {
+	grep -q '^SAN_CFLAGS = .*-fsanitize' "$1/Makefile"
+}
+
+if [ -n "$builddir" ] && [ -f "$builddir/Makefile" ] &&
+    ! sanitized "$builddir"; then
+	note "installing from $builddir"
+	build=$builddir
+elif [ -f "$srcdir/config.status" ]; then
+	notok "a fresh build" "$srcdir is configured in-tree; run" \
+	    "'make distclean' there, or pass a build directory without" \
+	    "sanitizers"
+	finish
+elif [ ! -x "$srcdir/configure" ]; then
+	notok "a fresh build" "$srcdir/configure is missing: autoreconf -fi"
+	finish
+else
+	if [ -n "$builddir" ]; then
+		note "$builddir is built with sanitizers; building afresh"
+	fi
+	build=$tmp/build
+	mkdir -p "$build"
+	note "configure --prefix=/usr/local && make in $build"
+	if ! (cd "$build" && "$srcdir/configure" --prefix=/usr/local \
+	    >configure.log 2>&1); then
+		notok "configure --prefix=/usr/local" \
+		    "$(tail -5 "$build/configure.log")"
+		finish
+	fi
+	if ! make -C "$build" -j"$jobs" >"$build/make.log" 2>&1; then
+		notok "make" "$(tail -5 "$build/make.log")"
+		finish
+	fi
+	ok "a fresh build without sanitizers"
+fi
+
+if ! make -C "$build" install DESTDIR="$dest" >"$tmp/install.log" 2>&1
+then
+	notok "make install DESTDIR" "$(tail -5 "$tmp/install.log")"
+	finish
+fi
+ok "make install DESTDIR=$dest"
+
+# --- the installed files ---------------------------------------------
+
+pc=$(find "$dest" -name wymcp.pc -path '*/pkgconfig/*' | head -1)
+if [ -z "$pc" ]; then
+	notok "wymcp.pc is installed" "no */pkgconfig/wymcp.pc under $dest"
+	finish
+fi
+ok "wymcp.pc is installed (${pc#"$dest"})"
+
+# Where the .pc says things are, without the staging directory.
+pcvar() {
+	PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --variable="$1" wymcp
+}
+prefix=$(pcvar prefix)
+libdir=$(pcvar libdir)
+includedir=$(pcvar includedir)
+moduledir=$(pcvar moduledir)
+note "prefix $prefix, libdir $libdir, moduledir $moduledir"
+check "wymcp.pc sits in \$libdir/pkgconfig" \
+    test "$pc" = "$dest$libdir/pkgconfig/wymcp.pc"
+check "wymcp.pc: moduledir is \$libdir/wymcp" \
+    test "$moduledir" = "$libdir/wymcp"
+
+want=("$prefix/bin/wymcp-fcgi"
+	"$libdir/libwymcp.so" "$libdir/libwymcp.so.0"
+	"$includedir/wymcp.h" "$includedir/wymcp_testing.h"
+	"$moduledir/help.so" "$moduledir/echo.so" "$moduledir/whoami.so"
+	"$moduledir/examples.so"
+	"$prefix/share/man/man8/wymcp-fcgi.8")
+for m in wymcp wymcp_tool wymcp_content wymcp_elicit wymcp_testing; do
+	want+=("$prefix/share/man/man3/$m.3")
+done
+for f in "${want[@]}"; do
+	check "installed: $f" test -s "$dest$f"
+done
+check "installed: bin/wymcp-fcgi is executable" \
+    test -x "$dest$prefix/bin/wymcp-fcgi"
+check "libwymcp.so is a link to libwymcp.so.0.*" \
+    test -L "$dest$libdir/libwymcp.so"
+nman3=$(find "$dest$prefix/share/man/man3" -name '*.3' | wc -l)
+note "$nman3 pages in man3"
+
+fcgi=$dest$prefix/bin/wymcp-fcgi
+export LD_LIBRARY_PATH=$dest$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+rpath=$(readelf -d "$fcgi" 2>/dev/null | grep -E 'R(UN)?PATH' || true)
+if [ -z "$rpath" ] || ! printf '%s' "$rpath" | grep -q "$build"; then
+	ok "the installed wymcp-fcgi has no run path into the build tree"
+else
+	notok "the installed wymcp-fcgi has no run path into the build tree" \
+	    "$rpath"
+fi
+lib=$(ldd "$fcgi" 2>/dev/null | awk '$1 ~ /^libwymcp\.so/ { print $3 }')
+check "the installed wymcp-fcgi loads libwymcp from DESTDIR ($lib)" \
+    test "$lib" = "$dest$libdir/libwymcp.so.0"
+v=$("$fcgi" --version 2>&1)
+check "installed wymcp-fcgi --version: $v" \
+    grep -q '^wymcp-fcgi [0-9.]*, MCP 2026-07-28$' <<<"$v"
+check "installed wymcp-fcgi --help names the module directory $moduledir" \
+    grep -qF "$moduledir" <(PATH=/usr/bin:/bin "$fcgi" --help 2>&1)
+
+# --- the example module, against the staged installation --------------
+
+ex=$tmp/example-module
+cp -R "$srcdir/deploy/example-module" "$ex" && rm -f "$ex/greet.so"
+pcenv=(PKG_CONFIG_PATH="$dest$libdir/pkgconfig"
+	PKG_CONFIG_SYSROOT_DIR="$dest")
+flags=$(env "${pcenv[@]}" pkg-config --cflags --libs wymcp 2>&1)
+note "pkg-config --cflags --libs wymcp: $flags"
+check "pkg-config --cflags points into DESTDIR" \
+    grep -qF -- "-I$dest$includedir" <<<"$flags"
+check "pkg-config --libs points into DESTDIR, -lwymcp" \
+    grep -qE -- "-L$dest$libdir .*-lwymcp" <<<"$flags"
+check "pkg-config --libs has json-c (Requires: json-c)" \
+    grep -qF -- "-ljson-c" <<<"$flags"
+# --as-needed, as Ubuntu's toolchain has by default: a library named
+# before greet.c on the link line would be dropped.
+if out=$(make -C "$ex" "${pcenv[@]}" LDFLAGS=-Wl,--as-needed 2>&1); then
+	ok "deploy/example-module builds against the staged installation"
+else
+	notok "deploy/example-module builds against the staged installation" \
+	    "$out"
+fi
+need=$(readelf -d "$ex/greet.so" 2>/dev/null | grep NEEDED || true)
+if grep -qF 'libwymcp.so.0' <<<"$need" &&
+    grep -qF 'libjson-c.so' <<<"$need"; then
+	ok "greet.so linked with --as-needed needs libwymcp and libjson-c" \
+	    "(the libraries come after greet.c)"
+else
+	notok "greet.so linked with --as-needed needs libwymcp and libjson-c" \
+	    "$need"
+fi
+
+# cgi NAME ENV... -- ARGS...: one CGI request (the body in $body);
+# the response in $resp.
+cgi() {
+	local envs=()
+	while [ "$1" != "--" ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	resp=$(printf '%s' "$body" | (cd "$ex" && env -i PATH=/usr/bin:/bin \
+	    LD_LIBRARY_PATH="$LD_LIBRARY_PATH" REQUEST_METHOD=POST \
+	    CONTENT_TYPE=application/json CONTENT_LENGTH=${#body} \
+	    HTTP_HOST=localhost \
+	    HTTP_ACCEPT='application/json, text/event-stream' \
+	    HTTP_MCP_PROTOCOL_VERSION=2026-07-28 "${envs[@]}" \
+	    "$fcgi" "$@") 2>&1)
+}
+
+meta='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"e2e_install","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}'
+
+body='{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/list -- --module ./greet.so
+if grep -q '^Status: 200' <<<"$resp" &&
+    grep -qF '"tools":[{"name":"greet","title":"Greet"' <<<"$resp"; then
+	ok "installed wymcp-fcgi (CGI) lists greet from ./greet.so"
+else
+	notok "installed wymcp-fcgi (CGI) lists greet from ./greet.so" "$resp"
+fi
+
+body='{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"name":"world"},'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=greet -- --module ./greet.so
+if grep -q '^Status: 200' <<<"$resp" &&
+    grep -qF '"id":2,"result":{"resultType":"complete","content":[{"type":"text","text":"Hello, world!"}]' <<<"$resp"; then
+	ok "tools/call greet answers 'Hello, world!'"
+else
+	notok "tools/call greet answers 'Hello, world!'" "$resp"
+fi
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=greet WYMCP_PRINCIPAL=alice \
+    -- --module ./greet.so
+check "tools/call greet with the web server's principal: 'asked by alice'" \
+    grep -qF '"text":"Hello, world! (asked by alice)"' <<<"$resp"
+
+body='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"greet","arguments":{},'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=greet -- --module ./greet.so
+check "tools/call greet without the required name: -32602" \
+    grep -qF '"error":{"code":-32602' <<<"$resp"
+
+body='{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{'$meta'}}'
+mods=()
+for m in help echo whoami examples greet; do
+	if [ "$m" = greet ]; then
+		mods+=(--module ./greet.so)
+	else
+		mods+=(--module "$dest$moduledir/$m.so")
+	fi
+done
+cgi HTTP_MCP_METHOD=tools/list -- "${mods[@]}"
+names=$(grep -o '"name":"[a-z_]*","title"' <<<"$resp" | cut -d'"' -f4 |
+    tr '\n' ' ')
+check "the installed modules and greet.so load together: $names" \
+    grep -qE '^help echo whoami book_room purge_cache .*greet $' <<<"$names"
+
+body='{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/list --
+check "without --module, the bundled modules are looked for in $moduledir" \
+    grep -qF "$moduledir/help.so" <<<"$resp"
+
+# --- make install of the example, make uninstall ----------------------
+
+if out=$(make -C "$ex" install DESTDIR="$dest" \
+    PKG_CONFIG_PATH="$dest$libdir/pkgconfig" 2>&1); then
+	ok "make install of the example puts greet.so into the module directory"
+else
+	notok "make install of the example puts greet.so into the module directory" "$out"
+fi
+check "installed: $moduledir/greet.so" test -x "$dest$moduledir/greet.so"
+rm -f "$dest$moduledir/greet.so"
+
+if make -C "$build" uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1
+then
+	left=$(find "$dest" -type f -o -type l)
+	check "make uninstall removes every installed file" test -z "$left"
+else
+	notok "make uninstall" "$(tail -5 "$tmp/uninstall.log")"
+fi
+
+finish
