@@ -14,21 +14,6 @@
 
 #include "extern.h"
 
-/* Add a string member; returns 0 or -1. */
-static int
-put_str(struct json_object *o, const char *key, const char *val)
-{
-	struct json_object	*s;
-
-	if ((s = json_object_new_string(val)) == NULL)
-		return -1;
-	if (json_object_object_add(o, key, s)) {
-		json_object_put(s);
-		return -1;
-	}
-	return 0;
-}
-
 /* A new request-owned object with "type" set; NULL on failure. */
 static struct json_object *
 block(struct wymcp_ctx *ctx, const char *type)
@@ -39,7 +24,7 @@ block(struct wymcp_ctx *ctx, const char *type)
 		return NULL;
 	if ((o = json_object_new_object()) == NULL)
 		return NULL;
-	if (put_str(o, "type", type)) {
+	if (wymcp__put_str(o, "type", type)) {
 		json_object_put(o);
 		return NULL;
 	}
@@ -53,7 +38,7 @@ wymcp_text(struct wymcp_ctx *ctx, const char *text)
 
 	if (text == NULL || (o = block(ctx, "text")) == NULL)
 		return NULL;
-	return put_str(o, "text", text) ? NULL : o;
+	return wymcp__put_str(o, "text", text) ? NULL : o;
 }
 
 struct json_object *
@@ -86,7 +71,7 @@ media(struct wymcp_ctx *ctx, const char *type, const char *b64,
 
 	if (b64 == NULL || mime == NULL || (o = block(ctx, type)) == NULL)
 		return NULL;
-	if (put_str(o, "data", b64) || put_str(o, "mimeType", mime))
+	if (wymcp__put_str(o, "data", b64) || wymcp__put_str(o, "mimeType", mime))
 		return NULL;
 	return o;
 }
@@ -112,9 +97,9 @@ wymcp_resource_link(struct wymcp_ctx *ctx, const char *uri,
 	if (uri == NULL || name == NULL ||
 	    (o = block(ctx, "resource_link")) == NULL)
 		return NULL;
-	if (put_str(o, "uri", uri) || put_str(o, "name", name))
+	if (wymcp__put_str(o, "uri", uri) || wymcp__put_str(o, "name", name))
 		return NULL;
-	if (mime != NULL && put_str(o, "mimeType", mime))
+	if (mime != NULL && wymcp__put_str(o, "mimeType", mime))
 		return NULL;
 	return o;
 }
@@ -134,9 +119,9 @@ embedded(struct wymcp_ctx *ctx, const char *uri, const char *mime,
 		json_object_put(r);
 		return NULL;
 	}
-	if (put_str(r, "uri", uri) ||
-	    (mime != NULL && put_str(r, "mimeType", mime)) ||
-	    put_str(r, key, val))
+	if (wymcp__put_str(r, "uri", uri) ||
+	    (mime != NULL && wymcp__put_str(r, "mimeType", mime)) ||
+	    wymcp__put_str(r, key, val))
 		return NULL;
 	return o;
 }
@@ -281,6 +266,20 @@ tool_body(struct wymcp_ctx *ctx, void *arg)
 	struct tool_body	*tb = arg;
 
 	return tb->def->run(ctx, tb->args, tb->res);
+}
+
+/* One round of a tool on the wire (wymcp__round()). */
+int
+wymcp__round_tool(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp_tool *def, struct json_object *args,
+    struct wymcp_result *res, enum wymcp_err *rc)
+{
+	struct tool_body	 tb;
+
+	tb.def = def;
+	tb.args = args;
+	tb.res = res;
+	return wymcp__round(ctx, r, tool_body, &tb, rc);
 }
 
 /* Run one round of a tool inside the boundary (wymcp__run()). */

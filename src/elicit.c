@@ -65,6 +65,33 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	return outcome;
 }
 
+/*
+ * One round of a handler that may ask (tools/call, prompts/get,
+ * resources/read): run it, and when the round ended at questions or at
+ * an invalid answer, reply (input_required, or -32602).  Returns 1 when
+ * the body returned (*rc is its value) and the caller replies, 0 when
+ * the reply is made.
+ */
+int
+wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    wymcp__body body, void *arg, enum wymcp_err *rc)
+{
+	struct wymcp__run	 run;
+
+	switch (wymcp__run(ctx, &run, body, arg, rc)) {
+	case WYMCP__RUN_INPUT:
+		wymcp__input_required(ctx, r, &run);
+		return 0;
+	case WYMCP__RUN_FAULT:
+		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
+		    run.fault, NULL);
+		return 0;
+	case WYMCP__RUN_DONE:
+		break;
+	}
+	return 1;
+}
+
 /* End the round now: unwind to the boundary. */
 static void
 stop(struct wymcp__run *run)

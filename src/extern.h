@@ -14,6 +14,8 @@
 
 #include "wymcp.h"
 
+struct wymcp__reply;
+
 /* JSON-RPC and MCP wire error codes (basic/index.mdx "Error Codes"). */
 enum wymcp__code {
 	WYMCP__PARSE_ERROR = -32700,
@@ -193,6 +195,11 @@ enum wymcp__outcome {
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
+int	 wymcp__round(struct wymcp_ctx *, struct wymcp__reply *, wymcp__body,
+	    void *, enum wymcp_err *);
+int	 wymcp__round_tool(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp_tool *, struct json_object *,
+	    struct wymcp_result *, enum wymcp_err *);
 enum wymcp__outcome wymcp__run_tool(struct wymcp_ctx *,
 	    const struct wymcp_tool *, struct json_object *,
 	    struct wymcp_result *, struct wymcp__run *, enum wymcp_err *);
@@ -385,5 +392,6 @@ void	 wymcp__log(const struct wymcp_server *, const struct wymcp_ctx *,
 void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
 	    WYMCP_PRINTF(2, 3);
 const char *wymcp__json(struct json_object *);
+int	 wymcp__put_str(struct json_object *, const char *, const char *);
 
 #endif /* WYMCP_EXTERN_H */

@@ -294,7 +294,6 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct wymcp_result	*res;
 	const char		*name;
 	char			 why[256], *msg;
-	struct wymcp__run	 run;
 	enum wymcp_err		 rc;
 	int			 m;
 
@@ -357,17 +356,8 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 
 	if ((res = wymcp__result_new(ctx)) == NULL)
 		goto nomem;
-	switch (wymcp__run_tool(ctx, t->def, args, res, &run, &rc)) {
-	case WYMCP__RUN_INPUT:
-		wymcp__input_required(ctx, r, &run);
+	if (!wymcp__round_tool(ctx, r, t->def, args, res, &rc))
 		return;
-	case WYMCP__RUN_FAULT:
-		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
-		    run.fault, NULL);
-		return;
-	case WYMCP__RUN_DONE:
-		break;
-	}
 	if (rc == WYMCP_ERR_NOMEM)
 		goto nomem;
 	wymcp__result_finish(res, rc);

@@ -39,23 +39,6 @@ struct get_body {
 	struct wymcp_prompt_result	*out;
 };
 
-/* Add a string member when the value is not NULL; 0 or -1. */
-static int
-put_opt(struct json_object *o, const char *k, const char *v)
-{
-	struct json_object	*s;
-
-	if (v == NULL)
-		return 0;
-	if ((s = json_object_new_string(v)) == NULL)
-		return -1;
-	if (json_object_object_add(o, k, s)) {
-		json_object_put(s);
-		return -1;
-	}
-	return 0;
-}
-
 /* Release one registered prompt. */
 static void
 prompt_clear(struct wymcp__prompt *p)
@@ -108,9 +91,9 @@ args_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 			json_object_put(o);
 			goto nomem;
 		}
-		if (put_opt(o, "name", a->name) ||
-		    put_opt(o, "title", a->title) ||
-		    put_opt(o, "description", a->description))
+		if (wymcp__put_str(o, "name", a->name) ||
+		    wymcp__put_str(o, "title", a->title) ||
+		    wymcp__put_str(o, "description", a->description))
 			goto nomem;
 		if (a->required && json_object_object_add(o, "required",
 		    json_object_new_boolean(1)))
@@ -167,8 +150,8 @@ prompt_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_put(args);
 		return WYMCP_ERR_NOMEM;
 	}
-	if (put_opt(l, "name", def->name) || put_opt(l, "title", def->title) ||
-	    put_opt(l, "description", def->description) ||
+	if (wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title", def->title) ||
+	    wymcp__put_str(l, "description", def->description) ||
 	    (args != NULL && json_object_object_add(l, "arguments", args))) {
 		json_object_put(args);
 		json_object_put(l);
@@ -384,7 +367,6 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct wymcp_prompt_result	*out;
 	struct json_object		*v, *args = NULL, *res;
 	struct get_body			 gb;
-	struct wymcp__run		 run;
 	const char			*name;
 	enum wymcp_err			 rc;
 
@@ -431,16 +413,8 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	gb.p = p;
 	gb.args = args;
 	gb.out = out;
-	switch (wymcp__run(ctx, &run, get_body, &gb, &rc)) {
-	case WYMCP__RUN_INPUT:
-		wymcp__input_required(ctx, r, &run);
+	if (!wymcp__round(ctx, r, get_body, &gb, &rc))
 		return;
-	case WYMCP__RUN_FAULT:
-		invalid(ctx, r, run.fault);
-		return;
-	case WYMCP__RUN_DONE:
-		break;
-	}
 	if (rc == WYMCP_ERR_NOMEM)
 		goto nomem;
 	if (rc != WYMCP_OK || json_object_array_length(out->messages) == 0) {
@@ -484,7 +458,7 @@ wymcp_prompt_message(struct wymcp_prompt_result *res, const char *role,
 		return WYMCP_ERR_INVAL;
 	if ((m = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (put_opt(m, "role", role) ||
+	if (wymcp__put_str(m, "role", role) ||
 	    json_object_object_add(m, "content", json_object_get(content))) {
 		json_object_put(m);
 		return WYMCP_ERR_NOMEM;

@@ -508,23 +508,6 @@ wymcp__resource_ref(const struct wymcp_server *srv, const char *uri,
 	return NULL;
 }
 
-/* Add a string member when the value is not NULL; 0 or -1. */
-static int
-put_opt(struct json_object *o, const char *k, const char *v)
-{
-	struct json_object	*s;
-
-	if (v == NULL)
-		return 0;
-	if ((s = json_object_new_string(v)) == NULL)
-		return -1;
-	if (json_object_object_add(o, k, s)) {
-		json_object_put(s);
-		return -1;
-	}
-	return 0;
-}
-
 /* Release one registered resource or template. */
 static void
 resource_clear(struct wymcp__resource *r)
@@ -590,10 +573,10 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	wymcp__seterr(srv, "out of memory");
 	if ((l = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (put_opt(l, template ? "uriTemplate" : "uri", def->uri) ||
-	    put_opt(l, "name", def->name) || put_opt(l, "title", def->title) ||
-	    put_opt(l, "description", def->description) ||
-	    put_opt(l, "mimeType", def->mime) ||
+	if (wymcp__put_str(l, template ? "uriTemplate" : "uri", def->uri) ||
+	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title", def->title) ||
+	    wymcp__put_str(l, "description", def->description) ||
+	    wymcp__put_str(l, "mimeType", def->mime) ||
 	    wymcp__listing_digest(l, out->digest)) {
 		json_object_put(l);
 		return WYMCP_ERR_NOMEM;
@@ -861,7 +844,6 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct wymcp_resource_result	*out;
 	struct json_object		*v, *vars = NULL, *res;
 	struct read_body		 rb;
-	struct wymcp__run		 run;
 	const char			*uri;
 	enum wymcp_err			 rc;
 	int				 m;
@@ -903,17 +885,8 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	rb.uri = uri;
 	rb.vars = vars;
 	rb.out = out;
-	switch (wymcp__run(ctx, &run, read_body, &rb, &rc)) {
-	case WYMCP__RUN_INPUT:
-		wymcp__input_required(ctx, r, &run);
+	if (!wymcp__round(ctx, r, read_body, &rb, &rc))
 		return;
-	case WYMCP__RUN_FAULT:
-		wymcp__reply_error(ctx, r, 200, WYMCP__INVALID_PARAMS,
-		    run.fault, NULL);
-		return;
-	case WYMCP__RUN_DONE:
-		break;
-	}
 	if (rc == WYMCP_ERR_NOTFOUND) {
 		not_found(ctx, r, uri);
 		return;
@@ -982,8 +955,8 @@ contents_add(struct wymcp_resource_result *res, const char *uri,
 		return WYMCP_ERR_INVAL;
 	if ((o = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (put_opt(o, "uri", uri) || put_opt(o, "mimeType", mime) ||
-	    put_opt(o, key, val) || json_object_array_add(res->contents, o)) {
+	if (wymcp__put_str(o, "uri", uri) || wymcp__put_str(o, "mimeType", mime) ||
+	    wymcp__put_str(o, key, val) || json_object_array_add(res->contents, o)) {
 		json_object_put(o);
 		return WYMCP_ERR_NOMEM;
 	}

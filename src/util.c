@@ -106,3 +106,23 @@ wymcp_log(struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 	if (client)
 		(void)wymcp__notify_log(ctx, prio, buf);
 }
+
+/*
+ * Add the string member `k' to `o' when `v' is not NULL (nothing when
+ * it is).  Returns 0, or -1 on allocation failure.
+ */
+int
+wymcp__put_str(struct json_object *o, const char *k, const char *v)
+{
+	struct json_object	*s;
+
+	if (v == NULL)
+		return 0;
+	if ((s = json_object_new_string(v)) == NULL)
+		return -1;
+	if (json_object_object_add(o, k, s)) {
+		json_object_put(s);
+		return -1;
+	}
+	return 0;
+}
