@@ -1647,15 +1647,21 @@ def auth_tests(h, p1, p2):
         {"remote_user": "alice", "role": "admin"}, "/mcp-readonly")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def run_layer(make, body, label="the wymcp-fcgi log"):
+    """The main() of an end-to-end script: options (--builddir, --keep,
+    -v), skip (77) without nginx, SIGTERM/SIGHUP as interrupts, then
+    h = make(builddir, keep) and body(h); whatever happens, h is stopped
+    and cleaned up, sanitizer reports in its logs count as a failure,
+    and the last line is "N passed, M failed".  Returns the exit code."""
+    global VERBOSE
+    ap = argparse.ArgumentParser(
+        description=sys.modules["__main__"].__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--keep", action="store_true",
                     help="keep the temporary directory")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="show every response")
     args = ap.parse_args()
-    global VERBOSE
     VERBOSE = args.verbose
 
     nginx = find_nginx()
@@ -1670,19 +1676,12 @@ def main():
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
 
-    h = Harness(args.builddir, args.keep)
+    h = make(args.builddir, args.keep)
     h.nginx_bin = nginx
     interrupted = False
+    started = time.monotonic()
     try:
-        h.paths()
-        h.start()
-        test_deploy_conf(h)
-        t = Tests(h)
-        t.test_happy()
-        test_nginx_auth(h)
-        t.test_table()
-        t.test_kill()
-        t.test_term()
+        body(h)
     except Failed as e:
         R.fail("setup", str(e))
     except KeyboardInterrupt as e:
@@ -1697,16 +1696,34 @@ def main():
             h.stop()
             if h.tmp:
                 hits = h.sanitizer_reports()
-                R.check(not hits, "no sanitizer reports in the wymcp-fcgi "
-                        "log", "; ".join(hits[:5]))
+                R.check(not hits, "no sanitizer reports in " + label,
+                        "; ".join(hits[:5]))
             if R.failed:
                 h.dump_logs()
         finally:
             h.cleanup()
+    R.note("run time %.1f s" % (time.monotonic() - started))
     print("%d passed, %d failed" % (R.passed, R.failed), flush=True)
     if interrupted:
         return 130
     return 0 if R.failed == 0 else 1
+
+
+def layer(h):
+    """This script's tests: sections A-D and N."""
+    h.paths()
+    h.start()
+    test_deploy_conf(h)
+    t = Tests(h)
+    t.test_happy()
+    test_nginx_auth(h)
+    t.test_table()
+    t.test_kill()
+    t.test_term()
+
+
+def main():
+    return run_layer(Harness, layer)
 
 
 if __name__ == "__main__":

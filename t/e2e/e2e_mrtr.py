@@ -30,7 +30,6 @@ nginx is not installed.  Python 3 standard library only; the harness
 pieces come from e2e.py.
 """
 
-import argparse
 import base64
 import copy
 import hashlib
@@ -900,82 +899,36 @@ class Tests:
                       "opens on B", {"elicit-2": SIZE_Q})
 
 
+def layer(w):
+    """This script's tests."""
+    w.paths()
+    w.setup()
+    shared = os.path.join(w.tmp, "shared.key")
+    rc, out = w.generate_key(shared)
+    if not R.check(rc == 0 and os.path.exists(shared),
+                   "--generate-key creates the shared key file",
+                   "rc %d: %s" % (rc, out)):
+        raise Failed("no key file")
+    keys = read_keys(shared)
+    R.check(len(keys) == 1 and re.fullmatch("[0-9a-f]{64}", keys[0])
+            is not None and os.stat(shared).st_mode & 0o777 == 0o600,
+            "the new key file holds one 64-hex-digit key, mode 0600",
+            "keys %r mode %03o" % (keys, os.stat(shared).st_mode))
+    e = w.instance("E")
+    a = w.instance("A", shared)
+    b = w.instance("B", shared)
+    for i in (e, a, b):
+        i.start()
+    w.start_nginx({"e": e.sock, "a": a.sock, "b": b.sock})
+    t = Tests(w)
+    t.test_e(e)
+    t.test_h(e, [a, b])
+    t.test_f(a, b)
+    t.test_g(a, b, shared)
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--builddir", default=".")
-    ap.add_argument("--keep", action="store_true",
-                    help="keep the temporary directory")
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="show every response")
-    args = ap.parse_args()
-    e2e.VERBOSE = args.verbose
-
-    nginx = e2e.find_nginx()
-    if nginx is None:
-        print("SKIP: nginx is not installed (Debian: apt-get install "
-              "nginx-light)")
-        return 77
-
-    def on_signal(signum, frame):
-        raise KeyboardInterrupt("signal %d" % signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
-
-    w = World(args.builddir, args.keep)
-    w.nginx_bin = nginx
-    interrupted = False
-    started = time.monotonic()
-    try:
-        w.paths()
-        w.setup()
-        shared = os.path.join(w.tmp, "shared.key")
-        rc, out = w.generate_key(shared)
-        if not R.check(rc == 0 and os.path.exists(shared),
-                       "--generate-key creates the shared key file",
-                       "rc %d: %s" % (rc, out)):
-            raise Failed("no key file")
-        keys = read_keys(shared)
-        R.check(len(keys) == 1 and re.fullmatch("[0-9a-f]{64}", keys[0])
-                is not None and os.stat(shared).st_mode & 0o777 == 0o600,
-                "the new key file holds one 64-hex-digit key, mode 0600",
-                "keys %r mode %03o" % (keys, os.stat(shared).st_mode))
-        e = w.instance("E")
-        a = w.instance("A", shared)
-        b = w.instance("B", shared)
-        for i in (e, a, b):
-            i.start()
-        w.start_nginx({"e": e.sock, "a": a.sock, "b": b.sock})
-        t = Tests(w)
-        t.test_e(e)
-        t.test_h(e, [a, b])
-        t.test_f(a, b)
-        t.test_g(a, b, shared)
-    except Failed as ex:
-        R.fail("setup", str(ex))
-    except KeyboardInterrupt as ex:
-        R.fail("interrupted", str(ex) or "KeyboardInterrupt")
-        interrupted = True
-    except Exception as ex:	# a harness bug must still clean up and count
-        import traceback
-        traceback.print_exc()
-        R.fail("harness", repr(ex))
-    finally:
-        try:
-            w.stop()
-            if w.tmp:
-                hits = w.sanitizer_reports()
-                R.check(not hits, "no sanitizer reports in any wymcp-fcgi "
-                        "log", "; ".join(hits[:5]))
-            if R.failed:
-                w.dump_logs()
-        finally:
-            w.cleanup()
-    R.note("run time %.1f s" % (time.monotonic() - started))
-    print("%d passed, %d failed" % (R.passed, R.failed), flush=True)
-    if interrupted:
-        return 130
-    return 0 if R.failed == 0 else 1
+    return e2e.run_layer(World, layer, 'any wymcp-fcgi log')
 
 
 if __name__ == "__main__":

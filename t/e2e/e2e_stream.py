@@ -32,11 +32,9 @@ nginx is not installed.  Python 3 standard library only; the harness
 pieces come from e2e.py.
 """
 
-import argparse
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
 import sys
@@ -857,65 +855,19 @@ class Tests:
                 "workers (%.2f s for two 0.9 s calls)" % wall)
 
 
+def layer(w):
+    """This script's tests."""
+    w.paths()
+    w.start()
+    t = Tests(w)
+    t.test_progress()
+    t.test_logging()
+    t.test_cancel()
+    t.test_parallel()
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--builddir", default=".")
-    ap.add_argument("--keep", action="store_true",
-                    help="keep the temporary directory")
-    ap.add_argument("-v", "--verbose", action="store_true",
-                    help="more output")
-    args = ap.parse_args()
-    e2e.VERBOSE = args.verbose
-
-    nginx = e2e.find_nginx()
-    if nginx is None:
-        print("SKIP: nginx is not installed (Debian: apt-get install "
-              "nginx-light)")
-        return 77
-
-    def on_signal(signum, frame):
-        raise KeyboardInterrupt("signal %d" % signum)
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGHUP, on_signal)
-
-    w = World(args.builddir, args.keep)
-    w.nginx_bin = nginx
-    interrupted = False
-    started = time.monotonic()
-    try:
-        w.paths()
-        w.start()
-        t = Tests(w)
-        t.test_progress()
-        t.test_logging()
-        t.test_cancel()
-        t.test_parallel()
-    except Failed as ex:
-        R.fail("setup", str(ex))
-    except KeyboardInterrupt as ex:
-        R.fail("interrupted", str(ex) or "KeyboardInterrupt")
-        interrupted = True
-    except Exception as ex:	# a harness bug must still clean up and count
-        import traceback
-        traceback.print_exc()
-        R.fail("harness", repr(ex))
-    finally:
-        try:
-            w.stop()
-            if w.tmp:
-                hits = w.sanitizer_reports()
-                R.check(not hits, "no sanitizer reports in the wymcp-fcgi "
-                        "log", "; ".join(hits[:5]))
-            if R.failed:
-                w.dump_logs()
-        finally:
-            w.cleanup()
-    R.note("run time %.1f s" % (time.monotonic() - started))
-    print("%d passed, %d failed" % (R.passed, R.failed), flush=True)
-    if interrupted:
-        return 130
-    return 0 if R.failed == 0 else 1
+    return e2e.run_layer(World, layer, 'the wymcp-fcgi log')
 
 
 if __name__ == "__main__":
