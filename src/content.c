@@ -279,7 +279,7 @@ wymcp__round_tool(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	tb.def = def;
 	tb.args = args;
 	tb.res = res;
-	return wymcp__round(ctx, r, tool_body, &tb, rc);
+	return wymcp__round(ctx, r, def->name, args, tool_body, &tb, rc);
 }
 
 /* Run one round of a tool inside the boundary (wymcp__run()). */

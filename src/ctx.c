@@ -137,17 +137,12 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 static int
 listed(const char *list, const char *name, size_t n)
 {
-	const char	*p, *e;
+	const char	*w;
+	size_t		 len;
 
-	for (p = list; *p != '\0'; p = e) {
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
-		    *e != ','; e++)
-			continue;
-		if ((size_t)(e - p) == n && strncmp(p, name, n) == 0)
+	while ((w = wymcp__word(&list, &len)) != NULL)
+		if (len == n && strncmp(w, name, n) == 0)
 			return 1;
-	}
 	return 0;
 }
 
@@ -160,8 +155,8 @@ enum wymcp_err
 wymcp__ctx_mount(struct wymcp_ctx *ctx)
 {
 	const struct wymcp_server *srv = ctx->srv;
-	const char	*list, *p, *e;
-	size_t		 i, n = 0;
+	const char	*list, *w;
+	size_t		 i, n = 0, len;
 	int		 found;
 
 	if (ctx->tools != NULL)
@@ -178,22 +173,14 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 	ctx->ntools = n;
 	if (list == NULL || srv->logmax < WYMCP_LOG_WARNING)
 		return WYMCP_OK;
-	for (p = list; *p != '\0'; p = e) {
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
-		    *e != ','; e++)
-			continue;
-		if (e == p)
-			break;
+	while ((w = wymcp__word(&list, &len)) != NULL) {
 		for (found = 0, i = 0; i < srv->ntools && !found; i++)
-			found = strlen(srv->tools[i].def->name) ==
-			    (size_t)(e - p) && strncmp(srv->tools[i].def->name,
-			    p, (size_t)(e - p)) == 0;
+			found = strlen(srv->tools[i].def->name) == len &&
+			    strncmp(srv->tools[i].def->name, w, len) == 0;
 		if (!found)
 			wymcp__log(srv, ctx, WYMCP_LOG_WARNING,
 			    "WYMCP_TOOLS names '%.*s', which no loaded module "
-			    "provides", (int)(e - p), p);
+			    "provides", (int)len, w);
 	}
 	return WYMCP_OK;
 }

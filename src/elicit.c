@@ -67,17 +67,23 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 
 /*
  * One round of a handler that may ask (tools/call, prompts/get,
- * resources/read): run it, and when the round ended at questions or at
- * an invalid answer, reply (input_required, or -32602).  Returns 1 when
- * the body returned (*rc is its value) and the caller replies, 0 when
- * the reply is made.
+ * resources/read): bind `name' and `args' (what a sealed requestState
+ * is tied to), gather the answers this round carries, run the body, and
+ * when the round ended at questions or at an invalid answer, reply
+ * (input_required, or -32602).  Returns 1 when the body returned (*rc
+ * is its value) and the caller replies, 0 when the reply is made.
  */
 int
 wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
-    wymcp__body body, void *arg, enum wymcp_err *rc)
+    const char *name, struct json_object *args, wymcp__body body,
+    void *arg, enum wymcp_err *rc)
 {
 	struct wymcp__run	 run;
 
+	ctx->call_name = name;
+	ctx->call_args = args;
+	if (wymcp__answers(ctx, r) != 0)
+		return 0;
 	switch (wymcp__run(ctx, &run, body, arg, rc)) {
 	case WYMCP__RUN_INPUT:
 		wymcp__input_required(ctx, r, &run);

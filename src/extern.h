@@ -195,8 +195,9 @@ enum wymcp__outcome {
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
-int	 wymcp__round(struct wymcp_ctx *, struct wymcp__reply *, wymcp__body,
-	    void *, enum wymcp_err *);
+int	 wymcp__round(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char *, struct json_object *, wymcp__body, void *,
+	    enum wymcp_err *);
 int	 wymcp__round_tool(struct wymcp_ctx *, struct wymcp__reply *,
 	    const struct wymcp_tool *, struct json_object *,
 	    struct wymcp_result *, enum wymcp_err *);
@@ -290,6 +291,7 @@ struct json_object *wymcp__server_caps(const struct wymcp_server *);
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status, int code, const char *message,
 	    struct json_object *data);
+void	 wymcp__reply_nomem(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__reply_result(struct wymcp_ctx *, struct wymcp__reply *,
 	    struct json_object *result);
 
@@ -393,5 +395,6 @@ void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
 	    WYMCP_PRINTF(2, 3);
 const char *wymcp__json(struct json_object *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
+const char *wymcp__word(const char **, size_t *);
 
 #endif /* WYMCP_EXTERN_H */

@@ -221,8 +221,8 @@ entry_host(const char *p, size_t len, const char **h, size_t *hlen)
 static int
 in_list(const char *want, size_t wlen, const char *list, int is_origin)
 {
-	const char	*p, *e, *h, *wh;
-	size_t		 hlen, whlen;
+	const char	*p, *h, *wh;
+	size_t		 plen, hlen, whlen;
 	int		 entry_is_origin;
 
 	if (list == NULL)
@@ -231,19 +231,11 @@ in_list(const char *want, size_t wlen, const char *list, int is_origin)
 	whlen = wlen;
 	if (is_origin)
 		entry_host(want, wlen, &wh, &whlen);
-	for (p = list; *p != '\0'; p = e) {
-		while (*p == ' ' || *p == '\t' || *p == ',')
-			p++;
-		for (e = p; *e != '\0' && *e != ' ' && *e != '\t' &&
-		    *e != ','; e++)
-			continue;
-		if (e == p)
-			break;
-		entry_host(p, (size_t)(e - p), &h, &hlen);
+	while ((p = wymcp__word(&list, &plen)) != NULL) {
+		entry_host(p, plen, &h, &hlen);
 		entry_is_origin = h != p;
 		if (is_origin && entry_is_origin) {
-			if ((size_t)(e - p) == wlen &&
-			    strncasecmp(p, want, wlen) == 0)
+			if (plen == wlen && strncasecmp(p, want, wlen) == 0)
 				return 1;
 		} else if (hlen == whlen && strncasecmp(h, wh, hlen) == 0)
 			return 1;

@@ -219,8 +219,7 @@ empty(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 
 	if ((o = json_object_new_object()) == NULL ||
 	    (r->body = wymcp__response(ctx->id, o)) == NULL) {
-		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-		    "Internal error: out of memory", NULL);
+		wymcp__reply_nomem(ctx, r);
 		return;
 	}
 	r->status = 200;
@@ -268,8 +267,7 @@ initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	    "for %s, answered %s", want, ver);
 	return;
 nomem:
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
+	wymcp__reply_nomem(ctx, r);
 }
 
 /* ping (2025-11-25 basic/utilities/ping): promptly, exactly {}. */
@@ -364,8 +362,7 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	/* Nothing can be asked of a legacy client: see above. */
 	ctx->caps = wymcp_own(ctx, json_object_new_object());
 	if (ctx->meta == NULL || ctx->caps == NULL) {
-		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-		    "Internal error: out of memory", NULL);
+		wymcp__reply_nomem(ctx, r);
 		return;
 	}
 	for (i = 0; i < sizeof(legacy_methods) / sizeof(legacy_methods[0]);
@@ -406,8 +403,7 @@ wymcp__legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	    wymcp__json(missing), ctx->version);
 	json_object_put(missing);
 	if (msg == NULL || (res = json_object_new_object()) == NULL) {
-		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-		    "Internal error: out of memory", NULL);
+		wymcp__reply_nomem(ctx, r);
 		return;
 	}
 	content = json_object_new_array();

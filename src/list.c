@@ -261,7 +261,5 @@ wymcp__list_reply(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	wymcp__reply_result(ctx, r, res);
 	return;
 nomem:
-	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
+	wymcp__reply_nomem(ctx, r);
 }

@@ -25,6 +25,15 @@ wymcp__reply_error(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	r->body = wymcp__error(ctx->id, code, message, data);
 }
 
+/* Reply -32603 (HTTP 500) for an allocation failure, and log it. */
+void
+wymcp__reply_nomem(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
+	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+	    "Internal error: out of memory", NULL);
+}
+
 /*
  * Reply with a result: stamps resultType "complete" unless set, and the
  * serverInfo _meta.  A legacy (2025-11-25) request's result is reshaped
@@ -37,8 +46,7 @@ wymcp__reply_result(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	struct json_object	*meta, *info;
 
 	if (result == NULL) {
-		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-		    "Internal error: out of memory", NULL);
+		wymcp__reply_nomem(ctx, r);
 		return;
 	}
 	if (ctx->legacy) {
@@ -243,8 +251,7 @@ wymcp__answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	ctx->answers = merged;
 	return 0;
 nomem:
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
+	wymcp__reply_nomem(ctx, r);
 	return -1;
 }
 
@@ -349,10 +356,6 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		    msg != NULL ? msg : "Invalid arguments", NULL);
 		return;
 	}
-	ctx->call_name = name;
-	ctx->call_args = args;
-	if (wymcp__answers(ctx, r) != 0)
-		return;
 
 	if ((res = wymcp__result_new(ctx)) == NULL)
 		goto nomem;
@@ -382,9 +385,7 @@ tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	wymcp__reply_result(ctx, r, wymcp__call_result(res));
 	return;
 nomem:
-	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
+	wymcp__reply_nomem(ctx, r);
 }
 
 /*

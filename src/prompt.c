@@ -239,15 +239,6 @@ invalid(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *msg)
 	    msg != NULL ? msg : "Invalid params", NULL);
 }
 
-/* Reply -32603 (HTTP 500): out of memory. */
-static void
-reply_nomem(struct wymcp_ctx *ctx, struct wymcp__reply *r)
-{
-	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
-}
-
 /* The registered prompt called `name`, or NULL. */
 static const struct wymcp__prompt *
 find_prompt(const struct wymcp_server *srv, const char *name)
@@ -397,10 +388,6 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    wymcp__ctx_mount(ctx) != WYMCP_OK)
 		goto nomem;
-	ctx->call_name = name;
-	ctx->call_args = args;
-	if (wymcp__answers(ctx, r) != 0)
-		return;
 
 	if ((out = wymcp_alloc(ctx, sizeof(*out))) == NULL ||
 	    (out->messages = json_object_new_array()) == NULL)
@@ -413,7 +400,7 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	gb.p = p;
 	gb.args = args;
 	gb.out = out;
-	if (!wymcp__round(ctx, r, get_body, &gb, &rc))
+	if (!wymcp__round(ctx, r, name, args, get_body, &gb, &rc))
 		return;
 	if (rc == WYMCP_ERR_NOMEM)
 		goto nomem;
@@ -437,7 +424,7 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	wymcp__reply_result(ctx, r, res);
 	return;
 nomem:
-	reply_nomem(ctx, r);
+	wymcp__reply_nomem(ctx, r);
 }
 
 /* Append a PromptMessage {role, content} to the result. */
@@ -694,5 +681,5 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	wymcp__reply_result(ctx, r, o);
 	return;
 nomem:
-	reply_nomem(ctx, r);
+	wymcp__reply_nomem(ctx, r);
 }

@@ -867,10 +867,6 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		not_found(ctx, r, uri);
 		return;
 	}
-	ctx->call_name = uri;
-	ctx->call_args = vars;
-	if (wymcp__answers(ctx, r) != 0)
-		return;
 
 	if ((out = wymcp_alloc(ctx, sizeof(*out))) == NULL ||
 	    (out->contents = json_object_new_array()) == NULL)
@@ -885,7 +881,7 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	rb.uri = uri;
 	rb.vars = vars;
 	rb.out = out;
-	if (!wymcp__round(ctx, r, read_body, &rb, &rc))
+	if (!wymcp__round(ctx, r, uri, vars, read_body, &rb, &rc))
 		return;
 	if (rc == WYMCP_ERR_NOTFOUND) {
 		not_found(ctx, r, uri);
@@ -915,9 +911,7 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	wymcp__reply_result(ctx, r, res);
 	return;
 nomem:
-	wymcp__log(ctx->srv, ctx, WYMCP_LOG_ERR, "out of memory");
-	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-	    "Internal error: out of memory", NULL);
+	wymcp__reply_nomem(ctx, r);
 }
 
 /*

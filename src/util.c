@@ -126,3 +126,23 @@ wymcp__put_str(struct json_object *o, const char *k, const char *v)
 	}
 	return 0;
 }
+
+/*
+ * The next word of a list the web server passes (WYMCP_TOOLS,
+ * WYMCP_ALLOW_ORIGIN): words are separated by spaces, tabs or commas.
+ * Returns the word and its length in *len, advancing *pp past it, or
+ * NULL at the end of the list.
+ */
+const char *
+wymcp__word(const char **pp, size_t *len)
+{
+	const char	*p = *pp, *e;
+
+	while (*p == ' ' || *p == '\t' || *p == ',')
+		p++;
+	for (e = p; *e != '\0' && *e != ' ' && *e != '\t' && *e != ','; e++)
+		continue;
+	*pp = e;
+	*len = (size_t)(e - p);
+	return e == p ? NULL : p;
+}
