@@ -157,8 +157,9 @@ typedef enum wymcp_err (*wymcp_complete_fn)(struct wymcp_ctx *ctx,
  * WYMCP_MODULE_DEFINE(.name = …, .tools = …, .prompts = …) with
  * designated initializers; both fill abi and size.  Every table ends
  * with an entry whose name (uri for resources) is NULL; a NULL table is
- * an empty one.  Members after `tools` were added in 0.2; a module built
- * against 0.1 (a smaller size) reads as having none of them.
+ * an empty one.  Members after `tools` were added in 0.2, the element
+ * sizes in 0.3; a module built against an older header (a smaller size)
+ * reads as having none of them.
  */
 struct wymcp_module {
 	unsigned int		 abi;	/* WYMCP_ABI_VERSION */
@@ -178,6 +179,17 @@ struct wymcp_module {
 	 */
 	long			 ttl_ms;
 	int			 private_cache;
+	/*
+	 * The size of one element of each table, as the module was built
+	 * (0.3): tables are walked by these strides, so the library can
+	 * add members to struct wymcp_tool and the others without
+	 * misreading a module built before (a member it lacks reads as
+	 * 0).  A module without them (0.2) has the 0.2 sizes.
+	 */
+	size_t			 tool_size;
+	size_t			 resource_size;
+	size_t			 prompt_size;
+	size_t			 prompt_arg_size;
 };
 
 #define WYMCP_MODULE(modname, tooltab)					\
@@ -186,7 +198,12 @@ struct wymcp_module {
 	__attribute__((visibility("default")))				\
 	const struct wymcp_module wymcp_module = {			\
 		.abi = WYMCP_ABI_VERSION,				\
-		.size = sizeof(struct wymcp_module), __VA_ARGS__ }
+		.size = sizeof(struct wymcp_module),			\
+		.tool_size = sizeof(struct wymcp_tool),			\
+		.resource_size = sizeof(struct wymcp_resource),		\
+		.prompt_size = sizeof(struct wymcp_prompt),		\
+		.prompt_arg_size = sizeof(struct wymcp_prompt_arg),	\
+		__VA_ARGS__ }
 
 /*
  * The request context: read-only to tools except through these calls.

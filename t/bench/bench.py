@@ -136,7 +136,7 @@ def main():
         procs.append(p)
         wait_file(bsock, p, "bare")
         log = open(os.path.join(tmp, "wymcp.log"), "wb")
-        p = subprocess.Popen([os.path.join(b, "src", "wymcp-fcgi"),
+        p = subprocess.Popen([os.path.join(b, "src", "front", "wymcp-fcgi"),
                               "--listen", "unix:" + msock,
                               "--workers", str(a.workers), "--module",
                               os.path.join(b, "tools", ".libs", "echo.so")],

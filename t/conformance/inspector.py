@@ -119,7 +119,7 @@ class Harness(run.Harness):
     """The quickstart setup: the bundled modules, an assign from nginx."""
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in MODULES]
         missing = [p for p in [self.prog] + self.mods
@@ -165,7 +165,7 @@ def parse(out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".",
-                    help="the build tree (has src/wymcp-fcgi)")
+                    help="the build tree (has src/front/wymcp-fcgi)")
     ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
                                                     "inspector"),
                     help="where the Inspector is installed "

@@ -239,7 +239,7 @@ class Harness(e2e.Harness):
     """wymcp-fcgi with the conformance module behind one nginx server."""
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   MODULE + ".so")]
         missing = [p for p in [self.prog] + self.mods
@@ -508,7 +508,7 @@ def main():
     global SUITE_TIMEOUT
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".",
-                    help="the build tree (has src/wymcp-fcgi)")
+                    help="the build tree (has src/front/wymcp-fcgi)")
     ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
                                                     "conformance"),
                     help="where node and the suite are installed "

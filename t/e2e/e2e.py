@@ -457,7 +457,7 @@ class Harness:
     # -- setup
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in TOOLS]
         missing = [p for p in [self.prog] + self.mods

@@ -471,7 +471,7 @@ class World(e2e.Harness):
         self.root = os.geteuid() == 0
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in MODULES]
         missing = [p for p in [self.prog] + self.mods

@@ -244,7 +244,7 @@ class Holder:
 
 class World(e2e_mrtr.World):
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = {m: os.path.join(self.builddir, "tools", ".libs",
                                      m + ".so")
                      for m in TOOLS + ["examples"]}

@@ -259,7 +259,7 @@ class World:
         self.env = env
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.examples = os.path.join(self.builddir, "tools", ".libs",
                                      "examples.so")
         missing = [p for p in (self.prog, self.examples)

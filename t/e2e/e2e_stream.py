@@ -276,7 +276,7 @@ class World:
         self.port = self.port2 = None
 
     def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "wymcp-fcgi")
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.examples = os.path.join(self.builddir, "tools", ".libs",
                                      "examples.so")
         missing = [p for p in (self.prog, self.examples)

@@ -16,7 +16,7 @@
 
 #include <json-c/json.h>
 
-#include "extern.h"
+#include "serve/serve.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

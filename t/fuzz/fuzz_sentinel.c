@@ -17,7 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "extern.h"
+#include "serve/serve.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

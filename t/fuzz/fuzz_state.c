@@ -32,7 +32,7 @@
 #include <json-c/json.h>
 #include <sodium.h>
 
-#include "extern.h"
+#include "serve/serve.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -31,7 +31,7 @@
 
 #include <json-c/json.h>
 
-#include "extern.h"
+#include "serve/serve.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 

@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 /* The order hooks ran in, as tags, and how many ran. */
 static int	 ran[16];

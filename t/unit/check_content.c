@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 static struct wymcp_server	*srv;
 static struct wymcp_ctx		 ctx;

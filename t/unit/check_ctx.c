@@ -9,7 +9,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 static enum wymcp_err
 noop(struct wymcp_ctx *ctx, struct json_object *args,
@@ -443,8 +443,8 @@ START_TEST(tool_log_tagged_with_request_id)
 	ck_assert_int_eq(logprio[0], WYMCP_LOG_INFO);
 	ck_assert_ptr_null(lastid);
 	id = wymcp_own(&ctx, json_object_new_string("r-7"));
-	ctx.id = id;
-	ctx.idstr = wymcp__json(id);
+	ctx.req.id = id;
+	ctx.req.idstr = wymcp__json(id);
 	wymcp_log(&ctx, WYMCP_LOG_ERR, "%s", "with id");
 	ck_assert_int_eq(nlogged, 2);
 	ck_assert_str_eq(lastid, "\"r-7\"");

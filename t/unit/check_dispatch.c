@@ -18,7 +18,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 
 #define META_CAPS(caps)							\

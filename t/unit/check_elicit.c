@@ -20,7 +20,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "wymcp_testing.h"
 #include "harness.h"
 

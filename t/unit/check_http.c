@@ -8,7 +8,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 static struct wymcp__arena	 arena;
 static struct wymcp_server	*srv;

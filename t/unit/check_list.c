@@ -18,7 +18,7 @@
 #include <check.h>
 #include <sodium.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 
 static struct wymcp_server	*srv;

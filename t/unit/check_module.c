@@ -11,7 +11,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 
 static struct wymcp_server	*srv;
@@ -150,7 +150,7 @@ START_TEST(load_testmod)
 	ck_assert_ptr_nonnull(srv->tools[0].input);
 	ck_assert_ptr_null(srv->tools[0].reqcaps);
 	ck_assert_ptr_nonnull(srv->tools[4].reqcaps);
-	ck_assert_str_eq(srv->tools[4].module, "testmod");
+	ck_assert_str_eq(srv->tools[4].mod->name, "testmod");
 }
 END_TEST
 

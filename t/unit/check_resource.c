@@ -19,7 +19,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 
 #define META_ELICIT							\

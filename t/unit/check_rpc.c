@@ -9,7 +9,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 #define P(s)	wymcp__parse((s), sizeof(s) - 1)
 

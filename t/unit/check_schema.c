@@ -10,7 +10,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 
 /* The reason of the last vt() or ct() call. */
 static char	 errbuf[256];

@@ -21,7 +21,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 #include "wymcp_testing.h"
 

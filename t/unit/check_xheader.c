@@ -28,7 +28,7 @@
 
 #include <check.h>
 
-#include "extern.h"
+#include "testing/testing.h"
 #include "harness.h"
 
 #define CUSTOM_SCHEMA "{\"type\":\"object\",\"properties\":{"		\

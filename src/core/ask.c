@@ -1,0 +1,383 @@
+/*
+ * ask.c - asking the client: elicitation, sampling, roots
+ *
+ * MCP 2026-07-28 client/elicitation.mdx, client/sampling.mdx,
+ * client/roots.mdx, asked through MRTR input requests
+ * (basic/patterns/mrtr.mdx).  A question the request already carries
+ * an answer for returns that answer; an unanswered one ends the round
+ * (run.c).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+
+/*
+ * inputResponses must be an object whose members are objects
+ * (mrtr.mdx "Error handling"; ElicitResult, CreateMessageResult and
+ * ListRootsResult are all objects).
+ */
+int
+wymcp__responses_ok(struct json_object *r)
+{
+	if (!json_object_is_type(r, json_type_object))
+		return 0;
+	json_object_object_foreach(r, k, v) {
+		(void)k;
+		if (!json_object_is_type(v, json_type_object))
+			return 0;
+	}
+	return 1;
+}
+
+/* A primitive property of a form (client/elicitation.mdx "Schema"). */
+static int
+prim_ok(const char *name, struct json_object *p, char *err, size_t errlen)
+{
+	struct json_object	*t, *items, *it;
+	const char		*type;
+
+	if (!json_object_is_type(p, json_type_object) ||
+	    !json_object_object_get_ex(p, "type", &t) ||
+	    !json_object_is_type(t, json_type_string)) {
+		snprintf(err, errlen, "property '%s' needs a \"type\"", name);
+		return 0;
+	}
+	type = json_object_get_string(t);
+	if (strcmp(type, "string") == 0 || strcmp(type, "number") == 0 ||
+	    strcmp(type, "integer") == 0 || strcmp(type, "boolean") == 0)
+		return 1;
+	if (strcmp(type, "array") == 0) {
+		/* Multi-select: an array of string enum values. */
+		if (json_object_object_get_ex(p, "items", &items) &&
+		    json_object_is_type(items, json_type_object) &&
+		    ((json_object_object_get_ex(items, "enum", &it) &&
+		    json_object_is_type(it, json_type_array)) ||
+		    (json_object_object_get_ex(items, "anyOf", &it) &&
+		    json_object_is_type(it, json_type_array))))
+			return 1;
+		snprintf(err, errlen, "property '%s': an array must be a "
+		    "multi-select of string enum values", name);
+		return 0;
+	}
+	snprintf(err, errlen, "property '%s' has type '%s': only string, "
+	    "number, integer, boolean and enum arrays are allowed", name,
+	    type);
+	return 0;
+}
+
+/*
+ * A form's requestedSchema must be a flat object of primitive
+ * properties (client/elicitation.mdx "Requested Schema").  1 or 0 with
+ * the reason.
+ */
+int
+wymcp__elicit_schema_ok(struct json_object *s, char *err, size_t errlen)
+{
+	struct json_object	*t, *props, *req, *r;
+	size_t			 i;
+
+	if (!json_object_is_type(s, json_type_object) ||
+	    !json_object_object_get_ex(s, "type", &t) ||
+	    !json_object_is_type(t, json_type_string) ||
+	    strcmp(json_object_get_string(t), "object") != 0) {
+		snprintf(err, errlen, "requestedSchema must be an object "
+		    "schema with \"type\":\"object\"");
+		return 0;
+	}
+	if (!json_object_object_get_ex(s, "properties", &props) ||
+	    !json_object_is_type(props, json_type_object)) {
+		snprintf(err, errlen, "requestedSchema needs \"properties\"");
+		return 0;
+	}
+	json_object_object_foreach(props, name, p)
+		if (!prim_ok(name, p, err, errlen))
+			return 0;
+	if (json_object_object_get_ex(s, "required", &req)) {
+		if (!json_object_is_type(req, json_type_array)) {
+			snprintf(err, errlen, "\"required\" must be an array");
+			return 0;
+		}
+		for (i = 0; i < json_object_array_length(req); i++) {
+			r = json_object_array_get_idx(req, i);
+			if (!json_object_is_type(r, json_type_string) ||
+			    !json_object_object_get_ex(props,
+			    json_object_get_string(r), NULL)) {
+				snprintf(err, errlen, "\"required\" names a "
+				    "property the schema does not have");
+				return 0;
+			}
+		}
+	}
+	return 1;
+}
+
+/* Fail the call with -32602: an answer the tool must never see. */
+static void
+fault(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
+    const char *why)
+{
+	run->fault = wymcp_printf(ctx, "Invalid input response %s: %s",
+	    key, why);
+	if (run->fault == NULL)
+		run->fault = "Invalid input response";
+	wymcp__run_stop(run);
+}
+
+/*
+ * Check an elicitation answer: an ElicitResult whose action is accept,
+ * decline or cancel; an accepted form answer carries content matching
+ * the requested schema.  Does not return when it is invalid.
+ */
+static void
+check_elicit_answer(struct wymcp_ctx *ctx, struct wymcp__run *run,
+    const char *key, struct json_object *a, struct json_object *schema)
+{
+	const char		*act = wymcp_answer_action(a);
+	struct json_object	*c;
+	char			 why[256];
+
+	if (act == NULL || (strcmp(act, "accept") != 0 &&
+	    strcmp(act, "decline") != 0 && strcmp(act, "cancel") != 0))
+		fault(ctx, run, key,
+		    "action must be accept, decline or cancel");
+	if (strcmp(act, "accept") != 0)
+		return;
+	if (!json_object_object_get_ex(a, "content", &c) ||
+	    !json_object_is_type(c, json_type_object))
+		fault(ctx, run, key,
+		    "an accepted form answer needs a content object");
+	if (wymcp__schema_validate(schema, c, why, sizeof(why)) != 1)
+		fault(ctx, run, key, wymcp_printf(ctx, "content does not "
+		    "match the requested schema: %s", why));
+}
+
+/*
+ * Does a chosen key look like a positional one ("elicit-2")?  Those are
+ * the framework's, so that a chosen key never takes another question's
+ * answer.
+ */
+static int
+positional(const char *key)
+{
+	static const char *const kinds[] = { "elicit-", "sample-", "roots-" };
+	size_t		 i, n;
+
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		n = strlen(kinds[i]);
+		if (strncmp(key, kinds[i], n) == 0 && key[n] != '\0' &&
+		    strspn(key + n, "0123456789") == strlen(key + n))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The common part of every question: find the answer for `key`, or
+ * record the question and end the round (or, in a batch, return
+ * WYMCP_ERR_PENDING).  The capability was checked by the caller.
+ */
+static enum wymcp_err
+ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, const char *method, struct json_object *params,
+    struct json_object *schema, struct json_object **answer)
+{
+	struct json_object	*a, *req;
+
+	if (key == NULL) {
+		key = wymcp_printf(ctx, "%s-%u", kind, ++run->counter);
+		if (key == NULL)
+			return WYMCP_ERR_NOMEM;
+	} else if (*key == '\0' || strlen(key) > 128 ||
+	    !wymcp__header_chars_ok(key) || positional(key))
+		return WYMCP_ERR_INVAL;
+	if (json_object_object_get_ex(ctx->call.answers, key, &a)) {
+		if (schema != NULL)
+			check_elicit_answer(ctx, run, key, a, schema);
+		json_object_object_add(run->used, key, json_object_get(a));
+		*answer = a;
+		return WYMCP_OK;
+	}
+	if ((req = json_object_new_object()) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(req, "method", json_object_new_string(method));
+	json_object_object_add(req, "params", json_object_get(params));
+	if (json_object_object_add(run->pending, key, req)) {
+		json_object_put(req);
+		return WYMCP_ERR_NOMEM;
+	}
+	if (run->batch)
+		return WYMCP_ERR_PENDING;
+	wymcp__run_stop(run);
+	return WYMCP_ERR_PENDING;	/* not reached */
+}
+
+/* The declared capability object `name`, or NULL. */
+static struct json_object *
+cap(const struct wymcp_ctx *ctx, const char *name)
+{
+	struct json_object	*c;
+
+	if (ctx->req.caps == NULL ||
+	    !json_object_object_get_ex(ctx->req.caps, name, &c) ||
+	    !json_object_is_type(c, json_type_object))
+		return NULL;
+	return c;
+}
+
+/*
+ * Did the client declare form-mode elicitation?  {} and {"form":…} do;
+ * no "elicitation", or one naming "url" alone, does not
+ * (client/elicitation.mdx "Capabilities").
+ */
+static int
+form_cap(const struct wymcp_ctx *ctx)
+{
+	struct json_object	*e;
+
+	if ((e = cap(ctx, "elicitation")) == NULL)
+		return 0;
+	return json_object_object_length(e) == 0 ||
+	    json_object_object_get_ex(e, "form", NULL);
+}
+
+enum wymcp_err
+wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
+    struct json_object *schema, struct json_object **answer)
+{
+	struct wymcp__run	*run;
+	struct json_object	*params;
+	char			 why[256];
+
+	if (answer != NULL)
+		*answer = NULL;
+	if (ctx == NULL || answer == NULL)
+		return WYMCP_ERR_INVAL;
+	/* The capability check comes first. */
+	if (!form_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (msg == NULL)
+		return WYMCP_ERR_INVAL;
+	if (!wymcp__elicit_schema_ok(schema, why, sizeof(why))) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "elicit: %s", why);
+		return WYMCP_ERR_SCHEMA;
+	}
+	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(params, "mode", json_object_new_string("form"));
+	json_object_object_add(params, "message", json_object_new_string(msg));
+	json_object_object_add(params, "requestedSchema",
+	    json_object_get(schema));
+	return ask(ctx, run, "elicit", key, "elicitation/create", params,
+	    schema, answer);
+}
+
+enum wymcp_err
+wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
+    struct json_object **answer)
+{
+	struct json_object	*s;
+
+	if (answer != NULL)
+		*answer = NULL;
+	if (ctx == NULL || answer == NULL)
+		return WYMCP_ERR_INVAL;
+	/*
+	 * The capability, then the run, before anything else: another
+	 * thread must not touch the request's memory.
+	 */
+	if (!form_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if (wymcp__run_open(ctx) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (schema == NULL ||
+	    (s = wymcp__parse(schema, strlen(schema))) == NULL) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR,
+		    "elicit: the schema is not valid JSON");
+		return WYMCP_ERR_SCHEMA;
+	}
+	if (wymcp_own(ctx, s) == NULL)
+		return WYMCP_ERR_NOMEM;
+	return wymcp_elicit_key(ctx, NULL, msg, s, answer);
+}
+
+enum wymcp_err
+wymcp_sample(struct wymcp_ctx *ctx, const char *key,
+    struct json_object *params, struct json_object **answer)
+{
+	struct wymcp__run	*run;
+	struct json_object	*s, *ic;
+
+	if (answer != NULL)
+		*answer = NULL;
+	if (ctx == NULL || answer == NULL)
+		return WYMCP_ERR_INVAL;
+	/* Tool use in sampling needs sampling.tools (client/sampling.mdx). */
+	if ((s = cap(ctx, "sampling")) == NULL ||
+	    ((json_object_object_get_ex(params, "tools", NULL) ||
+	    json_object_object_get_ex(params, "toolChoice", NULL)) &&
+	    !json_object_object_get_ex(s, "tools", NULL)))
+		return WYMCP_ERR_NOTSUP;
+	/* Context from other servers needs sampling.context. */
+	if (json_object_object_get_ex(params, "includeContext", &ic) &&
+	    json_object_is_type(ic, json_type_string) &&
+	    strcmp(json_object_get_string(ic), "none") != 0 &&
+	    !json_object_object_get_ex(s, "context", NULL))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (!json_object_is_type(params, json_type_object))
+		return WYMCP_ERR_INVAL;
+	return ask(ctx, run, "sample", key, "sampling/createMessage", params,
+	    NULL, answer);
+}
+
+enum wymcp_err
+wymcp_roots(struct wymcp_ctx *ctx, const char *key,
+    struct json_object **answer)
+{
+	struct wymcp__run	*run;
+	struct json_object	*params;
+
+	if (answer != NULL)
+		*answer = NULL;
+	if (ctx == NULL || answer == NULL)
+		return WYMCP_ERR_INVAL;
+	if (cap(ctx, "roots") == NULL)
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	return ask(ctx, run, "roots", key, "roots/list", params, NULL, answer);
+}
+
+const char *
+wymcp_answer_action(struct json_object *a)
+{
+	struct json_object	*v;
+
+	if (!json_object_object_get_ex(a, "action", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+struct json_object *
+wymcp_answer_content(struct json_object *a)
+{
+	struct json_object	*v;
+	const char		*act = wymcp_answer_action(a);
+
+	if (act == NULL || strcmp(act, "accept") != 0 ||
+	    !json_object_object_get_ex(a, "content", &v) ||
+	    !json_object_is_type(v, json_type_object))
+		return NULL;
+	return v;
+}

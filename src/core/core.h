@@ -1,0 +1,159 @@
+/*
+ * core.h - the request context, the run boundary, asking, sealing,
+ * streaming and the builders tools call
+ *
+ * struct wymcp_ctx is the one per-request structure.  Its parts belong
+ * to different owners: `req` is the parsed request, written once by the
+ * pipeline (serve/) and read-only below it; `who` is the identity and
+ * mount list core/ctx.c builds from the params; `call` is the round a
+ * method binds and the run boundary uses (methods/call.c, core/run.c);
+ * `out` is the response stream (core/stream.c).
+ */
+#ifndef WYMCP_CORE_H
+#define WYMCP_CORE_H
+
+#include <setjmp.h>
+#include <pthread.h>
+
+#include "setup/setup.h"
+
+/* The parsed request (serve/ fills it in; everyone reads it). */
+struct wymcp__request {
+	char *const		*env;		/* CGI params */
+	struct json_object	*msg;		/* the parsed body */
+	struct json_object	*id;		/* JSON-RPC id or NULL */
+	const char		*idstr;		/* id serialized, for logs */
+	const char		*method;	/* JSON-RPC method */
+	struct json_object	*params;	/* params object or NULL */
+	struct json_object	*meta;		/* params._meta */
+	struct json_object	*caps;		/* clientCapabilities */
+	const char		*version;	/* protocolVersion */
+	int			 legacy;	/* a 2025-11-25 era request */
+};
+
+/* Who asks, and which tools serve them (ctx.c). */
+struct wymcp__who {
+	struct json_object	*assigns;	/* name -> string */
+	const char		*principal;	/* or NULL */
+	const struct wymcp__tool **tools;	/* mount list */
+	size_t			 ntools;
+};
+
+/* The round in progress (methods/call.c binds it, run.c runs it). */
+struct wymcp__run;
+struct wymcp__call {
+	struct json_object	*answers;	/* merged input responses */
+	struct wymcp__run	*run;		/* the open run, or NULL */
+	const char		*name;		/* what the state binds: */
+	struct json_object	*args;		/* name and arguments */
+	enum wymcp_err		 rc;		/* the handler's last return */
+};
+
+/* The response as it goes out (stream.c). */
+struct wymcp__out {
+	const struct wymcp_io	*io;		/* where the response goes */
+	int			 streaming;	/* SSE headers are out */
+	int			 cancelled;	/* the client went away */
+	struct json_object	*progress_token; /* _meta.progressToken */
+	double			 last_progress;	/* must increase */
+	int			 have_progress;	/* one was sent */
+	int			 loglevel;	/* _meta logLevel, -1 none */
+};
+
+struct wymcp_ctx {
+	struct wymcp__arena	 arena;
+	struct wymcp_server	*srv;
+	struct wymcp__request	 req;
+	struct wymcp__who	 who;
+	struct wymcp__call	 call;
+	struct wymcp__out	 out;
+};
+
+/*
+ * run.c: one run of a tool (or prompt or resource handler) inside the
+ * boundary.  The unwind that ends a round is a longjmp to `jb`; it
+ * belongs to the thread that opened the run.
+ */
+struct wymcp__run {
+	jmp_buf			 jb;
+	pthread_t		 thread;	/* the thread running it */
+	unsigned int		 counter;	/* positional key counter */
+	int			 batch;		/* collecting questions */
+	struct json_object	*pending;	/* key -> input request */
+	struct json_object	*used;		/* key -> answer read */
+	const char		*fault;		/* invalid answer: -32602 */
+};
+
+/* How a run ended. */
+enum wymcp__outcome {
+	WYMCP__RUN_DONE,	/* the body returned; see rc */
+	WYMCP__RUN_INPUT,	/* stopped at unanswered questions */
+	WYMCP__RUN_FAULT	/* an answer was invalid (-32602) */
+};
+typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
+enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
+	    wymcp__body, void *, enum wymcp_err *rc);
+struct wymcp__run *wymcp__run_open(const struct wymcp_ctx *);
+void	 wymcp__run_stop(struct wymcp__run *) __attribute__((noreturn));
+
+/* ask.c: what the client answered. */
+int	 wymcp__responses_ok(struct json_object *);
+int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
+
+/* caps.c */
+int	 wymcp__caps_missing(struct json_object *required,
+	    struct json_object *declared, struct json_object **missing);
+
+/* seal.c: sealed requestState (libsodium XChaCha20-Poly1305). */
+const char *wymcp__seal(struct wymcp_ctx *, struct json_object *answers);
+int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
+	    struct json_object **answers);
+
+/* result.c: what handlers build (wymcp.h); owned by the request. */
+struct wymcp_result {
+	struct wymcp_ctx	*ctx;
+	struct json_object	*content;	/* array */
+	struct json_object	*structured;	/* or NULL */
+	int			 is_error;
+};
+struct wymcp_resource_result {
+	struct wymcp_ctx	*ctx;
+	const char		*uri;		/* the URI read */
+	struct json_object	*contents;	/* array */
+};
+struct wymcp_prompt_result {
+	struct wymcp_ctx	*ctx;
+	struct json_object	*messages;	/* array */
+	struct json_object	*description;	/* string, or NULL */
+};
+struct wymcp_completion {
+	struct json_object	*values;	/* array of strings */
+	long			 total;		/* < 0: unknown */
+	int			 has_more;
+	int			 told;		/* total/hasMore were given */
+};
+#define WYMCP__COMPLETION_MAX	100	/* values per response */
+struct wymcp_result *wymcp__result_new(struct wymcp_ctx *);
+void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
+
+/* ctx.c: the context, rebuilt from the CGI params. */
+const char *wymcp__env(char *const *env, const char *name);
+void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
+	    char *const *env);
+void	 wymcp__ctx_free(struct wymcp_ctx *);
+enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
+enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
+const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
+	    const char *name);
+void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
+	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
+
+/* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
+int	 wymcp__stream_init(struct wymcp_ctx *);
+enum wymcp_err wymcp__notify(struct wymcp_ctx *, const char *method,
+	    struct json_object *params);
+enum wymcp_err wymcp__notify_log(struct wymcp_ctx *, int prio, char *msg);
+enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
+	    struct json_object *body);
+
+#endif /* WYMCP_CORE_H */

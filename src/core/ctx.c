@@ -1,0 +1,281 @@
+/*
+ * ctx.c - the per-request context, rebuilt from the web server's params
+ *
+ * The web server's auth modules speak to wymcp through FastCGI params:
+ * WYMCP_ASSIGN_<NAME> becomes the assign <name>, REMOTE_USER the assign
+ * remote_user, WYMCP_PRINCIPAL (else REMOTE_USER) the principal, and
+ * WYMCP_TOOLS narrows the mount list.  Client headers arrive as HTTP_*
+ * params and can never become any of these.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+
+#define ASSIGN_PREFIX	"WYMCP_ASSIGN_"
+
+/*
+ * The value of CGI param `name`, or NULL.  When the web server passes a
+ * param twice (an include and a location both set it), the last one
+ * wins, as for assigns: a location can override what an included
+ * fastcgi_params set.
+ */
+const char *
+wymcp__env(char *const *env, const char *name)
+{
+	const char	*v = NULL;
+	size_t		 n = strlen(name);
+
+	if (env == NULL)
+		return NULL;
+	for (; *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			v = *env + n + 1;
+	return v;
+}
+
+/* Zero the context and bind it to the server and params. */
+void
+wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
+    char *const *env)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	wymcp__arena_init(&ctx->arena);
+	ctx->srv = srv;
+	ctx->req.env = env;
+	ctx->out.loglevel = -1;
+}
+
+/* Release everything the request owns (cleanup hooks run first). */
+void
+wymcp__ctx_free(struct wymcp_ctx *ctx)
+{
+	wymcp__arena_free(&ctx->arena);
+	json_object_put(ctx->req.msg);
+	ctx->req.msg = NULL;
+}
+
+/*
+ * Is `name` (already lower-cased) an internal name that must never be
+ * visible as an assign?  "wymcp" and every "wymcp_*".
+ */
+static int
+internal_name(const char *name)
+{
+	return strncmp(name, "wymcp", 5) == 0 &&
+	    (name[5] == '\0' || name[5] == '_');
+}
+
+/* Add one assign; a later one with the same name wins. */
+static enum wymcp_err
+add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
+    const char *val)
+{
+	char			*key;
+	size_t			 i;
+	struct json_object	*s;
+
+	if (nlen == 0)
+		return WYMCP_OK;
+	if ((key = wymcp__arena_strndup(&ctx->arena, name, nlen)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	for (i = 0; i < nlen; i++) {
+		if (!isalnum((unsigned char)key[i]) && key[i] != '_')
+			return WYMCP_OK;	/* not a name: ignored */
+		key[i] = (char)tolower((unsigned char)key[i]);
+	}
+	if (internal_name(key))
+		return WYMCP_OK;
+	if ((s = json_object_new_string(val)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (json_object_object_add(ctx->who.assigns, key, s)) {
+		json_object_put(s);
+		return WYMCP_ERR_NOMEM;
+	}
+	return WYMCP_OK;
+}
+
+/*
+ * Build the assigns and the principal from the params.  Only params the
+ * web server sets by configuration are read; HTTP_* (client headers)
+ * never are.
+ */
+enum wymcp_err
+wymcp__ctx_assigns(struct wymcp_ctx *ctx)
+{
+	char *const	*e;
+	const char	*eq, *p;
+	enum wymcp_err	 rc;
+
+	if (ctx->who.assigns != NULL)
+		return WYMCP_OK;	/* built already (or preset by a test) */
+	if ((ctx->who.assigns = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if ((p = wymcp__env(ctx->req.env, "REMOTE_USER")) != NULL && *p != '\0')
+		if ((rc = add_assign(ctx, "remote_user", 11, p)) != WYMCP_OK)
+			return rc;
+	for (e = ctx->req.env; e != NULL && *e != NULL; e++) {
+		if (strncmp(*e, ASSIGN_PREFIX, sizeof(ASSIGN_PREFIX) - 1) != 0)
+			continue;
+		p = *e + sizeof(ASSIGN_PREFIX) - 1;
+		if ((eq = strchr(p, '=')) == NULL)
+			continue;
+		if ((rc = add_assign(ctx, p, (size_t)(eq - p), eq + 1)) !=
+		    WYMCP_OK)
+			return rc;
+	}
+	p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL");
+	if (p == NULL || *p == '\0')
+		p = wymcp__env(ctx->req.env, "REMOTE_USER");
+	ctx->who.principal = (p != NULL && *p != '\0') ? p : NULL;
+	return WYMCP_OK;
+}
+
+/* Is `name` (length n) a word of the space/comma-separated list? */
+static int
+listed(const char *list, const char *name, size_t n)
+{
+	const char	*w;
+	size_t		 len;
+
+	while ((w = wymcp__word(&list, &len)) != NULL)
+		if (len == n && strncmp(w, name, n) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Build the mount list: every registered tool, or those WYMCP_TOOLS
+ * names, in registration order.  An empty WYMCP_TOOLS mounts nothing
+ * (fail closed).  Names that match no tool are logged.
+ */
+enum wymcp_err
+wymcp__ctx_mount(struct wymcp_ctx *ctx)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const char	*list, *w;
+	size_t		 i, n = 0, len;
+	int		 found;
+
+	if (ctx->who.tools != NULL)
+		return WYMCP_OK;	/* built already */
+	list = wymcp__env(ctx->req.env, "WYMCP_TOOLS");
+	ctx->who.tools = wymcp__arena_alloc(&ctx->arena,
+	    (srv->ntools ? srv->ntools : 1) * sizeof(*ctx->who.tools));
+	if (ctx->who.tools == NULL)
+		return WYMCP_ERR_NOMEM;
+	for (i = 0; i < srv->ntools; i++)
+		if (list == NULL || listed(list, srv->tools[i].def->name,
+		    strlen(srv->tools[i].def->name)))
+			ctx->who.tools[n++] = &srv->tools[i];
+	ctx->who.ntools = n;
+	if (list == NULL || srv->logmax < WYMCP_LOG_WARNING)
+		return WYMCP_OK;
+	while ((w = wymcp__word(&list, &len)) != NULL) {
+		for (found = 0, i = 0; i < srv->ntools && !found; i++)
+			found = strlen(srv->tools[i].def->name) == len &&
+			    strncmp(srv->tools[i].def->name, w, len) == 0;
+		if (!found)
+			wymcp__ctx_log(ctx, WYMCP_LOG_WARNING,
+			    "WYMCP_TOOLS names '%.*s', which no loaded module "
+			    "provides", (int)len, w);
+	}
+	return WYMCP_OK;
+}
+
+/* The mounted tool called `name`, or NULL. */
+const struct wymcp__tool *
+wymcp__ctx_find_tool(const struct wymcp_ctx *ctx, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < ctx->who.ntools; i++)
+		if (strcmp(ctx->who.tools[i]->def->name, name) == 0)
+			return ctx->who.tools[i];
+	return NULL;
+}
+
+/* Public accessors. */
+
+struct json_object *
+wymcp_ctx_id(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->req.id;
+}
+
+struct json_object *
+wymcp_ctx_meta(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->req.meta;
+}
+
+struct json_object *
+wymcp_ctx_client_caps(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->req.caps;
+}
+
+const char *
+wymcp_ctx_assign(const struct wymcp_ctx *ctx, const char *name)
+{
+	struct json_object	*v;
+
+	if (ctx == NULL || ctx->who.assigns == NULL || name == NULL ||
+	    !json_object_object_get_ex(ctx->who.assigns, name, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+struct json_object *
+wymcp_ctx_assigns(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->who.assigns;
+}
+
+const char *
+wymcp_ctx_principal(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->who.principal;
+}
+
+size_t
+wymcp_ctx_ntools(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? 0 : ctx->who.ntools;
+}
+
+const struct wymcp_tool *
+wymcp_ctx_tool(const struct wymcp_ctx *ctx, size_t i)
+{
+	if (ctx == NULL || i >= ctx->who.ntools)
+		return NULL;
+	return ctx->who.tools[i]->def;
+}
+
+struct json_object *
+wymcp_ctx_answers(const struct wymcp_ctx *ctx)
+{
+	return ctx == NULL ? NULL : ctx->call.answers;
+}
+
+/* Log a line of this request's, tagged with its id. */
+void
+wymcp__ctx_log(const struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	char		 buf[1024];
+	va_list		 ap;
+
+	if (srv == NULL || srv->logfn == NULL || prio > srv->logmax)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	srv->logfn(srv->logarg, prio, ctx->req.idstr, buf);
+}

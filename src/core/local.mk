@@ -1,0 +1,12 @@
+# src/core: the context, run boundary, asking, seal, stream, builders.
+src_libwymcp_core_la_SOURCES += \
+	%reldir%/core.h \
+	%reldir%/ask.c \
+	%reldir%/caps.c \
+	%reldir%/content.c \
+	%reldir%/ctx.c \
+	%reldir%/memory.c \
+	%reldir%/result.c \
+	%reldir%/run.c \
+	%reldir%/seal.c \
+	%reldir%/stream.c

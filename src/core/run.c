@@ -1,0 +1,111 @@
+/*
+ * run.c - the run boundary
+ *
+ * MCP 2026-07-28 basic/patterns/mrtr.mdx and client/elicitation.mdx.
+ * A question the request already carries an answer for returns that
+ * answer; an unanswered one ends the round: the run unwinds (longjmp)
+ * to the boundary wymcp__run() set up, and the method answers
+ * input_required with the questions and a sealed requestState.  Nothing
+ * ever blocks waiting for the client.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include "core/core.h"
+
+/*
+ * Run body(ctx, arg) inside the boundary.  Returns how the run ended;
+ * *rc is the body's return value when it returned, WYMCP_ERR_PENDING
+ * when it stopped at a question, WYMCP_ERR_INVAL when an answer was
+ * refused.  Cleanup hooks the run registered have run when this
+ * returns, however the run ended.
+ */
+enum wymcp__outcome
+wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
+    void *arg, enum wymcp_err *rc)
+{
+	struct wymcp__cleanup	*mark;
+	enum wymcp__outcome	 outcome;
+
+	memset(run, 0, sizeof(*run));
+	run->thread = pthread_self();
+	*rc = WYMCP_ERR_NOMEM;
+	if ((run->pending = wymcp_own(ctx, json_object_new_object())) == NULL ||
+	    (run->used = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP__RUN_DONE;
+	if (ctx->call.answers == NULL &&
+	    (ctx->call.answers = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP__RUN_DONE;
+	mark = ctx->arena.cleanups;
+	ctx->call.run = run;
+	if (setjmp(run->jb) == 0) {
+		*rc = body(ctx, arg);
+		/*
+		 * A batch the body left unflushed (it returned, typically
+		 * passing WYMCP_ERR_PENDING up) still asks its questions.
+		 */
+		if (json_object_object_length(run->pending) > 0) {
+			*rc = WYMCP_ERR_PENDING;
+			outcome = WYMCP__RUN_INPUT;
+		} else
+			outcome = WYMCP__RUN_DONE;
+	} else if (run->fault != NULL) {
+		*rc = WYMCP_ERR_INVAL;
+		outcome = WYMCP__RUN_FAULT;
+	} else {
+		*rc = WYMCP_ERR_PENDING;
+		outcome = WYMCP__RUN_INPUT;
+	}
+	ctx->call.run = NULL;
+	wymcp__arena_unwind(&ctx->arena, mark);
+	return outcome;
+}
+
+/* End the round now: unwind to the boundary. */
+void
+wymcp__run_stop(struct wymcp__run *run)
+{
+	longjmp(run->jb, 1);
+}
+
+/* Is the run open, and in this thread? */
+struct wymcp__run *
+wymcp__run_open(const struct wymcp_ctx *ctx)
+{
+	if (ctx->call.run == NULL || !pthread_equal(ctx->call.run->thread,
+	    pthread_self()))
+		return NULL;
+	return ctx->call.run;
+}
+
+enum wymcp_err
+wymcp_input_batch(struct wymcp_ctx *ctx)
+{
+	struct wymcp__run	*run;
+
+	if (ctx == NULL)
+		return WYMCP_ERR_INVAL;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	run->batch = 1;
+	return WYMCP_OK;
+}
+
+enum wymcp_err
+wymcp_input_flush(struct wymcp_ctx *ctx)
+{
+	struct wymcp__run	*run;
+
+	if (ctx == NULL)
+		return WYMCP_ERR_INVAL;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	run->batch = 0;
+	if (json_object_object_length(run->pending) > 0)
+		wymcp__run_stop(run);
+	return WYMCP_OK;
+}

@@ -1,0 +1,643 @@
+/* main.c - option parsing and startup of wymcp-fcgi */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <netdb.h>
+
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "front.h"
+
+#define SOCKET_MODE	0660		/* mode of a --listen unix: socket */
+
+/* Long-only options get values outside the range of characters. */
+enum {
+	OPT_LISTEN = 256,
+	OPT_WORKERS,
+	OPT_MODULE,
+	OPT_KEYFILE,
+	OPT_GENKEY,
+	OPT_MAXBODY,
+	OPT_ORIGIN,
+	OPT_USER,
+	OPT_GROUP,
+	OPT_MODERN
+};
+
+static const struct option longopts[] = {
+	{ "listen",		required_argument,	NULL, OPT_LISTEN },
+	{ "workers",		required_argument,	NULL, OPT_WORKERS },
+	{ "module",		required_argument,	NULL, OPT_MODULE },
+	{ "state-key-file",	required_argument,	NULL, OPT_KEYFILE },
+	{ "generate-key",	required_argument,	NULL, OPT_GENKEY },
+	{ "max-body",		required_argument,	NULL, OPT_MAXBODY },
+	{ "allow-origin",	required_argument,	NULL, OPT_ORIGIN },
+	{ "user",		required_argument,	NULL, OPT_USER },
+	{ "group",		required_argument,	NULL, OPT_GROUP },
+	{ "modern-only",	no_argument,		NULL, OPT_MODERN },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	{ NULL,			0,			NULL, 0 }
+};
+
+/* The modules loaded when no --module is given. */
+static const char *const bundled[] = { "help.so", "echo.so", "whoami.so" };
+
+/*
+ * The identity to switch to after startup, resolved before anything
+ * else so that a typo fails fast.
+ */
+struct ident {
+	int	 set;		/* --user given */
+	uid_t	 uid;
+	gid_t	 gid;
+};
+
+/*
+ * Print the usage summary to `f'.
+ */
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
+	    "       [--workers N] [--module PATH]... [--state-key-file PATH]\n"
+	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
+	    "       [--user USER] [--group GROUP] [--modern-only]\n"
+	    "       %s --generate-key PATH\n"
+	    "\n"
+	    "  --listen ADDR          create the FastCGI socket (default: the\n"
+	    "                         socket on fd 0 or from systemd; plain CGI\n"
+	    "                         when there is none)\n"
+	    "  --workers N            worker processes, 0 to %d (default 1;\n"
+	    "                         0 serves in this process)\n"
+	    "  --module PATH          load a tool module (repeatable; default:\n"
+	    "                         help.so echo.so whoami.so from\n"
+	    "                         %s)\n"
+	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
+	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
+	    "  --max-body BYTES       largest request body (default %d)\n"
+	    "  --allow-origin ORIGIN  allow an Origin or host (repeatable)\n"
+	    "  --user USER            run as USER after startup (root only)\n"
+	    "  --group GROUP          run with GROUP (default: USER's group)\n"
+	    "  --modern-only          serve MCP 2026-07-28 clients only (no\n"
+	    "                         2025-11-25 initialize handshake)\n"
+	    "  -v, --verbose          log info; twice: debug\n"
+	    "  -h, --help             print this help and exit\n"
+	    "  -V, --version          print the version and exit\n",
+	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
+	    WYMCP_MAX_BODY_DEFAULT);
+}
+
+/*
+ * Parse a decimal number in [min, max] given to option `opt', or exit
+ * with a usage error.
+ */
+static long long
+parse_num(const char *opt, const char *s, long long min, long long max)
+{
+	char		*end;
+	long long	 v;
+
+	if (!isdigit((unsigned char)s[0]))
+		errx(2, "--%s: %s: not a number", opt, s);
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end != '\0')
+		errx(2, "--%s: %s: not a number", opt, s);
+	if (errno == ERANGE || v < min || v > max)
+		errx(2, "--%s: %s: must be from %lld to %lld",
+		    opt, s, min, max);
+	return v;
+}
+
+/*
+ * Append `s' to a growing array of strings, or exit.
+ */
+static void
+push(const char ***arr, size_t *n, const char *s)
+{
+	const char	**p;
+
+	if ((p = reallocarray(*arr, *n + 1, sizeof(*p))) == NULL)
+		err(1, NULL);
+	p[(*n)++] = s;
+	*arr = p;
+}
+
+/*
+ * Parse the command line into `o'.  --help and --version print and
+ * exit 0; bad usage prints a message and exits 2.
+ */
+static void
+parse_options(int argc, char *argv[], struct front_opts *o)
+{
+	int	 c;
+
+	memset(o, 0, sizeof(*o));
+	o->workers = 1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LISTEN:
+			o->listen = optarg;
+			break;
+		case OPT_WORKERS:
+			o->workers = (int)parse_num("workers", optarg,
+			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_MODULE:
+			push(&o->modules, &o->nmodules, optarg);
+			break;
+		case OPT_KEYFILE:
+			o->keyfile = optarg;
+			break;
+		case OPT_GENKEY:
+			o->genkey = optarg;
+			break;
+		case OPT_MAXBODY:
+			o->max_body = (size_t)parse_num("max-body", optarg,
+			    1, FRONT_MAX_BODY);
+			break;
+		case OPT_ORIGIN:
+			push(&o->origins, &o->norigins, optarg);
+			break;
+		case OPT_USER:
+			o->user = optarg;
+			break;
+		case OPT_GROUP:
+			o->group = optarg;
+			break;
+		case OPT_MODERN:
+			o->modern_only = 1;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("%s %s, MCP %s\n", FRONT_NAME, WYMCP_VERSION,
+			    WYMCP_PROTOCOL_VERSION);
+			exit(0);
+		case ':':
+			errx(2, "%s: missing argument (try --help)",
+			    argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				errx(2, "-%c: unknown option (try --help)",
+				    optopt);
+			errx(2, "%s: unknown option (try --help)",
+			    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		errx(2, "unexpected argument: %s (try --help)", argv[optind]);
+	if (o->group != NULL && o->user == NULL)
+		errx(2, "--group needs --user");
+}
+
+/*
+ * Make sure descriptors 0, 1 and 2 are open, so that no socket or file
+ * opened later lands on them and receives log lines or responses.
+ */
+static void
+sanitize_stdio(void)
+{
+	int	 fd;
+
+	for (fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+			continue;
+		if (open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) == -1)
+			err(1, "/dev/null");
+	}
+}
+
+/*
+ * Resolve --user and --group (names, or numeric ids) into `id'.  Only
+ * root may switch identity.  Exits on failure.
+ */
+static void
+resolve_ident(const struct front_opts *o, struct ident *id)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+	char		*e;
+	long long	 v;
+
+	memset(id, 0, sizeof(*id));
+	if (o->user == NULL)
+		return;
+	if (geteuid() != 0)
+		errx(1, "--user %s: only root can switch users", o->user);
+	if ((pw = getpwnam(o->user)) != NULL) {
+		id->uid = pw->pw_uid;
+		id->gid = pw->pw_gid;
+	} else {
+		v = strtoll(o->user, &e, 10);
+		if (!isdigit((unsigned char)o->user[0]) || *e != '\0' ||
+		    v < 0 || v >= UINT_MAX)
+			errx(1, "--user %s: no such user", o->user);
+		id->uid = (uid_t)v;
+		id->gid = (gid_t)v;
+	}
+	if (o->group != NULL) {
+		if ((gr = getgrnam(o->group)) != NULL)
+			id->gid = gr->gr_gid;
+		else {
+			v = strtoll(o->group, &e, 10);
+			if (!isdigit((unsigned char)o->group[0]) ||
+			    *e != '\0' || v < 0 || v >= UINT_MAX)
+				errx(1, "--group %s: no such group",
+				    o->group);
+			id->gid = (gid_t)v;
+		}
+	}
+	id->set = 1;
+}
+
+/*
+ * Give up root for good: supplementary groups, then group, then user,
+ * then check that root cannot be regained.  Exits on failure.
+ */
+static void
+drop_privileges(const struct ident *id)
+{
+	if (setgroups(1, &id->gid) == -1)
+		err(1, "setgroups");
+	if (setgid(id->gid) == -1)
+		err(1, "setgid %lu", (unsigned long)id->gid);
+	if (setuid(id->uid) == -1)
+		err(1, "setuid %lu", (unsigned long)id->uid);
+	if (id->uid != 0 && setuid(0) != -1)
+		errx(1, "could regain root after dropping privileges");
+	front_log(WYMCP_LOG_INFO, "running as uid %lu, gid %lu",
+	    (unsigned long)id->uid, (unsigned long)id->gid);
+}
+
+/*
+ * Whether `fd' is a listening socket.
+ */
+static int
+is_listening(int fd)
+{
+	struct stat	 st;
+	socklen_t	 len;
+	int		 val = 0;
+
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return 0;
+	len = sizeof(val);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &val, &len) == -1)
+		return 0;
+	return val != 0;
+}
+
+/*
+ * Whether something accepts connections on the unix socket `sa_un'.
+ */
+static int
+unix_alive(const struct sockaddr_un *sa_un)
+{
+	int	 fd, alive;
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	alive = connect(fd, (const struct sockaddr *)sa_un,
+	    sizeof(*sa_un)) == 0;
+	close(fd);
+	return alive;
+}
+
+/*
+ * Create, bind and listen on the unix socket `path'.  A stale socket
+ * file is removed first; a live one, or a file that is not a socket,
+ * is an error.  The socket gets mode 0660, and the --user/--group
+ * ownership when given.  Exits on failure.
+ */
+static int
+listen_unix(const char *path, const struct ident *id)
+{
+	struct sockaddr_un	 sa_un;
+	struct stat		 st;
+	mode_t			 oldmask;
+	int			 fd, rc, saved;
+
+	memset(&sa_un, 0, sizeof(sa_un));
+	sa_un.sun_family = AF_UNIX;
+	if (path[0] == '\0' || strlen(path) >= sizeof(sa_un.sun_path))
+		errx(2, "--listen unix:%s: empty or too long a path", path);
+	memcpy(sa_un.sun_path, path, strlen(path));
+
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			errx(1, "--listen unix:%s: exists and is not a socket",
+			    path);
+		if (unix_alive(&sa_un))
+			errx(1, "--listen unix:%s: another process is "
+			    "listening on it", path);
+		if (unlink(path) == -1)
+			err(1, "--listen unix:%s: removing the stale socket",
+			    path);
+	} else if (errno != ENOENT)
+		err(1, "--listen unix:%s", path);
+
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(1, "socket");
+	oldmask = umask(0777 & ~SOCKET_MODE);
+	rc = bind(fd, (struct sockaddr *)&sa_un, sizeof(sa_un));
+	saved = errno;
+	umask(oldmask);
+	if (rc == -1) {
+		errno = saved;
+		err(1, "--listen unix:%s: bind", path);
+	}
+	if (chmod(path, SOCKET_MODE) == -1)
+		err(1, "--listen unix:%s: chmod", path);
+	if (id->set && chown(path, id->uid, id->gid) == -1)
+		err(1, "--listen unix:%s: chown", path);
+	if (listen(fd, SOMAXCONN) == -1)
+		err(1, "--listen unix:%s: listen", path);
+	return fd;
+}
+
+/*
+ * Create, bind and listen on the TCP address HOST:PORT or [IPV6]:PORT;
+ * an empty host or "*" means every address.  Exits on failure.
+ */
+static int
+listen_tcp(const char *spec)
+{
+	struct addrinfo	 hints, *res, *ai;
+	char		*copy, *host, *port, *p;
+	int		 fd = -1, on = 1, gai, saved = 0;
+
+	if ((copy = strdup(spec)) == NULL)
+		err(1, NULL);
+	if (copy[0] == '[') {
+		host = copy + 1;
+		if ((p = strchr(host, ']')) == NULL || p[1] != ':')
+			errx(2, "--listen %s: expected [IPV6]:PORT", spec);
+		*p = '\0';
+		port = p + 2;
+	} else {
+		if ((p = strrchr(copy, ':')) == NULL)
+			errx(2, "--listen %s: expected unix:PATH, HOST:PORT "
+			    "or [IPV6]:PORT", spec);
+		*p = '\0';
+		host = copy;
+		port = p + 1;
+		if (strchr(host, ':') != NULL)
+			errx(2, "--listen %s: put an IPv6 address in "
+			    "brackets", spec);
+	}
+	if (*port == '\0')
+		errx(2, "--listen %s: no port", spec);
+	if (*host == '\0' || strcmp(host, "*") == 0)
+		host = NULL;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((gai = getaddrinfo(host, port, &hints, &res)) != 0)
+		errx(1, "--listen %s: %s", spec, gai_strerror(gai));
+
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol);
+		if (fd == -1) {
+			saved = errno;
+			continue;
+		}
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+		    sizeof(on)) == -1 ||
+		    bind(fd, ai->ai_addr, ai->ai_addrlen) == -1 ||
+		    listen(fd, SOMAXCONN) == -1) {
+			saved = errno;
+			close(fd);
+			fd = -1;
+			continue;
+		}
+		break;
+	}
+	freeaddrinfo(res);
+	free(copy);
+	if (fd == -1) {
+		errno = saved;
+		err(1, "--listen %s", spec);
+	}
+	return fd;
+}
+
+/*
+ * The listening socket handed over by whoever started us: systemd
+ * socket activation (LISTEN_PID is us, LISTEN_FDS=1: descriptor 3), or
+ * descriptor 0 (spawn-fcgi, mod_fcgid, nginx-style spawners).  Returns
+ * the descriptor, or -1 when there is none (plain CGI).
+ */
+static int
+inherited_socket(void)
+{
+	const char	*pid, *fds;
+
+	pid = getenv("LISTEN_PID");
+	fds = getenv("LISTEN_FDS");
+	if (pid != NULL && fds != NULL &&
+	    strtoll(pid, NULL, 10) == (long long)getpid()) {
+		/* Our children must not take these for their own. */
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		if (strcmp(fds, "1") != 0)
+			errx(1, "systemd passed LISTEN_FDS=%s; exactly one "
+			    "socket is supported", fds);
+		if (!is_listening(3))
+			errx(1, "descriptor 3 from systemd is not a "
+			    "listening socket");
+		return 3;
+	}
+	if (is_listening(STDIN_FILENO))
+		return STDIN_FILENO;
+	return -1;
+}
+
+/*
+ * Load the --module files, or the bundled modules when none was
+ * given.  A module that fails to load is fatal.
+ */
+static void
+load_modules(struct wymcp_server *srv, const struct front_opts *o)
+{
+	char	 path[PATH_MAX];
+	size_t	 i;
+
+	for (i = 0; i < o->nmodules; i++)
+		if (wymcp_server_load_module(srv, o->modules[i]) != WYMCP_OK)
+			errx(1, "--module %s: %s", o->modules[i],
+			    wymcp_server_errmsg(srv));
+	if (o->nmodules > 0)
+		return;
+	for (i = 0; i < sizeof(bundled) / sizeof(bundled[0]); i++) {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
+		    WYMCP_MODULEDIR, bundled[i]) >= sizeof(path))
+			errx(1, "%s: path too long", WYMCP_MODULEDIR);
+		if (wymcp_server_load_module(srv, path) != WYMCP_OK)
+			errx(1, "bundled module %s: %s (use --module)", path,
+			    wymcp_server_errmsg(srv));
+	}
+}
+
+/*
+ * Startup, in order: options; --generate-key (and exit); identity and
+ * key file checks; the inherited socket, or CGI; the server and its
+ * modules; the --listen socket; the privilege drop.  Then serve: CGI,
+ * one process (--workers 0) or the supervisor.
+ */
+int
+main(int argc, char *argv[])
+{
+	struct front_opts	 opts;
+	struct wymcp_server	*srv;
+	struct ident		 id;
+	const char		*sockpath = NULL;
+	size_t			 i;
+	int			 fd, flags, rc;
+
+	sanitize_stdio();
+	parse_options(argc, argv, &opts);
+
+	if (opts.genkey != NULL) {
+		char	 ebuf[512];
+
+		if (wymcp_state_key_generate(opts.genkey, ebuf,
+		    sizeof(ebuf)) != WYMCP_OK) {
+			warnx("--generate-key: %s", ebuf);
+			return 1;
+		}
+		printf("%s: new key written first in %s\n",
+		    FRONT_NAME, opts.genkey);
+		return 0;
+	}
+
+	if (opts.verbose == 1)
+		front_logmax = WYMCP_LOG_INFO;
+	else if (opts.verbose > 1)
+		front_logmax = WYMCP_LOG_DEBUG;
+
+	/*
+	 * Writes to a vanished peer (web server, log pipe) must fail
+	 * with EPIPE, not kill the process.
+	 */
+	if (signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		err(1, "signal");
+
+	resolve_ident(&opts, &id);
+
+	fd = -1;
+	if (opts.listen == NULL && (fd = inherited_socket()) == -1 &&
+	    getenv("REQUEST_METHOD") == NULL)
+		errx(2, "no listening socket on descriptor 0, no --listen "
+		    "and no CGI request (REQUEST_METHOD is unset); "
+		    "try --help");
+
+	/* Per-process work, once: configuration and modules. */
+	if ((srv = wymcp_server_new()) == NULL)
+		errx(1, "out of memory");
+	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	if (opts.max_body > 0)
+		wymcp_server_set_max_body(srv, opts.max_body);
+	if (opts.modern_only)
+		wymcp_server_set_legacy(srv, 0);
+	for (i = 0; i < opts.norigins; i++)
+		if (wymcp_server_allow_origin(srv, opts.origins[i]) !=
+		    WYMCP_OK)
+			errx(2, "--allow-origin %s: %s", opts.origins[i],
+			    wymcp_server_errmsg(srv));
+	load_modules(srv, &opts);
+	/*
+	 * requestState keys: the file's, or the random key the server made
+	 * for itself, which this process and the workers it forks share.
+	 */
+	if (opts.keyfile != NULL) {
+		if (wymcp_server_load_state_keys(srv, opts.keyfile) !=
+		    WYMCP_OK)
+			errx(1, "--state-key-file: %s",
+			    wymcp_server_errmsg(srv));
+	} else if (fd != -1 || opts.listen != NULL)
+		front_log(WYMCP_LOG_WARNING, "no --state-key-file: "
+		    "requestState is sealed with a random key made now, "
+		    "shared by this process's workers only; several hosts, "
+		    "or state that survives a restart, need a shared key "
+		    "file (wymcp-fcgi --generate-key PATH)");
+
+	/*
+	 * The socket after the modules, so that a bad module leaves no
+	 * socket file behind; before the privilege drop, as binding may
+	 * need root (a low port, a root-owned directory).
+	 */
+	if (opts.listen != NULL) {
+		if (strncmp(opts.listen, "unix:", 5) == 0) {
+			sockpath = opts.listen + 5;
+			fd = listen_unix(sockpath, &id);
+		} else
+			fd = listen_tcp(opts.listen);
+	}
+
+	if (id.set)
+		drop_privileges(&id);
+
+	if (fd == -1)
+		rc = front_cgi(srv);
+	else {
+		/*
+		 * Workers wait for connections in ppoll(2) and must never
+		 * block in accept(2): see fcgi.c.
+		 */
+		if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+		    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
+			err(1, "fcntl");
+		front_log(WYMCP_LOG_INFO, "serving %s with %d worker%s",
+		    opts.listen != NULL ? opts.listen :
+		    fd == 3 ? "the systemd socket" : "the socket on fd 0",
+		    opts.workers, opts.workers == 1 ? "" : "s");
+		if (opts.workers == 0)
+			rc = front_worker(srv, fd);
+		else
+			rc = front_prefork(srv, fd, opts.listen != NULL,
+			    opts.workers);
+		/* Only the process that created the socket gets here. */
+		if (sockpath != NULL && unlink(sockpath) == -1 &&
+		    errno != ENOENT)
+			front_log(WYMCP_LOG_INFO, "unlink %s: %s", sockpath,
+			    strerror(errno));
+	}
+
+	wymcp_server_free(srv);
+	free(opts.modules);
+	free(opts.origins);
+	return rc;
+}

@@ -1,0 +1,172 @@
+/*
+ * arena.c - the per-request arena
+ *
+ * Chunks are freed together; cleanup hooks run in reverse order of
+ * registration before the chunks go.  Nothing here knows about
+ * requests: core/memory.c puts the public calls on top.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/lib.h"
+
+/*
+ * A chunk of request memory.  Allocations are carved from the newest
+ * chunk; a request that outgrows it gets a new one at least twice as
+ * large.  Nothing is freed before the request ends.
+ */
+struct wymcp__chunk {
+	struct wymcp__chunk	*next;	/* older chunk */
+	size_t			 size;	/* usable bytes in data */
+	size_t			 used;	/* bytes handed out */
+	max_align_t		 data[];
+};
+
+/* A cleanup hook registered with wymcp__arena_defer(). */
+struct wymcp__cleanup {
+	struct wymcp__cleanup	*next;	/* registered earlier */
+	void			(*fn)(void *);
+	void			*arg;
+};
+
+#define CHUNK_FIRST	4096
+#define ALIGN		(sizeof(max_align_t))
+
+/* Zero the arena; no memory is taken until the first allocation. */
+void
+wymcp__arena_init(struct wymcp__arena *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+/*
+ * Hand out `sz` zeroed bytes aligned for any type.  Returns NULL on
+ * allocation failure or size overflow.  Owned by the arena.
+ */
+void *
+wymcp__arena_alloc(struct wymcp__arena *a, size_t sz)
+{
+	struct wymcp__chunk	*c;
+	size_t			 need, csz;
+	void			*p;
+
+	if (sz == 0)
+		sz = 1;
+	if (sz > SIZE_MAX / 2 - ALIGN)
+		return NULL;
+	need = (sz + ALIGN - 1) & ~(ALIGN - 1);
+	c = a->head;
+	if (c == NULL || c->size - c->used < need) {
+		csz = c == NULL ? CHUNK_FIRST : c->size * 2;
+		if (csz < need)
+			csz = need;
+		if ((c = malloc(sizeof(*c) + csz)) == NULL)
+			return NULL;
+		c->size = csz;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	p = (char *)c->data + c->used;
+	c->used += need;
+	a->total += need;
+	memset(p, 0, sz);
+	return p;
+}
+
+/* Copy at most `len` bytes of `s` and terminate.  Owned by the arena. */
+char *
+wymcp__arena_strndup(struct wymcp__arena *a, const char *s, size_t len)
+{
+	char	*p;
+
+	if (s == NULL || len == SIZE_MAX)
+		return NULL;
+	if ((p = wymcp__arena_alloc(a, len + 1)) == NULL)
+		return NULL;
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+/* vsnprintf into the arena.  Owned by the arena; NULL on failure. */
+char *
+wymcp__arena_vprintf(struct wymcp__arena *a, const char *fmt, va_list ap)
+{
+	va_list	 ap2;
+	int	 n;
+	char	*p;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return NULL;
+	if ((p = wymcp__arena_alloc(a, (size_t)n + 1)) == NULL)
+		return NULL;
+	vsnprintf(p, (size_t)n + 1, fmt, ap);
+	return p;
+}
+
+/*
+ * Register fn(arg) to run when the arena is freed.  Returns 0, or -1 on
+ * allocation failure (fn has not been registered).
+ */
+int
+wymcp__arena_defer(struct wymcp__arena *a, void (*fn)(void *), void *arg)
+{
+	struct wymcp__cleanup	*c;
+
+	if (fn == NULL)
+		return -1;
+	if ((c = wymcp__arena_alloc(a, sizeof(*c))) == NULL)
+		return -1;
+	c->fn = fn;
+	c->arg = arg;
+	c->next = a->cleanups;
+	a->cleanups = c;
+	return 0;
+}
+
+/*
+ * Run the cleanup hooks, newest first, then release every chunk.  A hook
+ * may register further hooks; they run too.  The arena is empty and
+ * reusable afterwards.
+ */
+void
+wymcp__arena_free(struct wymcp__arena *a)
+{
+	struct wymcp__cleanup	*c;
+	struct wymcp__chunk	*ch, *next;
+
+	while ((c = a->cleanups) != NULL) {
+		a->cleanups = c->next;
+		c->fn(c->arg);
+	}
+	for (ch = a->head; ch != NULL; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	wymcp__arena_init(a);
+}
+
+/*
+ * Run the hooks registered after `mark` (a value of a->cleanups taken
+ * earlier), newest first, and forget them.  The memory stays.
+ */
+void
+wymcp__arena_unwind(struct wymcp__arena *a, struct wymcp__cleanup *mark)
+{
+	struct wymcp__cleanup	*c;
+
+	while ((c = a->cleanups) != NULL && c != mark) {
+		a->cleanups = c->next;
+		c->fn(c->arg);
+	}
+}

@@ -1,0 +1,107 @@
+/*
+ * lib.h - the lowest layer of libwymcp: arena, JSON, text, schema
+ *
+ * Layers, lowest first: lib, setup, core, methods, serve, then the
+ * front end and the testing library.  A file includes its own layer's
+ * header and so, through it, the lower ones; never a higher one
+ * (t/layers checks it).  Nothing in lib knows what a request, a server
+ * or MCP is beyond the wire constants below.
+ *
+ * Internal non-static functions are named wymcp__*; they are hidden from
+ * the shared library by -fvisibility=hidden.
+ */
+#ifndef WYMCP_LIB_H
+#define WYMCP_LIB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wymcp.h"
+
+/* JSON-RPC and MCP wire error codes (basic/index.mdx "Error Codes"). */
+enum wymcp__code {
+	WYMCP__PARSE_ERROR = -32700,
+	WYMCP__INVALID_REQUEST = -32600,
+	WYMCP__METHOD_NOT_FOUND = -32601,
+	WYMCP__INVALID_PARAMS = -32602,
+	WYMCP__INTERNAL_ERROR = -32603,
+	WYMCP__RESOURCE_NOT_FOUND = -32002,	/* 2025-11-25 only */
+	WYMCP__HEADER_MISMATCH = -32020,
+	WYMCP__MISSING_CAPABILITY = -32021,
+	WYMCP__UNSUPPORTED_VERSION = -32022
+};
+
+/* Reserved _meta keys (basic/index.mdx "_meta"). */
+#define WYMCP__META_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define WYMCP__META_CAPS	"io.modelcontextprotocol/clientCapabilities"
+#define WYMCP__META_CLIENT	"io.modelcontextprotocol/clientInfo"
+#define WYMCP__META_LOGLEVEL	"io.modelcontextprotocol/logLevel"
+#define WYMCP__META_SERVER	"io.modelcontextprotocol/serverInfo"
+
+/* Cache hints for cacheable results (server/utilities/caching.mdx). */
+#define WYMCP__TTL_MS		300000
+
+/*
+ * arena.c: the per-request arena.  Chunks are freed together; cleanup
+ * hooks run in reverse order of registration before the chunks go.
+ */
+struct wymcp__chunk;
+struct wymcp__cleanup;
+struct wymcp__arena {
+	struct wymcp__chunk	*head;		/* newest chunk first */
+	struct wymcp__cleanup	*cleanups;	/* newest first */
+	size_t			 total;		/* bytes handed out */
+};
+void	 wymcp__arena_init(struct wymcp__arena *);
+void	*wymcp__arena_alloc(struct wymcp__arena *, size_t);
+char	*wymcp__arena_strndup(struct wymcp__arena *, const char *, size_t);
+char	*wymcp__arena_vprintf(struct wymcp__arena *, const char *, va_list)
+	    WYMCP_PRINTF(2, 0);
+int	 wymcp__arena_defer(struct wymcp__arena *, void (*)(void *), void *);
+void	 wymcp__arena_free(struct wymcp__arena *);
+void	 wymcp__arena_unwind(struct wymcp__arena *, struct wymcp__cleanup *);
+
+/* json.c: strict RFC 8259 in, compact out. */
+struct json_object *wymcp__parse(const char *buf, size_t len);
+int	 wymcp__is_null(const char *buf, size_t len);
+int	 wymcp__json_range(const char *buf, size_t len);
+const char *wymcp__json(struct json_object *);
+int	 wymcp__put_str(struct json_object *, const char *, const char *);
+
+/* jsonrpc.c: response and error objects (JSON-RPC 2.0 section 5). */
+struct json_object *wymcp__error(struct json_object *id, int code,
+	    const char *message, struct json_object *data);
+struct json_object *wymcp__response(struct json_object *id,
+	    struct json_object *result);
+
+/* text.c: bytes, UTF-8, base64, header values, word lists. */
+int	 wymcp__header_chars_ok(const char *);
+const char *wymcp__header_trim(struct wymcp__arena *, const char *);
+int	 wymcp__sentinel_decode(struct wymcp__arena *, const char *value,
+	    const char **out, size_t *outlen);
+int	 wymcp__base64_decode(const char *in, size_t inlen,
+	    unsigned char *out, size_t *outlen);
+int	 wymcp__base64_ok(const char *);
+int	 wymcp__utf8_valid(const char *, size_t);
+int	 wymcp__text_ok(const char *);
+const char *wymcp__word(const char **, size_t *);
+int	 wymcp__log_level(const char *);
+const char *wymcp__log_level_name(int prio);
+
+/* uritpl.c: URI templates, {var} and {+var} (RFC 6570). */
+int	 wymcp__uri_scheme_ok(const char *);
+int	 wymcp__uri_literal_ok(const char *, size_t, char *err,
+	    size_t errlen);
+int	 wymcp__tpl_check(const char *tpl, char *err, size_t errlen);
+int	 wymcp__tpl_match(struct wymcp__arena *, const char *tpl,
+	    const char *uri, struct json_object **vars);
+int	 wymcp__template_var(const char *tpl, const char *name);
+
+/* schema.c: the JSON Schema subset used to check tool arguments. */
+int	 wymcp__schema_validate(struct json_object *schema,
+	    struct json_object *instance, char *err, size_t errlen);
+int	 wymcp__schema_check(struct json_object *schema, char *err,
+	    size_t errlen);
+
+#endif /* WYMCP_LIB_H */

@@ -1,0 +1,10 @@
+# src/lib: arena, JSON, text, URI templates, schema (no MCP state).
+src_libwymcp_core_la_SOURCES += \
+	%reldir%/lib.h \
+	%reldir%/arena.c \
+	%reldir%/err.c \
+	%reldir%/json.c \
+	%reldir%/jsonrpc.c \
+	%reldir%/schema.c \
+	%reldir%/text.c \
+	%reldir%/uritpl.c

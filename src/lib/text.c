@@ -1,0 +1,275 @@
+/*
+ * text.c - bytes, UTF-8, base64, header values and word lists
+ *
+ * Small checks shared by every layer; none allocates except through an
+ * arena it is given.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/lib.h"
+
+/*
+ * A checked header value may hold VCHAR (0x21-0x7E), SP and HTAB only
+ * (streamable-http.mdx "invalid characters").  Returns 1 when it does.
+ */
+int
+wymcp__header_chars_ok(const char *v)
+{
+	const unsigned char	*p;
+
+	for (p = (const unsigned char *)v; *p != '\0'; p++)
+		if (!(*p == ' ' || *p == '\t' || (*p >= 0x21 && *p <= 0x7e)))
+			return 0;
+	return 1;
+}
+
+/*
+ * The value without leading and trailing SP/HTAB (HTTP OWS).  Returns
+ * `v` itself when there is nothing to trim, else an arena copy; NULL on
+ * allocation failure.
+ */
+const char *
+wymcp__header_trim(struct wymcp__arena *a, const char *v)
+{
+	size_t	 len;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	len = strlen(v);
+	if (len == 0 || (v[len - 1] != ' ' && v[len - 1] != '\t'))
+		return v;
+	while (len > 0 && (v[len - 1] == ' ' || v[len - 1] == '\t'))
+		len--;
+	return wymcp__arena_strndup(a, v, len);
+}
+
+/* The value of one standard base64 character, or -1. */
+static int
+b64val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '+')
+		return 62;
+	if (c == '/')
+		return 63;
+	return -1;
+}
+
+/*
+ * Strict RFC 4648 section 4 base64: the standard alphabet, length a
+ * multiple of four, '=' padding only at the end.  `out` must hold
+ * inlen / 4 * 3 bytes.  Returns 0 and sets *outlen, or -1.
+ */
+int
+wymcp__base64_decode(const char *in, size_t inlen, unsigned char *out,
+    size_t *outlen)
+{
+	size_t		 i, n = 0, pad = 0;
+	int		 v[4], k;
+
+	if (inlen % 4 != 0)
+		return -1;
+	if (inlen >= 1 && in[inlen - 1] == '=')
+		pad++;
+	if (inlen >= 2 && in[inlen - 2] == '=')
+		pad++;
+	for (i = 0; i < inlen; i += 4) {
+		for (k = 0; k < 4; k++) {
+			if (in[i + k] == '=' && i + 4 == inlen &&
+			    (size_t)k >= 4 - pad) {
+				v[k] = 0;
+				continue;
+			}
+			if ((v[k] = b64val((unsigned char)in[i + k])) < 0)
+				return -1;
+		}
+		out[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
+		if (i + 4 < inlen || pad < 2)
+			out[n++] = (unsigned char)((v[1] & 0xf) << 4 | v[2] >> 2);
+		if (i + 4 < inlen || pad < 1)
+			out[n++] = (unsigned char)((v[2] & 0x3) << 6 | v[3]);
+	}
+	/* Non-canonical trailing bits are not tolerated either. */
+	if (pad == 1 && (v[2] & 0x3) != 0)
+		return -1;
+	if (pad == 2 && (v[1] & 0xf) != 0)
+		return -1;
+	*outlen = n;
+	return 0;
+}
+
+/* 1 when the bytes are well-formed UTF-8 (no overlongs, no surrogates). */
+int
+wymcp__utf8_valid(const char *s, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i = 0, n, k;
+	unsigned int		 cp;
+
+	while (i < len) {
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		} else if ((p[i] & 0xe0) == 0xc0) {
+			n = 1;
+			cp = p[i] & 0x1f;
+		} else if ((p[i] & 0xf0) == 0xe0) {
+			n = 2;
+			cp = p[i] & 0x0f;
+		} else if ((p[i] & 0xf8) == 0xf0) {
+			n = 3;
+			cp = p[i] & 0x07;
+		} else
+			return 0;
+		if (len - i <= n)
+			return 0;
+		for (k = 1; k <= n; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (p[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += n + 1;
+	}
+	return 1;
+}
+
+/*
+ * Decode a header value that may use the base64 sentinel
+ * "=?base64?...?=" (streamable-http.mdx "Custom Headers").  A value
+ * without both the exact lower-case prefix and the suffix is literal.
+ * Returns 0 with *out (arena-owned, NUL-terminated) and *outlen, or -1
+ * when the sentinel holds invalid base64 or the bytes are not UTF-8.
+ */
+int
+wymcp__sentinel_decode(struct wymcp__arena *a, const char *v,
+    const char **out, size_t *outlen)
+{
+	static const char	 pre[] = "=?base64?", suf[] = "?=";
+	size_t			 len = strlen(v), inlen, n;
+	unsigned char		*buf;
+
+	if (len < sizeof(pre) - 1 + sizeof(suf) - 1 ||
+	    strncmp(v, pre, sizeof(pre) - 1) != 0 ||
+	    strcmp(v + len - (sizeof(suf) - 1), suf) != 0) {
+		*out = v;
+		*outlen = len;
+		return 0;
+	}
+	inlen = len - (sizeof(pre) - 1) - (sizeof(suf) - 1);
+	if ((buf = wymcp__arena_alloc(a, inlen / 4 * 3 + 1)) == NULL)
+		return -1;
+	if (wymcp__base64_decode(v + sizeof(pre) - 1, inlen, buf, &n))
+		return -1;
+	if (!wymcp__utf8_valid((const char *)buf, n))
+		return -1;
+	buf[n] = '\0';
+	*out = (const char *)buf;
+	*outlen = n;
+	return 0;
+}
+
+/*
+ * The next word of a list the web server passes (WYMCP_TOOLS,
+ * WYMCP_ALLOW_ORIGIN): words are separated by spaces, tabs or commas.
+ * Returns the word and its length in *len, advancing *pp past it, or
+ * NULL at the end of the list.
+ */
+const char *
+wymcp__word(const char **pp, size_t *len)
+{
+	const char	*p = *pp, *e;
+
+	while (*p == ' ' || *p == '\t' || *p == ',')
+		p++;
+	for (e = p; *e != '\0' && *e != ' ' && *e != '\t' && *e != ','; e++)
+		continue;
+	*pp = e;
+	*len = (size_t)(e - p);
+	return e == p ? NULL : p;
+}
+
+/*
+ * A string the listing may carry: NULL, or UTF-8.  1 or 0.  (json-c
+ * writes bytes as they are, so invalid UTF-8 would make the response
+ * invalid JSON.)
+ */
+int
+wymcp__text_ok(const char *s)
+{
+	return s == NULL || wymcp__utf8_valid(s, strlen(s));
+}
+
+/*
+ * Is `s` base64 (RFC 4648 section 4, the standard alphabet, padded)?
+ * The empty string is the encoding of nothing.
+ */
+int
+wymcp__base64_ok(const char *s)
+{
+	size_t	 n = strlen(s), i, pad = 0;
+
+	if (n % 4 != 0)
+		return 0;
+	if (n > 0 && s[n - 1] == '=')
+		pad = n > 1 && s[n - 2] == '=' ? 2 : 1;
+	for (i = 0; i < n - pad; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) &&
+		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '+' &&
+		    s[i] != '/')
+			return 0;
+	return 1;
+}
+
+/*
+ * MCP log levels by syslog priority (logging.mdx "Log Levels", RFC 5424
+ * section 6.2.1): WYMCP_LOG_EMERG (0) is "emergency", WYMCP_LOG_DEBUG
+ * (7) "debug".
+ */
+static const char *const levels[] = {
+	"emergency", "alert", "critical", "error",
+	"warning", "notice", "info", "debug"
+};
+#define NLEVELS	(sizeof(levels) / sizeof(levels[0]))
+
+/* The MCP level name of a syslog priority (clamped to debug). */
+const char *
+wymcp__log_level_name(int prio)
+{
+	if (prio < 0)
+		prio = 0;
+	if ((size_t)prio >= NLEVELS)
+		prio = NLEVELS - 1;
+	return levels[prio];
+}
+
+/* The syslog priority of an MCP level name, or -1. */
+int
+wymcp__log_level(const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; s != NULL && i < NLEVELS; i++)
+		if (strcmp(s, levels[i]) == 0)
+			return (int)i;
+	return -1;
+}

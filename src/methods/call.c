@@ -1,0 +1,283 @@
+/*
+ * call.c - the one call core: a round of a tool, prompt or resource
+ *
+ * MCP 2026-07-28 basic/patterns/mrtr.mdx.  Bind the call (what a sealed
+ * requestState is tied to), gather the answers the round carries, run
+ * the handler inside the boundary, and answer input_required when it
+ * stopped at questions.  tools/call and the testing API both go through
+ * wymcp__tool_call(): capability check, input schema, run, output
+ * schema, finish.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "methods/methods.h"
+
+/* What tool_body() needs: the run boundary takes one pointer. */
+struct tool_body {
+	const struct wymcp_tool	*def;
+	struct json_object	*args;
+	struct wymcp_result	*res;
+};
+
+/* Run a tool's body (inside wymcp__run()). */
+static enum wymcp_err
+tool_body(struct wymcp_ctx *ctx, void *arg)
+{
+	struct tool_body	*tb = arg;
+
+	return tb->def->run(ctx, tb->args, tb->res);
+}
+
+/*
+ * The answers this round carries: the sealed requestState's (earlier
+ * rounds), with this round's inputResponses merged over them
+ * (basic/patterns/mrtr.mdx).  Answers preset on the context (the
+ * testing API's) stand in for a requestState.  Returns 0, or -1 after replying with the
+ * error (-32602 for a malformed inputResponses or a requestState that
+ * does not open).
+ */
+static int
+answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*resp = NULL, *st = NULL, *merged;
+
+	if (json_object_object_get_ex(ctx->req.params, "inputResponses", &resp) &&
+	    !wymcp__responses_ok(resp)) {
+		wymcp__reply_invalid(ctx, r, "Invalid params: inputResponses "
+		    "must be an object of result objects");
+		return -1;
+	}
+	if (json_object_object_get_ex(ctx->req.params, "requestState", &st) &&
+	    !json_object_is_type(st, json_type_string)) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: requestState must be a string");
+		return -1;
+	}
+	if (st != NULL) {
+		if (wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
+			wymcp__reply_invalid(ctx, r, "Invalid requestState: "
+			    "it may have expired, or belong to another call or "
+			    "user");
+			return -1;
+		}
+	} else if ((merged = ctx->call.answers) == NULL &&
+	    (merged = wymcp_own(ctx, json_object_new_object())) == NULL)
+		goto nomem;
+	if (resp != NULL) {
+		json_object_object_foreach(resp, k, v)
+			if (json_object_object_add(merged, k,
+			    json_object_get(v)))
+				goto nomem;
+	}
+	ctx->call.answers = merged;
+	return 0;
+nomem:
+	wymcp__reply_nomem(ctx, r);
+	return -1;
+}
+
+/*
+ * The round ended at unanswered questions: answer input_required with
+ * them and a requestState sealing the answers the run read.
+ */
+static void
+input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    struct wymcp__run *run)
+{
+	struct json_object	*res;
+	const char		*tok;
+
+	/* Never to a legacy client (it has no capabilities: core/ask.c). */
+	if (ctx->req.legacy) {
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: a 2025-11-25 client cannot be asked",
+		    NULL);
+		return;
+	}
+	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
+	    (res = json_object_new_object()) == NULL) {
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: could not seal the requestState", NULL);
+		return;
+	}
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("input_required"));
+	json_object_object_add(res, "inputRequests",
+	    json_object_get(run->pending));
+	json_object_object_add(res, "requestState",
+	    json_object_new_string(tok));
+	wymcp__reply_result(ctx, r, res);
+}
+
+/*
+ * One round of a handler that may ask (tools/call, prompts/get,
+ * resources/read): bind `name' and `args' (what a sealed requestState
+ * is tied to), gather the answers this round carries, run the body, and
+ * when the round ended at questions or at an invalid answer, reply
+ * (input_required, or -32602).  Returns 1 when the body returned (*rc
+ * is its value) and the caller replies, 0 when the reply is made.
+ */
+int
+wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const char *name, struct json_object *args, wymcp__body body,
+    void *arg, enum wymcp_err *rc)
+{
+	struct wymcp__run	 run;
+	enum wymcp__outcome	 outcome;
+
+	ctx->call.name = name;
+	ctx->call.args = args;
+	if (answers(ctx, r) != 0)
+		return 0;
+	outcome = wymcp__run(ctx, &run, body, arg, rc);
+	ctx->call.rc = *rc;
+	switch (outcome) {
+	case WYMCP__RUN_INPUT:
+		input_required(ctx, r, &run);
+		return 0;
+	case WYMCP__RUN_FAULT:
+		wymcp__reply_invalid(ctx, r, run.fault);
+		return 0;
+	case WYMCP__RUN_DONE:
+		break;
+	}
+	return 1;
+}
+
+/* The CallToolResult of a finished result (new object); NULL on failure. */
+struct json_object *
+wymcp__call_result(struct wymcp_result *res)
+{
+	struct json_object	*o;
+
+	if ((o = wymcp__result_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "content", json_object_get(res->content));
+	if (res->structured != NULL)
+		json_object_object_add(o, "structuredContent",
+		    json_object_get(res->structured));
+	if (res->is_error)
+		json_object_object_add(o, "isError",
+		    json_object_new_boolean(1));
+	return o;
+}
+
+/*
+ * A tool with required_caps, called by a legacy client: an isError
+ * result naming what this protocol version cannot provide (2025-11-25
+ * has no -32021).  Takes `missing`.
+ */
+static void
+legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const char *tool, struct json_object *missing)
+{
+	struct json_object	*res, *content, *t;
+	const char		*msg;
+
+	msg = wymcp_printf(ctx, "Tool %s needs client capabilities %s, "
+	    "which this server cannot use with protocol version %s: asking "
+	    "the client needs a 2026-07-28 client", tool,
+	    wymcp__json(missing), ctx->req.version);
+	json_object_put(missing);
+	if (msg == NULL || (res = wymcp__result_object()) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	content = json_object_new_array();
+	t = json_object_new_object();
+	json_object_object_add(t, "type", json_object_new_string("text"));
+	json_object_object_add(t, "text", json_object_new_string(msg));
+	json_object_array_add(content, t);
+	json_object_object_add(res, "content", content);
+	json_object_object_add(res, "isError", json_object_new_boolean(1));
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s", msg);
+	wymcp__reply_result(ctx, r, res);
+}
+
+/*
+ * tools/call once the tool is found (server/tools.mdx "Calling Tools"):
+ * the client must have declared what the tool requires (-32021), the
+ * arguments must fit its input schema (-32602); then one round, and a
+ * structured result must fit its output schema (-32603: the tool's
+ * fault, logged).  `args` may be NULL (no arguments).  The wire
+ * (tools.c) and the testing API both call this.
+ */
+void
+wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t, struct json_object *args)
+{
+	const char		*name = t->def->name;
+	struct json_object	*missing, *data;
+	struct wymcp_result	*res;
+	struct tool_body	 tb;
+	char			 why[256], *msg;
+	enum wymcp_err		 rc;
+	int			 m;
+
+	if ((m = wymcp__caps_missing(t->reqcaps, ctx->req.caps,
+	    &missing)) < 0)
+		goto nomem;
+	if (m > 0 && ctx->req.legacy) {
+		legacy_missing_caps(ctx, r, name, missing);
+		return;
+	}
+	if (m > 0) {
+		data = json_object_new_object();
+		json_object_object_add(data, "requiredCapabilities", missing);
+		msg = wymcp_printf(ctx, "Tool %s requires client capabilities "
+		    "this request did not declare: %s", name,
+		    wymcp__json(missing));
+		wymcp__reply_error(ctx, r, 400, WYMCP__MISSING_CAPABILITY,
+		    msg != NULL ? msg : "Missing required client capability",
+		    data);
+		return;
+	}
+	if (args == NULL &&
+	    (args = wymcp_own(ctx, json_object_new_object())) == NULL)
+		goto nomem;
+	if ((m = wymcp__schema_validate(t->input, args, why,
+	    sizeof(why))) < 0)
+		goto nomem;
+	if (m == 0) {
+		msg = wymcp_printf(ctx, "Invalid arguments for tool %s: %s",
+		    name, why);
+		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
+		    "Invalid arguments");
+		return;
+	}
+
+	if ((res = wymcp__result_new(ctx)) == NULL)
+		goto nomem;
+	tb.def = t->def;
+	tb.args = args;
+	tb.res = res;
+	if (!wymcp__round(ctx, r, name, args, tool_body, &tb, &rc))
+		return;
+	if (rc == WYMCP_ERR_NOMEM)
+		goto nomem;
+	wymcp__result_finish(res, rc);
+	if (rc != WYMCP_OK)
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: %s", name,
+		    wymcp_strerror(rc));
+	else if (t->output != NULL && (res->structured == NULL ||
+	    wymcp__schema_validate(t->output, res->structured, why,
+	    sizeof(why)) != 1)) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "tool %s: structured "
+		    "result does not match its outputSchema: %s", name,
+		    res->structured == NULL ? "none given" : why);
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: the tool's result does not match its "
+		    "outputSchema", NULL);
+		return;
+	}
+	wymcp__reply_result(ctx, r, wymcp__call_result(res));
+	return;
+nomem:
+	wymcp__reply_nomem(ctx, r);
+}

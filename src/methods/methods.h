@@ -1,0 +1,93 @@
+/*
+ * methods.h - the MCP methods, the one call core and the replies
+ *
+ * A method fills a struct wymcp__reply; the pipeline (serve/) writes
+ * it.  Every error a method answers goes through wymcp__reply_err() or
+ * wymcp__reply_error(), every result through wymcp__reply_result().
+ */
+#ifndef WYMCP_METHODS_H
+#define WYMCP_METHODS_H
+
+#include "core/core.h"
+
+/* reply.c */
+struct wymcp__reply {
+	int			 status;	/* HTTP status */
+	struct json_object	*body;		/* full JSON-RPC response */
+};
+void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
+	    int status, int code, const char *message,
+	    struct json_object *data);
+void	 wymcp__reply_err(struct wymcp_ctx *, struct wymcp__reply *,
+	    enum wymcp_err, const char *subject, const char *message);
+void	 wymcp__reply_nomem(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__reply_invalid(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char *message);
+void	 wymcp__reply_no_method(struct wymcp_ctx *, struct wymcp__reply *,
+	    int status);
+struct json_object *wymcp__result_object(void);
+void	 wymcp__reply_result(struct wymcp_ctx *, struct wymcp__reply *,
+	    struct json_object *result);
+void	 wymcp__cache_hints(struct json_object *, int private);
+void	 wymcp__cache_hints_ttl(struct json_object *, int64_t ttl,
+	    int private);
+
+/* table.c: the methods of each era. */
+struct wymcp__method {
+	const char	*name;
+	const char	*name_param;	/* params member Mcp-Name mirrors */
+	void		(*fn)(struct wymcp_ctx *, struct wymcp__reply *);
+};
+const struct wymcp__method *wymcp__method_find(const char *);
+const struct wymcp__method *wymcp__legacy_method_find(const char *);
+
+/* discover.c: versions and capabilities. */
+int	 wymcp__legacy_on(const struct wymcp_ctx *);
+int	 wymcp__legacy_version(const char *);
+const char *wymcp__legacy_latest(void);
+struct json_object *wymcp__supported_versions(const struct wymcp_ctx *);
+struct json_object *wymcp__server_caps(const struct wymcp_server *);
+void	 wymcp__discover(struct wymcp_ctx *, struct wymcp__reply *);
+
+/*
+ * call.c: the one call core.  wymcp__round() runs one round of a
+ * handler and replies unless the handler returned (1: the caller
+ * replies with *rc).  wymcp__tool_call() is tools/call after the tool
+ * was found: every check the wire makes, the run, and the reply.
+ */
+int	 wymcp__round(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char *, struct json_object *, wymcp__body, void *,
+	    enum wymcp_err *);
+void	 wymcp__tool_call(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp__tool *, struct json_object *args);
+struct json_object *wymcp__call_result(struct wymcp_result *);
+
+/* list.c: pagination (server/utilities/pagination.mdx). */
+struct wymcp__list {
+	const char	*kind;		/* result member: "tools", ... */
+	size_t		 n;		/* entries */
+	void		(*at)(const void *arg, size_t i,
+			    struct json_object **listing,
+			    const unsigned char **digest);
+	const void	*arg;
+	int64_t		 ttl;		/* ttlMs, the same on every page */
+	int		 private;	/* cacheScope, likewise */
+};
+void	 wymcp__list_reply(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp__list *);
+
+/* tools.c, resources.c, prompts.c, complete.c, legacy.c: methods. */
+void	 wymcp__tools_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__tools_call(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__resources_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__templates_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__resources_read(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__prompts_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__prompts_get(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__complete(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__initialize(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__ping(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__set_level(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__subscribe(struct wymcp_ctx *, struct wymcp__reply *);
+
+#endif /* WYMCP_METHODS_H */

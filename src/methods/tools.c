@@ -1,0 +1,99 @@
+/* tools.c - tools/list and tools/call (server/tools.mdx) */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "methods/methods.h"
+
+/* Entry i of the mount list, for wymcp__list_reply(). */
+static void
+tool_at(const void *arg, size_t i, struct json_object **listing,
+    const unsigned char **digest)
+{
+	const struct wymcp__tool *const *tools = arg;
+
+	*listing = tools[i]->listing;
+	*digest = tools[i]->digest;
+}
+
+/*
+ * tools/list: the mounted tools in registration order, a page at a time
+ * (list.c); the cursor's identity is the mount list.  The mount list may
+ * follow the web server's auth (WYMCP_TOOLS set per user), so an
+ * authenticated request's list is private to it; so is one holding a
+ * tool of a module that marks its results private.  ttlMs is the
+ * smallest of the modules whose tools are mounted.
+ */
+void
+wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	const struct wymcp_module *mod;
+	struct wymcp__list	 l;
+	int64_t			 ttl;
+	size_t			 i;
+
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	memset(&l, 0, sizeof(l));
+	l.kind = "tools";
+	l.n = ctx->who.ntools;
+	l.at = tool_at;
+	l.arg = ctx->who.tools;
+	l.ttl = -1;
+	l.private = ctx->who.principal != NULL;
+	for (i = 0; i < ctx->who.ntools; i++) {
+		mod = ctx->who.tools[i]->mod;
+		ttl = wymcp__module_ttl(mod);
+		if (l.ttl < 0 || ttl < l.ttl)
+			l.ttl = ttl;
+		if (wymcp__module_private(mod))
+			l.private = 1;
+	}
+	if (l.ttl < 0)
+		l.ttl = WYMCP__TTL_MS;
+	wymcp__list_reply(ctx, r, &l);
+}
+
+/*
+ * tools/call: the name and arguments, the tool in the mount list, then
+ * the call core (call.c).
+ */
+void
+wymcp__tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	const struct wymcp__tool *t;
+	struct json_object	*v, *args = NULL;
+	const char		*name;
+	char			*msg;
+
+	if (!json_object_object_get_ex(ctx->req.params, "name", &v) ||
+	    !json_object_is_type(v, json_type_string)) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: name must be a string");
+		return;
+	}
+	name = json_object_get_string(v);
+	if (json_object_object_get_ex(ctx->req.params, "arguments", &args) &&
+	    !json_object_is_type(args, json_type_object)) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: arguments must be an object");
+		return;
+	}
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
+		msg = wymcp_printf(ctx, "Unknown tool: %s", name);
+		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
+		    "Unknown tool");
+		return;
+	}
+	wymcp__tool_call(ctx, r, t, args);
+}

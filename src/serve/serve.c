@@ -1,0 +1,385 @@
+/*
+ * serve.c - one request, end to end
+ *
+ * The pipeline follows MCP 2026-07-28 basic/transports/streamable-http.mdx
+ * and the order the official conformance suite observes: Host/Origin
+ * (403), method (405), media type (415), size (413), JSON (-32700),
+ * envelope (-32600), notifications (202), Mcp-Method and Mcp-Name
+ * (-32020), _meta (-32602), MCP-Protocol-Version (-32020), version
+ * (-32022), method lookup (-32601, 404), then the method itself.
+ *
+ * After the envelope, the era (legacy.c): a request without the modern
+ * _meta may be a 2025-11-25 client's, served by wymcp__legacy_dispatch()
+ * without the header and _meta checks.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "serve/serve.h"
+
+/* Write all of buf; 0 or -1. */
+static int
+out(const struct wymcp_io *io, const char *buf, size_t len)
+{
+	return len == 0 ? 0 : io->write(io->arg, buf, len);
+}
+
+/*
+ * Write the CGI response: Status, headers, then the compact JSON body
+ * (none for 202).  `allow` adds "Allow: POST" (405).
+ */
+static enum wymcp_err
+respond(const struct wymcp_io *io, int status, struct json_object *body,
+    int allow)
+{
+	char		 head[256];
+	const char	*b = NULL;
+	size_t		 blen = 0;
+	int		 n;
+
+	if (body != NULL) {
+		b = wymcp__json(body);
+		blen = strlen(b);
+	}
+	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s"
+	    "%s%sContent-Length: %zu\r\n\r\n", status,
+	    wymcp__status_text(status), allow ? "Allow: POST\r\n" : "",
+	    b != NULL ? "Content-Type: application/json\r\n" : "",
+	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
+	if (n < 0 || (size_t)n >= sizeof(head))
+		return WYMCP_ERR_IO;
+	if (out(io, head, (size_t)n) || out(io, b, blen))
+		return WYMCP_ERR_IO;
+	if (io->flush != NULL && io->flush(io->arg))
+		return WYMCP_ERR_IO;
+	return WYMCP_OK;
+}
+
+/* Fill r with an error (id as known so far).  Takes `data`. */
+static void
+fail(struct wymcp_ctx *ctx, struct wymcp__reply *r, int status, int code,
+    const char *msg, struct json_object *data)
+{
+	wymcp__reply_error(ctx, r, status, code, msg, data);
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s%s%d: %s",
+	    ctx->req.method != NULL ? ctx->req.method : "",
+	    ctx->req.method != NULL ? ": " : "", code, msg);
+}
+
+/*
+ * Read the body into the server's reusable buffer.  Returns 0 with
+ * *len, 1 when it is larger than the limit (413), 2 when
+ * CONTENT_LENGTH is not a number (400), -1 on I/O error.
+ */
+static int
+read_body(struct wymcp_server *srv, const struct wymcp_io *io,
+    const char *clen, size_t *len)
+{
+	unsigned long long	 cl = 0;
+	size_t			 want, got = 0, cap;
+	long			 n;
+	char			*end, *nb;
+
+	if (clen != NULL && *clen != '\0') {
+		errno = 0;
+		cl = strtoull(clen, &end, 10);
+		if (*end != '\0' || errno != 0 || *clen < '0' || *clen > '9')
+			return 2;
+		if (cl > srv->max_body)
+			return 1;
+	}
+	/*
+	 * Read CONTENT_LENGTH bytes (RFC 3875 4.2: the server need not
+	 * send end-of-file), or without it to end of input, one byte past
+	 * the limit at most.
+	 */
+	want = clen != NULL && *clen != '\0' ? (size_t)cl :
+	    srv->max_body + 1;
+	for (;;) {
+		if (got >= want)
+			break;
+		if (got == srv->readbufsz) {
+			cap = srv->readbufsz == 0 ? 16384 : srv->readbufsz * 2;
+			if (cap > want)
+				cap = want;
+			if ((nb = realloc(srv->readbuf, cap + 1)) == NULL)
+				return -1;
+			srv->readbuf = nb;
+			srv->readbufsz = cap;
+		}
+		n = io->read(io->arg, srv->readbuf + got,
+		    (want < srv->readbufsz ? want : srv->readbufsz) - got);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got > srv->max_body)
+		return 1;
+	if (srv->readbuf != NULL)	/* NULL: nothing read yet, ever */
+		srv->readbuf[got] = '\0';
+	*len = got;
+	return 0;
+}
+
+/*
+ * Check a mirrored header against the body's value
+ * (streamable-http.mdx "Standard headers").  `sentinel` allows the
+ * base64 form (Mcp-Name).  Returns NULL when it matches, else the reason.
+ */
+static const char *
+mirror(struct wymcp_ctx *ctx, const char *hname, const char *hval,
+    const char *body, int sentinel)
+{
+	const char	*v = NULL, *why;
+	size_t		 vlen;
+
+	if (hval == NULL)
+		why = wymcp_printf(ctx, "Header mismatch: %s header is "
+		    "missing", hname);
+	else if (!wymcp__header_chars_ok(hval))
+		why = wymcp_printf(ctx, "Header mismatch: %s header has "
+		    "invalid characters", hname);
+	else if ((v = wymcp__header_trim(&ctx->arena, hval)) == NULL)
+		return "Internal error: out of memory";
+	else if (vlen = strlen(v), sentinel &&
+	    wymcp__sentinel_decode(&ctx->arena, v, &v, &vlen))
+		why = wymcp_printf(ctx, "Header mismatch: %s header has "
+		    "invalid base64", hname);
+	else if (body == NULL || vlen != strlen(body) ||
+	    memcmp(v, body, vlen) != 0)
+		why = wymcp_printf(ctx, "Header mismatch: %s header value "
+		    "'%s' does not match body value '%s'", hname, v,
+		    body == NULL ? "" : body);
+	else
+		return NULL;
+	/* Out of memory for the message must not read as a match. */
+	return why != NULL ? why : "Header mismatch";
+}
+
+/*
+ * The unsupported-version error data (schema.ts): every supported
+ * version, as server/discover lists them.
+ */
+static struct json_object *
+version_data(const struct wymcp_ctx *ctx, const char *requested)
+{
+	struct json_object	*d;
+
+	if ((d = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(d, "supported",
+	    wymcp__supported_versions(ctx));
+	json_object_object_add(d, "requested",
+	    json_object_new_string(requested));
+	return d;
+}
+
+/*
+ * The Mcp-Param-* check of tools/call (streamable-http.mdx "Custom
+ * Headers"), before the _meta check as the conformance suite observes.
+ * It needs the tool, hence the mount list; an unknown tool or malformed
+ * params are left to tools/call's own -32602.  NULL when fine.
+ */
+static const char *
+xparams(struct wymcp_ctx *ctx)
+{
+	const struct wymcp__tool *t;
+	struct json_object	*v, *args;
+
+	if (!json_object_is_type(ctx->req.params, json_type_object) ||
+	    !json_object_object_get_ex(ctx->req.params, "name", &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	if (ctx->who.tools == NULL && wymcp__ctx_mount(ctx) != WYMCP_OK)
+		return "Internal error: out of memory";
+	if ((t = wymcp__ctx_find_tool(ctx, json_object_get_string(v))) ==
+	    NULL || t->nxparams == 0)
+		return NULL;
+	if (!json_object_object_get_ex(ctx->req.params, "arguments", &args))
+		args = NULL;
+	else if (!json_object_is_type(args, json_type_object))
+		return NULL;
+	return wymcp__xparams_check(ctx, t, args);
+}
+
+/* Everything from the parsed body to the method's reply. */
+static void
+dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
+{
+	const struct wymcp__method *m;
+	struct json_object	*v;
+	const char		*why, *body;
+	int			 code;
+
+	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id, &ctx->req.method,
+	    &why)) != 0) {
+		fail(ctx, r, 400, code, why, NULL);
+		return;
+	}
+	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
+	if (ctx->req.id == NULL) {
+		/* basic/transports: an accepted notification is 202. */
+		*notify = 1;
+		return;
+	}
+	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
+	switch (wymcp__era(ctx)) {
+	case WYMCP__ERA_LEGACY:
+		wymcp__legacy_dispatch(ctx, r);
+		return;
+	case WYMCP__ERA_REFUSE:
+		wymcp__era_refuse(ctx, r);
+		return;
+	case WYMCP__ERA_MODERN:
+		break;
+	}
+	if ((why = mirror(ctx, "Mcp-Method", wymcp__env(ctx->req.env,
+	    "HTTP_MCP_METHOD"), ctx->req.method, 0)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
+	m = wymcp__method_find(ctx->req.method);
+	if (m != NULL && m->name_param != NULL &&
+	    json_object_is_type(ctx->req.params, json_type_object) &&
+	    json_object_object_get_ex(ctx->req.params, m->name_param, &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		body = json_object_get_string(v);
+		if ((why = mirror(ctx, "Mcp-Name", wymcp__env(ctx->req.env,
+		    "HTTP_MCP_NAME"), body, 1)) != NULL) {
+			fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+			return;
+		}
+	}
+	/* Mcp-Param-* against the tool's x-mcp-header arguments. */
+	if (strcmp(ctx->req.method, "tools/call") == 0 &&
+	    (why = xparams(ctx)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
+	if ((code = wymcp__meta(ctx->req.params, &ctx->req.meta, &ctx->req.version,
+	    &ctx->req.caps, &why)) != 0) {
+		fail(ctx, r, 400, code, why, NULL);
+		return;
+	}
+	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__env(ctx->req.env,
+	    "HTTP_MCP_PROTOCOL_VERSION"), ctx->req.version, 0)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
+	if (strcmp(ctx->req.version, WYMCP_PROTOCOL_VERSION) != 0) {
+		fail(ctx, r, 400, WYMCP__UNSUPPORTED_VERSION,
+		    "Unsupported protocol version",
+		    version_data(ctx, ctx->req.version));
+		return;
+	}
+	if (m == NULL) {
+		wymcp__reply_no_method(ctx, r, 404);
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: -32601",
+		    ctx->req.method);
+		return;
+	}
+	/*
+	 * What the response may stream (stream.c).  An unknown logLevel
+	 * is refused here, before the method runs and before anything is
+	 * written: logging.mdx "Error Handling" says SHOULD -32602 and
+	 * leaves the HTTP status open; 400 as for the other _meta faults.
+	 */
+	if (wymcp__stream_init(ctx) != 0) {
+		fail(ctx, r, 400, WYMCP__INVALID_PARAMS,
+		    "Invalid params: unknown logLevel", NULL);
+		return;
+	}
+	m->fn(ctx, r);
+}
+
+enum wymcp_err
+wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
+{
+	struct wymcp_ctx	 ctx;
+	struct wymcp__reply	 r = { 0, NULL };
+	const char		*rm, *extra;
+	enum wymcp_err		 rc;
+	size_t			 len = 0;
+	int			 notify = 0, allow = 0, n;
+
+	if (srv == NULL || io == NULL || io->read == NULL || io->write == NULL)
+		return WYMCP_ERR_INVAL;
+	wymcp__ctx_init(&ctx, srv, io->env);
+	ctx.out.io = io;
+	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
+	rm = wymcp__env(io->env, "REQUEST_METHOD");
+
+	if (!wymcp__host_allowed(srv, wymcp__env(io->env, "HTTP_HOST"),
+	    extra) || !wymcp__origin_allowed(srv,
+	    wymcp__env(io->env, "HTTP_ORIGIN"), extra)) {
+		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
+		    "Origin '%s': not in the allow-list (see --allow-origin)",
+		    wymcp__env(io->env, "HTTP_HOST") ?: "",
+		    wymcp__env(io->env, "HTTP_ORIGIN") ?: "");
+		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
+		    "Forbidden: Host or Origin not allowed", NULL);
+	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
+		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
+		    "Method not allowed: the MCP endpoint accepts POST only",
+		    NULL);
+		allow = 1;
+	} else if (!wymcp__content_type_ok(wymcp__env(io->env,
+	    "CONTENT_TYPE"))) {
+		fail(&ctx, &r, 415, WYMCP__INVALID_REQUEST,
+		    "Unsupported media type: send application/json", NULL);
+	} else if ((n = read_body(srv, io, wymcp__env(io->env,
+	    "CONTENT_LENGTH"), &len)) != 0) {
+		if (n < 0) {
+			wymcp__ctx_free(&ctx);
+			return WYMCP_ERR_IO;
+		}
+		if (n == 2)
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: bad CONTENT_LENGTH", NULL);
+		else
+			fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
+			    "Payload too large", NULL);
+	} else if ((ctx.req.msg = wymcp__parse(srv->readbuf, len)) == NULL) {
+		if (wymcp__is_null(srv->readbuf, len))
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: not a JSON-RPC request object",
+			    NULL);
+		else if (wymcp__json_range(srv->readbuf, len))
+			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+			    "Invalid Request: an integer is beyond the 64-bit "
+			    "range", NULL);
+		else
+			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
+			    "Parse error: Invalid JSON", NULL);
+	} else
+		dispatch(&ctx, &r, &notify);
+
+	/*
+	 * A request whose method sent a notification is an SSE stream
+	 * (stream.c): its response is the last event, or nothing when
+	 * the client went away (cancellation.mdx: MUST NOT send further
+	 * messages).  Otherwise one JSON response.
+	 */
+	if (ctx.out.streaming)
+		rc = wymcp__stream_final(&ctx, r.body);
+	else if (notify)
+		rc = respond(io, 202, NULL, 0);
+	else if (r.body == NULL)
+		rc = respond(io, 500, NULL, 0);
+	else
+		rc = respond(io, r.status, r.body, allow);
+	if (r.status != 0)
+		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
+		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
+	json_object_put(r.body);
+	wymcp__ctx_free(&ctx);
+	return rc;
+}

@@ -1,0 +1,11 @@
+# src/setup: the server object, module loader, registrations, keys.
+src_libwymcp_core_la_SOURCES += \
+	%reldir%/setup.h \
+	%reldir%/keyfile.c \
+	%reldir%/keys.c \
+	%reldir%/log.c \
+	%reldir%/module.c \
+	%reldir%/prompt.c \
+	%reldir%/resource.c \
+	%reldir%/server.c \
+	%reldir%/xheader.c

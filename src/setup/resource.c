@@ -1,0 +1,213 @@
+/*
+ * resource.c - registration of a module's resources, templates and
+ * prompts (server/resources.mdx; the prompts are prompt.c's)
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "setup/setup.h"
+
+/*
+ * The registered template whose uriTemplate is `uri` (*is_template 1),
+ * else the fixed resource of that URI (0), else NULL: what a
+ * completion/complete ref/resource names.
+ */
+const struct wymcp__resource *
+wymcp__resource_ref(const struct wymcp_server *srv, const char *uri,
+    int *is_template)
+{
+	size_t	 i;
+
+	for (i = 0; i < srv->ntemplates; i++)
+		if (strcmp(srv->templates[i].def->uri, uri) == 0) {
+			*is_template = 1;
+			return &srv->templates[i];
+		}
+	for (i = 0; i < srv->nresources; i++)
+		if (strcmp(srv->resources[i].def->uri, uri) == 0) {
+			*is_template = 0;
+			return &srv->resources[i];
+		}
+	return NULL;
+}
+
+/* Release one registered resource or template. */
+static void
+resource_clear(struct wymcp__resource *r)
+{
+	json_object_put(r->listing);
+	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Check one resource or template declaration and build its listing
+ * object.  `tab`/`n` are the entries registered so far (this module's
+ * included), for the duplicate check.  WYMCP_OK, or an error with the
+ * reason in errmsg and `out` untouched.
+ */
+static enum wymcp_err
+resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_resource *def, int template,
+    const struct wymcp__resource *tab, size_t n, struct wymcp__resource *out)
+{
+	const char		*kind = template ? "template" : "resource";
+	struct json_object	*l;
+	char			 why[256];
+	size_t			 i;
+
+	if (!wymcp__utf8_valid(def->uri, strlen(def->uri))) {
+		wymcp__seterr(srv, "module %s: a %s URI is not UTF-8",
+		    mod->name, kind);
+		return WYMCP_ERR_INVAL;
+	}
+	if (!wymcp__uri_scheme_ok(def->uri)) {
+		wymcp__seterr(srv, "module %s: %s '%s' does not start with a "
+		    "URI scheme (RFC 3986: a letter, then letters, digits, "
+		    "'+', '-' or '.', then ':')", mod->name, kind, def->uri);
+		return WYMCP_ERR_INVAL;
+	}
+	if (template ? !wymcp__tpl_check(def->uri, why, sizeof(why)) :
+	    wymcp__uri_literal_ok(def->uri, strlen(def->uri), why,
+	    sizeof(why)) == -1) {
+		wymcp__seterr(srv, "module %s: %s '%s': %s", mod->name, kind,
+		    def->uri, why);
+		return WYMCP_ERR_INVAL;
+	}
+	if (def->name == NULL || *def->name == '\0' || def->read == NULL) {
+		wymcp__seterr(srv, "module %s: %s %s: a name and a read "
+		    "function are required", mod->name, kind, def->uri);
+		return WYMCP_ERR_INVAL;
+	}
+	if (!wymcp__text_ok(def->name) || !wymcp__text_ok(def->title) ||
+	    !wymcp__text_ok(def->description) ||
+	    !wymcp__text_ok(def->mime) ||
+	    (def->mime != NULL && *def->mime == '\0')) {
+		wymcp__seterr(srv, "module %s: %s %s: name, title, description "
+		    "and mime must be UTF-8 (mime not empty)", mod->name, kind,
+		    def->uri);
+		return WYMCP_ERR_INVAL;
+	}
+	for (i = 0; i < n; i++)
+		if (strcmp(tab[i].def->uri, def->uri) == 0) {
+			wymcp__seterr(srv, "module %s: %s %s is already "
+			    "registered", mod->name, kind, def->uri);
+			return WYMCP_ERR_DUP;
+		}
+	wymcp__seterr(srv, "out of memory");
+	if ((l = json_object_new_object()) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (wymcp__put_str(l, template ? "uriTemplate" : "uri", def->uri) ||
+	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title", def->title) ||
+	    wymcp__put_str(l, "description", def->description) ||
+	    wymcp__put_str(l, "mimeType", def->mime) ||
+	    wymcp__listing_digest(l, out->digest)) {
+		json_object_put(l);
+		return WYMCP_ERR_NOMEM;
+	}
+	out->def = def;
+	out->mod = mod;
+	out->listing = l;
+	return WYMCP_OK;
+}
+
+/*
+ * Prepare a module's table of resources or templates in the slots after
+ * the registered ones, without counting them yet.  *np is how many were
+ * prepared.  On failure none stays.
+ */
+static enum wymcp_err
+table_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_resource *defs, int template, size_t *np)
+{
+	struct wymcp__resource	**tab = template ? &srv->templates :
+				    &srv->resources, *nt;
+	size_t			 have = template ? srv->ntemplates :
+				    srv->nresources, n, i, stride;
+	enum wymcp_err		 rc;
+
+	*np = 0;
+	stride = WYMCP__STRIDE(mod, resource_size, WYMCP__RESOURCE_SIZE_0_2);
+	for (n = 0; defs != NULL &&
+	    WYMCP__AT(struct wymcp_resource, defs, n, stride)->uri != NULL;
+	    n++)
+		continue;
+	if (n == 0)
+		return WYMCP_OK;
+	if ((nt = reallocarray(*tab, have + n, sizeof(*nt))) == NULL) {
+		wymcp__seterr(srv, "out of memory");
+		return WYMCP_ERR_NOMEM;
+	}
+	*tab = nt;
+	for (i = 0; i < n; i++) {
+		memset(&nt[have + i], 0, sizeof(*nt));
+		rc = resource_prepare(srv, mod,
+		    WYMCP__AT(struct wymcp_resource, defs, i, stride), template, nt,
+		    have + i, &nt[have + i]);
+		if (rc != WYMCP_OK) {
+			while (i-- > 0)
+				resource_clear(&nt[have + i]);
+			return rc;
+		}
+	}
+	*np = n;
+	return WYMCP_OK;
+}
+
+/*
+ * Register a module's resources, templates and prompts (called by
+ * add_module() after its tools): all of them or, on any failure,
+ * none, with the reason in errmsg.
+ */
+enum wymcp_err
+wymcp__module_extras(struct wymcp_server *srv, const struct wymcp_module *mod)
+{
+	size_t		 nr = 0, nt = 0, np = 0, i;
+	enum wymcp_err	 rc;
+
+	/* A module built against 0.1 has none of these members. */
+	if (WYMCP__HAS(mod, resources) && (rc = table_prepare(srv, mod,
+	    mod->resources, 0, &nr)) != WYMCP_OK)
+		return rc;
+	if (WYMCP__HAS(mod, templates) && (rc = table_prepare(srv, mod,
+	    mod->templates, 1, &nt)) != WYMCP_OK)
+		goto undo;
+	if ((rc = wymcp__prompts_prepare(srv, mod, &np)) != WYMCP_OK)
+		goto undo;
+	srv->nresources += nr;
+	srv->ntemplates += nt;
+	srv->nprompts += np;
+	if (WYMCP__HAS(mod, complete) && mod->complete != NULL)
+		srv->ncompleters++;
+	return WYMCP_OK;
+undo:
+	for (i = 0; i < nt; i++)
+		resource_clear(&srv->templates[srv->ntemplates + i]);
+	for (i = 0; i < nr; i++)
+		resource_clear(&srv->resources[srv->nresources + i]);
+	return rc;
+}
+
+/* Release every resource, template and prompt (wymcp_server_free()). */
+void
+wymcp__extras_free(struct wymcp_server *srv)
+{
+	size_t	 i;
+
+	for (i = 0; i < srv->nresources; i++)
+		resource_clear(&srv->resources[i]);
+	free(srv->resources);
+	srv->resources = NULL;
+	srv->nresources = 0;
+	for (i = 0; i < srv->ntemplates; i++)
+		resource_clear(&srv->templates[i]);
+	free(srv->templates);
+	srv->templates = NULL;
+	srv->ntemplates = 0;
+	wymcp__prompts_free(srv);
+	srv->ncompleters = 0;
+}

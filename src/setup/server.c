@@ -1,0 +1,182 @@
+/*
+ * server.c - the server object and its settings
+ *
+ * One per process, built before the accept loop and read-only once
+ * requests are served.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "setup/setup.h"
+
+#define TTL_MAX		INT64_C(9007199254740991)	/* 2^53 - 1 */
+
+struct wymcp_server *
+wymcp_server_new(void)
+{
+	struct wymcp_server	*srv;
+	struct json_object	*info = NULL;
+
+	if ((srv = calloc(1, sizeof(*srv))) == NULL)
+		return NULL;
+	srv->max_body = WYMCP_MAX_BODY_DEFAULT;
+	srv->logmax = -1;
+	srv->state_ttl = WYMCP_STATE_TTL_DEFAULT;
+	srv->legacy = 1;
+	if (wymcp__keys_random(srv))
+		goto fail;
+	if ((srv->result_meta = json_object_new_object()) == NULL ||
+	    (info = json_object_new_object()) == NULL)
+		goto fail;
+	json_object_object_add(info, "name", json_object_new_string("wymcp"));
+	json_object_object_add(info, "version",
+	    json_object_new_string(WYMCP_VERSION));
+	if (json_object_object_add(srv->result_meta, WYMCP__META_SERVER, info))
+		goto fail;
+	return srv;
+fail:
+	json_object_put(info);
+	wymcp_server_free(srv);
+	return NULL;
+}
+
+void
+wymcp_server_free(struct wymcp_server *srv)
+{
+	size_t	 i;
+
+	if (srv == NULL)
+		return;
+	wymcp__modules_free(srv);
+	for (i = 0; i < srv->norigins; i++) {
+		free(srv->origins[i].origin);
+		free(srv->origins[i].host);
+	}
+	free(srv->origins);
+	json_object_put(srv->result_meta);
+	if (srv->keys != NULL)
+		explicit_bzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
+	free(srv->keys);
+	free(srv->readbuf);
+	free(srv);
+}
+
+const char *
+wymcp_server_errmsg(const struct wymcp_server *srv)
+{
+	return srv == NULL ? "no server" : srv->errmsg;
+}
+
+enum wymcp_err
+wymcp_server_allow_origin(struct wymcp_server *srv, const char *origin)
+{
+	struct wymcp__origin	*no, o;
+	const char		*h, *e;
+	size_t			 i;
+
+	if (srv == NULL || origin == NULL || *origin == '\0' ||
+	    !wymcp__header_chars_ok(origin) || strpbrk(origin, " \t") != NULL) {
+		if (srv != NULL)
+			wymcp__seterr(srv, "invalid origin");
+		return WYMCP_ERR_INVAL;
+	}
+	memset(&o, 0, sizeof(o));
+	if ((h = strstr(origin, "://")) != NULL) {
+		h += 3;
+		if (*h == '[')
+			e = strchr(h, ']') == NULL ? h : strchr(h, ']') + 1;
+		else
+			for (e = h; *e != '\0' && *e != ':' && *e != '/'; e++)
+				continue;
+		if (e == h || (*e != '\0' && *e != ':')) {
+			wymcp__seterr(srv, "%s: an origin is scheme://host"
+			    "[:port] with no path", origin);
+			return WYMCP_ERR_INVAL;
+		}
+		o.origin = strdup(origin);
+		o.host = strndup(h, (size_t)(e - h));
+		if (o.origin == NULL)
+			goto nomem;
+	} else
+		o.host = strdup(origin);
+	if (o.host == NULL)
+		goto nomem;
+	for (i = 0; o.host[i] != '\0'; i++)
+		o.host[i] = (char)tolower((unsigned char)o.host[i]);
+	no = reallocarray(srv->origins, srv->norigins + 1, sizeof(*no));
+	if (no == NULL)
+		goto nomem;
+	srv->origins = no;
+	no[srv->norigins++] = o;
+	return WYMCP_OK;
+nomem:
+	free(o.origin);
+	free(o.host);
+	wymcp__seterr(srv, "out of memory");
+	return WYMCP_ERR_NOMEM;
+}
+
+void
+wymcp_server_set_max_body(struct wymcp_server *srv, size_t max)
+{
+	if (srv != NULL)
+		srv->max_body = max;
+}
+
+void
+wymcp_server_set_log(struct wymcp_server *srv, wymcp_log_fn fn, void *arg,
+    int maxprio)
+{
+	if (srv == NULL)
+		return;
+	srv->logfn = fn;
+	srv->logarg = arg;
+	srv->logmax = fn == NULL ? -1 : maxprio;
+}
+
+/* The list page size; 0 means WYMCP_PAGE_SIZE_DEFAULT. */
+void
+wymcp_server_set_page_size(struct wymcp_server *srv, size_t n)
+{
+	if (srv != NULL)
+		srv->page_size = n;
+}
+
+void
+wymcp_server_set_legacy(struct wymcp_server *srv, int on)
+{
+	if (srv != NULL)
+		srv->legacy = on != 0;
+}
+
+/*
+ * A module's ttlMs (wymcp.h "struct wymcp_module"): 0 or a module built
+ * before the field existed means the default, a negative value 0.  The
+ * value is kept within what a JSON number holds exactly.
+ */
+int64_t
+wymcp__module_ttl(const struct wymcp_module *mod)
+{
+	if (mod == NULL || !WYMCP__HAS(mod, ttl_ms) || mod->ttl_ms == 0)
+		return WYMCP__TTL_MS;
+	if (mod->ttl_ms < 0)
+		return 0;
+	return (int64_t)mod->ttl_ms > TTL_MAX ? TTL_MAX : (int64_t)mod->ttl_ms;
+}
+
+/* Does the module mark its results as depending on the user? */
+int
+wymcp__module_private(const struct wymcp_module *mod)
+{
+	return mod != NULL && WYMCP__HAS(mod, private_cache) &&
+	    mod->private_cache != 0;
+}

@@ -1,0 +1,190 @@
+/*
+ * setup.h - the server object: modules, registrations, keys, settings
+ *
+ * Everything here is built once per process, before the accept loop,
+ * and read-only while requests are served.
+ */
+#ifndef WYMCP_SETUP_H
+#define WYMCP_SETUP_H
+
+#include "lib/lib.h"
+
+/*
+ * xheader.c: an argument mirrored in an Mcp-Param-<Name> header
+ * (x-mcp-header, basic/transports/streamable-http.mdx "Custom Headers").
+ */
+struct wymcp__xparam {
+	char		**path;		/* property names from the root */
+	size_t		 npath;
+	char		*header;	/* the x-mcp-header value */
+	char		*param;		/* HTTP_MCP_PARAM_<NAME>, as CGI */
+	int		 type;		/* json_type_string/int/boolean */
+};
+
+/* module.c: a registered tool, with everything parsed at load time. */
+struct wymcp__tool {
+	const struct wymcp_tool	*def;		/* the module's declaration */
+	const struct wymcp_module *mod;	/* the module that declares it */
+	struct json_object	*listing;	/* Tool object for tools/list */
+	struct json_object	*input;		/* parsed inputSchema */
+	struct json_object	*output;	/* parsed outputSchema or NULL */
+	struct json_object	*reqcaps;	/* parsed required caps or NULL */
+	unsigned char		 digest[32];	/* of the listing: mount set id */
+	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
+	size_t			 nxparams;
+};
+
+/* resource.c, prompt.c: registered resources, templates and prompts. */
+struct wymcp__resource {
+	const struct wymcp_resource *def;
+	const struct wymcp_module *mod;
+	struct json_object	*listing;	/* Resource/ResourceTemplate */
+	unsigned char		 digest[32];	/* of the listing: list id */
+};
+struct wymcp__prompt {
+	const struct wymcp_prompt *def;
+	const struct wymcp_module *mod;
+	struct json_object	*listing;	/* Prompt object */
+	unsigned char		 digest[32];	/* of the listing: list id */
+	size_t			 argstride;	/* of def->args */
+};
+/* Argument i of a registered prompt (by the module's stride). */
+#define WYMCP__PROMPT_ARG(p, i)						\
+	WYMCP__AT(struct wymcp_prompt_arg, (p)->def->args, i, (p)->argstride)
+
+/* module.c: a loaded module. */
+struct wymcp__module {
+	void			*handle;	/* dlopen handle, or NULL */
+	const struct wymcp_module *mod;
+	char			*path;		/* file, or NULL when linked in */
+};
+
+/* server.c: an allowed origin (scheme://host[:port]) or a bare host. */
+struct wymcp__origin {
+	char	*origin;	/* exact Origin to accept, or NULL */
+	char	*host;		/* host name (lower case), no port */
+};
+
+/* keys.c: a requestState sealing key. */
+struct wymcp__key {
+	unsigned char	 key[32];
+	unsigned char	 id[4];		/* BLAKE2b of the key, truncated */
+};
+
+struct wymcp_server {
+	struct wymcp__tool	*tools;		/* registration order */
+	size_t			 ntools;
+	struct wymcp__module	*mods;
+	size_t			 nmods;
+	struct wymcp__resource	*resources;	/* fixed URIs */
+	size_t			 nresources;
+	struct wymcp__resource	*templates;	/* URI templates */
+	size_t			 ntemplates;
+	struct wymcp__prompt	*prompts;
+	size_t			 nprompts;
+	size_t			 ncompleters;	/* modules with complete() */
+	size_t			 page_size;	/* list page size */
+	struct wymcp__origin	*origins;
+	size_t			 norigins;
+	size_t			 max_body;
+	wymcp_log_fn		 logfn;
+	void			*logarg;
+	int			 logmax;	/* highest priority logged */
+	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
+	struct wymcp__key	*keys;		/* first seals, all open */
+	size_t			 nkeys;
+	unsigned int		 state_ttl;	/* seconds */
+	int			 legacy;	/* serve 2025-11-25 clients */
+	char			*readbuf;	/* the pipeline's body buffer, */
+	size_t			 readbufsz;	/* reused request after request */
+	char			 errmsg[512];	/* last failure */
+};
+
+/*
+ * Does a module (built against an older header) have `field`?  Members
+ * are only ever added at the end, so a smaller size means it ends
+ * before them.
+ */
+#define WYMCP__HAS(mod, field)						\
+	((mod)->size >= offsetof(struct wymcp_module, field) +		\
+	    sizeof((mod)->field))
+
+/*
+ * The stride of a module's table and the address of element i: the
+ * element size the module was built with (0.3), else the size the 0.2
+ * header gave, kept here as frozen copies of the 0.2 layouts.  A member
+ * added later is read only when the stride covers it.
+ */
+struct wymcp__tool_0_2 {
+	const char	*name, *title, *description, *input_schema;
+	const char	*output_schema, *annotations, *required_caps;
+	wymcp_tool_fn	 run;
+};
+struct wymcp__resource_0_2 {
+	const char	*uri, *name, *title, *description, *mime;
+	wymcp_read_fn	 read;
+};
+struct wymcp__prompt_0_2 {
+	const char			*name, *title, *description;
+	const struct wymcp_prompt_arg	*args;
+	wymcp_prompt_fn			 get;
+};
+struct wymcp__prompt_arg_0_2 {
+	const char	*name, *title, *description;
+	int		 required;
+};
+#define WYMCP__TOOL_SIZE_0_2	sizeof(struct wymcp__tool_0_2)
+#define WYMCP__RESOURCE_SIZE_0_2 sizeof(struct wymcp__resource_0_2)
+#define WYMCP__PROMPT_SIZE_0_2	sizeof(struct wymcp__prompt_0_2)
+#define WYMCP__PROMPT_ARG_SIZE_0_2 sizeof(struct wymcp__prompt_arg_0_2)
+#define WYMCP__MEMBER_IN(type, member, stride)				\
+	(offsetof(type, member) + sizeof(((type *)0)->member) <= (stride))
+#define WYMCP__STRIDE(mod, field, old)					\
+	(WYMCP__HAS(mod, field) && (mod)->field != 0 ? (mod)->field : (old))
+#define WYMCP__AT(type, base, i, stride)				\
+	((const type *)(const void *)((const char *)(base) + (i) * (stride)))
+
+/* log.c */
+void	 wymcp__log(const struct wymcp_server *, const char *reqid,
+	    int prio, const char *fmt, ...) WYMCP_PRINTF(4, 5);
+void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
+	    WYMCP_PRINTF(2, 3);
+
+/* server.c */
+int64_t	 wymcp__module_ttl(const struct wymcp_module *);
+int	 wymcp__module_private(const struct wymcp_module *);
+
+/* module.c: registration. */
+int	 wymcp__tool_name_ok(const char *);
+void	 wymcp__modules_free(struct wymcp_server *);
+enum wymcp_err wymcp__tool_prepare(struct wymcp_server *,
+	    const struct wymcp_module *, const struct wymcp_tool *,
+	    struct wymcp__tool *);
+void	 wymcp__tool_clear(struct wymcp__tool *);
+
+/* resource.c, prompt.c: a module's resources, templates and prompts. */
+enum wymcp_err wymcp__module_extras(struct wymcp_server *,
+	    const struct wymcp_module *);
+void	 wymcp__extras_free(struct wymcp_server *);
+enum wymcp_err wymcp__prompts_prepare(struct wymcp_server *,
+	    const struct wymcp_module *, size_t *);
+void	 wymcp__prompts_free(struct wymcp_server *);
+const struct wymcp__prompt *wymcp__prompt_find(const struct wymcp_server *,
+	    const char *name);
+const struct wymcp__resource *wymcp__resource_ref(
+	    const struct wymcp_server *, const char *uri, int *is_template);
+
+/* xheader.c: x-mcp-header at load time. */
+enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,
+	    struct wymcp__tool *);
+void	 wymcp__xparams_free(struct wymcp__tool *);
+
+/* keys.c: keys and the digests fixed at load. */
+int	 wymcp__keys_random(struct wymcp_server *);
+int	 wymcp__keyfile_parse(const char *buf, size_t len,
+	    struct wymcp__key **keys, size_t *nkeys, char *err,
+	    size_t errlen);
+int	 wymcp__tool_digest(struct wymcp__tool *);
+int	 wymcp__listing_digest(struct json_object *, unsigned char *);
+
+#endif /* WYMCP_SETUP_H */
