@@ -58,7 +58,8 @@ wymcp__caps_missing(struct json_object *required,
 	int			 rc;
 
 	*missing = NULL;
-	if (required == NULL || !json_object_is_type(required, json_type_object))
+	if (required == NULL || !json_object_is_type(required,
+	    json_type_object))
 		return 0;
 	json_object_object_foreach(required, key, want) {
 		d = NULL;

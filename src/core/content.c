@@ -71,7 +71,8 @@ media(struct wymcp_ctx *ctx, const char *type, const char *b64,
 
 	if (b64 == NULL || mime == NULL || (o = block(ctx, type)) == NULL)
 		return NULL;
-	if (wymcp__put_str(o, "data", b64) || wymcp__put_str(o, "mimeType", mime))
+	if (wymcp__put_str(o, "data", b64) || wymcp__put_str(o, "mimeType",
+	    mime))
 		return NULL;
 	return o;
 }

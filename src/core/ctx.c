@@ -113,9 +113,11 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 	const char	*eq, *p;
 	enum wymcp_err	 rc;
 
+	/* Built already, or preset by the testing API. */
 	if (ctx->who.assigns != NULL)
-		return WYMCP_OK;	/* built already (or preset by a test) */
-	if ((ctx->who.assigns = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_OK;
+	if ((ctx->who.assigns = wymcp_own(ctx,
+	    json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if ((p = wymcp__env(ctx->req.env, "REMOTE_USER")) != NULL && *p != '\0')
 		if ((rc = add_assign(ctx, "remote_user", 11, p)) != WYMCP_OK)

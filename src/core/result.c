@@ -122,8 +122,10 @@ contents_add(struct wymcp_resource_result *res, const char *uri,
 		return WYMCP_ERR_INVAL;
 	if ((o = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (wymcp__put_str(o, "uri", uri) || wymcp__put_str(o, "mimeType", mime) ||
-	    wymcp__put_str(o, key, val) || json_object_array_add(res->contents, o)) {
+	if (wymcp__put_str(o, "uri", uri) || wymcp__put_str(o, "mimeType",
+	    mime) ||
+	    wymcp__put_str(o, key, val) || json_object_array_add(res->contents,
+	    o)) {
 		json_object_put(o);
 		return WYMCP_ERR_NOMEM;
 	}

@@ -38,7 +38,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	    (run->used = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP__RUN_DONE;
 	if (ctx->call.answers == NULL &&
-	    (ctx->call.answers = wymcp_own(ctx, json_object_new_object())) == NULL)
+	    (ctx->call.answers = wymcp_own(ctx,
+	    json_object_new_object())) == NULL)
 		return WYMCP__RUN_DONE;
 	mark = ctx->arena.cleanups;
 	ctx->call.run = run;

@@ -147,7 +147,8 @@ wymcp__stream_init(struct wymcp_ctx *ctx)
 		return 0;
 
 	if (!ctx->req.legacy &&
-	    json_object_object_get_ex(ctx->req.meta, WYMCP__META_LOGLEVEL, &v)) {
+	    json_object_object_get_ex(ctx->req.meta, WYMCP__META_LOGLEVEL,
+	    &v)) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    (level = wymcp__log_level(json_object_get_string(v))) < 0)
 			return -1;
@@ -156,7 +157,8 @@ wymcp__stream_init(struct wymcp_ctx *ctx)
 	if (json_object_object_get_ex(ctx->req.meta, "progressToken", &v)) {
 		if (json_object_is_type(v, json_type_string) ||
 		    json_object_is_type(v, json_type_int))
-			ctx->out.progress_token = v;	/* owned by ctx->req.msg */
+			/* Owned by ctx->req.msg. */
+			ctx->out.progress_token = v;
 		else
 			wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG,
 			    "progressToken is neither a string nor an "
@@ -227,7 +229,8 @@ event(struct wymcp_ctx *ctx, struct json_object *msg)
 	if (put(ctx, "event: message\ndata: ", 21) ||
 	    put(ctx, s, strlen(s)) || put(ctx, "\n\n", 2))
 		return WYMCP_ERR_IO;
-	if (ctx->out.io->flush != NULL && ctx->out.io->flush(ctx->out.io->arg) != 0) {
+	if (ctx->out.io->flush != NULL &&
+	    ctx->out.io->flush(ctx->out.io->arg) != 0) {
 		cancel(ctx);
 		return WYMCP_ERR_IO;
 	}
@@ -466,7 +469,8 @@ wymcp__notify_log(struct wymcp_ctx *ctx, int prio, char *msg)
 	utf8_scrub(msg);
 	if ((p = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (add(p, "level", json_object_new_string(wymcp__log_level_name(prio))) ||
+	if (add(p, "level",
+	    json_object_new_string(wymcp__log_level_name(prio))) ||
 	    add(p, "logger", json_object_new_string(logger(ctx))) ||
 	    add(p, "data", json_object_new_string(msg))) {
 		json_object_put(p);

@@ -19,7 +19,7 @@
 
 #include "front.h"
 
-#define DRAIN_TIMEOUT_MS	30000	/* SIGKILL a worker not stopped by then */
+#define DRAIN_TIMEOUT_MS	30000	/* SIGKILL a worker still there then */
 #define RESEND_MS		1000	/* re-send SIGTERM while draining */
 #define QUICK_DEATH_MS		1000	/* a worker dying younger is "quick" */
 #define BACKOFF_MIN_MS		100	/* first delay after a quick death */

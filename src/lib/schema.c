@@ -173,7 +173,8 @@ eb_finish(struct ebuf *eb)
 		}
 		if (i > 0) {
 			c = (unsigned char)eb->p[i - 1];
-			need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+			need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 :
+			    c >= 0xc0 ? 2 : 1;
 			if (need > back + 1) {
 				eb->len = i - 1;
 				eb->p[eb->len] = '\0';

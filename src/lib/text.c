@@ -101,7 +101,8 @@ wymcp__base64_decode(const char *in, size_t inlen, unsigned char *out,
 		}
 		out[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
 		if (i + 4 < inlen || pad < 2)
-			out[n++] = (unsigned char)((v[1] & 0xf) << 4 | v[2] >> 2);
+			out[n++] = (unsigned char)((v[1] & 0xf) << 4 |
+			    v[2] >> 2);
 		if (i + 4 < inlen || pad < 1)
 			out[n++] = (unsigned char)((v[2] & 0x3) << 6 | v[3]);
 	}
@@ -233,7 +234,8 @@ wymcp__base64_ok(const char *s)
 	if (n > 0 && s[n - 1] == '=')
 		pad = n > 1 && s[n - 2] == '=' ? 2 : 1;
 	for (i = 0; i < n - pad; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z')) &&
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' &&
+		    s[i] <= 'Z')) &&
 		    !(s[i] >= '0' && s[i] <= '9') && s[i] != '+' &&
 		    s[i] != '/')
 			return 0;

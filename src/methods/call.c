@@ -38,16 +38,17 @@ tool_body(struct wymcp_ctx *ctx, void *arg)
  * The answers this round carries: the sealed requestState's (earlier
  * rounds), with this round's inputResponses merged over them
  * (basic/patterns/mrtr.mdx).  Answers preset on the context (the
- * testing API's) stand in for a requestState.  Returns 0, or -1 after replying with the
- * error (-32602 for a malformed inputResponses or a requestState that
- * does not open).
+ * testing API's) stand in for a requestState.  Returns 0, or -1 after
+ * replying with the error (-32602 for a malformed inputResponses or a
+ * requestState that does not open).
  */
 static int
 answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	struct json_object	*resp = NULL, *st = NULL, *merged;
 
-	if (json_object_object_get_ex(ctx->req.params, "inputResponses", &resp) &&
+	if (json_object_object_get_ex(ctx->req.params, "inputResponses",
+	    &resp) &&
 	    !wymcp__responses_ok(resp)) {
 		wymcp__reply_invalid(ctx, r, "Invalid params: inputResponses "
 		    "must be an object of result objects");

@@ -77,7 +77,8 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (!json_object_object_get_ex(ctx->req.params, "ref", &ref) ||
 	    !json_object_is_type(ref, json_type_object) ||
 	    (type = str_member(ref, "type")) == NULL) {
-		wymcp__reply_invalid(ctx, r, "Invalid params: ref must be an object with a "
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: ref must be an object with a "
 		    "type");
 		return;
 	}
@@ -86,7 +87,8 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	else if (strcmp(type, "ref/resource") == 0)
 		refname = str_member(ref, "uri");
 	else {
-		wymcp__reply_invalid(ctx, r, "Invalid params: ref.type must be ref/prompt "
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: ref.type must be ref/prompt "
 		    "or ref/resource");
 		return;
 	}
@@ -100,7 +102,8 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	    !json_object_is_type(arg, json_type_object) ||
 	    (aname = str_member(arg, "name")) == NULL ||
 	    (value = str_member(arg, "value")) == NULL) {
-		wymcp__reply_invalid(ctx, r, "Invalid params: argument must be an object "
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: argument must be an object "
 		    "with string name and value");
 		return;
 	}
@@ -108,14 +111,16 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	    (!json_object_is_type(cx, json_type_object) ||
 	    (json_object_object_get_ex(cx, "arguments", &cargs) &&
 	    !strings_object(cargs)))) {
-		wymcp__reply_invalid(ctx, r, "Invalid params: context.arguments must be an "
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: context.arguments must be an "
 		    "object of strings");
 		return;
 	}
 
 	if (strcmp(type, "ref/prompt") == 0) {
 		if ((p = wymcp__prompt_find(srv, refname)) == NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Unknown prompt: %s",
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown prompt: %s",
 			    refname));
 			return;
 		}
@@ -124,7 +129,8 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 			if (strcmp(a->name, aname) == 0)
 				break;
 		if (a == NULL || a->name == NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Unknown argument "
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown argument "
 			    "of prompt %s: %s", refname, aname));
 			return;
 		}
@@ -132,12 +138,14 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	} else {
 		if ((res = wymcp__resource_ref(srv, refname, &is_tpl)) ==
 		    NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Unknown resource "
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown resource "
 			    "template: %s", refname));
 			return;
 		}
 		if (is_tpl && !wymcp__template_var(refname, aname)) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Unknown argument "
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown argument "
 			    "of resource template %s: %s", refname, aname));
 			return;
 		}

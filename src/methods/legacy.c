@@ -41,7 +41,8 @@ wymcp__initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct json_object	*v, *res, *info;
 	const char		*want, *ver;
 
-	if (!json_object_object_get_ex(ctx->req.params, "protocolVersion", &v) ||
+	if (!json_object_object_get_ex(ctx->req.params, "protocolVersion",
+	    &v) ||
 	    !json_object_is_type(v, json_type_string)) {
 		wymcp__reply_invalid(ctx, r,
 		    "Invalid params: protocolVersion must be a string");

@@ -95,7 +95,8 @@ args_check(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 
 	json_object_object_foreach(args, k, val)
 		if (!json_object_is_type(val, json_type_string)) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Invalid params: "
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Invalid params: "
 			    "argument %s must be a string", k));
 			return -1;
 		}
@@ -133,17 +134,20 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	if (!json_object_object_get_ex(ctx->req.params, "name", &v) ||
 	    !json_object_is_type(v, json_type_string)) {
-		wymcp__reply_invalid(ctx, r, "Invalid params: name must be a string");
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: name must be a string");
 		return;
 	}
 	name = json_object_get_string(v);
 	if ((p = wymcp__prompt_find(ctx->srv, name)) == NULL) {
-		wymcp__reply_invalid(ctx, r, wymcp_printf(ctx, "Unknown prompt: %s", name));
+		wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+		    "Unknown prompt: %s", name));
 		return;
 	}
 	if (json_object_object_get_ex(ctx->req.params, "arguments", &args) &&
 	    !json_object_is_type(args, json_type_object)) {
-		wymcp__reply_invalid(ctx, r, "Invalid params: arguments must be an object");
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: arguments must be an object");
 		return;
 	}
 	if (args == NULL &&

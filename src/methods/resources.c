@@ -223,7 +223,8 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	json_object_object_add(res, "contents",
 	    json_object_get(out->contents));
 	ttl = wymcp__module_ttl(found->mod);
-	if (json_object_object_get_ex(ctx->req.params, "inputResponses", NULL) ||
+	if (json_object_object_get_ex(ctx->req.params, "inputResponses",
+	    NULL) ||
 	    json_object_object_get_ex(ctx->req.params, "requestState", NULL))
 		ttl = 0;
 	wymcp__cache_hints_ttl(res, ttl, 1);

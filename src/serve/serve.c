@@ -219,7 +219,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 	const char		*why, *body;
 	int			 code;
 
-	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id, &ctx->req.method,
+	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
+	    &ctx->req.method,
 	    &why)) != 0) {
 		fail(ctx, r, 400, code, why, NULL);
 		return;
@@ -264,7 +265,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
 	}
-	if ((code = wymcp__meta(ctx->req.params, &ctx->req.meta, &ctx->req.version,
+	if ((code = wymcp__meta(ctx->req.params, &ctx->req.meta,
+	    &ctx->req.version,
 	    &ctx->req.caps, &why)) != 0) {
 		fail(ctx, r, 400, code, why, NULL);
 		return;

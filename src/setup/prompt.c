@@ -128,7 +128,8 @@ prompt_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_put(args);
 		return WYMCP_ERR_NOMEM;
 	}
-	if (wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title", def->title) ||
+	if (wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title",
+	    def->title) ||
 	    wymcp__put_str(l, "description", def->description) ||
 	    (args != NULL && json_object_object_add(l, "arguments", args))) {
 		json_object_put(args);

@@ -102,7 +102,8 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if ((l = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (wymcp__put_str(l, template ? "uriTemplate" : "uri", def->uri) ||
-	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title", def->title) ||
+	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title",
+	    def->title) ||
 	    wymcp__put_str(l, "description", def->description) ||
 	    wymcp__put_str(l, "mimeType", def->mime) ||
 	    wymcp__listing_digest(l, out->digest)) {
@@ -146,7 +147,8 @@ table_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	for (i = 0; i < n; i++) {
 		memset(&nt[have + i], 0, sizeof(*nt));
 		rc = resource_prepare(srv, mod,
-		    WYMCP__AT(struct wymcp_resource, defs, i, stride), template, nt,
+		    WYMCP__AT(struct wymcp_resource, defs, i, stride), template,
+		    nt,
 		    have + i, &nt[have + i]);
 		if (rc != WYMCP_OK) {
 			while (i-- > 0)

@@ -27,9 +27,9 @@ struct wymcp__tool {
 	const struct wymcp_module *mod;	/* the module that declares it */
 	struct json_object	*listing;	/* Tool object for tools/list */
 	struct json_object	*input;		/* parsed inputSchema */
-	struct json_object	*output;	/* parsed outputSchema or NULL */
-	struct json_object	*reqcaps;	/* parsed required caps or NULL */
-	unsigned char		 digest[32];	/* of the listing: mount set id */
+	struct json_object	*output;	/* outputSchema, or NULL */
+	struct json_object	*reqcaps;	/* required caps, or NULL */
+	unsigned char		 digest[32];	/* of the listing (mount id) */
 	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
 	size_t			 nxparams;
 };
@@ -56,7 +56,7 @@ struct wymcp__prompt {
 struct wymcp__module {
 	void			*handle;	/* dlopen handle, or NULL */
 	const struct wymcp_module *mod;
-	char			*path;		/* file, or NULL when linked in */
+	char			*path;		/* or NULL: linked in */
 };
 
 /* server.c: an allowed origin (scheme://host[:port]) or a bare host. */
@@ -95,8 +95,9 @@ struct wymcp_server {
 	size_t			 nkeys;
 	unsigned int		 state_ttl;	/* seconds */
 	int			 legacy;	/* serve 2025-11-25 clients */
-	char			*readbuf;	/* the pipeline's body buffer, */
-	size_t			 readbufsz;	/* reused request after request */
+	/* The pipeline's body buffer, reused request after request. */
+	char			*readbuf;
+	size_t			 readbufsz;
 	char			 errmsg[512];	/* last failure */
 };
 

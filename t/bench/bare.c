@@ -46,7 +46,8 @@ serve(int sock)
 		    json_object_new_string("complete"));
 		c = json_object_new_array();
 		b = json_object_new_object();
-		json_object_object_add(b, "type", json_object_new_string("text"));
+		json_object_object_add(b, "type",
+		    json_object_new_string("text"));
 		json_object_object_add(b, "text", json_object_get(t));
 		json_object_array_add(c, b);
 		json_object_object_add(r, "content", c);

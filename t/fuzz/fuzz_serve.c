@@ -119,7 +119,8 @@ static const struct wymcp_tool tools[] = {
 };
 
 static const struct wymcp_module mod = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "fuzz", .tools = tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "fuzz", .tools = tools
 };
 
 /* Log lines are formatted but dropped. */

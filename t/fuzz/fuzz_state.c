@@ -81,7 +81,8 @@ static const struct wymcp_tool tools[] = {
 };
 
 static const struct wymcp_module mod = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "fuzzstate", .tools = tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "fuzzstate", .tools = tools
 };
 
 /* The in-memory request and response. */

@@ -28,7 +28,8 @@ static const struct wymcp_tool tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "ctxmod", .tools = tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "ctxmod", .tools = tools
 };
 
 /* Log lines the server handed out. */

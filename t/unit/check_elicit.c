@@ -539,7 +539,8 @@ static const struct wymcp_tool wire_tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module wire_mod = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "elicitmod",
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "elicitmod",
 	.tools = wire_tools
 };
 
@@ -865,7 +866,7 @@ START_TEST(two_questions_three_runs)
 }
 END_TEST
 
-START_TEST(work_before_an_elicit_repeats_per_round_work_after_last_answer_once)
+START_TEST(work_before_an_elicit_repeats_each_round_after_the_last_once)
 {
 	build(META_ELICIT, NULL);
 	run(&two_tool);
@@ -1853,7 +1854,7 @@ elicit_suite(void)
 	tcase_add_test(tc, decline_and_cancel_are_answers_never_reasked);
 	tcase_add_test(tc, two_questions_three_runs);
 	tcase_add_test(tc,
-	    work_before_an_elicit_repeats_per_round_work_after_last_answer_once);
+	    work_before_an_elicit_repeats_each_round_after_the_last_once);
 	tcase_add_test(tc, keys_are_positional_elicit_1_elicit_2);
 	tcase_add_test(tc, sample_and_roots_numbering_shares_the_counter);
 	tcase_add_test(tc, sample_and_roots_gated_by_their_capabilities);

@@ -96,7 +96,8 @@ noop(struct wymcp_ctx *ctx, struct json_object *args,
 
 #define MOD(var, nm, tab)						\
 	static const struct wymcp_module var = {			\
-		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = nm, .tools = tab }
+		.abi = WYMCP_ABI_VERSION,				\
+		.size = sizeof(struct wymcp_module), .name = nm, .tools = tab }
 
 /* A good module registered by most tests. */
 static const struct wymcp_tool good_tools[] = {
@@ -115,7 +116,8 @@ reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
 {
 	struct wymcp_tool	 tab[3];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "badmod", .tools = tab };
+	    .size = sizeof(struct wymcp_module), .name = "badmod",
+	    .tools = tab };
 	size_t			 before = srv->ntools, nmods = srv->nmods;
 
 	memset(tab, 0, sizeof(tab));
@@ -431,14 +433,17 @@ END_TEST
 START_TEST(wrong_abi_rejected)
 {
 	static const struct wymcp_module abi = { .abi = WYMCP_ABI_VERSION + 1,
-	    .size = sizeof(struct wymcp_module), .name = "abi", .tools = good_tools };
+	    .size = sizeof(struct wymcp_module), .name = "abi",
+	    .tools = good_tools };
 	static const struct wymcp_module size = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tools), .name = "size",
 	    .tools = good_tools };
 	static const struct wymcp_module noname = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = NULL, .tools = good_tools };
+	    .size = sizeof(struct wymcp_module), .name = NULL,
+	    .tools = good_tools };
 	static const struct wymcp_module notools = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "notools", .tools = NULL };
+	    .size = sizeof(struct wymcp_module), .name = "notools",
+	    .tools = NULL };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
 	expect_errmsg("ABI");

@@ -175,19 +175,24 @@ static const struct wymcp_tool mod_bad_tools[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod_a = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "a", .tools = mod_a_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "a", .tools = mod_a_tools
 };
 static const struct wymcp_module mod_b = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "b", .tools = mod_b_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "b", .tools = mod_b_tools
 };
 static const struct wymcp_module mod_dup = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "dup", .tools = mod_dup_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "dup", .tools = mod_dup_tools
 };
 static const struct wymcp_module mod_bad = {
-	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module), .name = "bad", .tools = mod_bad_tools
+	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.name = "bad", .tools = mod_bad_tools
 };
 static const struct wymcp_module mod_abi = {
-	.abi = WYMCP_ABI_VERSION + 1, .size = sizeof(struct wymcp_module), .name = "abi", .tools = mod_a_tools
+	.abi = WYMCP_ABI_VERSION + 1, .size = sizeof(struct wymcp_module),
+	    .name = "abi", .tools = mod_a_tools
 };
 
 static struct wymcp_ctx			*ctx;

@@ -21,7 +21,8 @@ struct h_resp {
 
 /* The standard 2026-07-28 request: headers and _meta filled in. */
 #define H_META "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\"," \
-	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\",\"version\":\"1\"}," \
+	"\"io.modelcontextprotocol/clientInfo\":" \
+	"{\"name\":\"t\",\"version\":\"1\"}," \
 	"\"io.modelcontextprotocol/clientCapabilities\":{}}"
 
 /*
