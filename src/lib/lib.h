@@ -86,6 +86,7 @@ int	 wymcp__base64_ok(const char *);
 int	 wymcp__utf8_valid(const char *, size_t);
 int	 wymcp__text_ok(const char *);
 const char *wymcp__word(const char **, size_t *);
+int	 wymcp__tool_name_ok(const char *);
 int	 wymcp__log_level(const char *);
 const char *wymcp__log_level_name(int prio);
 

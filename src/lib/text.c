@@ -275,3 +275,19 @@ wymcp__log_level(const char *s)
 			return (int)i;
 	return -1;
 }
+
+/*
+ * Tool (and prompt) names: 1 to 128 of [A-Za-z0-9_.-] (server/tools.mdx
+ * "Tool").
+ */
+int
+wymcp__tool_name_ok(const char *name)
+{
+	size_t	 n;
+
+	for (n = 0; name[n] != '\0'; n++)
+		if (!isalnum((unsigned char)name[n]) && name[n] != '_' &&
+		    name[n] != '.' && name[n] != '-')
+			return 0;
+	return n >= 1 && n <= 128;
+}

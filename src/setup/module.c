@@ -19,19 +19,6 @@
 #define TOOL_AT(mod, i, stride)	\
 	WYMCP__AT(struct wymcp_tool, (mod)->tools, i, stride)
 
-/* Tool names: 1 to 128 of [A-Za-z0-9_.-] (server/tools.mdx "Tool"). */
-int
-wymcp__tool_name_ok(const char *name)
-{
-	size_t	 n;
-
-	for (n = 0; name[n] != '\0'; n++)
-		if (!isalnum((unsigned char)name[n]) && name[n] != '_' &&
-		    name[n] != '.' && name[n] != '-')
-			return 0;
-	return n >= 1 && n <= 128;
-}
-
 /* Release one registered tool's parsed JSON. */
 void
 wymcp__tool_clear(struct wymcp__tool *t)

@@ -156,7 +156,6 @@ int64_t	 wymcp__module_ttl(const struct wymcp_module *);
 int	 wymcp__module_private(const struct wymcp_module *);
 
 /* module.c: registration. */
-int	 wymcp__tool_name_ok(const char *);
 void	 wymcp__modules_free(struct wymcp_server *);
 enum wymcp_err wymcp__tool_prepare(struct wymcp_server *,
 	    const struct wymcp_module *, const struct wymcp_tool *,

@@ -137,7 +137,7 @@ START_TEST(load_testmod)
 {
 	char	 path[1024];
 
-	module_path(path, sizeof(path), "t/unit/.libs/testmod.so");
+	module_path(path, sizeof(path), "t/lib/.libs/testmod.so");
 	ck_assert_msg(wymcp_server_load_module(srv, path) == WYMCP_OK, "%s",
 	    wymcp_server_errmsg(srv));
 	ck_assert_str_eq(names(), "ok_text fails returns_inval nomem "

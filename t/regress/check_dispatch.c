@@ -60,8 +60,8 @@ setup(void)
 	srv = wymcp_server_new();
 	ck_assert_ptr_nonnull(srv);
 	module_path(testmod_path, sizeof(testmod_path),
-	    "t/unit/.libs/testmod.so");
-	load("t/unit/.libs/testmod.so");
+	    "t/lib/.libs/testmod.so");
+	load("t/lib/.libs/testmod.so");
 	load("tools/.libs/help.so");
 	load("tools/.libs/echo.so");
 	load("tools/.libs/whoami.so");

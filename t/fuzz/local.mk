@@ -1,0 +1,15 @@
+# t/fuzz: libFuzzer entry points.  `make check` builds them with a small
+# replay driver and runs every seed; t/fuzz/run builds them with clang
+# -fsanitize=fuzzer for real fuzzing.
+FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
+	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader
+%canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c %reldir%/replay.c
+%canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_state_SOURCES = %reldir%/fuzz_state.c %reldir%/replay.c
+%canon_reldir%_replay_sentinel_SOURCES = %reldir%/fuzz_sentinel.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_xheader_SOURCES = %reldir%/fuzz_xheader.c \
+	%reldir%/replay.c
+check_PROGRAMS += $(FUZZ_REPLAY)
+TESTS += %reldir%/replay-all

@@ -1,0 +1,12 @@
+# t/regress: whole requests through wymcp_server_serve() (the harness in
+# t/lib), one suite per behaviour.
+REGRESS_TESTS = \
+	%reldir%/check_dispatch \
+	%reldir%/check_elicit \
+	%reldir%/check_legacy \
+	%reldir%/check_list \
+	%reldir%/check_prompt \
+	%reldir%/check_resource \
+	%reldir%/check_stream
+check_PROGRAMS += $(REGRESS_TESTS)
+TESTS += $(REGRESS_TESTS)

@@ -1,0 +1,14 @@
+# t/unit: one Check suite per library module.
+UNIT_TESTS = \
+	%reldir%/check_arena \
+	%reldir%/check_content \
+	%reldir%/check_ctx \
+	%reldir%/check_http \
+	%reldir%/check_module \
+	%reldir%/check_rpc \
+	%reldir%/check_schema \
+	%reldir%/check_seal \
+	%reldir%/check_testing \
+	%reldir%/check_xheader
+check_PROGRAMS += $(UNIT_TESTS)
+TESTS += $(UNIT_TESTS)
