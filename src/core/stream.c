@@ -42,7 +42,7 @@
 
 #include "core/core.h"
 
-/* The CGI head of a stream (streamable-http.mdx; spec-digest 5.2). */
+/* The CGI head of a stream (streamable-http.mdx). */
 #define SSE_HEAD							\
 	"Status: 200 OK\r\n"						\
 	"Content-Type: text/event-stream\r\n"				\
@@ -125,7 +125,7 @@ sse_acceptable(const char *accept)
  * progress.mdx's MUST; it is ignored rather than echoed, since a
  * notification carrying it would itself be invalid.  When the client's
  * Accept header rules out text/event-stream, nothing is streamed and
- * the answer stays plain JSON (spec-digest 5.2 [impl]).
+ * the answer stays plain JSON.
  *
  * A legacy (2025-11-25) request has no logLevel, and the level its
  * client set with logging/setLevel was another request's: its log lines

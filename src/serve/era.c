@@ -2,7 +2,7 @@
  * era.c - which era serves a request: 2026-07-28 or 2025-11-25
  *
  * A server MAY serve both eras on one endpoint (2026-07-28
- * versioning.mdx; spec-digest section 12).  The era is chosen per HTTP
+ * versioning.mdx).  The era is chosen per HTTP
  * request, from the request alone (wymcp__era()):
  *
  *   1. params._meta carries io.modelcontextprotocol/protocolVersion:
@@ -17,9 +17,9 @@
  *      with data.supported and data.requested.
  *   With the legacy era off (wymcp_server_set_legacy(), wymcp-fcgi
  *   --modern-only, or the FastCGI param WYMCP_LEGACY=off), every request
- *   is modern, except an initialize without _meta, which gets the answer
- *   spec-digest 12.2 gives a modern-only server: 400, -32022, naming
- *   the supported versions.
+ *   is modern, except an initialize without _meta, which gets what a
+ *   modern-only server answers to it (versioning.mdx): 400, -32022,
+ *   naming the supported versions.
  *
  * The legacy wire (2025-11-25 basic/lifecycle.mdx, transports.mdx):
  * initialize negotiates a version and advertises what the server has;

@@ -24,7 +24,7 @@ int	 wymcp__meta(struct json_object *params, struct json_object **meta,
 	    const char **version, struct json_object **caps,
 	    const char **why);
 
-/* era.c: 2026-07-28 or 2025-11-25 (spec-digest section 12). */
+/* era.c: 2026-07-28 or 2025-11-25 (2026-07-28 versioning.mdx). */
 enum wymcp__era {
 	WYMCP__ERA_MODERN,	/* 2026-07-28: the _meta pipeline */
 	WYMCP__ERA_LEGACY,	/* 2025-11-25 and older */

@@ -84,41 +84,6 @@ say(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
- * Check that an existing file holds only keys, blank lines and '#'
- * comments, so that --generate-key pointed at the wrong file refuses to
- * rewrite it.  Returns 0, or -1 with the reason.
- */
-static int
-check_key_text(const char *path, const char *buf, size_t len, char *err,
-    size_t errlen)
-{
-	size_t	 i, start, line = 1;
-
-	if (memchr(buf, '\0', len) != NULL) {
-		say(err, errlen, "%s: binary data: not a key file; not "
-		    "rewriting it", path);
-		return -1;
-	}
-	for (start = 0; start < len; line++) {
-		for (i = start; i < len && buf[i] != '\n'; i++)
-			continue;
-		if (i > start && buf[start] != '#') {
-			if (i - start != 2 * KEY_BYTES)
-				goto bad;
-			for (; start < i; start++)
-				if (!isxdigit((unsigned char)buf[start]))
-					goto bad;
-		}
-		start = i + 1;
-	}
-	return 0;
-bad:
-	say(err, errlen, "%s: line %zu is not a key: not a key file; not "
-	    "rewriting it", path, line);
-	return -1;
-}
-
-/*
  * Put a fresh random key first in the key file `path'.  A new file is
  * created with mode 0600 (O_EXCL).  An existing one is rewritten through
  * PATH.tmp (also O_EXCL, 0600, same owner when run as root): new key,
@@ -129,8 +94,8 @@ wymcp_state_key_generate(const char *path, char *err, size_t errlen)
 {
 	unsigned char	 key[KEY_BYTES];
 	char		 line[2 * KEY_BYTES + 1], hex[2 * KEY_BYTES + 1];
-	char		*old = NULL, *tmp = NULL;
-	size_t		 oldlen = 0;
+	char		*old = NULL, *tmp = NULL, why[256];
+	size_t		 oldlen = 0, nkeys;
 	ssize_t		 n;
 	struct stat	 st;
 	int		 fd = -1, ofd = -1, created = 0;
@@ -201,8 +166,17 @@ wymcp_state_key_generate(const char *path, char *err, size_t errlen)
 		say(err, errlen, "%s: file grew while being read", path);
 		goto out;
 	}
-	if (check_key_text(path, old, oldlen, err, errlen) == -1)
+	/*
+	 * Only a file the loader would read (keys, blank lines and '#'
+	 * comments) is rewritten: --generate-key pointed at the wrong
+	 * file refuses.
+	 */
+	if (wymcp__keyfile_parse(old, oldlen, NULL, &nkeys, why,
+	    sizeof(why)) == -1) {
+		say(err, errlen, "%s:%s: not a key file; not rewriting it",
+		    path, why);
 		goto out;
+	}
 	if ((tmp = malloc(strlen(path) + 5)) == NULL) {
 		say(err, errlen, "out of memory");
 		goto out;

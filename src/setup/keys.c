@@ -74,7 +74,7 @@ parse_key(const char *line, size_t len, struct wymcp__key *k)
 
 /* Read a whole small file, refusing loose permissions.  NULL on error. */
 static char *
-read_keyfile(const char *path, char *err, size_t errlen)
+read_keyfile(const char *path, size_t *len, char *err, size_t errlen)
 {
 	struct stat	 st;
 	char		*buf = NULL;
@@ -115,6 +115,7 @@ read_keyfile(const char *path, char *err, size_t errlen)
 		got += (size_t)n;
 	}
 	buf[got] = '\0';
+	*len = got;
 	close(fd);
 	return buf;
 fail:
@@ -125,12 +126,82 @@ fail:
 	return NULL;
 }
 
+/*
+ * Parse the text of a key file: one key per line, 64 hexadecimal
+ * digits; blank lines and lines starting with '#' are skipped; spaces,
+ * tabs and a CR around a line are ignored.  With `keys` non-NULL, the
+ * keys are returned in a new array (the caller wipes and frees it).
+ * *nkeys is the number of keys.  0, or -1 with the reason in err: "N: ..."
+ * for line N, so that a caller puts "PATH:" before it.  The loader and --generate-key's writer both read
+ * key files through this function, so a file one accepts the other
+ * accepts too.
+ */
+int
+wymcp__keyfile_parse(const char *buf, size_t len, struct wymcp__key **keys,
+    size_t *nkeys, char *err, size_t errlen)
+{
+	struct wymcp__key	*out = NULL, *nk, k;
+	const char		*p, *e, *end = buf + len;
+	size_t			 n = 0, l, lineno = 0;
+
+	*nkeys = 0;
+	if (keys != NULL)
+		*keys = NULL;
+	if (memchr(buf, '\0', len) != NULL) {
+		snprintf(err, errlen, " binary data, not a key file");
+		return -1;
+	}
+	for (p = buf; p < end; p = e + 1) {
+		lineno++;
+		if ((e = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			e = end;
+		l = (size_t)(e - p);
+		while (l > 0 && (p[l - 1] == '\r' || p[l - 1] == ' ' ||
+		    p[l - 1] == '\t'))
+			l--;
+		while (l > 0 && (*p == ' ' || *p == '\t')) {
+			p++;
+			l--;
+		}
+		if (l == 0 || *p == '#')
+			continue;
+		if (parse_key(p, l, &k)) {
+			snprintf(err, errlen, "%zu: a key is 64 hexadecimal "
+			    "digits (wymcp-fcgi --generate-key makes one)",
+			    lineno);
+			goto fail;
+		}
+		if (keys != NULL) {
+			if ((nk = reallocarray(out, n + 1, sizeof(*nk))) ==
+			    NULL) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			out = nk;
+			out[n] = k;
+		}
+		n++;
+	}
+	sodium_memzero(&k, sizeof(k));
+	*nkeys = n;
+	if (keys != NULL)
+		*keys = out;
+	return 0;
+fail:
+	sodium_memzero(&k, sizeof(k));
+	if (out != NULL)
+		sodium_memzero(out, n * sizeof(*out));
+	free(out);
+	return -1;
+}
+
 enum wymcp_err
 wymcp_server_load_state_keys(struct wymcp_server *srv, const char *path)
 {
-	struct wymcp__key	*keys = NULL, *nk;
-	char			*buf, *p, *e;
-	size_t			 n = 0, len, lineno = 0;
+	struct wymcp__key	*keys = NULL;
+	char			*buf, why[256];
+	size_t			 n = 0, len;
+	int			 rc;
 
 	if (srv == NULL || path == NULL)
 		return WYMCP_ERR_INVAL;
@@ -138,54 +209,27 @@ wymcp_server_load_state_keys(struct wymcp_server *srv, const char *path)
 		wymcp__seterr(srv, "libsodium could not be initialized");
 		return WYMCP_ERR_STATE;
 	}
-	if ((buf = read_keyfile(path, srv->errmsg, sizeof(srv->errmsg))) ==
-	    NULL)
+	if ((buf = read_keyfile(path, &len, srv->errmsg,
+	    sizeof(srv->errmsg))) == NULL)
 		return WYMCP_ERR_STATE;
-	for (p = buf; *p != '\0'; p = *e == '\0' ? e : e + 1) {
-		lineno++;
-		e = p + strcspn(p, "\n");
-		len = (size_t)(e - p);
-		while (len > 0 && (p[len - 1] == '\r' || p[len - 1] == ' ' ||
-		    p[len - 1] == '\t'))
-			len--;
-		while (len > 0 && (*p == ' ' || *p == '\t')) {
-			p++;
-			len--;
-		}
-		if (len == 0 || *p == '#')
-			continue;
-		if ((nk = reallocarray(keys, n + 1, sizeof(*nk))) == NULL) {
-			wymcp__seterr(srv, "out of memory");
-			goto fail;
-		}
-		keys = nk;
-		if (parse_key(p, len, &keys[n])) {
-			wymcp__seterr(srv, "%s:%zu: a key is 64 hexadecimal "
-			    "digits (wymcp-fcgi --generate-key makes one)",
-			    path, lineno);
-			goto fail;
-		}
-		n++;
+	rc = wymcp__keyfile_parse(buf, len, &keys, &n, why, sizeof(why));
+	sodium_memzero(buf, len);
+	free(buf);
+	if (rc != 0) {
+		wymcp__seterr(srv, "%s:%s", path, why);
+		return WYMCP_ERR_STATE;
 	}
 	if (n == 0) {
 		wymcp__seterr(srv, "%s: no key in the file", path);
-		goto fail;
+		free(keys);
+		return WYMCP_ERR_STATE;
 	}
-	sodium_memzero(buf, strlen(buf));
-	free(buf);
 	if (srv->keys != NULL)
 		sodium_memzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
 	free(srv->keys);
 	srv->keys = keys;
 	srv->nkeys = n;
 	return WYMCP_OK;
-fail:
-	sodium_memzero(buf, strlen(buf));
-	free(buf);
-	if (keys != NULL)
-		sodium_memzero(keys, n * sizeof(*keys));
-	free(keys);
-	return WYMCP_ERR_STATE;
 }
 
 void

@@ -2,9 +2,10 @@
  * check_dispatch.c - the whole request pipeline, served in-process
  *
  * Every test sends CGI params and a body through wymcp_server_serve()
- * (t/unit/harness.c) with testmod and the bundled tools loaded, and
+ * (t/lib/harness.c) with testmod and the bundled tools loaded, and
  * checks the status, headers and JSON-RPC body the web server would get.
- * The order of the checks follows conformance-fixtures.md section 3.
+ * The order of the checks is the one the official conformance suite
+ * observes (src/serve/serve.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

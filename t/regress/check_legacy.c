@@ -2,8 +2,8 @@
  * check_legacy.c - 2025-11-25 clients on the same pipeline (legacy.c)
  *
  * Every test serves a real request in-process through
- * wymcp_server_serve() (t/unit/harness.c) and reads what the web server
- * would get: the era chosen per request (spec-digest section 12), the
+ * wymcp_server_serve() (t/lib/harness.c) and reads what the web server
+ * would get: the era chosen per request (src/serve/era.c), the
  * initialize handshake and its version negotiation, ping and
  * logging/setLevel answered exactly {}, modern results reshaped for
  * 2025 (no resultType, cache hints or serverInfo _meta), nothing ever
@@ -404,7 +404,7 @@ START_TEST(legacy_off)
 	struct json_object	*r;
 
 	wymcp_server_set_legacy(srv, 0);
-	/* spec-digest 12.2: initialize to a modern-only server. */
+	/* versioning.mdx: initialize to a modern-only server. */
 	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
 	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),

@@ -233,7 +233,7 @@ assert_json(int status)
 
 /*
  * No whitespace outside strings, no newline anywhere: what the
- * conformance suite's line reader needs (conformance-fixtures.md 2.1).
+ * conformance suite's line reader needs.
  */
 static int
 compact(const char *s)

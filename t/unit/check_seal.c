@@ -875,6 +875,26 @@ START_TEST(key_generate_puts_a_new_key_first)
 }
 END_TEST
 
+START_TEST(key_generate_rotates_every_file_the_loader_reads)
+{
+	/* CRLF line ends, indentation, trailing blanks and comments. */
+	const char	*text = "# keys\r\n  " K1 "\r\n\t" K2 " \r\n\r\n";
+	char		 err[256];
+	const char	*p, *now;
+
+	p = write_file("keys", text, 0600);
+	ck_assert_int_eq(wymcp_server_load_state_keys(srv, p), WYMCP_OK);
+	err[0] = '\0';
+	ck_assert_msg(wymcp_state_key_generate(p, err, sizeof(err)) ==
+	    WYMCP_OK, "%s", err);
+	now = read_file("keys");
+	/* The new key first, the old text kept as it was after it. */
+	ck_assert_uint_eq(strlen(now), 65 + strlen(text));
+	ck_assert_str_eq(now + 65, text);
+	ck_assert_int_eq(wymcp_server_load_state_keys(srv, p), WYMCP_OK);
+}
+END_TEST
+
 START_TEST(key_generate_refuses_a_file_that_is_not_a_key_file)
 {
 	const char	*texts[] = { "hello\n", K1 "\nnot a key\n",
@@ -955,6 +975,7 @@ seal_suite(void)
 	tcase_add_test(tc, failed_key_load_keeps_the_keys);
 	tcase_add_test(tc, key_generate_creates_mode_0600);
 	tcase_add_test(tc, key_generate_puts_a_new_key_first);
+	tcase_add_test(tc, key_generate_rotates_every_file_the_loader_reads);
 	tcase_add_test(tc,
 	    key_generate_refuses_a_file_that_is_not_a_key_file);
 	tcase_add_test(tc, key_generate_tightens_a_loose_file);

@@ -5,10 +5,10 @@
  * constraint of streamable-http.mdx "Schema Extension" (and tools.mdx
  * "x-mcp-header") refuses the module with a message naming the tool
  * and the place.  The per-request half serves tools/call through the
- * whole pipeline (t/unit/harness.c) against tool "custom", including
+ * whole pipeline (t/lib/harness.c) against tool "custom", including
  * the cases of the conformance scenario
- * http-custom-header-server-validation (conformance-fixtures.md 6.3)
- * and the order of the checks (section 3).
+ * http-custom-header-server-validation and the order of the checks it
+ * observes.
  *
  * Header names are case-insensitive (streamable-http.mdx "Case
  * Sensitivity").  Under CGI that costs nothing: the web server hands
