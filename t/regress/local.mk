@@ -9,4 +9,5 @@ REGRESS_TESTS = \
 	%reldir%/check_resource \
 	%reldir%/check_stream
 check_PROGRAMS += $(REGRESS_TESTS)
-TESTS += $(REGRESS_TESTS)
+TESTS += $(REGRESS_TESTS) %reldir%/refuse-module
+EXTRA_DIST += %reldir%/refuse-module

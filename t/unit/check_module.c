@@ -460,6 +460,145 @@ START_TEST(wrong_abi_rejected)
 }
 END_TEST
 
+/*
+ * ABI: a module built against the 0.2 header has no element sizes, and
+ * its tables are walked with the 0.2 sizes.
+ */
+START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
+{
+	static const struct wymcp_module old = { .abi = WYMCP_ABI_VERSION,
+	    .size = offsetof(struct wymcp_module, tool_size), .name = "old",
+	    .tools = good_tools };
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &old), WYMCP_OK);
+	ck_assert_str_eq(names(), "good good.two-3_x");
+	ck_assert_str_eq(listed(), "good good.two-3_x");
+}
+END_TEST
+
+/*
+ * A module built against a later header, whose elements are larger: the
+ * library walks every table by the module's own stride.
+ */
+struct big_tool {
+	struct wymcp_tool	 t;
+	const char		*later[3];	/* members a later header adds */
+};
+struct big_arg {
+	struct wymcp_prompt_arg	 a;
+	double			 later;
+};
+struct big_prompt {
+	struct wymcp_prompt	 p;
+	long			 later[2];
+};
+struct big_resource {
+	struct wymcp_resource	 r;
+	void			*later;
+};
+
+static enum wymcp_err
+big_get(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	return wymcp_prompt_message(res, "user", wymcp_text(ctx, "hi"));
+}
+
+static enum wymcp_err
+big_read(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
+    struct wymcp_resource_result *res)
+{
+	return wymcp_contents_text(res, NULL, "text/plain", "x");
+}
+
+START_TEST(abi_larger_elements_walked_by_their_stride)
+{
+	static const struct big_tool tools[] = {
+		{ .t = { .name = "one", .description = "d", .run = noop },
+		  .later = { "x", "y", "z" } },
+		{ .t = { .name = "two", .description = "d", .run = noop },
+		  .later = { "x", "y", "z" } },
+		{ .t = { .name = NULL } }
+	};
+	static const struct big_arg args[] = {
+		{ .a = { .name = "a1", .required = 1 }, .later = 1.5 },
+		{ .a = { .name = "a2" }, .later = 2.5 },
+		{ .a = { .name = NULL } }
+	};
+	static const struct big_prompt prompts[] = {
+		{ .p = { .name = "p1", .description = "d",
+		    .args = &args[0].a, .get = big_get }, .later = { 1, 2 } },
+		{ .p = { .name = "p2", .description = "d", .get = big_get } },
+		{ .p = { .name = NULL } }
+	};
+	static const struct big_resource resources[] = {
+		{ .r = { .uri = "test://one", .name = "one",
+		    .read = big_read }, .later = (void *)1 },
+		{ .r = { .uri = "test://two", .name = "two",
+		    .read = big_read }, .later = (void *)1 },
+		{ .r = { .uri = NULL } }
+	};
+	static const struct wymcp_module big = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "big",
+	    .tools = &tools[0].t, .resources = &resources[0].r,
+	    .prompts = &prompts[0].p,
+	    .tool_size = sizeof(struct big_tool),
+	    .resource_size = sizeof(struct big_resource),
+	    .prompt_size = sizeof(struct big_prompt),
+	    .prompt_arg_size = sizeof(struct big_arg) };
+	struct json_object	*a;
+
+	ck_assert_msg(wymcp_server_add_module(srv, &big) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_str_eq(names(), "one two");
+	ck_assert_str_eq(listed(), "one two");
+	ck_assert_uint_eq(srv->nprompts, 2);
+	ck_assert_str_eq(srv->prompts[1].def->name, "p2");
+	ck_assert(json_object_object_get_ex(srv->prompts[0].listing,
+	    "arguments", &a));
+	ck_assert_uint_eq(json_object_array_length(a), 2);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(a, 1), "name")), "a2");
+	ck_assert_int_eq(WYMCP__PROMPT_ARG(&srv->prompts[0], 1)->required,
+	    0);
+	ck_assert_uint_eq(srv->nresources, 2);
+	ck_assert_str_eq(srv->resources[1].def->uri, "test://two");
+}
+END_TEST
+
+/* Elements smaller than any header ever had are refused. */
+START_TEST(abi_smaller_elements_refused)
+{
+	static const struct wymcp_module small = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "small",
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) - sizeof(void *) };
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &small),
+	    WYMCP_ERR_MODULE);
+	expect_errmsg("smaller");
+	ck_assert_uint_eq(srv->ntools, 0);
+}
+END_TEST
+
+/*
+ * A tool with annotations and an output schema whose x-mcp-header is
+ * refused: the module is refused with a message naming the tool (the
+ * loader used to put the annotations twice and abort).
+ */
+START_TEST(annotated_tool_with_bad_x_mcp_header_refused)
+{
+	struct wymcp_tool	 t = { .name = "annotated",
+	    .description = "d", .run = noop,
+	    .input_schema = "{\"type\":\"object\",\"properties\":{\"q\":"
+	    "{\"type\":\"string\",\"x-mcp-header\":\"bad name\"}}}",
+	    .output_schema = "{\"type\":\"object\"}",
+	    .annotations = "{\"readOnlyHint\":true}" };
+
+	reject(&t, WYMCP_ERR_SCHEMA, "annotated");
+}
+END_TEST
+
 START_TEST(good_module_after_failures)
 {
 	struct wymcp_tool	 t = { .name = "x y", .description = "d",
@@ -567,6 +706,10 @@ module_suite(void)
 	tcase_add_test(tc, duplicate_within_module_is_dup);
 	tcase_add_test(tc, duplicate_across_modules_is_dup);
 	tcase_add_test(tc, wrong_abi_rejected);
+	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
+	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
+	tcase_add_test(tc, abi_smaller_elements_refused);
+	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
 	tcase_add_test(tc, good_module_after_failures);
 	suite_add_tcase(s, tc);
 
