@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <json-c/json.h>
 
 #ifdef __cplusplus
@@ -80,7 +81,8 @@ typedef enum wymcp_err (*wymcp_tool_fn)(struct wymcp_ctx *ctx,
 
 /*
  * A tool, declared as data.  The JSON strings are parsed and checked
- * once, when the module is loaded, never per request.
+ * once, when the module is loaded, never per request.  WYMCP_JSON()
+ * writes them as plain JSON.
  */
 struct wymcp_tool {
 	const char	*name;		/* [A-Za-z0-9_.-], 1 to 128 */
@@ -92,6 +94,40 @@ struct wymcp_tool {
 	const char	*required_caps;	/* ClientCapabilities JSON, or NULL */
 	wymcp_tool_fn	 run;		/* the body */
 };
+
+/*
+ * JSON text written as JSON in C source: WYMCP_JSON({ "type": "object" })
+ * is the string literal "{ \"type\": \"object\" }" (the # operator).
+ * The text is parsed and checked where it is used, as any other JSON
+ * string (a tool's schemas at module load).  Caveats of the
+ * preprocessor: outside strings, every run of white space (newlines
+ * too) becomes one space and comments are removed; inside strings,
+ * characters and escapes stay as written.  Parentheses outside strings
+ * must balance, and a '#' or an unbalanced quote (' or ") cannot appear
+ * outside strings: none of them occurs in JSON.  Names such as true are
+ * not macro-expanded, even where <stdbool.h> defines them.
+ */
+#define WYMCP_JSON(...)		#__VA_ARGS__
+
+/*
+ * Read one member of a tool's arguments, or of an elicitation answer's
+ * content (wymcp_answer_content()).  Each returns `def` when obj is
+ * NULL or not an object, when the member is absent (or null), or when
+ * it is not of the type read: a string for wymcp_arg_str(); an integer
+ * for wymcp_arg_int(), including one written with a fraction or an
+ * exponent (3.0, 1e2: JSON Schema's "integer" admits them) but not one
+ * beyond int64; any number for wymcp_arg_num(); true or false for
+ * wymcp_arg_bool(), which returns 1 or 0.  A string returned is obj's
+ * own: for args and answers, owned by the request.
+ */
+const char	*wymcp_arg_str(struct json_object *obj, const char *name,
+		    const char *def);
+int64_t		 wymcp_arg_int(struct json_object *obj, const char *name,
+		    int64_t def);
+int		 wymcp_arg_bool(struct json_object *obj, const char *name,
+		    int def);
+double		 wymcp_arg_num(struct json_object *obj, const char *name,
+		    double def);
 
 /*
  * Resources (server/resources.mdx).  A resource has a fixed URI; a
@@ -298,6 +334,8 @@ struct json_object *wymcp_resource_blob(struct wymcp_ctx *,
 /*
  * Results.  wymcp_result_add() appends a content block (it keeps its own
  * reference; the block stays owned by the request).
+ * wymcp_result_text() appends a text block formatted as printf(3) does:
+ * WYMCP_OK, WYMCP_ERR_NOMEM, or WYMCP_ERR_INVAL for a NULL res or fmt.
  * wymcp_result_structured() sets structuredContent; when the result has
  * no content block at the end, a text block with its serialization is
  * added.  wymcp_result_error() marks the result isError and appends a
@@ -305,6 +343,8 @@ struct json_object *wymcp_resource_blob(struct wymcp_ctx *,
  */
 enum wymcp_err	 wymcp_result_add(struct wymcp_result *,
 		    struct json_object *content);
+enum wymcp_err	 wymcp_result_text(struct wymcp_result *, const char *fmt,
+		    ...) WYMCP_PRINTF(2, 3);
 enum wymcp_err	 wymcp_result_structured(struct wymcp_result *,
 		    struct json_object *value);
 enum wymcp_err	 wymcp_result_error(struct wymcp_result *, const char *, ...)

@@ -23,49 +23,58 @@ static const char png[] = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAA"
 static const char wav[] = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAA"
     "ZGF0YQIAAAA=";
 
-#define EMPTY_SCHEMA	"{\"type\":\"object\",\"properties\":{}}"
+#define EMPTY_SCHEMA	WYMCP_JSON({ "type": "object", "properties": {} })
 
-/* The inputSchema of json_schema_2020_12_tool, emitted verbatim. */
-static const char schema_2020_12[] = "{"
-    "\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
-    "\"type\":\"object\","
-    "\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\","
-    "\"properties\":{\"street\":{\"type\":\"string\"},"
-    "\"city\":{\"type\":\"string\"}}}},"
-    "\"properties\":{\"name\":{\"type\":\"string\"},"
-    "\"address\":{\"$ref\":\"#/$defs/address\"},"
-    "\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"]},"
-    "\"phone\":{\"type\":\"string\"},\"email\":{\"type\":\"string\"}},"
-    "\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},"
-    "{\"required\":[\"email\"]}]}],"
-    "\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},"
-    "\"required\":[\"contactMethod\"]},"
-    "\"then\":{\"required\":[\"phone\"]},"
-    "\"else\":{\"required\":[\"email\"]},"
-    "\"additionalProperties\":false}";
+/*
+ * The inputSchema of json_schema_2020_12_tool, emitted with its members
+ * in this order (json-c keeps the order it parsed).
+ */
+static const char schema_2020_12[] = WYMCP_JSON({
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "$defs": {
+	"address": { "$anchor": "addressDef", "type": "object",
+	    "properties": { "street": { "type": "string" },
+	    "city": { "type": "string" } } } },
+    "properties": {
+	"name": { "type": "string" },
+	"address": { "$ref": "#/$defs/address" },
+	"contactMethod": { "type": "string", "enum": ["phone", "email"] },
+	"phone": { "type": "string" },
+	"email": { "type": "string" } },
+    "allOf": [{ "anyOf": [{ "required": ["phone"] },
+	{ "required": ["email"] }] }],
+    "if": { "properties": { "contactMethod": { "const": "phone" } },
+	"required": ["contactMethod"] },
+    "then": { "required": ["phone"] },
+    "else": { "required": ["email"] },
+    "additionalProperties": false });
 
 /* Elicitation forms: one required property each. */
-static const char name_form[] = "{\"type\":\"object\",\"properties\":"
-    "{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"]}";
-static const char ok_form[] = "{\"type\":\"object\",\"properties\":"
-    "{\"ok\":{\"type\":\"boolean\"}},\"required\":[\"ok\"]}";
-static const char color_form[] = "{\"type\":\"object\",\"properties\":"
-    "{\"color\":{\"type\":\"string\"}},\"required\":[\"color\"]}";
-static const char value_form[] = "{\"type\":\"object\",\"properties\":"
-    "{\"value\":{\"type\":\"string\"}},\"required\":[\"value\"]}";
-static const char context_form[] = "{\"type\":\"object\",\"properties\":"
-    "{\"context\":{\"type\":\"string\"}},\"required\":[\"context\"]}";
+static const char name_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "name": { "type": "string" } }, "required": ["name"] });
+static const char ok_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "ok": { "type": "boolean" } }, "required": ["ok"] });
+static const char color_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "color": { "type": "string" } },
+    "required": ["color"] });
+static const char value_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "value": { "type": "string" } },
+    "required": ["value"] });
+static const char context_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "context": { "type": "string" } },
+    "required": ["context"] });
 
 /* sampling/createMessage params. */
-static const char capital_sample[] = "{\"messages\":[{\"role\":\"user\","
-    "\"content\":{\"type\":\"text\",\"text\":"
-    "\"What is the capital of France?\"}}],\"maxTokens\":100}";
-static const char greeting_sample[] = "{\"messages\":[{\"role\":\"user\","
-    "\"content\":{\"type\":\"text\",\"text\":\"Generate a greeting\"}}],"
-    "\"maxTokens\":50}";
-static const char plain_sample[] = "{\"messages\":[{\"role\":\"user\","
-    "\"content\":{\"type\":\"text\",\"text\":\"Sample request\"}}],"
-    "\"maxTokens\":50}";
+static const char capital_sample[] = WYMCP_JSON({ "messages": [{
+    "role": "user", "content": { "type": "text",
+    "text": "What is the capital of France?" } }], "maxTokens": 100 });
+static const char greeting_sample[] = WYMCP_JSON({ "messages": [{
+    "role": "user", "content": { "type": "text",
+    "text": "Generate a greeting" } }], "maxTokens": 50 });
+static const char plain_sample[] = WYMCP_JSON({ "messages": [{
+    "role": "user", "content": { "type": "text",
+    "text": "Sample request" } }], "maxTokens": 50 });
 
 #define JSON_FLAGS	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
@@ -74,18 +83,6 @@ static struct json_object *
 parse(struct wymcp_ctx *ctx, const char *text)
 {
 	return wymcp_own(ctx, json_tokener_parse(text));
-}
-
-/* The string member `key` of `o`, or NULL. */
-static const char *
-str(struct json_object *o, const char *key)
-{
-	struct json_object	*v;
-
-	if (o == NULL || !json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
 }
 
 /* Does this request's clientCapabilities declare `name` (an object)? */
@@ -98,19 +95,14 @@ declared(struct wymcp_ctx *ctx, const char *name)
 	    &v) && json_object_is_type(v, json_type_object);
 }
 
-static enum wymcp_err
-text(struct wymcp_ctx *ctx, struct wymcp_result *res, const char *t)
-{
-	return wymcp_result_add(res, wymcp_text(ctx, t));
-}
-
 /* ------------------------------------------------------------ content */
 
 static enum wymcp_err
 simple_text_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	return text(ctx, res, "This is a simple text response for testing.");
+	return wymcp_result_text(res,
+	    "This is a simple text response for testing.");
 }
 
 static enum wymcp_err
@@ -142,7 +134,7 @@ multiple_run(struct wymcp_ctx *ctx, struct json_object *args,
 {
 	enum wymcp_err	 rc;
 
-	if ((rc = text(ctx, res, "Multiple content types test:")) !=
+	if ((rc = wymcp_result_text(res, "Multiple content types test:")) !=
 	    WYMCP_OK ||
 	    (rc = wymcp_result_add(res, wymcp_image(ctx, png,
 	    "image/png"))) != WYMCP_OK)
@@ -179,8 +171,8 @@ progress_run(struct wymcp_ctx *ctx, struct json_object *args,
 			    wymcp_strerror(rc));
 	}
 	if (tok == NULL || json_object_get_string(tok) == NULL)
-		return text(ctx, res, "no-token");
-	return text(ctx, res, json_object_get_string(tok));
+		return wymcp_result_text(res, "no-token");
+	return wymcp_result_text(res, "%s", json_object_get_string(tok));
 }
 
 static enum wymcp_err
@@ -196,14 +188,14 @@ static enum wymcp_err
 missing_cap_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	return text(ctx, res, "Success");
+	return wymcp_result_text(res, "Success");
 }
 
 static enum wymcp_err
 streaming_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	return text(ctx, res, "Streaming complete");
+	return wymcp_result_text(res, "Streaming complete");
 }
 
 /*
@@ -215,16 +207,16 @@ logging_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
 	wymcp_log(ctx, WYMCP_LOG_INFO, "test_logging_tool evaluated");
-	return text(ctx, res, "Logging evaluated");
+	return wymcp_result_text(res, "Logging evaluated");
 }
 
 static enum wymcp_err
 schema_2020_12_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	return wymcp_result_add(res, wymcp_textf(ctx,
+	return wymcp_result_text(res,
 	    "JSON Schema 2020-12 tool called with: %s",
-	    json_object_to_json_string_ext(args, JSON_FLAGS)));
+	    json_object_to_json_string_ext(args, JSON_FLAGS));
 }
 
 /* The library checked Mcp-Param-Region against the argument. */
@@ -232,8 +224,8 @@ static enum wymcp_err
 custom_header_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	return wymcp_result_add(res, wymcp_textf(ctx, "Region: %s",
-	    str(args, "region")));
+	return wymcp_result_text(res, "Region: %s",
+	    wymcp_arg_str(args, "region", ""));
 }
 
 /* ------------------------------------------- multi round-trip requests */
@@ -262,16 +254,14 @@ sample(struct wymcp_ctx *ctx, const char *key, const char *params,
 	return wymcp_sample(ctx, key, p, answer);
 }
 
-/* A member of an accepted elicitation answer, as text, or NULL. */
+/*
+ * A string member of an accepted elicitation answer, or `def` (the
+ * answer was declined or cancelled: its forms require every field).
+ */
 static const char *
-answered(struct json_object *answer, const char *field)
+answered(struct json_object *answer, const char *field, const char *def)
 {
-	struct json_object	*c, *v;
-
-	if ((c = wymcp_answer_content(answer)) == NULL ||
-	    !json_object_object_get_ex(c, field, &v))
-		return NULL;
-	return json_object_get_string(v);
+	return wymcp_arg_str(wymcp_answer_content(answer), field, def);
 }
 
 /* The text of a CreateMessageResult (content a block or an array). */
@@ -284,7 +274,7 @@ sampled(struct json_object *answer)
 		return NULL;
 	if (json_object_is_type(c, json_type_array))
 		c = json_object_array_get_idx(c, 0);
-	return str(c, "text");
+	return wymcp_arg_str(c, "text", NULL);
 }
 
 /* How many roots a ListRootsResult lists. */
@@ -311,7 +301,6 @@ mrtr_elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
 	struct json_object	*a;
-	const char		*name;
 	enum wymcp_err		 rc;
 
 	rc = ask(ctx, "user_name", "What is your name?", name_form, &a);
@@ -319,9 +308,8 @@ mrtr_elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return notsup(res, "elicitation");
 	if (rc != WYMCP_OK)
 		return rc;
-	name = answered(a, "name");
-	return wymcp_result_add(res, wymcp_textf(ctx, "Hello, %s!",
-	    name != NULL ? name : "unknown"));
+	return wymcp_result_text(res, "Hello, %s!",
+	    answered(a, "name", "unknown"));
 }
 
 static enum wymcp_err
@@ -338,8 +326,8 @@ mrtr_sampling_run(struct wymcp_ctx *ctx, struct json_object *args,
 	if (rc != WYMCP_OK)
 		return rc;
 	t = sampled(a);
-	return wymcp_result_add(res, wymcp_textf(ctx, "Sampling result: %s",
-	    t != NULL ? t : "no response"));
+	return wymcp_result_text(res, "Sampling result: %s",
+	    t != NULL ? t : "no response");
 }
 
 static enum wymcp_err
@@ -354,8 +342,7 @@ mrtr_roots_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return notsup(res, "roots");
 	if (rc != WYMCP_OK)
 		return rc;
-	return wymcp_result_add(res, wymcp_textf(ctx, "Found %zu root(s)",
-	    nroots(a)));
+	return wymcp_result_text(res, "Found %zu root(s)", nroots(a));
 }
 
 /*
@@ -366,7 +353,7 @@ mrtr_roots_run(struct wymcp_ctx *ctx, struct json_object *args,
 static enum wymcp_err
 confirm(struct wymcp_ctx *ctx, struct wymcp_result *res, const char *ok)
 {
-	struct json_object	*a, *c, *v;
+	struct json_object	*a;
 	enum wymcp_err		 rc;
 
 	rc = ask(ctx, "confirm", "Please confirm", ok_form, &a);
@@ -374,11 +361,10 @@ confirm(struct wymcp_ctx *ctx, struct wymcp_result *res, const char *ok)
 		return notsup(res, "elicitation");
 	if (rc != WYMCP_OK)
 		return rc;
-	if ((c = wymcp_answer_content(a)) == NULL ||
-	    !json_object_object_get_ex(c, "ok", &v) ||
-	    !json_object_get_boolean(v))
-		return text(ctx, res, "Not confirmed; nothing was done.");
-	return text(ctx, res, ok);
+	if (!wymcp_arg_bool(wymcp_answer_content(a), "ok", 0))
+		return wymcp_result_text(res,
+		    "Not confirmed; nothing was done.");
+	return wymcp_result_text(res, "%s", ok);
 }
 
 static enum wymcp_err
@@ -401,7 +387,7 @@ mrtr_multiple_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
 	struct json_object	*name, *greeting, *roots;
-	const char		*n, *g;
+	const char		*g;
 	enum wymcp_err		 rc;
 
 	if (!declared(ctx, "elicitation") || !declared(ctx, "sampling") ||
@@ -420,11 +406,10 @@ mrtr_multiple_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return rc;
 	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)
 		return rc;
-	n = answered(name, "name");
 	g = sampled(greeting);
-	return wymcp_result_add(res, wymcp_textf(ctx,
-	    "Name: %s; Greeting: %s; Roots: %zu", n != NULL ? n : "unknown",
-	    g != NULL ? g : "none", nroots(roots)));
+	return wymcp_result_text(res, "Name: %s; Greeting: %s; Roots: %zu",
+	    answered(name, "name", "unknown"), g != NULL ? g : "none",
+	    nroots(roots));
 }
 
 /* Two rounds of questions; each round gets a new requestState. */
@@ -433,7 +418,6 @@ mrtr_multi_round_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
 	struct json_object	*a1, *a2;
-	const char		*name, *color;
 	enum wymcp_err		 rc;
 
 	rc = ask(ctx, "step1", "Step 1: What is your name?", name_form, &a1);
@@ -445,11 +429,9 @@ mrtr_multi_round_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    color_form, &a2);
 	if (rc != WYMCP_OK)
 		return rc;
-	name = answered(a1, "name");
-	color = answered(a2, "color");
-	return wymcp_result_add(res, wymcp_textf(ctx,
+	return wymcp_result_text(res,
 	    "Multi-round complete for %s who likes %s",
-	    name != NULL ? name : "unknown", color != NULL ? color : "nothing"));
+	    answered(a1, "name", "unknown"), answered(a2, "color", "nothing"));
 }
 
 /*
@@ -480,10 +462,10 @@ mrtr_capabilities_run(struct wymcp_ctx *ctx, struct json_object *args,
 	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)
 		return rc;
 	if (n == 0)
-		return text(ctx, res, "No supported capabilities declared");
-	return wymcp_result_add(res, wymcp_textf(ctx,
-	    "capabilities-ok: received %s%s%s", keys[0], n > 1 ? "," : "",
-	    n > 1 ? keys[1] : ""));
+		return wymcp_result_text(res,
+		    "No supported capabilities declared");
+	return wymcp_result_text(res, "capabilities-ok: received %s%s%s",
+	    keys[0], n > 1 ? "," : "", n > 1 ? keys[1] : "");
 }
 
 /* ------------------------------------------------- the 2025-11-25 set */
@@ -509,7 +491,8 @@ with_logging_run(struct wymcp_ctx *ctx, struct json_object *args,
 		if (wymcp_cancelled(ctx))
 			return wymcp_result_error(res, "cancelled");
 	}
-	return text(ctx, res, "Tool with logging executed successfully");
+	return wymcp_result_text(res,
+	    "Tool with logging executed successfully");
 }
 
 /*
@@ -529,16 +512,15 @@ cannot_ask(struct wymcp_result *res, const char *what, enum wymcp_err rc)
 
 /* "User response: action=accept, content={...}" */
 static enum wymcp_err
-elicited(struct wymcp_ctx *ctx, struct wymcp_result *res,
-    const char *prefix, struct json_object *a)
+elicited(struct wymcp_result *res, const char *prefix,
+    struct json_object *a)
 {
 	struct json_object	*c = wymcp_answer_content(a);
 	const char		*act = wymcp_answer_action(a);
 
-	return wymcp_result_add(res, wymcp_textf(ctx,
-	    "%s: action=%s, content=%s", prefix, act != NULL ? act : "",
-	    c != NULL ? json_object_to_json_string_ext(c, JSON_FLAGS) :
-	    "{}"));
+	return wymcp_result_text(res, "%s: action=%s, content=%s", prefix,
+	    act != NULL ? act : "", c != NULL ?
+	    json_object_to_json_string_ext(c, JSON_FLAGS) : "{}");
 }
 
 static enum wymcp_err
@@ -550,7 +532,8 @@ sampling_run(struct wymcp_ctx *ctx, struct json_object *args,
 	enum wymcp_err		 rc;
 
 	/* {"messages":[{"role":"user","content":TEXT}],"maxTokens":100} */
-	if ((c = wymcp_text(ctx, str(args, "prompt"))) == NULL ||
+	if ((c = wymcp_text(ctx, wymcp_arg_str(args, "prompt", NULL))) ==
+	    NULL ||
 	    (p = wymcp_own(ctx, json_object_new_object())) == NULL ||
 	    (msgs = json_object_new_array()) == NULL)
 		return WYMCP_ERR_NOMEM;
@@ -566,14 +549,15 @@ sampling_run(struct wymcp_ctx *ctx, struct json_object *args,
 	if (rc != WYMCP_OK)
 		return rc;
 	t = sampled(a);
-	return wymcp_result_add(res, wymcp_textf(ctx, "LLM response: %s",
-	    t != NULL ? t : "No response"));
+	return wymcp_result_text(res, "LLM response: %s",
+	    t != NULL ? t : "No response");
 }
 
-static const char user_form[] = "{\"type\":\"object\",\"properties\":{"
-    "\"username\":{\"type\":\"string\",\"description\":\"Your username\"},"
-    "\"email\":{\"type\":\"string\",\"description\":\"Your email\"}},"
-    "\"required\":[\"username\",\"email\"]}";
+static const char user_form[] = WYMCP_JSON({ "type": "object",
+    "properties": {
+	"username": { "type": "string", "description": "Your username" },
+	"email": { "type": "string", "description": "Your email" } },
+    "required": ["username", "email"] });
 
 static enum wymcp_err
 elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -582,26 +566,28 @@ elicitation_run(struct wymcp_ctx *ctx, struct json_object *args,
 	struct json_object	*a;
 	enum wymcp_err		 rc;
 
-	if ((rc = wymcp_elicit(ctx, str(args, "message"), user_form, &a)) ==
-	    WYMCP_ERR_NOTSUP)
+	if ((rc = wymcp_elicit(ctx, wymcp_arg_str(args, "message", NULL),
+	    user_form, &a)) == WYMCP_ERR_NOTSUP)
 		return cannot_ask(res, "elicitation", rc);
 	if (rc != WYMCP_OK)
 		return rc;
-	return elicited(ctx, res, "User response", a);
+	return elicited(res, "User response", a);
 }
 
 /* SEP-1034: a default for every primitive type. */
-static const char defaults_form[] = "{\"type\":\"object\",\"properties\":{"
-    "\"name\":{\"type\":\"string\",\"description\":\"User name\","
-    "\"default\":\"John Doe\"},"
-    "\"age\":{\"type\":\"integer\",\"description\":\"User age\","
-    "\"default\":30},"
-    "\"score\":{\"type\":\"number\",\"description\":\"User score\","
-    "\"default\":95.5},"
-    "\"status\":{\"type\":\"string\",\"description\":\"User status\","
-    "\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},"
-    "\"verified\":{\"type\":\"boolean\",\"description\":"
-    "\"Verification status\",\"default\":true}},\"required\":[]}";
+static const char defaults_form[] = WYMCP_JSON({ "type": "object",
+    "properties": {
+	"name": { "type": "string", "description": "User name",
+	    "default": "John Doe" },
+	"age": { "type": "integer", "description": "User age",
+	    "default": 30 },
+	"score": { "type": "number", "description": "User score",
+	    "default": 95.5 },
+	"status": { "type": "string", "description": "User status",
+	    "enum": ["active", "inactive", "pending"], "default": "active" },
+	"verified": { "type": "boolean",
+	    "description": "Verification status", "default": true } },
+    "required": [] });
 
 static enum wymcp_err
 sep1034_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -616,32 +602,38 @@ sep1034_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return cannot_ask(res, "elicitation", rc);
 	if (rc != WYMCP_OK)
 		return rc;
-	return elicited(ctx, res, "Elicitation completed", a);
+	return elicited(res, "Elicitation completed", a);
 }
 
 /* SEP-1330: the five enum forms. */
-static const char enums_form[] = "{\"type\":\"object\",\"properties\":{"
-    "\"untitledSingle\":{\"type\":\"string\",\"description\":"
-    "\"Select one option\",\"enum\":[\"option1\",\"option2\",\"option3\"]},"
-    "\"titledSingle\":{\"type\":\"string\",\"description\":"
-    "\"Select one option with titles\",\"oneOf\":["
-    "{\"const\":\"value1\",\"title\":\"First Option\"},"
-    "{\"const\":\"value2\",\"title\":\"Second Option\"},"
-    "{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
-    "\"legacyEnum\":{\"type\":\"string\",\"description\":"
-    "\"Select one option (legacy)\",\"enum\":[\"opt1\",\"opt2\",\"opt3\"],"
-    "\"enumNames\":[\"Option One\",\"Option Two\",\"Option Three\"]},"
-    "\"untitledMulti\":{\"type\":\"array\",\"description\":"
-    "\"Select multiple options\",\"minItems\":1,\"maxItems\":3,"
-    "\"items\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\","
-    "\"option3\"]}},"
-    "\"titledMulti\":{\"type\":\"array\",\"description\":"
-    "\"Select multiple options with titles\",\"minItems\":1,\"maxItems\":3,"
-    "\"items\":{\"anyOf\":["
-    "{\"const\":\"value1\",\"title\":\"First Choice\"},"
-    "{\"const\":\"value2\",\"title\":\"Second Choice\"},"
-    "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}},"
-    "\"required\":[]}";
+static const char enums_form[] = WYMCP_JSON({ "type": "object",
+    "properties": {
+	"untitledSingle": { "type": "string",
+	    "description": "Select one option",
+	    "enum": ["option1", "option2", "option3"] },
+	"titledSingle": { "type": "string",
+	    "description": "Select one option with titles",
+	    "oneOf": [
+		{ "const": "value1", "title": "First Option" },
+		{ "const": "value2", "title": "Second Option" },
+		{ "const": "value3", "title": "Third Option" }] },
+	"legacyEnum": { "type": "string",
+	    "description": "Select one option (legacy)",
+	    "enum": ["opt1", "opt2", "opt3"],
+	    "enumNames": ["Option One", "Option Two", "Option Three"] },
+	"untitledMulti": { "type": "array",
+	    "description": "Select multiple options",
+	    "minItems": 1, "maxItems": 3,
+	    "items": { "type": "string",
+		"enum": ["option1", "option2", "option3"] } },
+	"titledMulti": { "type": "array",
+	    "description": "Select multiple options with titles",
+	    "minItems": 1, "maxItems": 3,
+	    "items": { "anyOf": [
+		{ "const": "value1", "title": "First Choice" },
+		{ "const": "value2", "title": "Second Choice" },
+		{ "const": "value3", "title": "Third Choice" }] } } },
+    "required": [] });
 
 static enum wymcp_err
 sep1330_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -655,7 +647,7 @@ sep1330_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return cannot_ask(res, "elicitation", rc);
 	if (rc != WYMCP_OK)
 		return rc;
-	return elicited(ctx, res, "Elicitation completed", a);
+	return elicited(res, "Elicitation completed", a);
 }
 
 static const struct wymcp_tool tools[] = {
@@ -706,7 +698,7 @@ static const struct wymcp_tool tools[] = {
 		.name = "test_missing_capability",
 		.description = "Test tool requiring sampling",
 		.input_schema = EMPTY_SCHEMA,
-		.required_caps = "{\"sampling\":{}}",
+		.required_caps = WYMCP_JSON({ "sampling": {} }),
 		.run = missing_cap_run,
 	},
 	{
@@ -778,9 +770,9 @@ static const struct wymcp_tool tools[] = {
 	{
 		.name = "test_custom_header",
 		.description = "SEP-2243 x-mcp-header fixture",
-		.input_schema = "{\"type\":\"object\",\"properties\":"
-		    "{\"region\":{\"type\":\"string\","
-		    "\"x-mcp-header\":\"Region\"}},\"required\":[\"region\"]}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "region": { "type": "string",
+		    "x-mcp-header": "Region" } }, "required": ["region"] }),
 		.run = custom_header_run,
 	},
 	/* The 2025-11-25 set's own tools. */
@@ -794,19 +786,19 @@ static const struct wymcp_tool tools[] = {
 	{
 		.name = "test_sampling",
 		.description = "Tests server-initiated sampling",
-		.input_schema = "{\"type\":\"object\",\"properties\":"
-		    "{\"prompt\":{\"type\":\"string\",\"description\":"
-		    "\"The prompt to send to the LLM\"}},"
-		    "\"required\":[\"prompt\"]}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "prompt": { "type": "string",
+		    "description": "The prompt to send to the LLM" } },
+		    "required": ["prompt"] }),
 		.run = sampling_run,
 	},
 	{
 		.name = "test_elicitation",
 		.description = "Tests server-initiated elicitation",
-		.input_schema = "{\"type\":\"object\",\"properties\":"
-		    "{\"message\":{\"type\":\"string\",\"description\":"
-		    "\"The message to show the user\"}},"
-		    "\"required\":[\"message\"]}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "message": { "type": "string",
+		    "description": "The message to show the user" } },
+		    "required": ["message"] }),
 		.run = elicitation_run,
 	},
 	{
@@ -849,7 +841,7 @@ template_read(struct wymcp_ctx *ctx, const char *uri,
     struct json_object *vars, struct wymcp_resource_result *res)
 {
 	struct json_object	*o;
-	const char		*id = str(vars, "id");
+	const char		*id = wymcp_arg_str(vars, "id", NULL);
 	char			*data;
 
 	if (id == NULL)
@@ -919,9 +911,10 @@ static enum wymcp_err
 args_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_prompt_result *res)
 {
+	/* Both are required strings: the library checked. */
 	return user(res, wymcp_textf(ctx,
 	    "Prompt with arguments: arg1='%s', arg2='%s'",
-	    str(args, "arg1"), str(args, "arg2")));
+	    wymcp_arg_str(args, "arg1", ""), wymcp_arg_str(args, "arg2", "")));
 }
 
 static enum wymcp_err
@@ -930,9 +923,9 @@ embedded_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
 {
 	enum wymcp_err	 rc;
 
-	if ((rc = user(res, wymcp_resource_text(ctx, str(args, "resourceUri"),
-	    "text/plain", "Embedded resource content for testing."))) !=
-	    WYMCP_OK)
+	if ((rc = user(res, wymcp_resource_text(ctx,
+	    wymcp_arg_str(args, "resourceUri", NULL), "text/plain",
+	    "Embedded resource content for testing."))) != WYMCP_OK)
 		return rc;
 	return user(res, wymcp_text(ctx,
 	    "Please process the embedded resource above."));
@@ -955,16 +948,14 @@ mrtr_prompt_get(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_prompt_result *res)
 {
 	struct json_object	*a;
-	const char		*c;
 	enum wymcp_err		 rc;
 
 	rc = ask(ctx, "user_context", "What context should the prompt use?",
 	    context_form, &a);
 	if (rc != WYMCP_OK)
 		return rc;
-	c = answered(a, "context");
 	return user(res, wymcp_textf(ctx, "Prompt with context: %s",
-	    c != NULL ? c : "none"));
+	    answered(a, "context", "none")));
 }
 
 static const struct wymcp_prompt_arg args_args[] = {

@@ -6,11 +6,8 @@ static enum wymcp_err
 echo_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	struct json_object	*text;
-
-	json_object_object_get_ex(args, "text", &text);
-	return wymcp_result_add(res,
-	    wymcp_text(ctx, json_object_get_string(text)));
+	/* The schema requires "text": the default is never used. */
+	return wymcp_result_text(res, "%s", wymcp_arg_str(args, "text", ""));
 }
 
 static const struct wymcp_tool tools[] = {
@@ -18,12 +15,12 @@ static const struct wymcp_tool tools[] = {
 		.name = "echo",
 		.title = "Echo",
 		.description = "Returns the text it is given, unchanged.",
-		.input_schema = "{\"type\":\"object\","
-		    "\"properties\":{\"text\":{\"type\":\"string\","
-		    "\"description\":\"The text to send back.\"}},"
-		    "\"required\":[\"text\"],\"additionalProperties\":false}",
-		.annotations = "{\"readOnlyHint\":true,"
-		    "\"idempotentHint\":true,\"openWorldHint\":false}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "text": { "type": "string",
+		    "description": "The text to send back." } },
+		    "required": ["text"], "additionalProperties": false }),
+		.annotations = WYMCP_JSON({ "readOnlyHint": true,
+		    "idempotentHint": true, "openWorldHint": false }),
 		.run = echo_run,
 	},
 	{ .name = NULL }

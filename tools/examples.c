@@ -19,17 +19,15 @@
 
 #include <wymcp.h>
 
-static const char room_schema[] = "{\"type\":\"object\","
-    "\"properties\":{\"room\":{\"type\":\"string\",\"title\":\"Room\","
-    "\"enum\":[\"Aurora\",\"Borealis\",\"Cirrus\"]}},"
-    "\"required\":[\"room\"]}";
-static const char size_schema[] = "{\"type\":\"object\","
-    "\"properties\":{\"people\":{\"type\":\"integer\",\"title\":\"People\","
-    "\"minimum\":1,\"maximum\":20}},\"required\":[\"people\"]}";
-static const char confirm_schema[] = "{\"type\":\"object\","
-    "\"properties\":{\"confirm\":{\"type\":\"boolean\","
-    "\"title\":\"Purge now\",\"default\":false}},"
-    "\"required\":[\"confirm\"]}";
+static const char room_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "room": { "type": "string", "title": "Room",
+    "enum": ["Aurora", "Borealis", "Cirrus"] } }, "required": ["room"] });
+static const char size_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "people": { "type": "integer", "title": "People",
+    "minimum": 1, "maximum": 20 } }, "required": ["people"] });
+static const char confirm_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "confirm": { "type": "boolean", "title": "Purge now",
+    "default": false } }, "required": ["confirm"] });
 
 /*
  * Ask first, then write.  Everything before the last answer is free of
@@ -39,13 +37,13 @@ static enum wymcp_err
 book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	struct json_object	*a, *c, *v;
+	struct json_object	*a, *c;
 	const char		*day, *room;
 	int			 people;
 	enum wymcp_err		 rc;
 
-	json_object_object_get_ex(args, "day", &v);
-	day = json_object_get_string(v);
+	/* The schemas require every value read: no default is used. */
+	day = wymcp_arg_str(args, "day", "");
 
 	rc = wymcp_elicit(ctx, "Which room would you like?", room_schema, &a);
 	if (rc == WYMCP_ERR_NOTSUP)
@@ -54,19 +52,18 @@ book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
 	if (rc != WYMCP_OK)
 		return rc;
 	if ((c = wymcp_answer_content(a)) == NULL)
-		return wymcp_result_add(res, wymcp_text(ctx,
-		    "No room chosen; nothing was booked."));
-	json_object_object_get_ex(c, "room", &v);
-	room = json_object_get_string(v);
+		return wymcp_result_text(res,
+		    "No room chosen; nothing was booked.");
+	room = wymcp_arg_str(c, "room", "");
 
 	if ((rc = wymcp_elicit(ctx, "How many people?", size_schema, &a)) !=
 	    WYMCP_OK)
 		return rc;
 	if ((c = wymcp_answer_content(a)) == NULL)
-		return wymcp_result_add(res, wymcp_text(ctx,
-		    "No size given; nothing was booked."));
-	json_object_object_get_ex(c, "people", &v);
-	people = json_object_get_int(v);
+		return wymcp_result_text(res,
+		    "No size given; nothing was booked.");
+	/* Its schema bounds it to 1..20: an int holds it. */
+	people = wymcp_arg_int(c, "people", 1);
 
 	/* Both answers are in: the write happens once, in the last round. */
 	/*
@@ -76,8 +73,8 @@ book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
 	wymcp_log(ctx, WYMCP_LOG_INFO, "booked %s for %d on %s (by %s)",
 	    room, people, day, wymcp_ctx_principal(ctx) != NULL ?
 	    wymcp_ctx_principal(ctx) : "anonymous");
-	return wymcp_result_add(res, wymcp_textf(ctx, "Booked %s for %d "
-	    "on %s.", room, people, day));
+	return wymcp_result_text(res, "Booked %s for %d on %s.", room, people,
+	    day);
 }
 
 /* Decline and cancel are answers: the tool returns, nothing is done. */
@@ -85,7 +82,7 @@ static enum wymcp_err
 purge_cache_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	struct json_object	*a, *c, *v;
+	struct json_object	*a;
 	const char		*act;
 	enum wymcp_err		 rc;
 
@@ -98,18 +95,16 @@ purge_cache_run(struct wymcp_ctx *ctx, struct json_object *args,
 		return rc;
 	act = wymcp_answer_action(a);
 	if (strcmp(act, "decline") == 0)
-		return wymcp_result_add(res, wymcp_text(ctx,
-		    "You declined; the cache was left alone."));
+		return wymcp_result_text(res,
+		    "You declined; the cache was left alone.");
 	if (strcmp(act, "cancel") == 0)
-		return wymcp_result_add(res, wymcp_text(ctx,
-		    "Cancelled; the cache was left alone."));
-	c = wymcp_answer_content(a);
-	json_object_object_get_ex(c, "confirm", &v);
-	if (!json_object_get_boolean(v))
-		return wymcp_result_add(res, wymcp_text(ctx,
-		    "Not confirmed; the cache was left alone."));
+		return wymcp_result_text(res,
+		    "Cancelled; the cache was left alone.");
+	if (!wymcp_arg_bool(wymcp_answer_content(a), "confirm", 0))
+		return wymcp_result_text(res,
+		    "Not confirmed; the cache was left alone.");
 	wymcp_log(ctx, WYMCP_LOG_INFO, "cache purged");
-	return wymcp_result_add(res, wymcp_text(ctx, "Cache purged."));
+	return wymcp_result_text(res, "Cache purged.");
 }
 
 /* Sleep `ms` milliseconds, resuming after a signal. */
@@ -136,14 +131,12 @@ static enum wymcp_err
 count_slowly_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
-	struct json_object	*v;
 	enum wymcp_err		 rc;
-	int			 i, to = 10, delay = 100;
+	int			 i, to, delay;
 
-	if (json_object_object_get_ex(args, "to", &v))
-		to = json_object_get_int(v);
-	if (json_object_object_get_ex(args, "delay_ms", &v))
-		delay = json_object_get_int(v);
+	/* The schema caps them at 100 and 1000: an int holds them. */
+	to = wymcp_arg_int(args, "to", 10);
+	delay = wymcp_arg_int(args, "delay_ms", 100);
 
 	for (i = 1; i <= to; i++) {
 		if (i > 1 && delay > 0)
@@ -163,7 +156,7 @@ count_slowly_run(struct wymcp_ctx *ctx, struct json_object *args,
 			return wymcp_result_error(res, "Progress failed: %s",
 			    wymcp_strerror(rc));
 	}
-	return wymcp_result_add(res, wymcp_textf(ctx, "Counted to %d.", to));
+	return wymcp_result_text(res, "Counted to %d.", to);
 }
 
 static const struct wymcp_tool tools[] = {
@@ -172,10 +165,10 @@ static const struct wymcp_tool tools[] = {
 		.title = "Book a room",
 		.description = "Books a meeting room for a day. Asks the "
 		    "user which room and for how many people.",
-		.input_schema = "{\"type\":\"object\",\"properties\":{"
-		    "\"day\":{\"type\":\"string\",\"description\":"
-		    "\"The day, e.g. 2026-12-01.\"}},"
-		    "\"required\":[\"day\"],\"additionalProperties\":false}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "day": { "type": "string",
+		    "description": "The day, e.g. 2026-12-01." } },
+		    "required": ["day"], "additionalProperties": false }),
 		.run = book_room_run,
 	},
 	{
@@ -183,9 +176,9 @@ static const struct wymcp_tool tools[] = {
 		.title = "Purge the cache",
 		.description = "Empties the cache after asking the user to "
 		    "confirm.",
-		.input_schema = "{\"type\":\"object\","
-		    "\"additionalProperties\":false}",
-		.annotations = "{\"destructiveHint\":true}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "additionalProperties": false }),
+		.annotations = WYMCP_JSON({ "destructiveHint": true }),
 		.run = purge_cache_run,
 	},
 	{
@@ -194,15 +187,16 @@ static const struct wymcp_tool tools[] = {
 		.description = "Counts from 1 to `to`, waiting `delay_ms` "
 		    "between steps, and reports progress at every step. "
 		    "Closing the connection stops it.",
-		.input_schema = "{\"type\":\"object\",\"properties\":{"
-		    "\"to\":{\"type\":\"integer\",\"minimum\":1,"
-		    "\"maximum\":100,\"default\":10,\"description\":"
-		    "\"The number to count to.\"},"
-		    "\"delay_ms\":{\"type\":\"integer\",\"minimum\":0,"
-		    "\"maximum\":1000,\"default\":100,\"description\":"
-		    "\"Milliseconds between steps.\"}},"
-		    "\"additionalProperties\":false}",
-		.annotations = "{\"readOnlyHint\":true}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": {
+			"to": { "type": "integer", "minimum": 1,
+			    "maximum": 100, "default": 10,
+			    "description": "The number to count to." },
+			"delay_ms": { "type": "integer", "minimum": 0,
+			    "maximum": 1000, "default": 100,
+			    "description": "Milliseconds between steps." } },
+		    "additionalProperties": false }),
+		.annotations = WYMCP_JSON({ "readOnlyHint": true }),
 		.run = count_slowly_run,
 	},
 	{ .name = NULL }

@@ -13,13 +13,10 @@ help_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
 {
 	const struct wymcp_tool	*t;
-	struct json_object	*v;
-	const char		*want = NULL;
+	const char		*want = wymcp_arg_str(args, "tool", NULL);
 	char			*s;
 	size_t			 i, n = wymcp_ctx_ntools(ctx);
 
-	if (json_object_object_get_ex(args, "tool", &v))
-		want = json_object_get_string(v);
 	s = wymcp_strdup(ctx, want == NULL ? "Tools mounted here:\n" : "");
 	for (i = 0; s != NULL && i < n; i++) {
 		t = wymcp_ctx_tool(ctx, i);
@@ -28,14 +25,15 @@ help_run(struct wymcp_ctx *ctx, struct json_object *args,
 		s = wymcp_printf(ctx, "%s- %s: %s\n", s, t->name,
 		    t->description);
 		if (want != NULL)
-			return wymcp_result_add(res, wymcp_text(ctx, s));
+			break;
 	}
 	if (s == NULL)
 		return WYMCP_ERR_NOMEM;
-	if (want != NULL)
+	/* The loop ran to its end: no tool of that name. */
+	if (want != NULL && i == n)
 		return wymcp_result_error(res, "No tool named '%s' is mounted "
 		    "here.", want);
-	return wymcp_result_add(res, wymcp_text(ctx, s));
+	return wymcp_result_text(res, "%s", s);
 }
 
 static const struct wymcp_tool tools[] = {
@@ -44,12 +42,12 @@ static const struct wymcp_tool tools[] = {
 		.title = "Help",
 		.description = "Lists the tools available at this endpoint "
 		    "with their descriptions, or describes one tool.",
-		.input_schema = "{\"type\":\"object\",\"properties\":{"
-		    "\"tool\":{\"type\":\"string\",\"description\":"
-		    "\"Describe only this tool.\"}},"
-		    "\"additionalProperties\":false}",
-		.annotations = "{\"readOnlyHint\":true,"
-		    "\"openWorldHint\":false}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": { "tool": { "type": "string",
+		    "description": "Describe only this tool." } },
+		    "additionalProperties": false }),
+		.annotations = WYMCP_JSON({ "readOnlyHint": true,
+		    "openWorldHint": false }),
 		.run = help_run,
 	},
 	{ .name = NULL }

@@ -29,15 +29,16 @@ static const struct wymcp_tool tools[] = {
 		.description = "Shows the principal and the assigns the web "
 		    "server passed for this request (its authentication "
 		    "data). No arguments.",
-		.input_schema = "{\"type\":\"object\","
-		    "\"additionalProperties\":false}",
-		.output_schema = "{\"type\":\"object\",\"properties\":{"
-		    "\"principal\":{\"type\":[\"string\",\"null\"]},"
-		    "\"assigns\":{\"type\":\"object\","
-		    "\"additionalProperties\":{\"type\":\"string\"}}},"
-		    "\"required\":[\"principal\",\"assigns\"]}",
-		.annotations = "{\"readOnlyHint\":true,"
-		    "\"openWorldHint\":false}",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "additionalProperties": false }),
+		.output_schema = WYMCP_JSON({ "type": "object",
+		    "properties": {
+			"principal": { "type": ["string", "null"] },
+			"assigns": { "type": "object",
+			    "additionalProperties": { "type": "string" } } },
+		    "required": ["principal", "assigns"] }),
+		.annotations = WYMCP_JSON({ "readOnlyHint": true,
+		    "openWorldHint": false }),
 		.run = whoami_run,
 	},
 	{ .name = NULL }

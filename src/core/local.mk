@@ -1,6 +1,7 @@
 # src/core: the context, run boundary, asking, seal, stream, builders.
 src_libwymcp_core_la_SOURCES += \
 	%reldir%/core.h \
+	%reldir%/args.c \
 	%reldir%/ask.c \
 	%reldir%/caps.c \
 	%reldir%/content.c \
