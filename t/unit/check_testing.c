@@ -790,6 +790,220 @@ START_TEST(walk_purge_cache_decline_and_cancel)
 }
 END_TEST
 
+/* A tool that needs sampling, and one whose structure breaks its schema. */
+static enum wymcp_err
+counted_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *res)
+{
+	g.runs++;
+	return wymcp_result_text(res, "ran");
+}
+
+static enum wymcp_err
+bad_structure_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *res)
+{
+	g.runs++;
+	return wymcp_result_structured(res,
+	    wymcp_own(c, json_tokener_parse("{\"n\":\"x\"}")));
+}
+
+static const struct wymcp_tool needs_sampling_tool = {
+	.name = "needs_sampling", .description = "Needs sampling.",
+	.required_caps = "{\"sampling\":{}}", .run = counted_run
+};
+static const struct wymcp_tool bad_structure_tool = {
+	.name = "bad_structure", .description = "Breaks its schema.",
+	.output_schema = "{\"type\":\"object\",\"properties\":{\"n\":"
+	    "{\"type\":\"integer\"}},\"required\":[\"n\"]}",
+	.run = bad_structure_run
+};
+
+START_TEST(run_tool_refuses_missing_required_caps_as_the_wire)
+{
+	o.meta = WYMCP_TESTING_META_NONE;
+	build();
+	run(&needs_sampling_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_ERROR);
+	ck_assert_int_eq(r.code, -32021);
+	ck_assert(strstr(r.error, "needs_sampling") != NULL);
+	ck_assert_int_eq(g.runs, 0);
+	/* Declared: it runs. */
+	o.meta = "{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	    "\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"sampling\":{}}}";
+	build();
+	run(&needs_sampling_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_str_eq(r.text, "ran");
+	ck_assert_int_eq(g.runs, 1);
+}
+END_TEST
+
+START_TEST(run_tool_refuses_a_result_outside_the_output_schema)
+{
+	build();
+	run(&bad_structure_tool, NULL);
+	ck_assert_int_eq(g.runs, 1);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_ERROR);
+	ck_assert_int_eq(r.code, -32603);
+	ck_assert(strstr(r.error, "outputSchema") != NULL);
+	ck_assert_ptr_null(r.result);
+}
+END_TEST
+
+/* The conformance fixture pack: it has prompts and resources. */
+static const struct wymcp_module *
+load_fixtures(void)
+{
+	const struct wymcp_module *m;
+	char		 path[1024];
+	const char	*b = getenv("top_builddir");
+
+	snprintf(path, sizeof(path), "%s/tools/.libs/conformance.so",
+	    b != NULL ? b : ".");
+	examples = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(examples != NULL, "%s", dlerror());
+	m = dlsym(examples, "wymcp_module");
+	ck_assert_ptr_nonnull(m);
+	return m;
+}
+
+START_TEST(prompts_and_resources_as_on_the_wire)
+{
+	const struct wymcp_module *m[2];
+
+	m[0] = load_fixtures();
+	m[1] = NULL;
+	o.mount = m;
+	o.meta = WYMCP_TESTING_META_NONE;
+	build();
+	ck_assert_int_eq(wymcp_testing_get_prompt(ctx, "test_simple_prompt",
+	    NULL, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_ptr_nonnull(r.text);
+	ck_assert(json_object_object_get_ex(r.result, "messages", NULL));
+	/* A required argument missing: -32602, as prompts/get answers. */
+	ck_assert_int_eq(wymcp_testing_get_prompt(ctx,
+	    "test_prompt_with_arguments", "{}", &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INVALID);
+	ck_assert(strstr(r.error, "required") != NULL);
+	ck_assert_int_eq(wymcp_testing_get_prompt(ctx, "no_such_prompt",
+	    NULL, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INVALID);
+
+	ck_assert_int_eq(wymcp_testing_read_resource(ctx,
+	    "test://static-text", &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_ptr_nonnull(r.text);
+	ck_assert(json_object_object_get_ex(r.result, "contents", NULL));
+	ck_assert_int_eq(wymcp_testing_read_resource(ctx, "test://nothing",
+	    &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INVALID);
+	ck_assert_str_eq(r.error, "Resource not found");
+	ck_assert_int_eq(wymcp_testing_get_prompt(NULL, "x", NULL, &r),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_testing_read_resource(ctx, NULL, &r),
+	    WYMCP_ERR_INVAL);
+}
+END_TEST
+
+/* The in-memory client's answers: a room, then a party of four. */
+struct answers {
+	int		 asked;
+	char		 keys[8][32];
+	const char	*decline;	/* key to decline, or NULL */
+	const char	*stop;		/* key to leave unanswered */
+};
+
+static const char *
+answer(void *arg, const char *key, struct json_object *req)
+{
+	struct answers		*a = arg;
+	struct json_object	*m;
+
+	ck_assert(json_object_object_get_ex(req, "method", &m));
+	ck_assert_str_eq(json_object_get_string(m), "elicitation/create");
+	if (a->asked < 8)
+		snprintf(a->keys[a->asked], sizeof(a->keys[0]), "%s", key);
+	a->asked++;
+	if (a->stop != NULL && strcmp(key, a->stop) == 0)
+		return NULL;
+	if (a->decline != NULL && strcmp(key, a->decline) == 0)
+		return "{\"action\":\"decline\"}";
+	if (strcmp(key, "elicit-1") == 0)
+		return "{\"action\":\"accept\",\"content\":{\"room\":"
+		    "\"Aurora\"}}";
+	return "{\"action\":\"accept\",\"content\":{\"people\":4}}";
+}
+
+START_TEST(call_tool_completes_book_room_through_the_pipeline)
+{
+	const struct wymcp_module *m[2];
+	struct answers		 a;
+
+	memset(&a, 0, sizeof(a));
+	m[0] = load_examples();
+	m[1] = NULL;
+	o.mount = m;
+	o.meta = WYMCP_TESTING_META_ELICIT;
+	o.principal = "alice";
+	build();
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "book_room",
+	    "{\"day\":\"2026-12-01\"}", answer, &a, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_str_eq(r.text, "Booked Aurora for 4 on 2026-12-01.");
+	ck_assert_int_eq(r.is_error, 0);
+	/* Three requests: each round asked one question, sealed between. */
+	ck_assert_int_eq(r.rounds, 3);
+	ck_assert_int_eq(a.asked, 2);
+	ck_assert_str_eq(a.keys[0], "elicit-1");
+	ck_assert_str_eq(a.keys[1], "elicit-2");
+	ck_assert_ptr_nonnull(r.response);
+}
+END_TEST
+
+START_TEST(call_tool_stops_declines_and_refuses)
+{
+	const struct wymcp_module *m[2];
+	struct answers		 a;
+
+	m[0] = load_examples();
+	m[1] = NULL;
+	o.mount = m;
+	o.meta = WYMCP_TESTING_META_ELICIT;
+	build();
+	/* Left unanswered: the round that asked is the outcome. */
+	memset(&a, 0, sizeof(a));
+	a.stop = "elicit-2";
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "book_room",
+	    "{\"day\":\"2026-12-01\"}", answer, &a, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INPUT_REQUIRED);
+	ck_assert_int_eq(r.rounds, 2);
+	ck_assert_str_eq(r.key, "elicit-2");
+	ck_assert_ptr_nonnull(r.request_state);
+	/* A decline is an answer: the call completes, never re-asks. */
+	memset(&a, 0, sizeof(a));
+	a.decline = "elicit-1";
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "book_room",
+	    "{\"day\":\"2026-12-01\"}", answer, &a, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_int_eq(r.rounds, 2);
+	ck_assert_int_eq(a.asked, 1);
+	/* Arguments outside the input schema: refused by the pipeline. */
+	memset(&a, 0, sizeof(a));
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "book_room",
+	    "{\"day\":7}", answer, &a, &r), WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INVALID);
+	ck_assert_int_eq(r.rounds, 1);
+	ck_assert_int_eq(a.asked, 0);
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "no_such_tool", NULL,
+	    answer, &a, &r), WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "book_room", NULL,
+	    NULL, &a, &r), WYMCP_ERR_INVAL);
+}
+END_TEST
+
 static Suite *
 testing_suite(void)
 {
@@ -830,6 +1044,15 @@ testing_suite(void)
 	tcase_add_test(tc, walk_book_room_declined);
 	tcase_add_test(tc, book_room_without_elicitation_fails_cleanly);
 	tcase_add_test(tc, walk_purge_cache_decline_and_cancel);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("wire");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, run_tool_refuses_missing_required_caps_as_the_wire);
+	tcase_add_test(tc, run_tool_refuses_a_result_outside_the_output_schema);
+	tcase_add_test(tc, prompts_and_resources_as_on_the_wire);
+	tcase_add_test(tc, call_tool_completes_book_room_through_the_pipeline);
+	tcase_add_test(tc, call_tool_stops_declines_and_refuses);
 	suite_add_tcase(s, tc);
 	return s;
 }
