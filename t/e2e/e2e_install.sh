@@ -157,6 +157,7 @@ check "wymcp.pc: moduledir is \$libdir/wymcp" \
 
 want=("$prefix/bin/wymcp-fcgi"
 	"$libdir/libwymcp.so" "$libdir/libwymcp.so.0"
+	"$libdir/libwymcp-testing.so" "$libdir/pkgconfig/wymcp-testing.pc"
 	"$includedir/wymcp.h" "$includedir/wymcp_testing.h"
 	"$moduledir/help.so" "$moduledir/echo.so" "$moduledir/whoami.so"
 	"$moduledir/examples.so"
@@ -171,6 +172,26 @@ check "installed: bin/wymcp-fcgi is executable" \
     test -x "$dest$prefix/bin/wymcp-fcgi"
 check "libwymcp.so is a link to libwymcp.so.0.*" \
     test -L "$dest$libdir/libwymcp.so"
+# The production library exports the public API and nothing of the
+# testing API, which lives in libwymcp-testing.
+dyn=$(nm -D --defined-only "$dest$libdir/libwymcp.so" 2>/dev/null)
+check "libwymcp.so exports wymcp_server_serve" \
+    grep -qw wymcp_server_serve <<<"$dyn"
+if grep -q 'wymcp_testing_' <<<"$dyn"; then
+	notok "libwymcp.so exports no wymcp_testing_* symbol" \
+	    "$(grep wymcp_testing_ <<<"$dyn")"
+else
+	ok "libwymcp.so exports no wymcp_testing_* symbol"
+fi
+if grep -q ' wymcp__' <<<"$dyn"; then
+	notok "libwymcp.so exports no internal wymcp__* symbol" \
+	    "$(grep ' wymcp__' <<<"$dyn" | head -5)"
+else
+	ok "libwymcp.so exports no internal wymcp__* symbol"
+fi
+check "libwymcp-testing.so exports wymcp_testing_call_tool" \
+    grep -qw wymcp_testing_call_tool \
+    <(nm -D --defined-only "$dest$libdir/libwymcp-testing.so" 2>/dev/null)
 nman3=$(find "$dest$prefix/share/man/man3" -name '*.3' | wc -l)
 note "$nman3 pages in man3"
 
@@ -298,6 +319,64 @@ body='{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{'$meta'}}'
 cgi HTTP_MCP_METHOD=tools/list --
 check "without --module, the bundled modules are looked for in $moduledir" \
     grep -qF "$moduledir/help.so" <<<"$resp"
+
+# --- a tool author's test, against the staged libwymcp-testing ---------
+
+cat >"$ex/greet_test.c" <<'EOF2'
+/* greet_test.c - greet's own test, through libwymcp-testing. */
+#include <stdio.h>
+#include <string.h>
+#include <wymcp_testing.h>
+
+extern const struct wymcp_module wymcp_module;	/* greet.c's */
+
+static const char *
+never(void *arg, const char *key, struct json_object *request)
+{
+	return NULL;
+}
+
+int
+main(void)
+{
+	const struct wymcp_module	*mods[] = { &wymcp_module, NULL };
+	struct wymcp_testing_opts	 o = { .mount = mods,
+	    .principal = "alice", .meta = WYMCP_TESTING_META_NONE };
+	struct wymcp_testing_round	 r;
+	struct wymcp_ctx		*ctx;
+	int				 bad = 0;
+
+	if ((ctx = wymcp_testing_build_context(&o)) == NULL)
+		return 1;
+	if (wymcp_testing_call_tool(ctx, "greet", "{\"name\":\"Ada\"}", never,
+	    NULL, &r) != WYMCP_OK || r.kind != WYMCP_TESTING_COMPLETE ||
+	    r.text == NULL || strcmp(r.text, "Hello, Ada! (asked by alice)"))
+		bad = printf("call: %s\n", r.text ? r.text : "(none)");
+	if (wymcp_testing_run_tool(ctx, wymcp_ctx_tool(ctx, 0), "{}", &r) !=
+	    WYMCP_OK || r.kind != WYMCP_TESTING_INVALID)
+		bad = printf("a call without the required name ran\n");
+	wymcp_testing_free_context(ctx);
+	if (!bad)
+		printf("greet_test: 2 passed\n");
+	return bad != 0;
+}
+EOF2
+tflags=$(env "${pcenv[@]}" pkg-config --cflags --libs wymcp-testing 2>&1)
+note "pkg-config --cflags --libs wymcp-testing: $tflags"
+check "pkg-config --libs wymcp-testing has -lwymcp-testing" \
+    grep -q -- '-lwymcp-testing' <<<"$tflags"
+# shellcheck disable=SC2086 # the flags are words
+if out=$(cd "$ex" && cc -Wall -Werror -o greet_test greet_test.c greet.c \
+    $tflags 2>&1); then
+	ok "a tool author's test builds with pkg-config wymcp-testing"
+	if out=$("$ex/greet_test" 2>&1); then
+		ok "greet's test passes through the in-memory client: $out"
+	else
+		notok "greet's test passes through the in-memory client" "$out"
+	fi
+else
+	notok "a tool author's test builds with pkg-config wymcp-testing" "$out"
+fi
 
 # --- make install of the example, make uninstall ----------------------
 
