@@ -270,14 +270,9 @@ wymcp_ctx_answers(const struct wymcp_ctx *ctx)
 void
 wymcp__ctx_log(const struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 {
-	const struct wymcp_server *srv = ctx->srv;
-	char		 buf[1024];
-	va_list		 ap;
+	va_list	 ap;
 
-	if (srv == NULL || srv->logfn == NULL || prio > srv->logmax)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	wymcp__vlog(ctx->srv, ctx->req.idstr, prio, fmt, ap);
 	va_end(ap);
-	srv->logfn(srv->logarg, prio, ctx->req.idstr, buf);
 }

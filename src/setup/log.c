@@ -14,18 +14,26 @@
  * priority is wanted.  The request id (if any) goes separately.
  */
 void
-wymcp__log(const struct wymcp_server *srv, const char *reqid, int prio,
-    const char *fmt, ...)
+wymcp__vlog(const struct wymcp_server *srv, const char *reqid, int prio,
+    const char *fmt, va_list ap)
 {
 	char	 buf[1024];
-	va_list	 ap;
 
 	if (srv == NULL || srv->logfn == NULL || prio > srv->logmax)
 		return;
-	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	srv->logfn(srv->logarg, prio, reqid, buf);
+}
+
+void
+wymcp__log(const struct wymcp_server *srv, const char *reqid, int prio,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	wymcp__vlog(srv, reqid, prio, fmt, ap);
+	va_end(ap);
 }
 
 /* Record the reason for the last failed server call. */

@@ -146,6 +146,8 @@ struct wymcp__prompt_arg_0_2 {
 	((const type *)(const void *)((const char *)(base) + (i) * (stride)))
 
 /* log.c */
+void	 wymcp__vlog(const struct wymcp_server *, const char *reqid,
+	    int prio, const char *fmt, va_list) WYMCP_PRINTF(4, 0);
 void	 wymcp__log(const struct wymcp_server *, const char *reqid,
 	    int prio, const char *fmt, ...) WYMCP_PRINTF(4, 5);
 void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)

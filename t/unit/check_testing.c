@@ -240,21 +240,28 @@ plain(struct json_object *v)
 	return json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN);
 }
 
-/* The examples module, as wymcp-fcgi would load it. */
+/* A bundled module (tools/NAME.so), as wymcp-fcgi would load it. */
 static const struct wymcp_module *
-load_examples(void)
+load_bundled(const char *name)
 {
 	const struct wymcp_module *m;
 	char		 path[1024];
 	const char	*b = getenv("top_builddir");
 
-	snprintf(path, sizeof(path), "%s/tools/.libs/examples.so",
-	    b != NULL ? b : ".");
+	snprintf(path, sizeof(path), "%s/tools/.libs/%s.so",
+	    b != NULL ? b : ".", name);
 	examples = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	ck_assert_msg(examples != NULL, "%s", dlerror());
 	m = dlsym(examples, "wymcp_module");
 	ck_assert_ptr_nonnull(m);
 	return m;
+}
+
+/* The examples module (book_room, purge_cache, count_slowly). */
+static const struct wymcp_module *
+load_examples(void)
+{
+	return load_bundled("examples");
 }
 
 /* The mounted tool called `name`. */
@@ -852,28 +859,11 @@ START_TEST(run_tool_refuses_a_result_outside_the_output_schema)
 }
 END_TEST
 
-/* The conformance fixture pack: it has prompts and resources. */
-static const struct wymcp_module *
-load_fixtures(void)
-{
-	const struct wymcp_module *m;
-	char		 path[1024];
-	const char	*b = getenv("top_builddir");
-
-	snprintf(path, sizeof(path), "%s/tools/.libs/conformance.so",
-	    b != NULL ? b : ".");
-	examples = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	ck_assert_msg(examples != NULL, "%s", dlerror());
-	m = dlsym(examples, "wymcp_module");
-	ck_assert_ptr_nonnull(m);
-	return m;
-}
-
 START_TEST(prompts_and_resources_as_on_the_wire)
 {
 	const struct wymcp_module *m[2];
 
-	m[0] = load_fixtures();
+	m[0] = load_bundled("conformance");
 	m[1] = NULL;
 	o.mount = m;
 	o.meta = WYMCP_TESTING_META_NONE;
