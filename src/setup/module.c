@@ -79,6 +79,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	struct json_object	*l = NULL, *in = NULL, *out = NULL;
 	struct json_object	*ann = NULL, *caps = NULL;
 	char			 why[256];
+	size_t			 stride;
 	enum wymcp_err		 rc = WYMCP_ERR_SCHEMA;
 
 	if (!wymcp__tool_name_ok(def->name)) {
@@ -141,6 +142,10 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		goto fail;
 	}
 	t->def = def;
+	stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
+	memset(&t->decl, 0, sizeof(t->decl));
+	memcpy(&t->decl, def, stride < sizeof(t->decl) ? stride :
+	    sizeof(t->decl));
 	t->mod = mod;
 	t->input = in;
 	t->output = out;

@@ -21,9 +21,15 @@ struct wymcp__xparam {
 	int		 type;		/* json_type_string/int/boolean */
 };
 
-/* module.c: a registered tool, with everything parsed at load time. */
+/*
+ * module.c: a registered tool, with everything parsed at load time.
+ * `def` points at the module's own element; `decl` is a copy of it cut
+ * at the module's stride, so a member the module's header did not have
+ * reads as 0: read members added after 0.2 from `decl`, never `def`.
+ */
 struct wymcp__tool {
 	const struct wymcp_tool	*def;		/* the module's declaration */
+	struct wymcp_tool	 decl;		/* the same, this header's size */
 	const struct wymcp_module *mod;	/* the module that declares it */
 	struct json_object	*listing;	/* Tool object for tools/list */
 	struct json_object	*input;		/* parsed inputSchema */

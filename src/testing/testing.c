@@ -280,7 +280,7 @@ registration(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 {
 	static const struct wymcp_module alone = {
 		.abi = WYMCP_ABI_VERSION, .size = sizeof(alone),
-		.name = "testing"
+		.name = "testing", .tool_size = sizeof(struct wymcp_tool)
 	};
 	struct wymcp__tool	*t;
 	size_t			 i;

@@ -552,6 +552,10 @@ START_TEST(abi_larger_elements_walked_by_their_stride)
 	    wymcp_server_errmsg(srv));
 	ck_assert_str_eq(names(), "one two");
 	ck_assert_str_eq(listed(), "one two");
+	/* The copy each registration keeps is this header's element. */
+	ck_assert_str_eq(srv->tools[1].decl.name, "two");
+	ck_assert_ptr_eq(srv->tools[1].decl.run, noop);
+	ck_assert_ptr_eq(srv->tools[1].def, &tools[1].t);
 	ck_assert_uint_eq(srv->nprompts, 2);
 	ck_assert_str_eq(srv->prompts[1].def->name, "p2");
 	ck_assert(json_object_object_get_ex(srv->prompts[0].listing,
