@@ -108,7 +108,7 @@ START_TEST(alloc_grows_beyond_first_chunk)
 	struct wymcp__arena	 a;
 	unsigned char		*p[1100];
 	struct wymcp__chunk	*first;
-	size_t			 i, k, piece = 1000;
+	size_t			 i, k, bad, piece = 1000;
 
 	wymcp__arena_init(&a);
 	p[0] = wymcp__arena_alloc(&a, piece);
@@ -122,10 +122,11 @@ START_TEST(alloc_grows_beyond_first_chunk)
 	}
 	ck_assert_ptr_ne(a.head, first);
 	ck_assert_uint_ge(a.total, 1024 * 1024);
-	/* No allocation overlaps another. */
-	for (i = 1; i < sizeof(p) / sizeof(p[0]); i++)
+	/* No allocation overlaps another (one assertion: fast under ASan). */
+	for (bad = 0, i = 1; i < sizeof(p) / sizeof(p[0]); i++)
 		for (k = 0; k < piece; k++)
-			ck_assert_uint_eq(p[i][k], i & 0xff);
+			bad += p[i][k] != (i & 0xff);
+	ck_assert_uint_eq(bad, 0);
 	/* One piece larger than any chunk so far. */
 	p[0] = wymcp__arena_alloc(&a, 4 * 1024 * 1024);
 	ck_assert_ptr_nonnull(p[0]);
