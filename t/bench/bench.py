@@ -16,7 +16,8 @@ wrk (Debian package wrk) sends the same tools/call echo request to each,
 in interleaved runs, and the script prints requests per second per run,
 the medians, wymcp's share of the baseline, latency, and the workers'
 resident memory after the load.  Figures are printed, not asserted: the
-exit status only says whether the measurement itself worked.
+exit status only says whether the measurement itself worked.  The
+process and port helpers come from t/e2e/lib/wymcp_e2e.py (PYTHONPATH).
 """
 
 import argparse
@@ -25,12 +26,21 @@ import os
 import re
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+sys.dont_write_bytecode = True	# no __pycache__ in the source tree
+try:
+    from wymcp_e2e import children, free_port
+except ModuleNotFoundError as e:
+    if e.name != "wymcp_e2e":
+        raise
+    print("bench.py: no module wymcp_e2e: run with PYTHONPATH=t/e2e/lib, "
+          "or through make", file=sys.stderr)
+    sys.exit(2)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 BODY = json.dumps({
@@ -51,35 +61,12 @@ wrk.headers["Mcp-Name"] = "echo"
 """ % BODY
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def wait_file(path, proc, what):
     deadline = time.monotonic() + 20
     while not os.path.exists(path):
         if proc.poll() is not None or time.monotonic() > deadline:
             raise SystemExit("bench: %s did not start" % what)
         time.sleep(0.05)
-
-
-def children(pid):
-    kids = []
-    for d in os.listdir("/proc"):
-        if not d.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % d) as f:
-                st = f.read()
-        except OSError:
-            continue
-        if int(st[st.rindex(")") + 2:].split()[1]) == pid:
-            kids.append(int(d))
-    return kids
 
 
 def rss_kib(pid):

@@ -40,19 +40,24 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(SRCDIR, "t", "e2e"))
 sys.dont_write_bytecode = True	# no __pycache__ in the source tree
-import e2e  # noqa: E402
-import run  # noqa: E402  (t/conformance/run.py: npm and the harness)
+try:
+    import wymcp_e2e
+    import wymcp_conformance
+    from wymcp_conformance import (NODE_MAJOR, NODE_PKG, Failed,
+                                   npm_install, pkg_version, say)
+except ModuleNotFoundError as e:
+    if e.name not in ("wymcp_e2e", "wymcp_conformance"):
+        raise
+    print("inspector.py: no module %s: run with PYTHONPATH=t/e2e/lib, or "
+          "through make" % e.name, file=sys.stderr)
+    sys.exit(2)
 
 PKG = "@modelcontextprotocol/inspector"
 VERSION = "2.12.0"
 NODE_MIN = (22, 19)
 MODULES = ["help", "echo", "whoami", "examples"]
 TIMEOUT = 180		# seconds for one Inspector run
-
-say = run.say
 
 
 def node_version(node):
@@ -73,8 +78,8 @@ def provision(cache):
     t0 = time.monotonic()
     cache = os.path.abspath(cache)
     conf_node = os.path.join(SRCDIR, "_build", "conformance",
-                             "node_modules", run.NODE_PKG, "bin", "node")
-    own_node = os.path.join(cache, "node_modules", run.NODE_PKG, "bin",
+                             "node_modules", NODE_PKG, "bin", "node")
+    own_node = os.path.join(cache, "node_modules", NODE_PKG, "bin",
                             "node")
     node = None
     for cand in (shutil.which("node"), conf_node, own_node):
@@ -83,39 +88,39 @@ def provision(cache):
             node = cand
             break
     specs = []
-    if run.pkg_version(cache, PKG) != VERSION:
+    if pkg_version(cache, PKG) != VERSION:
         specs.append("%s@%s" % (PKG, VERSION))
     if node is None:
-        specs.append("%s@%d" % (run.NODE_PKG, run.NODE_MAJOR))
+        specs.append("%s@%d" % (NODE_PKG, NODE_MAJOR))
     if specs:
-        run.npm_install(cache, specs)
+        npm_install(cache, specs)
     if node is None:
         v = node_version(own_node)
         if v is None or v < NODE_MIN:
-            raise run.Failed("no Node >= %d.%d (%s gives %r)" %
-                             (NODE_MIN + (own_node, v)))
+            raise Failed("no Node >= %d.%d (%s gives %r)" %
+                         (NODE_MIN + (own_node, v)))
         node = own_node
     pkgdir = os.path.join(cache, "node_modules", PKG)
     try:
         with open(os.path.join(pkgdir, "package.json")) as f:
             meta = json.load(f)
     except (OSError, ValueError) as e:
-        raise run.Failed("%s is not installed in %s: %s" % (PKG, cache, e))
+        raise Failed("%s is not installed in %s: %s" % (PKG, cache, e))
     if meta.get("version") != VERSION:
-        raise run.Failed("%s is %s in %s, want %s" %
-                         (PKG, meta.get("version"), cache, VERSION))
+        raise Failed("%s is %s in %s, want %s" %
+                     (PKG, meta.get("version"), cache, VERSION))
     binv = meta.get("bin")
     entry = binv.get("inspector") if isinstance(binv, dict) else binv
     entry = os.path.join(pkgdir, entry or "")
     if not os.path.isfile(entry):
-        raise run.Failed("no %s" % entry)
+        raise Failed("no %s" % entry)
     say("# node: %s (v%d.%d); %s@%s; provisioning took %.1f s" % (
         (node,) + node_version(node) + (PKG, VERSION,
                                         time.monotonic() - t0)))
     return node, entry
 
 
-class Harness(run.Harness):
+class Harness(wymcp_conformance.Harness):
     """The quickstart setup: the bundled modules, an assign from nginx."""
 
     def paths(self):
@@ -125,10 +130,10 @@ class Harness(run.Harness):
         missing = [p for p in [self.prog] + self.mods
                    if not os.path.exists(p)]
         if missing:
-            raise run.Failed("not built: %s" % ", ".join(missing))
+            raise Failed("not built: %s" % ", ".join(missing))
 
     def nginx_conf(self, sock, port, port2=None):
-        conf = run.Harness.nginx_conf(self, sock, port, port2)
+        conf = wymcp_conformance.Harness.nginx_conf(self, sock, port, port2)
         return conf.replace(
             "\t\t\tfastcgi_read_timeout 60s;\n",
             "\t\t\tfastcgi_read_timeout 60s;\n"
@@ -176,7 +181,7 @@ def main():
                     help="print the Inspector's output")
     args = ap.parse_args()
 
-    nginx = e2e.find_nginx()
+    nginx = wymcp_e2e.find_nginx()
     if nginx is None:
         say("SKIP: nginx is not installed (Debian: apt-get install "
             "nginx-light)")
@@ -245,7 +250,7 @@ def main():
               re.search(r'"GET /mcp HTTP/1\.1" 405 ', log) is not None,
               "nginx saw notifications/initialized (202) and the GET (405)",
               log[-600:])
-    except (run.Failed, e2e.Failed) as e:
+    except (Failed, wymcp_e2e.Failed) as e:
         problems.append(str(e))
         say("not ok - setup: %s" % e)
         failed += 1

@@ -43,7 +43,8 @@ Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
 apache2 is not installed.  Fails on any sanitizer report in a wymcp-fcgi
 log (for mod_fcgid: Apache's error log, where its stderr goes).  Python 3
-standard library only; the harness pieces come from e2e.py.
+standard library only; the harness pieces and e2e.py's table are in
+t/e2e/lib/wymcp_e2e.py (PYTHONPATH).
 """
 
 import argparse
@@ -63,13 +64,21 @@ import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402  (the path must be set first)
-from e2e import (R, Client, Failed, alive, enc, free_port,  # noqa: E402
-                 judge_error, judge_result, report, std_headers, stop_pid,
-                 tail)
+sys.dont_write_bytecode = True		# no __pycache__ in the source tree
+try:
+    import wymcp_e2e
+except ModuleNotFoundError as e:
+    if e.name != "wymcp_e2e":
+        raise
+    print("e2e_apache.py: no module wymcp_e2e: run with "
+          "PYTHONPATH=t/e2e/lib, or through make", file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import (R, Client, Failed, alive, enc,  # noqa: E402
+                       free_port, hlist, judge_bare, judge_error,
+                       judge_result, report, rpc, std_headers, stop_pid,
+                       tail)
 
-SRCDIR = e2e.SRCDIR
+SRCDIR = wymcp_e2e.SRCDIR
 PROXY_CONF = os.path.join(SRCDIR, "deploy", "apache", "wymcp-proxy-fcgi.conf")
 FCGID_CONF = os.path.join(SRCDIR, "deploy", "apache", "wymcp-fcgid.conf")
 SHIPPED_SOCK = "/run/wymcp/wymcp.sock"
@@ -77,8 +86,8 @@ SHIPPED_HTPASSWD = "/etc/apache2/wymcp.htpasswd"
 SHIPPED_WRAPPER = re.compile(r'"/usr/local/bin/wymcp-fcgi --workers 0 [^"]*"')
 MODULES = ["help", "echo", "whoami", "examples"]
 BASE_TOOLS = ["help", "echo", "whoami", "book_room", "purge_cache"]
-WORKERS = e2e.WORKERS
-MAX_BODY = e2e.MAX_BODY
+WORKERS = wymcp_e2e.WORKERS
+MAX_BODY = wymcp_e2e.MAX_BODY
 USERS = {"alice": "wonderland", "bob": "the-builder"}
 APACHE_MODULES = ["mpm_event", "authz_core", "authn_core", "authn_file",
                   "auth_basic", "authz_user", "proxy", "proxy_fcgi",
@@ -98,7 +107,7 @@ SMUGGLE = {
 }
 LOG_RE = re.compile(r"wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
                     r"(?:\[id (.*?)\] )?(.*)$")
-ELICIT_META = dict(e2e.META)
+ELICIT_META = dict(wymcp_e2e.META)
 ELICIT_META["io.modelcontextprotocol/clientCapabilities"] = {
     "elicitation": {}}
 DAY = "2026-12-01"
@@ -153,7 +162,7 @@ def find_module(name):
 
 
 def descendants(pid):
-    table = e2e.proc_table()
+    table = wymcp_e2e.proc_table()
     out, todo = set(), [pid]
     while todo:
         p = todo.pop()
@@ -183,7 +192,7 @@ def log_entries(path):
 
 def sanitizer_hits(path):
     return [ln.strip() for ln in tail(path, 1000000)
-            if any(m in ln for m in e2e.SANITIZER_MARKS)]
+            if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
 
 
 # ------------------------------------------------------ a FastCGI probe
@@ -457,12 +466,12 @@ Timeout 60
 
 # ------------------------------------------------------------ the world
 
-class World(e2e.Harness):
+class World(wymcp_e2e.Harness):
     """The temporary directory, wymcp-fcgi (for mod_proxy_fcgi), the
     Apache instances and the SSE probe."""
 
     def __init__(self, builddir, keep, apache_bin):
-        e2e.Harness.__init__(self, builddir, keep)
+        wymcp_e2e.Harness.__init__(self, builddir, keep)
         self.apache_bin = apache_bin
         self.proxy = None
         self.fcgid = None
@@ -685,10 +694,13 @@ FcgidPassHeader WYMCP_ASSIGN_PASSED
             os.chmod(path, 0o755)
         py = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) \
             else sys.executable
+        # mod_fcgid passes no PYTHONPATH: the probe names the library's.
+        lib = os.path.dirname(os.path.abspath(wymcp_e2e.__file__))
         self.probe = os.path.join(self.tmp, "sse-probe")
         with open(self.probe, "w") as f:
-            f.write("#!/bin/sh\nexec %s %s --fake-fcgi-fd0\n" %
-                    (py, os.path.abspath(__file__)))
+            f.write("#!/bin/sh\nPYTHONPATH=%s\nexport PYTHONPATH\n"
+                    "exec %s %s --fake-fcgi-fd0\n" %
+                    (lib, py, os.path.abspath(__file__)))
         os.chmod(self.probe, 0o755)
 
     # -- teardown
@@ -703,7 +715,7 @@ FcgidPassHeader WYMCP_ASSIGN_PASSED
         if self.fake is not None:
             self.fake.close()
             self.fake = None
-        e2e.Harness.stop(self)
+        wymcp_e2e.Harness.stop(self)
 
     def dump_logs(self):
         if not self.tmp:
@@ -721,7 +733,7 @@ FcgidPassHeader WYMCP_ASSIGN_PASSED
 
 # ----------------------------------------------------------------- tests
 
-class Tests(e2e.Tests):
+class Tests(wymcp_e2e.Tests):
     def __init__(self, w):
         self.w = w
         self.h = w
@@ -811,7 +823,7 @@ class Tests(e2e.Tests):
         body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                 "params": params}
         r = client.send("POST", path, enc(body),
-                        e2e.hlist(std_headers("tools/call", "book_room")))
+                        hlist(std_headers("tools/call", "book_room")))
         return rid, r
 
     def asks(self, r, rid, key, question):
@@ -855,7 +867,7 @@ class Tests(e2e.Tests):
                 "A tools/list is deterministic across 3 calls",
                 "lists differ: %r" % (lists,))
         tools = lists[0] or BASE_TOOLS
-        e2e.TOOLS = list(tools)		# what e2e.Tests compares against
+        wymcp_e2e.TOOLS = list(tools)	# what wymcp_e2e.Tests compares against
 
         rid, r = self.tool("help", {})
         p = judge_result(r, rid, check_compact=True)
@@ -903,9 +915,9 @@ class Tests(e2e.Tests):
             if client is None:
                 h["Authorization"] = basic("alice", "not-the-password")
                 client = self.anon
-            body = e2e.rpc(rid, "tools/call", {"name": "whoami",
-                                               "arguments": {}})
-            r = client.send("POST", "/mcp", enc(body), e2e.hlist(h))
+            body = rpc(rid, "tools/call", {"name": "whoami",
+                                           "arguments": {}})
+            r = client.send("POST", "/mcp", enc(body), hlist(h))
             p = []
             if r.status != 401:
                 p.append("status %d, want 401" % r.status)
@@ -1006,12 +1018,12 @@ class Tests(e2e.Tests):
                            "-", before)
         r = self.c.send("OPTIONS", "/mcp", None, [])
         report("A OPTIONS /mcp reaches wymcp: 405 Allow: POST",
-               e2e.judge_bare(r, 405, allow="POST"), r)
+               judge_bare(r, 405, allow="POST"), r)
         # A chunked request body: mod_proxy_fcgi reads it all and sends
         # CONTENT_LENGTH (the table sends only Content-Length bodies).
         rid = self.next_id()
-        body = enc(e2e.rpc(rid, "tools/call", {"name": "echo", "arguments":
-                                               {"text": "chunked"}}))
+        body = enc(rpc(rid, "tools/call", {"name": "echo", "arguments":
+                                           {"text": "chunked"}}))
         st, raw = self.raw_request(
             b"POST /mcp HTTP/1.1\r\nHost: localhost\r\n"
             b"Connection: close\r\nTransfer-Encoding: chunked\r\n" +
@@ -1050,9 +1062,9 @@ class Tests(e2e.Tests):
                 "JSON 413", "status %r %r" % (st, raw[:300]))
         # A header sent twice is joined with ", " by Apache: a mismatch.
         rid = self.next_id()
-        h = e2e.hlist(std_headers("tools/list")) + [("Mcp-Method",
-                                                     "tools/list")]
-        r = self.c.send("POST", "/mcp", enc(e2e.rpc(rid, "tools/list")), h)
+        h = hlist(std_headers("tools/list")) + [("Mcp-Method",
+                                                 "tools/list")]
+        r = self.c.send("POST", "/mcp", enc(rpc(rid, "tools/list")), h)
         report("A Mcp-Method sent twice -> 400 -32020 (joined with ', ')",
                judge_error(r, 400, -32020, rid), r)
 
@@ -1089,7 +1101,7 @@ class Tests(e2e.Tests):
         """e2e.py's table; a row Apache answers differently gets the
         judge from APACHE_EXCEPTIONS, and its name says so."""
         cases = []
-        for name, send, judge in e2e.Tests.table(self):
+        for name, send, judge in wymcp_e2e.Tests.table(self):
             for prefix, why, apache_judge in APACHE_EXCEPTIONS:
                 if name.startswith(prefix):
                     name = "%s [Apache: %s]" % (name, why)
@@ -1126,13 +1138,13 @@ class Tests(e2e.Tests):
                    "count_slowly" % label)
             return
         rid = self.next_id()
-        meta = dict(e2e.META, progressToken="p-%d" % rid)
+        meta = dict(wymcp_e2e.META, progressToken="p-%d" % rid)
         body = enc({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                     "params": {"name": "count_slowly",
                                "arguments": {"to": SSE_EVENTS,
                                              "delay_ms": int(SSE_GAP * 1000)},
                                "_meta": meta}})
-        h = e2e.hlist(std_headers("tools/call", "count_slowly"))
+        h = hlist(std_headers("tools/call", "count_slowly"))
         h.append(("Authorization", basic("alice")))
         st, ct, events, err = read_events(port, path, h, body)
         p = [] if err is None else [err]
@@ -1240,10 +1252,10 @@ class Tests(e2e.Tests):
                        "alice", alice, SMUGGLE)
         before = self.ended(log)
         rid = "unauth-%d" % self.next_id()
-        body = e2e.rpc(rid, "tools/call", {"name": "whoami",
-                                           "arguments": {}})
+        body = rpc(rid, "tools/call", {"name": "whoami",
+                                       "arguments": {}})
         r = self.anon.send("POST", "/mcp", enc(body),
-                           e2e.hlist(std_headers("tools/call", "whoami")))
+                           hlist(std_headers("tools/call", "whoami")))
         report("F no credentials -> 401",
                [] if r.status == 401 else ["status %d" % r.status], r)
         self.never_reached("F no credentials: no wymcp-fcgi process saw "
@@ -1270,13 +1282,13 @@ class Tests(e2e.Tests):
 
         # FcgidMaxRequestLen (shipped 2097152) is above --max-body: wymcp
         # answers an oversized body with its own 413.
-        big = e2e.rpc(self.next_id(), "tools/call",
-                      {"name": "echo", "arguments": {"text": "x" * 200000}})
+        big = rpc(self.next_id(), "tools/call",
+                  {"name": "echo", "arguments": {"text": "x" * 200000}})
         r = self.c.send("POST", "/mcp", enc(big),
-                        e2e.hlist(std_headers("tools/call", "echo")))
+                        hlist(std_headers("tools/call", "echo")))
         report("F a 200000-byte body (above mod_fcgid's default "
                "FcgidMaxRequestLen 131072) -> wymcp's 413",
-               e2e.judge_bare(r, 413), r)
+               judge_bare(r, 413), r)
 
         # Three rounds; the process that served a round is stopped
         # before the next, so every round is a fresh process: only the
@@ -1364,7 +1376,7 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="show every response")
     args = ap.parse_args()
-    e2e.VERBOSE = args.verbose
+    wymcp_e2e.VERBOSE = args.verbose
 
     apache = find_apache()
     if apache is None:
@@ -1398,9 +1410,10 @@ def main():
             ("/sse-flush", True, "the shipped worker, flushpackets=on"),
             ("/sse-noflush", False, "a worker without flushpackets")],
             "S mod_proxy_fcgi")
-        t.test_wymcp_sse("S", e2e.TOOLS, w.proxy.port)
-        t.test_wymcp_sse("S", e2e.TOOLS, w.proxy.port, "/mcp-noflush",
-                         False, "all at once without flushpackets "
+        t.test_wymcp_sse("S", wymcp_e2e.TOOLS, w.proxy.port)
+        t.test_wymcp_sse("S", wymcp_e2e.TOOLS, w.proxy.port,
+                         "/mcp-noflush", False,
+                         "all at once without flushpackets "
                          "(X-Accel-Buffering: no or not)")
         t.test_table()
         t.test_e()

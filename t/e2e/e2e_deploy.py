@@ -37,8 +37,8 @@ missing is skipped with a note.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise.  Python
-3 standard library only; harness pieces come from e2e.py and
-e2e_mrtr.py.
+3 standard library only; harness pieces are in t/e2e/lib/wymcp_e2e.py
+and wymcp_mrtr.py (PYTHONPATH).
 """
 
 import argparse
@@ -52,17 +52,25 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402  (the path must be set first)
-import e2e_mrtr  # noqa: E402
-from e2e import (R, Client, Failed, alive, children, enc, hlist,  # noqa
-                 report, std_headers, tail)
+sys.dont_write_bytecode = True		# no __pycache__ in the source tree
+try:
+    import wymcp_e2e
+    import wymcp_mrtr
+except ModuleNotFoundError as e:
+    if e.name not in ("wymcp_e2e", "wymcp_mrtr"):
+        raise
+    print("e2e_deploy.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
+          "or through make" % e.name, file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import (R, Client, Failed, alive, children, enc,  # noqa
+                       hlist, report, std_headers, tail)
 
 WORKERS = 2
-SYSTEMD_DIR = os.path.join(e2e.SRCDIR, "deploy", "systemd")
+SYSTEMD_DIR = os.path.join(wymcp_e2e.SRCDIR, "deploy", "systemd")
 UNITS = ("wymcp.socket", "wymcp.service")
 RUN_USER = "nobody"
 RUN_GROUP = "nogroup"
@@ -116,7 +124,7 @@ def proc_environ(pid):
 
 # ------------------------------------------------------------ processes
 
-class Server(e2e_mrtr.Instance):
+class Server(wymcp_mrtr.Instance):
     """One way of starting wymcp-fcgi: argv, a log and its processes."""
 
     def __init__(self, world, name, argv, env=None, lazy=False):
@@ -242,7 +250,7 @@ class Holder:
             pass
 
 
-class World(e2e_mrtr.World):
+class World(wymcp_mrtr.World):
     def paths(self):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = {m: os.path.join(self.builddir, "tools", ".libs",
@@ -255,7 +263,7 @@ class World(e2e_mrtr.World):
         self.examples = self.mods["examples"]
 
     def setup(self):
-        self.tmp = e2e.tempfile.mkdtemp(prefix="wymcp-deploy.")
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-deploy.")
         os.chmod(self.tmp, 0o755)
         self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
 
@@ -325,7 +333,7 @@ http {{
 
 # ----------------------------------------------------------------- tests
 
-class Tests(e2e_mrtr.Tests):
+class Tests(wymcp_mrtr.Tests):
     def __init__(self, w):
         super().__init__(w)
         self.nid = 20000
@@ -333,16 +341,16 @@ class Tests(e2e_mrtr.Tests):
     def simple(self, path, method, params=None, name=None, caps=None):
         rid = self.rid()
         p = dict(params or {})
-        p["_meta"] = e2e_mrtr.meta(caps or {})
+        p["_meta"] = wymcp_mrtr.meta(caps or {})
         body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": p}
         return rid, self.c.send("POST", path, enc(body),
                                 hlist(std_headers(method, name)))
 
     def basics(self, path, label, tools):
         rid, r = self.simple(path, "server/discover")
-        report("%s server/discover" % label, e2e.judge_result(r, rid), r)
+        report("%s server/discover" % label, wymcp_e2e.judge_result(r, rid), r)
         rid, r = self.simple(path, "tools/list")
-        p = e2e.judge_result(r, rid)
+        p = wymcp_e2e.judge_result(r, rid)
         if not p:
             names = [t.get("name") for t in r.json["result"]["tools"]]
             if names != tools:
@@ -350,14 +358,14 @@ class Tests(e2e_mrtr.Tests):
         report("%s tools/list: %s" % (label, ", ".join(tools)), p, r)
         rid, r = self.simple(path, "tools/call", {
             "name": "echo", "arguments": {"text": "deployed"}}, "echo")
-        p = e2e.judge_result(r, rid)
-        if not p and e2e_mrtr.text_of(r) != "deployed":
-            p.append("text %r" % e2e_mrtr.text_of(r))
+        p = wymcp_e2e.judge_result(r, rid)
+        if not p and wymcp_mrtr.text_of(r) != "deployed":
+            p.append("text %r" % wymcp_mrtr.text_of(r))
         report("%s tools/call echo" % label, p, r)
         if "whoami" in tools:
             rid, r = self.simple(path, "tools/call", {
                 "name": "whoami", "arguments": {}}, "whoami")
-            p = e2e.judge_result(r, rid)
+            p = wymcp_e2e.judge_result(r, rid)
             if not p:
                 sc = r.json["result"].get("structuredContent")
                 if sc != {"principal": "alice",
@@ -374,11 +382,11 @@ class Tests(e2e_mrtr.Tests):
             rid = 3000000 + k
             body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                     "params": {"name": "echo", "arguments": {"text": "x"},
-                               "_meta": e2e_mrtr.meta({})}}
+                               "_meta": wymcp_mrtr.meta({})}}
             try:
                 r = c.send("POST", path, enc(body),
                            hlist(std_headers("tools/call", "echo")))
-                if e2e.judge_result(r, rid):
+                if wymcp_e2e.judge_result(r, rid):
                     stats["bad"].append(r.brief())
                 else:
                     stats["ok"] += 1
@@ -736,9 +744,9 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="show every response")
     args = ap.parse_args()
-    e2e.VERBOSE = args.verbose
+    wymcp_e2e.VERBOSE = args.verbose
 
-    nginx = e2e.find_nginx()
+    nginx = wymcp_e2e.find_nginx()
     if nginx is None:
         print("SKIP: nginx is not installed (Debian: apt-get install "
               "nginx-light)")

@@ -45,8 +45,8 @@ veth and process it made is removed again, also on failure or a signal.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise.  Python
-3 standard library only; harness pieces come from e2e.py and
-e2e_mrtr.py.
+3 standard library only; harness pieces are in t/e2e/lib/wymcp_e2e.py
+and wymcp_mrtr.py (PYTHONPATH).
 """
 
 import argparse
@@ -61,22 +61,30 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402  (the path must be set first)
-import e2e_mrtr  # noqa: E402
-from e2e import (R, Client, Failed, alive, enc, hlist,  # noqa
-                 report, std_headers, stop_pid, tail)
-from e2e_mrtr import (ROOM, ROOM_Q, SIZE, SIZE_Q, judge_bad_state,  # noqa
-                      judge_done, judge_input, key_id, read_keys,
-                      token_key_id, write_keyfile)
+sys.dont_write_bytecode = True		# no __pycache__ in the source tree
+try:
+    import wymcp_e2e
+    import wymcp_mrtr
+except ModuleNotFoundError as e:
+    if e.name not in ("wymcp_e2e", "wymcp_mrtr"):
+        raise
+    print("e2e_hosts.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
+          "or through make" % e.name, file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import (R, Client, Failed, alive, enc, hlist,  # noqa
+                       report, std_headers, stop_pid, tail)
+from wymcp_mrtr import (ROOM, ROOM_Q, SIZE, SIZE_Q,  # noqa: E402
+                        judge_bad_state, judge_done, judge_input, key_id,
+                        read_keys, token_key_id, write_keyfile)
 
 WORKERS = 2
 PORT = 9000
 HOSTS = ("h1", "h2")
-UPSTREAM_CONF = os.path.join(e2e.SRCDIR, "deploy", "nginx",
+UPSTREAM_CONF = os.path.join(wymcp_e2e.SRCDIR, "deploy", "nginx",
                              "upstream-hosts.conf")
 
 
@@ -246,7 +254,7 @@ def fcgi_raw(src, dst, body):
         "REQUEST_METHOD": "POST", "CONTENT_TYPE": "application/json",
         "CONTENT_LENGTH": str(len(body)), "HTTP_HOST": "localhost",
         "HTTP_ACCEPT": "application/json, text/event-stream",
-        "HTTP_MCP_PROTOCOL_VERSION": e2e.PROTO,
+        "HTTP_MCP_PROTOCOL_VERSION": wymcp_e2e.PROTO,
         "HTTP_MCP_METHOD": "tools/list", "SERVER_NAME": "localhost",
     }
     req = (fcgi_record(1, struct.pack("!HB5x", 1, 0)) +
@@ -277,7 +285,7 @@ def fcgi_raw(src, dst, body):
 
 # ----------------------------------------------------------------- hosts
 
-class Host(e2e_mrtr.Instance):
+class Host(wymcp_mrtr.Instance):
     """wymcp-fcgi inside a namespace, on TCP."""
 
     def __init__(self, world, name, net, keyfile, modules):
@@ -340,7 +348,7 @@ class Host(e2e_mrtr.Instance):
         return self.fcgi is not None and self.fcgi.poll() is None
 
 
-class World(e2e_mrtr.World):
+class World(wymcp_mrtr.World):
     def __init__(self, builddir, keep):
         super().__init__(builddir, keep)
         self.net = Net()
@@ -353,7 +361,7 @@ class World(e2e_mrtr.World):
             raise Failed("not built: %s" % self.echo)
 
     def setup(self):
-        self.tmp = e2e.tempfile.mkdtemp(prefix="wymcp-hosts.")
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-hosts.")
         os.chmod(self.tmp, 0o755)
         self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
 
@@ -446,7 +454,7 @@ http {{
 
 # ----------------------------------------------------------------- tests
 
-class Tests(e2e_mrtr.Tests):
+class Tests(wymcp_mrtr.Tests):
     def __init__(self, w):
         super().__init__(w)
         self.nid = 9000
@@ -460,7 +468,7 @@ class Tests(e2e_mrtr.Tests):
     def simple(self, path, method, rid=None, params=None, name=None):
         rid = self.rid() if rid is None else rid
         p = dict(params or {})
-        p["_meta"] = e2e_mrtr.meta({})
+        p["_meta"] = wymcp_mrtr.meta({})
         body = {"jsonrpc": "2.0", "id": rid, "method": method, "params": p}
         return rid, self.c.send("POST", path, enc(body),
                                 hlist(std_headers(method, name)))
@@ -472,9 +480,9 @@ class Tests(e2e_mrtr.Tests):
         for n in HOSTS:
             rid, r = self.simple("/" + n, "server/discover")
             report("A %s answers server/discover through /%s" % (n, n),
-                   e2e.judge_result(r, rid), r)
+                   wymcp_e2e.judge_result(r, rid), r)
             rid, r = self.simple("/" + n, "tools/list")
-            p = e2e.judge_result(r, rid)
+            p = wymcp_e2e.judge_result(r, rid)
             if not p:
                 names = [t.get("name") for t in r.json["result"]["tools"]]
                 if names[:3] != ["echo", "book_room", "purge_cache"]:
@@ -494,16 +502,16 @@ class Tests(e2e_mrtr.Tests):
                 "%r" % lists)
         rid, r = self.call("/mcp", "echo", {"text": "via upstream"},
                            caps={})
-        p = e2e.judge_result(r, rid)
-        if not p and e2e_mrtr.text_of(r) != "via upstream":
-            p.append("text %r" % e2e_mrtr.text_of(r))
+        p = wymcp_e2e.judge_result(r, rid)
+        if not p and wymcp_mrtr.text_of(r) != "via upstream":
+            p.append("text %r" % wymcp_mrtr.text_of(r))
         report("A /mcp (the upstream of deploy/nginx/upstream-hosts.conf) "
                "answers tools/call echo", p, r)
 
         # FCGI_WEB_SERVER_ADDRS: straight to h1, from the allowed
         # address and from another one of ours.
         net = self.w.net.hosts["h1"]
-        body = enc(e2e.rpc(4242, "tools/list"))
+        body = enc(wymcp_e2e.rpc(4242, "tools/list"))
         got = fcgi_raw(net["peer"], (net["addr"], PORT), body)
         R.check(b'"book_room"' in got,
                 "A h1 answers a raw FastCGI request from %s (listed in "
@@ -515,7 +523,7 @@ class Tests(e2e_mrtr.Tests):
                 net["stranger"], "got %r" % got[:200])
         rid, r = self.simple("/h1", "tools/list")
         report("A h1 still answers through nginx after the refused "
-               "connection", e2e.judge_result(r, rid), r)
+               "connection", wymcp_e2e.judge_result(r, rid), r)
         R.check(len(self.h("h1").workers()) == WORKERS,
                 "A h1 still has %d workers" % WORKERS,
                 "%r" % self.h("h1").workers())
@@ -586,11 +594,11 @@ class Tests(e2e_mrtr.Tests):
             rid = 1000000 * (thread + 1) + k
             body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                     "params": {"name": "echo", "arguments": {"text": "x"},
-                               "_meta": e2e_mrtr.meta({})}}
+                               "_meta": wymcp_mrtr.meta({})}}
             try:
                 r = c.send("POST", path, enc(body),
                            hlist(std_headers("tools/call", "echo")))
-                if e2e.judge_result(r, rid):
+                if wymcp_e2e.judge_result(r, rid):
                     stats["bad"].append(r.brief())
                 else:
                     stats["ok"] += 1
@@ -683,7 +691,7 @@ class Tests(e2e_mrtr.Tests):
         for n in HOSTS:
             rid, r = self.simple("/" + n, "tools/list")
             report("D %s answers after the rolling restart" % n,
-                   e2e.judge_result(r, rid), r)
+                   wymcp_e2e.judge_result(r, rid), r)
 
         # Too fast: the second host stops while nginx still counts the
         # first one as failed.
@@ -852,7 +860,7 @@ class Tests(e2e_mrtr.Tests):
                     "%r %r" % (token_key_id(s_pre), token_key_id(s2)))
             rid, r = self.book("/h1", s2, {"elicit-2": SIZE})
             report("F round 3 on h1 completes the call begun before the "
-                   "rotation", judge_done(r, rid, e2e_mrtr.BOOKED), r)
+                   "rotation", judge_done(r, rid, wymcp_mrtr.BOOKED), r)
         if mid.get("t") is not None:
             self.step("/h2", mid["t"], "elicit-1", "F after the rotation: "
                       "the mid-rotation state now opens on h2",
@@ -941,9 +949,9 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="show every response")
     args = ap.parse_args()
-    e2e.VERBOSE = args.verbose
+    wymcp_e2e.VERBOSE = args.verbose
 
-    nginx = e2e.find_nginx()
+    nginx = wymcp_e2e.find_nginx()
     if nginx is None:
         print("SKIP: nginx is not installed (Debian: apt-get install "
               "nginx-light)")

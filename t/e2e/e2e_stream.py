@@ -29,12 +29,13 @@ measured:
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
 nginx is not installed.  Python 3 standard library only; the harness
-pieces come from e2e.py.
+pieces are in t/e2e/lib/wymcp_e2e.py (PYTHONPATH).
 """
 
 import json
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -43,10 +44,16 @@ import threading
 import time
 
 sys.dont_write_bytecode = True		# no __pycache__ in the source tree
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import e2e  # noqa: E402  (the path must be set first)
-from e2e import (R, Failed, alive, children, free_port, stop_pid,  # noqa
-                 tail)
+try:
+    import wymcp_e2e
+except ModuleNotFoundError as e:
+    if e.name != "wymcp_e2e":
+        raise
+    print("e2e_stream.py: no module wymcp_e2e: run with "
+          "PYTHONPATH=t/e2e/lib, or through make", file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import (R, Failed, alive, children, free_port,  # noqa: E402
+                       stop_pid, tail)
 
 WORKERS = 2
 LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
@@ -190,14 +197,14 @@ class Conn:
 def headers_for(method, name=None):
     h = [("Content-Type", "application/json"),
          ("Accept", "application/json, text/event-stream"),
-         ("MCP-Protocol-Version", e2e.PROTO), ("Mcp-Method", method)]
+         ("MCP-Protocol-Version", wymcp_e2e.PROTO), ("Mcp-Method", method)]
     if name is not None:
         h.append(("Mcp-Name", name))
     return h
 
 
 def call_body(rid, tool, args, meta_extra=None):
-    meta = dict(e2e.META)
+    meta = dict(wymcp_e2e.META)
     meta.update(meta_extra or {})
     return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                        "params": {"name": tool, "arguments": args,
@@ -214,7 +221,7 @@ def parse_event(text):
         p.append("framing %r" % text[:120])
         return None, p
     data = lines[1][6:]
-    c = e2e.compact(data.encode("utf-8"))
+    c = wymcp_e2e.compact(data.encode("utf-8"))
     if c:
         p.append("data not compact: " + c)
     try:
@@ -260,8 +267,8 @@ class Stream:
 class World:
     """The temporary directory, wymcp-fcgi and nginx."""
 
-    supervisor = e2e.Harness.supervisor		# uses self.fcgi
-    workers = e2e.Harness.workers		# uses self.sup, self.seen_pids
+    supervisor = wymcp_e2e.Harness.supervisor	# uses self.fcgi
+    workers = wymcp_e2e.Harness.workers		# uses self.sup, self.seen_pids
 
     def __init__(self, builddir, keep):
         self.builddir = os.path.abspath(builddir)
@@ -323,8 +330,9 @@ class World:
     def nginx_conf(self):
         user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
-        with open(e2e.DEPLOY_CONF) as f:
-            deploy = f.read().replace(e2e.DEPLOY_SOCK, "unix:" + self.sock)
+        with open(wymcp_e2e.DEPLOY_CONF) as f:
+            deploy = f.read().replace(wymcp_e2e.DEPLOY_SOCK,
+                                      "unix:" + self.sock)
         with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
             f.write(deploy)
         return """\
@@ -374,7 +382,7 @@ http {{
 
     def start_nginx(self):
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(e2e.FASTCGI_PARAMS)
+            f.write(wymcp_e2e.FASTCGI_PARAMS)
         conf = os.path.join(self.tmp, "nginx.conf")
         for attempt in range(8):
             self.port, self.port2 = free_port(), free_port()
@@ -463,7 +471,7 @@ http {{
 
     def sanitizer_reports(self):
         return [ln.strip() for ln in tail(self.log, 1000000)
-                if any(m in ln for m in e2e.SANITIZER_MARKS)]
+                if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
 
     def dump_logs(self):
         if not self.tmp:
@@ -475,7 +483,7 @@ http {{
 
     def cleanup(self):
         if self.tmp and not self.keep:
-            e2e.shutil.rmtree(self.tmp, ignore_errors=True)
+            shutil.rmtree(self.tmp, ignore_errors=True)
         elif self.tmp:
             R.note("kept %s" % self.tmp)
 
@@ -517,7 +525,7 @@ def judge_final(final, rid, text):
         return ["no final response"]
     if "method" in final:
         p.append("last event is %r, not the response" % final["method"])
-    if not e2e.same_id(final.get("id"), rid):
+    if not wymcp_e2e.same_id(final.get("id"), rid):
         p.append("final id %r, want %r" % (final.get("id"), rid))
     res = final.get("result")
     if not isinstance(res, dict):
@@ -722,7 +730,7 @@ class Tests:
         try:
             o = json.loads(body)
             if o.get("error", {}).get("code") != -32602 or \
-                    not e2e.same_id(o.get("id"), rid):
+                    not wymcp_e2e.same_id(o.get("id"), rid):
                 p.append("body %r" % o)
         except ValueError as ex:
             p.append("body is not JSON: %s" % ex)
@@ -867,7 +875,7 @@ def layer(w):
 
 
 def main():
-    return e2e.run_layer(World, layer, 'the wymcp-fcgi log')
+    return wymcp_e2e.run_layer(World, layer, 'the wymcp-fcgi log')
 
 
 if __name__ == "__main__":

