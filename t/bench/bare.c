@@ -2,7 +2,10 @@
  * bare.c - the baseline for the benchmark: a bare libfcgi + json-c
  * responder that does the least a tools/call "echo" must do (read the
  * body, parse it, build the JSON-RPC answer) and nothing else.
- * Usage: bare SOCKETPATH WORKERS
+ * Usage: bare SOCKETPATH WORKERS [REQUESTS]
+ * With WORKERS 0 it serves in this process, REQUESTS of them (0: no
+ * end), then exits: the instruction count (t/bench/icount.py) runs it
+ * that way under callgrind.
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,7 +20,7 @@
 #include <json-c/json.h>
 
 static void
-serve(int sock)
+serve(int sock, long max)
 {
 	FCGX_Request		 req;
 	char			 buf[65536], head[128];
@@ -26,7 +29,8 @@ serve(int sock)
 	struct json_object	*msg, *id, *p, *a, *t, *res, *r, *c, *b;
 
 	FCGX_InitRequest(&req, sock, 0);
-	while (FCGX_Accept_r(&req) >= 0) {
+	/* max < 0: no end. */
+	while ((max < 0 || max-- > 0) && FCGX_Accept_r(&req) >= 0) {
 		len = 0;
 		while ((n = FCGX_GetStr(buf + len, sizeof(buf) - 1 - len,
 		    req.in)) > 0)
@@ -70,8 +74,8 @@ main(int argc, char *argv[])
 {
 	int	 sock, i, n;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: bare SOCKETPATH WORKERS\n");
+	if (argc != 3 && argc != 4) {
+		fprintf(stderr, "usage: bare SOCKETPATH WORKERS [REQUESTS]\n");
 		return 2;
 	}
 	FCGX_Init();
@@ -80,9 +84,13 @@ main(int argc, char *argv[])
 		return 1;
 	chmod(argv[1], 0666);
 	n = atoi(argv[2]);
+	if (n == 0) {
+		serve(sock, argc == 4 ? atol(argv[3]) : -1);
+		return 0;
+	}
 	for (i = 0; i < n; i++)
 		if (fork() == 0) {
-			serve(sock);
+			serve(sock, -1);
 			_exit(0);
 		}
 	signal(SIGTERM, SIG_DFL);

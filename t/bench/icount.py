@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""icount.py - instructions per request, counted by callgrind.
+
+Usage: icount.py --builddir DIR [--n1 N] [--n2 N] [--out FILE]
+
+Each case runs one FastCGI responder in one process under valgrind
+--tool=callgrind on a unix socket: wymcp-fcgi --workers 0, or the
+floor, t/bench/bare.c (libfcgi + json-c: parse the body, build the
+echo result).  The script is the web server: it speaks FastCGI to the
+socket itself, with the params nginx would pass, so that nothing but
+the responder is counted.  A case is run twice, with N1 and then N2
+requests; the difference of the two totals divided by N2 - N1 is the
+cost of one request, with start-up and exit cancelled out.  The count
+is the same run after run (no timing is involved).
+
+The table goes to stdout and, with --out, to a file.  Figures are
+printed, never asserted here: the budgets of the performance issue are
+shown beside them (ok / over) for the reader.
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.dirname(os.path.dirname(HERE))
+PROTO = "2026-07-28"
+META = {"io.modelcontextprotocol/protocolVersion": PROTO,
+        "io.modelcontextprotocol/clientInfo": {"name": "icount",
+                                               "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}
+
+
+def enc(obj):
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def fcgi_params(pairs):
+    out = b""
+    for k, v in pairs:
+        k, v = k.encode(), v.encode()
+        for n in (len(k), len(v)):
+            out += bytes([n]) if n < 128 else struct.pack(">I",
+                                                          n | 0x80000000)
+        out += k + v
+    return out
+
+
+def record(rtype, content, rid=1):
+    pad = (8 - len(content) % 8) % 8
+    return struct.pack(">BBHHBx", 1, rtype, rid, len(content), pad) + \
+        content + b"\0" * pad
+
+
+def fcgi(path, env, body):
+    """One FastCGI request; returns (status, headers, body)."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(60)
+    s.connect(path)
+    msg = record(1, struct.pack(">HB5x", 1, 0))	# BEGIN, responder
+    p = fcgi_params(env)
+    for i in range(0, len(p), 65535):
+        msg += record(4, p[i:i + 65535])
+    msg += record(4, b"")
+    for i in range(0, len(body), 65535):
+        msg += record(5, body[i:i + 65535])
+    msg += record(5, b"")
+    s.sendall(msg)
+    out, buf = b"", b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+        while len(buf) >= 8:
+            _, rtype, _, clen, pad = struct.unpack(">BBHHB", buf[:7])
+            if len(buf) < 8 + clen + pad:
+                break
+            if rtype == 6:
+                out += buf[8:8 + clen]
+            buf = buf[8 + clen + pad:]
+            if rtype == 3:		# END_REQUEST
+                s.close()
+                return parse(out)
+    s.close()
+    return parse(out)
+
+
+def parse(raw):
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status = 200
+    m = re.search(rb"^Status: (\d+)", head, re.M)
+    if m:
+        status = int(m.group(1))
+    if b"text/event-stream" in head:
+        datas = re.findall(rb"^data: (.*)$", body, re.M)
+        body = datas[-1] if datas else b""
+    return status, head, body
+
+
+def env_for(method, name, body, legacy=False):
+    e = [("REQUEST_METHOD", "POST"), ("CONTENT_TYPE", "application/json"),
+         ("CONTENT_LENGTH", str(len(body))), ("HTTP_HOST", "localhost"),
+         ("HTTP_ACCEPT", "application/json, text/event-stream"),
+         ("SCRIPT_NAME", "/mcp"), ("REQUEST_URI", "/mcp"),
+         ("SERVER_PROTOCOL", "HTTP/1.1"), ("REMOTE_ADDR", "127.0.0.1")]
+    if not legacy:
+        e += [("HTTP_MCP_PROTOCOL_VERSION", PROTO),
+              ("HTTP_MCP_METHOD", method)]
+        if name is not None:
+            e.append(("HTTP_MCP_NAME", name))
+    return e
+
+
+def rpc(method, params, name=None, rid=1, legacy=False):
+    if not legacy:
+        params = dict(params, _meta=META)
+    body = enc({"jsonrpc": "2.0", "id": rid, "method": method,
+                "params": params})
+    return env_for(method, name, body, legacy), body
+
+
+class Case:
+    """A responder (argv built from a socket path and a count) and the
+    requests one iteration sends (a function of the socket)."""
+
+    def __init__(self, label, argv, step, per=1):
+        self.label, self.argv, self.step, self.per = label, argv, step, per
+
+
+def count(case, n, tmp, valgrind, libtool):
+    sock = os.path.join(tmp, "s.sock")
+    out = os.path.join(tmp, "cg.out")
+    for f in (sock, out):
+        if os.path.exists(f):
+            os.unlink(f)
+    # The build tree's wymcp-fcgi is libtool's wrapper script: libtool
+    # runs valgrind on the program itself.
+    argv = [libtool, "--mode=execute", valgrind, "--tool=callgrind",
+            "--callgrind-out-file=" + out, "--dump-line=no",
+            "--compress-strings=no"] + case.argv(sock, n)
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, start_new_session=True)
+    t0 = time.time()
+    while not os.path.exists(sock):
+        if p.poll() is not None or time.time() - t0 > 60:
+            raise SystemExit("%s: did not start: %s" %
+                             (case.label, p.stderr.read().decode()))
+        time.sleep(0.05)
+    try:
+        for _ in range(n):
+            case.step(sock)
+    finally:
+        if case.argv(sock, n)[0].endswith("wymcp-fcgi"):
+            os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+    with open(out) as f:
+        for line in f:
+            if line.startswith("summary:") or line.startswith("totals:"):
+                return int(line.split()[1])
+    raise SystemExit("%s: no total in %s" % (case.label, out))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--builddir", required=True)
+    ap.add_argument("--n1", type=int, default=20)
+    ap.add_argument("--n2", type=int, default=120)
+    ap.add_argument("--out")
+    a = ap.parse_args()
+    b = os.path.abspath(a.builddir)
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("icount: valgrind is not installed (Debian: valgrind)")
+        return 77
+    prog = os.path.join(b, "src", "front", "wymcp-fcgi")
+    mods = os.path.join(b, "tools", ".libs")
+    tmp = tempfile.mkdtemp(prefix="wymcp-icount.")
+    try:
+        return run(a, b, prog, mods, tmp, valgrind)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def build(tmp, b):
+    """The floor and the N-tool modules, compiled here with -O2."""
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "json-c"],
+                           capture_output=True, text=True,
+                           check=True).stdout.split()
+    bare = os.path.join(tmp, "bare")
+    subprocess.run(["cc", "-O2", "-o", bare, os.path.join(HERE, "bare.c"),
+                    "-lfcgi"] + flags, check=True)
+    many = {}
+    for n in (1, 5, 100, 1000):
+        so = os.path.join(tmp, "many%d.so" % n)
+        subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-DNTOOLS=%d" % n,
+                        "-I" + os.path.join(SRC, "src"), "-o", so,
+                        os.path.join(HERE, "manytools.c")] + flags,
+                       check=True)
+        many[n] = so
+    return bare, many
+
+
+def run(a, b, prog, mods, tmp, valgrind):
+    bare, many = build(tmp, b)
+    libtool = os.path.join(b, "libtool")
+    keyfile = os.path.join(tmp, "keys")
+    subprocess.run([prog, "--generate-key", keyfile], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def wymcp(*modules):
+        def argv(sock, n):
+            v = [prog, "--listen", "unix:" + sock, "--workers", "0",
+                 "--state-key-file", keyfile]
+            for m in modules:
+                v += ["--module", m]
+            return v
+        return argv
+
+    def bare_argv(sock, n):
+        return [bare, sock, "0", str(n)]
+
+    def ok(sock, req, want=200):
+        st, _, body = fcgi(sock, *req)
+        if st != want:
+            raise SystemExit("request answered %d: %s" % (st, body[:300]))
+        return json.loads(body) if body else None
+
+    bundled = [os.path.join(mods, m + ".so") for m in ("help", "echo")]
+    examples = os.path.join(mods, "examples.so")
+    echo = rpc("tools/call", {"name": "echo", "arguments": {"text": "hi"}},
+               "echo")
+    book = {"name": "book_room", "arguments": {"day": "2026-12-01"}}
+
+    # Round 2 needs a state from round 1 (sealed with the same key).
+    state = {}
+
+    def round2(sock):
+        if "s" not in state:
+            r = ok(sock, rpc("tools/call", book, "book_room"))
+            state["s"] = r["result"]["requestState"]
+        ok(sock, rpc("tools/call", dict(book, inputResponses={
+            "elicit-1": {"action": "accept",
+                         "content": {"room": "Aurora"}}},
+            requestState=state["s"]), "book_room"))
+
+    def listing(sock):
+        cursor, n = None, 0
+        while True:
+            p = {} if cursor is None else {"cursor": cursor}
+            r = ok(sock, rpc("tools/list", p))["result"]
+            n += 1
+            cursor = r.get("nextCursor")
+            if cursor is None:
+                return n
+
+    legacy = rpc("tools/call", {"name": "echo",
+                                "arguments": {"text": "hi"}}, legacy=True)
+    cases = [
+        Case("floor: bare libfcgi + json-c echo", bare_argv,
+             lambda s: ok(s, echo)),
+        Case("tools/call echo", wymcp(*bundled), lambda s: ok(s, echo)),
+        Case("server/discover", wymcp(*bundled),
+             lambda s: ok(s, rpc("server/discover", {}))),
+        Case("tools/list, 1 tool", wymcp(many[1]),
+             lambda s: ok(s, rpc("tools/list", {}))),
+        Case("tools/list, 100 tools (one page)", wymcp(many[100]),
+             lambda s: ok(s, rpc("tools/list", {}))),
+        Case("tools/list, 1000 tools, first page", wymcp(many[1000]),
+             lambda s: ok(s, rpc("tools/list", {}))),
+        Case("tools/list, 1000 tools, all 10 pages", wymcp(many[1000]),
+             listing),
+        Case("tools/call t0001, 5 tools loaded", wymcp(many[5]),
+             lambda s: ok(s, rpc("tools/call", {"name": "t0001",
+                                 "arguments": {"text": "hi"}}, "t0001"))),
+        Case("tools/call t0001, 1000 tools loaded", wymcp(many[1000]),
+             lambda s: ok(s, rpc("tools/call", {"name": "t0001",
+                                 "arguments": {"text": "hi"}}, "t0001"))),
+        Case("round 1 of book_room (seals)", wymcp(examples),
+             lambda s: ok(s, rpc("tools/call", book, "book_room"))),
+        Case("round 2 of book_room (opens, seals)", wymcp(examples),
+             round2),
+        Case("legacy 2025-11-25 tools/call echo", wymcp(*bundled),
+             lambda s: ok(s, legacy)),
+    ]
+    res = {}
+    for c in cases:
+        state.clear()
+        t1 = count(c, a.n1, tmp, valgrind, libtool)
+        state.clear()
+        t2 = count(c, a.n2, tmp, valgrind, libtool)
+        res[c.label] = (t2 - t1) / (a.n2 - a.n1)
+        print("# %-40s %10.0f" % (c.label, res[c.label]), flush=True)
+
+    floor = res["floor: bare libfcgi + json-c echo"]
+    plain = res["tools/call echo"]
+    ratios = [
+        ("tools/call echo / floor", plain / floor, 1.15),
+        ("round 1 / plain call", res["round 1 of book_room (seals)"] /
+         plain, 1.3),
+        ("round 2 / plain call",
+         res["round 2 of book_room (opens, seals)"] / plain, 1.5),
+        ("call with 1000 tools / with 5",
+         res["tools/call t0001, 1000 tools loaded"] /
+         res["tools/call t0001, 5 tools loaded"], 1.03),
+        ("list of 1000, one page / 100 tools",
+         res["tools/list, 1000 tools, first page"] /
+         res["tools/list, 100 tools (one page)"], 1.03),
+    ]
+    lines = ["", "instructions per request (callgrind, N2 %d - N1 %d "
+             "requests, one process, no web server)" % (a.n2, a.n1), ""]
+    lines += ["%-44s %12s" % ("request", "instructions")]
+    for c in cases:
+        lines.append("%-44s %12.0f" % (c.label, res[c.label]))
+    lines += ["", "%-44s %8s %8s" % ("ratio", "now", "budget")]
+    for name, v, budget in ratios:
+        lines.append("%-44s %8.2f %8.2f  %s" % (
+            name, v, budget, "ok" if v <= budget else "over"))
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
