@@ -37,6 +37,7 @@ struct wymcp__who {
 	const char		*principal;	/* or NULL */
 	const struct wymcp__tool **tools;	/* mount list */
 	size_t			 ntools;
+	const unsigned char	*mount_digest;	/* its identity, or NULL */
 };
 
 /* The round in progress (methods/call.c binds it, run.c runs it). */

@@ -177,6 +177,9 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 		    strlen(srv->tools[i].def->name)))
 			ctx->who.tools[n++] = &srv->tools[i];
 	ctx->who.ntools = n;
+	/* All tools: their identity was computed at load. */
+	if (list == NULL)
+		ctx->who.mount_digest = srv->mount_digest;
 	if (list == NULL || srv->logmax < WYMCP_LOG_WARNING)
 		return WYMCP_OK;
 	while ((w = wymcp__word(&list, &len)) != NULL) {

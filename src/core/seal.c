@@ -7,8 +7,18 @@
  * expiry, the method, the tool name, a digest of the arguments and the
  * identity of the mounted tool set.  The token is base64url (no padding)
  * of: version (1 byte) | key id (4) | nonce (24) | ciphertext+tag; the
- * first five bytes are the additional data.  Any failure to open is one
- * error, never a partial run.
+ * first five bytes are the additional data.  The plaintext is binary:
+ *
+ *	expiry		4 bytes, seconds since the epoch, big-endian
+ *	binding		16 bytes, BLAKE2b of every binding (bind())
+ *	tags		4 bytes, the first byte of each binding's own digest,
+ *			so that a refusal's log line can say which differed
+ *	answers		the answers the run read, compact JSON, or nothing
+ *			for none
+ *
+ * so a state that holds no answer is 69 bytes, 92 characters, and
+ * opening one parses nothing.  Any failure to open is one error, never
+ * a partial run.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,8 +37,12 @@
 
 #include "core/core.h"
 
-#define SEAL_VERSION	1
+#define SEAL_VERSION	2
 #define HEAD_LEN	5
+#define EXPIRY_LEN	4
+#define BIND_LEN	16
+#define TAGS_LEN	4
+#define FIXED_LEN	(EXPIRY_LEN + BIND_LEN + TAGS_LEN)
 #define NONCE_LEN	crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
 #define TAG_LEN		crypto_aead_xchacha20poly1305_ietf_ABYTES
 #define KEYFILE_MAX	(1024 * 1024)	/* as keyfile.c writes */
@@ -103,48 +117,71 @@ hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
 	}
 }
 
-/* The hex digest of the arguments, canonical; arena-owned or NULL. */
-static const char *
-args_digest(struct wymcp_ctx *ctx)
+/* The canonical digest of the arguments (32 bytes into out).  0 or -1. */
+static int
+args_digest(struct wymcp_ctx *ctx, unsigned char *out)
 {
 	crypto_generichash_state st;
-	unsigned char		 h[32];
-	char			*hex;
 
-	crypto_generichash_init(&st, NULL, 0, sizeof(h));
+	crypto_generichash_init(&st, NULL, 0, 32);
 	if (hash_canon(&st, ctx->call.args, 0))
-		return NULL;
-	crypto_generichash_final(&st, h, sizeof(h));
-	if ((hex = wymcp__arena_alloc(&ctx->arena, 65)) == NULL)
-		return NULL;
-	return sodium_bin2hex(hex, 65, h, sizeof(h));
+		return -1;
+	crypto_generichash_final(&st, out, 32);
+	return 0;
 }
 
-/* The hex identity of the mounted tool set; arena-owned or NULL. */
-static const char *
-mount_digest(struct wymcp_ctx *ctx)
-{
-	crypto_generichash_state st;
-	unsigned char		 h[32];
-	char			*hex;
-	size_t			 i;
-
-	crypto_generichash_init(&st, NULL, 0, sizeof(h));
-	for (i = 0; i < ctx->who.ntools; i++)
-		crypto_generichash_update(&st, ctx->who.tools[i]->digest,
-		    sizeof(ctx->who.tools[i]->digest));
-	crypto_generichash_final(&st, h, sizeof(h));
-	if ((hex = wymcp__arena_alloc(&ctx->arena, 65)) == NULL)
-		return NULL;
-	return sodium_bin2hex(hex, 65, h, sizeof(h));
-}
-
-/* Add a string member or null. */
+/* Feed a string, or its absence, to the hash, unambiguously. */
 static void
-put(struct json_object *o, const char *k, const char *v)
+hash_str(crypto_generichash_state *st, const char *s)
 {
-	json_object_object_add(o, k, v != NULL ? json_object_new_string(v) :
-	    NULL);
+	unsigned char	 present = s != NULL;
+
+	crypto_generichash_update(st, &present, 1);
+	if (s != NULL)
+		crypto_generichash_update(st, (const unsigned char *)s,
+		    strlen(s) + 1);
+}
+
+/*
+ * The bindings of a state (mrtr.mdx: bound to the principal, the
+ * request and the server's tools): the digest of them all into
+ * bind[BIND_LEN], and a one-byte tag of each (principal, method and
+ * name, arguments, mounted tools) into tags[TAGS_LEN].  0 or -1.
+ */
+static int
+bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
+{
+	crypto_generichash_state st, one;
+	unsigned char		 args[32], mount[32], d[32];
+
+	if (args_digest(ctx, args))
+		return -1;
+	if (ctx->who.mount_digest != NULL)
+		memcpy(mount, ctx->who.mount_digest, sizeof(mount));
+	else
+		wymcp__mount_digest(ctx->who.tools, ctx->who.ntools, mount);
+	crypto_generichash_init(&st, NULL, 0, BIND_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)"wymcp-state",
+	    11);
+	hash_str(&st, ctx->who.principal);
+	hash_str(&st, ctx->req.method);
+	hash_str(&st, ctx->call.name);
+	crypto_generichash_update(&st, args, sizeof(args));
+	crypto_generichash_update(&st, mount, sizeof(mount));
+	crypto_generichash_final(&st, bindout, BIND_LEN);
+
+	crypto_generichash_init(&one, NULL, 0, sizeof(d));
+	hash_str(&one, ctx->who.principal);
+	crypto_generichash_final(&one, d, sizeof(d));
+	tags[0] = d[0];
+	crypto_generichash_init(&one, NULL, 0, sizeof(d));
+	hash_str(&one, ctx->req.method);
+	hash_str(&one, ctx->call.name);
+	crypto_generichash_final(&one, d, sizeof(d));
+	tags[1] = d[0];
+	tags[2] = args[0];
+	tags[3] = mount[0];
+	return 0;
 }
 
 /*
@@ -155,65 +192,50 @@ const char *
 wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
 {
 	const struct wymcp_server *srv = ctx->srv;
-	struct json_object	*p = NULL;
-	const char		*pt, *ad, *md;
-	unsigned char		*bin = NULL;
-	char			*tok = NULL;
-	size_t			 ptlen, binlen, toklen;
+	unsigned char		*bin, *pt;
+	const char		*js = NULL;
+	char			*tok;
+	size_t			 jslen = 0, ptlen, binlen;
 	unsigned long long	 clen;
+	uint32_t		 exp;
 
-	if (srv->nkeys == 0 || (ad = args_digest(ctx)) == NULL ||
-	    (md = mount_digest(ctx)) == NULL)
+	if (srv->nkeys == 0)
 		return NULL;
-	if ((p = json_object_new_object()) == NULL)
-		return NULL;
-	put(p, "p", ctx->who.principal);
-	json_object_object_add(p, "e", json_object_new_int64(
-	    (int64_t)time(NULL) + (int64_t)srv->state_ttl));
-	put(p, "m", ctx->req.method);
-	put(p, "n", ctx->call.name);
-	put(p, "a", ad);
-	put(p, "s", md);
-	json_object_object_add(p, "r", json_object_get(answers));
-	pt = wymcp__json(p);
-	ptlen = strlen(pt);
+	if (answers != NULL && json_object_object_length(answers) > 0) {
+		js = wymcp__json(answers);
+		jslen = strlen(js);
+	}
+	ptlen = FIXED_LEN + jslen;
 	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
-	if ((bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
-		goto out;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
+	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+		return NULL;
+	exp = (uint32_t)((int64_t)time(NULL) + (int64_t)srv->state_ttl);
+	pt[0] = (unsigned char)(exp >> 24);
+	pt[1] = (unsigned char)(exp >> 16);
+	pt[2] = (unsigned char)(exp >> 8);
+	pt[3] = (unsigned char)exp;
+	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
+		return NULL;
+	if (jslen > 0)
+		memcpy(pt + FIXED_LEN, js, jslen);
 	bin[0] = SEAL_VERSION;
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
-	    &clen, (const unsigned char *)pt, ptlen, bin, HEAD_LEN, NULL,
-	    bin + HEAD_LEN, srv->keys[0].key);
-	toklen = sodium_base64_encoded_len(binlen,
-	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-	if ((tok = wymcp__arena_alloc(&ctx->arena, toklen)) == NULL)
-		goto out;
-	sodium_bin2base64(tok, toklen, bin, binlen,
-	    sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-out:
-	json_object_put(p);
+	    &clen, pt, ptlen, bin, HEAD_LEN, NULL, bin + HEAD_LEN,
+	    srv->keys[0].key);
+	sodium_memzero(pt, ptlen);
+	if ((tok = wymcp__arena_alloc(&ctx->arena,
+	    wymcp__b64url_len(binlen) + 1)) == NULL)
+		return NULL;
+	wymcp__b64url_encode(tok, bin, binlen);
 	return tok;
-}
-
-/* Is member `k` of `o` the string `want` (or null when want is NULL)? */
-static int
-is(struct json_object *o, const char *k, const char *want)
-{
-	struct json_object	*v;
-
-	if (!json_object_object_get_ex(o, k, &v))
-		return 0;
-	if (want == NULL)
-		return v == NULL;
-	return json_object_is_type(v, json_type_string) &&
-	    strcmp(json_object_get_string(v), want) == 0;
 }
 
 /*
  * Open a requestState and check every binding.  Returns 0 with
- * *answers (request-owned) or -1; the reason is logged at debug level
+ * *answers (request-owned) or -1; the reason is logged at info level
  * only, since the client gets one message whatever failed.
  */
 int
@@ -222,20 +244,22 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 {
 	const struct wymcp_server *srv = ctx->srv;
 	const struct wymcp__key	*k = NULL;
-	struct json_object	*p = NULL, *v;
-	unsigned char		*bin, *pt;
-	const char		*why = "malformed", *d;
+	struct json_object	*a = NULL;
+	unsigned char		*bin, *pt, want[BIND_LEN], tags[TAGS_LEN];
+	const char		*why = "malformed", *js;
 	size_t			 toklen = strlen(tok), binlen, i;
 	unsigned long long	 ptlen;
+	uint32_t		 exp;
 
 	*answers = NULL;
 	if (toklen == 0 || toklen > TOKEN_MAX)
 		goto fail;
-	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen)) == NULL)
+	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
+	    NULL)
 		goto fail;
-	if (sodium_base642bin(bin, toklen, tok, toklen, NULL, &binlen, NULL,
-	    sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
-	    binlen < HEAD_LEN + NONCE_LEN + TAG_LEN || bin[0] != SEAL_VERSION)
+	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
+	    binlen < HEAD_LEN + NONCE_LEN + FIXED_LEN + TAG_LEN ||
+	    bin[0] != SEAL_VERSION)
 		goto fail;
 	for (i = 0; i < srv->nkeys && k == NULL; i++)
 		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
@@ -248,42 +272,46 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 	why = "authentication failed";
 	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
 	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
-	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0)
-		goto fail;
-	why = "malformed payload";
-	if ((p = wymcp__parse((const char *)pt, (size_t)ptlen)) == NULL ||
-	    !json_object_is_type(p, json_type_object))
+	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen < FIXED_LEN)
 		goto fail;
 	why = "expired";
-	if (!json_object_object_get_ex(p, "e", &v) ||
-	    !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) < (int64_t)time(NULL))
+	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
+	    (uint32_t)pt[2] << 8 | pt[3];
+	if ((int64_t)exp < (int64_t)time(NULL))
 		goto fail;
-	why = "other principal";
-	if (!is(p, "p", ctx->who.principal))
+	why = "malformed payload";
+	if (bind(ctx, want, tags))
 		goto fail;
-	why = "other method or tool";
-	if (!is(p, "m", ctx->req.method) || !is(p, "n", ctx->call.name))
+	if (sodium_memcmp(want, pt + EXPIRY_LEN, BIND_LEN) != 0) {
+		/* Which binding differs (by its tag: a likely guess). */
+		if (tags[0] != pt[EXPIRY_LEN + BIND_LEN])
+			why = "other principal";
+		else if (tags[1] != pt[EXPIRY_LEN + BIND_LEN + 1])
+			why = "other method or tool";
+		else if (tags[2] != pt[EXPIRY_LEN + BIND_LEN + 2])
+			why = "other arguments";
+		else if (tags[3] != pt[EXPIRY_LEN + BIND_LEN + 3])
+			why = "other mounted tool set";
+		else
+			why = "other bindings";
 		goto fail;
-	why = "other arguments";
-	if ((d = args_digest(ctx)) == NULL || !is(p, "a", d))
-		goto fail;
-	why = "other mounted tool set";
-	if ((d = mount_digest(ctx)) == NULL || !is(p, "s", d))
-		goto fail;
+	}
 	why = "malformed answers";
-	if (!json_object_object_get_ex(p, "r", &v) ||
-	    !json_object_is_type(v, json_type_object))
+	js = (const char *)pt + FIXED_LEN;
+	if (ptlen == FIXED_LEN)
+		a = json_object_new_object();
+	else if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
+	    !json_object_is_type(a, json_type_object))
 		goto fail;
-	*answers = wymcp_own(ctx, json_object_get(v));
-	json_object_put(p);
-	return *answers == NULL ? -1 : 0;
+	if ((*answers = wymcp_own(ctx, a)) == NULL)
+		return -1;
+	return 0;
 fail:
+	json_object_put(a);
 	/* Keys that differ between hosts are a deployment error: say so. */
 	wymcp__ctx_log(ctx, k == NULL && strcmp(why, "unknown key") == 0 ?
 	    WYMCP_LOG_WARNING : WYMCP_LOG_INFO, "requestState refused: %s%s",
 	    why, k == NULL && strcmp(why, "unknown key") == 0 ? " (do all "
 	    "hosts share one --state-key-file?)" : "");
-	json_object_put(p);
 	return -1;
 }

@@ -83,6 +83,10 @@ int	 wymcp__sentinel_decode(struct wymcp__arena *, const char *value,
 int	 wymcp__base64_decode(const char *in, size_t inlen,
 	    unsigned char *out, size_t *outlen);
 int	 wymcp__base64_ok(const char *);
+size_t	 wymcp__b64url_len(size_t);
+void	 wymcp__b64url_encode(char *, const unsigned char *, size_t);
+int	 wymcp__b64url_decode(unsigned char *, size_t *, const char *,
+	    size_t);
 int	 wymcp__utf8_valid(const char *, size_t);
 int	 wymcp__text_ok(const char *);
 const char *wymcp__word(const char **, size_t *);

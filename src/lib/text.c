@@ -291,3 +291,107 @@ wymcp__tool_name_ok(const char *name)
 			return 0;
 	return n >= 1 && n <= 128;
 }
+
+/*
+ * base64url without padding (RFC 4648 section 5), for the sealed
+ * requestState: the ciphertext is not secret, so these need not run in
+ * constant time, and a table lookup per character is what they do.
+ */
+static const char b64url[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/* The encoded length of n bytes, without the NUL. */
+size_t
+wymcp__b64url_len(size_t n)
+{
+	return n / 3 * 4 + (n % 3 == 0 ? 0 : n % 3 + 1);
+}
+
+/* Encode n bytes into out (wymcp__b64url_len(n) + 1 bytes), NUL-ended. */
+void
+wymcp__b64url_encode(char *out, const unsigned char *in, size_t n)
+{
+	size_t		 i;
+	unsigned int	 v;
+
+	for (i = 0; i + 3 <= n; i += 3) {
+		v = (unsigned int)in[i] << 16 | (unsigned int)in[i + 1] << 8 |
+		    in[i + 2];
+		*out++ = b64url[v >> 18];
+		*out++ = b64url[v >> 12 & 63];
+		*out++ = b64url[v >> 6 & 63];
+		*out++ = b64url[v & 63];
+	}
+	if (n - i == 1) {
+		v = (unsigned int)in[i] << 16;
+		*out++ = b64url[v >> 18];
+		*out++ = b64url[v >> 12 & 63];
+	} else if (n - i == 2) {
+		v = (unsigned int)in[i] << 16 | (unsigned int)in[i + 1] << 8;
+		*out++ = b64url[v >> 18];
+		*out++ = b64url[v >> 12 & 63];
+		*out++ = b64url[v >> 6 & 63];
+	}
+	*out = '\0';
+}
+
+/* The value of a base64url character, or -1. */
+static int
+b64url_val(unsigned char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	if (c == '-')
+		return 62;
+	if (c == '_')
+		return 63;
+	return -1;
+}
+
+/*
+ * Decode n characters of base64url (no padding) into out, which holds
+ * at least n / 4 * 3 + 2 bytes.  0 with *outlen, or -1 for a character
+ * outside the alphabet, a length no encoding has, or bits set past the
+ * end (a non-canonical encoding: one string per value).
+ */
+int
+wymcp__b64url_decode(unsigned char *out, size_t *outlen, const char *in,
+    size_t n)
+{
+	size_t		 i, o = 0;
+	int		 a, b, c, d;
+
+	if (n % 4 == 1)
+		return -1;
+	for (i = 0; i + 4 <= n; i += 4) {
+		if ((a = b64url_val((unsigned char)in[i])) < 0 ||
+		    (b = b64url_val((unsigned char)in[i + 1])) < 0 ||
+		    (c = b64url_val((unsigned char)in[i + 2])) < 0 ||
+		    (d = b64url_val((unsigned char)in[i + 3])) < 0)
+			return -1;
+		out[o++] = (unsigned char)(a << 2 | b >> 4);
+		out[o++] = (unsigned char)((b & 15) << 4 | c >> 2);
+		out[o++] = (unsigned char)((c & 3) << 6 | d);
+	}
+	if (n - i >= 2) {
+		if ((a = b64url_val((unsigned char)in[i])) < 0 ||
+		    (b = b64url_val((unsigned char)in[i + 1])) < 0)
+			return -1;
+		out[o++] = (unsigned char)(a << 2 | b >> 4);
+		if (n - i == 2) {
+			if (b & 15)
+				return -1;
+		} else {
+			if ((c = b64url_val((unsigned char)in[i + 2])) < 0 ||
+			    (c & 3))
+				return -1;
+			out[o++] = (unsigned char)((b & 15) << 4 | c >> 2);
+		}
+	}
+	*outlen = o;
+	return 0;
+}

@@ -265,3 +265,37 @@ wymcp__listing_digest(struct json_object *listing, unsigned char *out)
 	return crypto_generichash(out, 32, (const unsigned char *)s,
 	    strlen(s), NULL, 0) == 0 ? 0 : -1;
 }
+
+/*
+ * The identity of a mount list: BLAKE2b of its tools' digests in order.
+ * A requestState is bound to it, so a redeploy that changes the tools
+ * invalidates state instead of misreading it.
+ */
+void
+wymcp__mount_digest(const struct wymcp__tool *const *tools, size_t n,
+    unsigned char *out)
+{
+	crypto_generichash_state st;
+	size_t			 i;
+
+	crypto_generichash_init(&st, NULL, 0, 32);
+	for (i = 0; i < n; i++)
+		crypto_generichash_update(&st, tools[i]->digest,
+		    sizeof(tools[i]->digest));
+	crypto_generichash_final(&st, out, 32);
+}
+
+/* The identity of every registered tool: the mount list without WYMCP_TOOLS. */
+void
+wymcp__server_digest(struct wymcp_server *srv)
+{
+	crypto_generichash_state st;
+	size_t			 i;
+
+	crypto_generichash_init(&st, NULL, 0, sizeof(srv->mount_digest));
+	for (i = 0; i < srv->ntools; i++)
+		crypto_generichash_update(&st, srv->tools[i].digest,
+		    sizeof(srv->tools[i].digest));
+	crypto_generichash_final(&st, srv->mount_digest,
+	    sizeof(srv->mount_digest));
+}

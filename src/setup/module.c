@@ -253,6 +253,7 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
+	wymcp__server_digest(srv);
 	return WYMCP_OK;
 nomem:
 	wymcp__seterr(srv, "out of memory");

@@ -80,6 +80,7 @@ struct wymcp__key {
 struct wymcp_server {
 	struct wymcp__tool	*tools;		/* registration order */
 	size_t			 ntools;
+	unsigned char		 mount_digest[32]; /* of all tools, in order */
 	struct wymcp__module	*mods;
 	size_t			 nmods;
 	struct wymcp__resource	*resources;	/* fixed URIs */
@@ -193,6 +194,9 @@ int	 wymcp__keyfile_parse(const char *buf, size_t len,
 	    struct wymcp__key **keys, size_t *nkeys, char *err,
 	    size_t errlen);
 int	 wymcp__tool_digest(struct wymcp__tool *);
+void	 wymcp__mount_digest(const struct wymcp__tool *const *, size_t,
+	    unsigned char *);
+void	 wymcp__server_digest(struct wymcp_server *);
 int	 wymcp__listing_digest(struct json_object *, unsigned char *);
 
 #endif /* WYMCP_SETUP_H */

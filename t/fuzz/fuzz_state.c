@@ -9,12 +9,16 @@
  * the input is not even a JSON string) and the tool must never run.
  *
  * An input starting with a NUL byte is different: the rest is the
- * plaintext of a state, which this target seals with the server's own
- * key, so the fuzzer reaches the checks behind the seal (expiry,
- * principal, method, tool, arguments, mount set, answers).  The tool
- * may then get past its first question only if the plaintext holds
- * every binding of this call and an answer "elicit-1"; whenever a
- * binding is wrong the call must fail with -32602 before the tool runs.
+ * plaintext of a state (seal.c: expiry, binding digest, tags, answers),
+ * which this target seals with the server's own key, so the fuzzer
+ * reaches the checks behind the seal.  After the NUL, one byte of
+ * choices: bit 0 takes this call's genuine binding and tags (learnt
+ * from a genuine state), else the next 20 bytes are them; bit 1 takes
+ * an expiry five minutes ahead, else the next 4 bytes are it
+ * (big-endian); the rest are the answers.  The tool may then get past
+ * its first question only if the plaintext binds this call, is
+ * unexpired and carries an answer "elicit-1"; whenever the binding is
+ * wrong the call must fail with -32602 before the tool runs.
  *
  * Every response must be one well-formed JSON-RPC response; anything
  * else aborts.
@@ -258,32 +262,37 @@ str(struct json_object *o, const char *k)
 	return json_object_get_string(v);
 }
 
-/* What a genuine state of this call binds: its arguments and mounts. */
-static char	 want_args[65], want_mount[65];
+/* What a genuine state of this call binds: its binding and tags. */
+static unsigned char	 want_bind[20];
 
-/* Open a token with the server's first key; the plaintext or NULL. */
-static struct json_object *
-open_token(struct wymcp_server *srv, const char *tok)
+/*
+ * Open a token with the server's first key: the plaintext's length, or
+ * -1.
+ */
+static long
+open_token(struct wymcp_server *srv, const char *tok, unsigned char *pt,
+    size_t ptsz)
 {
-	unsigned char		 bin[4096], pt[4096];
+	unsigned char		 bin[4096];
 	unsigned long long	 ptlen;
 	size_t			 binlen;
 
 	if (sodium_base642bin(bin, sizeof(bin), tok, strlen(tok), NULL,
 	    &binlen, NULL, sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
-	    binlen < 5 + 24 + 16 ||
+	    binlen < 5 + 24 + 16 || binlen - 29 - 16 > ptsz ||
 	    crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
 	    bin + 29, binlen - 29, bin, 5, bin + 5, srv->keys[0].key) != 0)
-		return NULL;
-	return wymcp__parse((const char *)pt, (size_t)ptlen);
+		return -1;
+	return (long)ptlen;
 }
 
 static struct wymcp_server *
 server(void)
 {
 	static struct wymcp_server	*srv;
-	struct json_object		*r, *r2, *pt;
-	const char			*st, *s;
+	struct json_object		*r, *r2;
+	unsigned char			 pt[4096];
+	const char			*st;
 
 	if (srv != NULL)
 		return srv;
@@ -296,15 +305,9 @@ server(void)
 	/* Learn the bindings from a genuine state, and check it opens. */
 	r = serve(srv, FIRST, NULL, 0);
 	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==
-	    NULL || (pt = open_token(srv, st)) == NULL)
+	    NULL || open_token(srv, st, pt, sizeof(pt)) < 24)
 		abort();
-	if ((s = str(pt, "a")) == NULL || strlen(s) != 64)
-		abort();
-	memcpy(want_args, s, 65);
-	if ((s = str(pt, "s")) == NULL || strlen(s) != 64)
-		abort();
-	memcpy(want_mount, s, 65);
-	json_object_put(pt);
+	memcpy(want_bind, pt + 4, sizeof(want_bind));
 	r2 = serve(srv, SECOND, st, strlen(st));
 	if (code(r2) != 0 || strcmp(str(json_object_object_get(r2, "result"),
 	    "resultType"), "complete") != 0)
@@ -326,7 +329,7 @@ seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
 
 	if ((bin = malloc(binlen)) == NULL)
 		return NULL;
-	bin[0] = 1;
+	bin[0] = 2;
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	memset(bin + 5, 0x5a, 24);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + 29, &clen, pt, ptlen,
@@ -340,46 +343,64 @@ seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
 	return tok;
 }
 
-/* Is member k of o JSON null? */
-static int
-is_null(struct json_object *o, const char *k)
+/*
+ * The plaintext an input asks for (see the top of the file), into pt:
+ * its length.
+ */
+static size_t
+plaintext(const uint8_t *in, size_t len, time_t now, uint8_t *pt)
 {
-	struct json_object	*v;
+	uint8_t		 op = len > 0 ? in[0] : 0;
+	size_t		 n = 0, i = 1;
+	uint32_t	 e = (uint32_t)(now + 300);
 
-	return json_object_object_get_ex(o, k, &v) && v == NULL;
+	if (op & 2) {
+		pt[n++] = (uint8_t)(e >> 24);
+		pt[n++] = (uint8_t)(e >> 16);
+		pt[n++] = (uint8_t)(e >> 8);
+		pt[n++] = (uint8_t)e;
+	} else
+		for (; i < len && n < 4; i++)
+			pt[n++] = in[i];
+	if (op & 1) {
+		memcpy(pt + n, want_bind, sizeof(want_bind));
+		n += sizeof(want_bind);
+	} else
+		for (; i < len && n < 4 + sizeof(want_bind); i++)
+			pt[n++] = in[i];
+	for (; i < len; i++)
+		pt[n++] = in[i];
+	return n;
 }
 
 /*
  * Does the plaintext bind this very call, unexpired at `now`?  As
- * seal.c's bindings, written out independently.  *expiry is its "e",
+ * seal.c's checks, written out independently.  *expiry is its expiry,
  * *first whether it carries an answer "elicit-1".
  */
 static int
 binds(const uint8_t *pt, size_t len, time_t now, int64_t *expiry,
     int *first)
 {
-	struct json_object	*p, *v, *r;
-	const char		*s;
+	struct json_object	*r = NULL;
 	int			 ok;
 
 	*first = 0;
 	*expiry = 0;
-	if ((p = wymcp__parse((const char *)pt, len)) == NULL)
+	if (len < 24)
 		return 0;
-	ok = json_object_is_type(p, json_type_object) &&
-	    json_object_object_get_ex(p, "e", &v) &&
-	    json_object_is_type(v, json_type_int) &&
-	    (*expiry = json_object_get_int64(v)) >= (int64_t)now &&
-	    is_null(p, "p") &&
-	    (s = str(p, "m")) != NULL && strcmp(s, "tools/call") == 0 &&
-	    (s = str(p, "n")) != NULL && strcmp(s, "ask") == 0 &&
-	    (s = str(p, "a")) != NULL && strcmp(s, want_args) == 0 &&
-	    (s = str(p, "s")) != NULL && strcmp(s, want_mount) == 0 &&
-	    json_object_object_get_ex(p, "r", &r) &&
-	    json_object_is_type(r, json_type_object);
+	*expiry = (int64_t)((uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
+	    (uint32_t)pt[2] << 8 | pt[3]);
+	if (*expiry < (int64_t)now || memcmp(pt + 4, want_bind, 16) != 0)
+		return 0;
+	if (len == 24)
+		return 1;
+	if ((r = wymcp__parse((const char *)pt + 24, len - 24)) == NULL)
+		return 0;
+	ok = json_object_is_type(r, json_type_object);
 	if (ok)
 		*first = json_object_object_get_ex(r, "elicit-1", NULL);
-	json_object_put(p);
+	json_object_put(r);
 	return ok;
 }
 
@@ -388,6 +409,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct wymcp_server	*srv = server();
 	struct json_object	*resp;
+	uint8_t			*pt;
+	size_t			 ptlen;
 	char			*tok;
 	time_t			 now;
 	int64_t			 expiry;
@@ -408,10 +431,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* Authentic: sealed here, from the plaintext the fuzzer wrote. */
-	if ((tok = seal(srv, data + 1, size - 1)) == NULL)
-		return 0;
 	now = time(NULL);
-	ok = binds(data + 1, size - 1, now, &expiry, &first);
+	if ((pt = malloc(size + 32)) == NULL)
+		return 0;
+	ptlen = plaintext(data + 1, size - 1, now, pt);
+	tok = seal(srv, pt, ptlen);
+	ok = binds(pt, ptlen, now, &expiry, &first);
+	free(pt);
+	if (tok == NULL)
+		return 0;
 	resp = serve(srv, SECOND, tok, strlen(tok));
 	c = code(resp);
 	/* Any wrong binding: one -32602, and the tool never ran. */

@@ -103,6 +103,54 @@ b64_bad(const char *in)
 	    "'%s' accepted", in);
 }
 
+/* base64url without padding (RFC 4648 section 5), lib/text.c. */
+START_TEST(b64url_round_trips_every_length)
+{
+	unsigned char	 in[64], out[64];
+	char		 enc[100];
+	size_t		 n, len, i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 37 + 250);
+	for (n = 0; n <= sizeof(in); n++) {
+		wymcp__b64url_encode(enc, in, n);
+		ck_assert_uint_eq(strlen(enc), wymcp__b64url_len(n));
+		ck_assert_ptr_null(strpbrk(enc, "+/="));
+		ck_assert_int_eq(wymcp__b64url_decode(out, &len, enc,
+		    strlen(enc)), 0);
+		ck_assert_uint_eq(len, n);
+		ck_assert_int_eq(memcmp(in, out, n), 0);
+	}
+	/* RFC 4648 section 10, with the URL alphabet and no padding. */
+	wymcp__b64url_encode(enc, (const unsigned char *)"foobar", 6);
+	ck_assert_str_eq(enc, "Zm9vYmFy");
+	wymcp__b64url_encode(enc, (const unsigned char *)"fo", 2);
+	ck_assert_str_eq(enc, "Zm8");
+	wymcp__b64url_encode(enc, (const unsigned char *)"\xfb\xff", 2);
+	ck_assert_str_eq(enc, "-_8");
+}
+END_TEST
+
+START_TEST(b64url_refuses_what_no_encoder_writes)
+{
+	unsigned char	 out[16];
+	size_t		 len;
+	const char	*bad[] = { "Z", "Zm8=", "Zm+v", "Zm/v", "Zm9", "Zm9v!",
+			    "Zm9 ", "Zh", "Zm9vY" };
+	size_t		 i;
+
+	/* "Zm9" decodes ("fo"); its last character's low bits must be 0. */
+	ck_assert_int_eq(wymcp__b64url_decode(out, &len, "Zm8", 3), 0);
+	ck_assert_int_eq(wymcp__b64url_decode(out, &len, "Zm9", 3), -1);
+	ck_assert_int_eq(wymcp__b64url_decode(out, &len, "Zg", 2), 0);
+	ck_assert_int_eq(wymcp__b64url_decode(out, &len, "", 0), 0);
+	ck_assert_uint_eq(len, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(wymcp__b64url_decode(out, &len, bad[i],
+		    strlen(bad[i])) == -1, "%s decoded", bad[i]);
+}
+END_TEST
+
 START_TEST(base64_rfc4648_section10_vectors)
 {
 	b64_ok("", "", 0);
@@ -552,6 +600,8 @@ http_suite(void)
 
 	tc = tcase_create("base64");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, b64url_round_trips_every_length);
+	tcase_add_test(tc, b64url_refuses_what_no_encoder_writes);
 	tcase_add_test(tc, base64_rfc4648_section10_vectors);
 	tcase_add_test(tc, base64_bad_padding_rejected);
 	tcase_add_test(tc, base64_bad_chars_rejected);

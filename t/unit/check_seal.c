@@ -366,6 +366,26 @@ START_TEST(round_trip_opens)
 }
 END_TEST
 
+START_TEST(state_without_answers_is_short)
+{
+	char	 st[STATE_MAX], st2[STATE_MAX];
+
+	/* A first round has read no answer: the state is only bindings. */
+	call(srv, "ask", "{\"a\":1}", NULL, NULL, NULL);
+	take_state("elicit-1", st);
+	ck_assert_uint_le(strlen(st), 120);
+	/* base64url of 69 bytes, no padding. */
+	ck_assert_uint_eq(strlen(st), 92);
+	ck_assert_uint_eq(strspn(st, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_"), strlen(st));
+	/* One answer makes it grow by the answer's JSON, nothing more. */
+	call(srv, "ask", "{\"a\":1}", ALICE, st, NULL);
+	take_state("elicit-2", st2);
+	ck_assert_uint_le(strlen(st2), 92 + (strlen("{\"elicit-1\":") +
+	    strlen(ALICE) + 1) * 4 / 3 + 2);
+}
+END_TEST
+
 START_TEST(state_is_not_single_use)
 {
 	char	 st[STATE_MAX];
@@ -952,6 +972,7 @@ seal_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, round_trip_opens);
 	tcase_add_test(tc, state_is_not_single_use);
+	tcase_add_test(tc, state_without_answers_is_short);
 	tcase_add_test(tc, tampered_state_refused);
 	tcase_add_test(tc, truncated_state_refused);
 	tcase_add_test(tc, empty_state_refused);
