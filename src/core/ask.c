@@ -245,12 +245,28 @@ form_cap(const struct wymcp_ctx *ctx)
 	    json_object_object_get_ex(e, "form", NULL);
 }
 
+/* Ask a form question whose schema was checked. */
+static enum wymcp_err
+elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
+    const char *msg, struct json_object *schema, struct json_object **answer)
+{
+	struct json_object	*params;
+
+	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(params, "mode", json_object_new_string("form"));
+	json_object_object_add(params, "message", json_object_new_string(msg));
+	json_object_object_add(params, "requestedSchema",
+	    json_object_get(schema));
+	return ask(ctx, run, "elicit", key, "elicitation/create", params,
+	    schema, answer);
+}
+
 enum wymcp_err
 wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
     struct json_object *schema, struct json_object **answer)
 {
 	struct wymcp__run	*run;
-	struct json_object	*params;
 	char			 why[256];
 
 	if (answer != NULL)
@@ -268,21 +284,62 @@ wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
 		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "elicit: %s", why);
 		return WYMCP_ERR_SCHEMA;
 	}
-	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
-		return WYMCP_ERR_NOMEM;
-	json_object_object_add(params, "mode", json_object_new_string("form"));
-	json_object_object_add(params, "message", json_object_new_string(msg));
-	json_object_object_add(params, "requestedSchema",
-	    json_object_get(schema));
-	return ask(ctx, run, "elicit", key, "elicitation/create", params,
-	    schema, answer);
+	return elicit_form(ctx, run, key, msg, schema, answer);
+}
+
+/*
+ * The parsed, checked schema of `text`, owned by the request: from the
+ * server's memo when this text was seen before (same address, same
+ * bytes), else parsed and checked now and remembered while there is
+ * room.  NULL (logged) when it is not valid JSON or not a form schema;
+ * *rc says which failure.
+ */
+static struct json_object *
+form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
+{
+	struct wymcp_server		*srv = ctx->srv;
+	struct wymcp__schema_memo	*m;
+	struct json_object		*s;
+	char				 why[256];
+	size_t				 i;
+
+	*rc = WYMCP_ERR_SCHEMA;
+	for (i = 0; i < srv->nmemo; i++)
+		if (srv->memo[i].ptr == text &&
+		    strcmp(srv->memo[i].text, text) == 0) {
+			*rc = WYMCP_ERR_NOMEM;
+			return wymcp_own(ctx,
+			    json_object_get(srv->memo[i].schema));
+		}
+	if ((s = wymcp__parse(text, strlen(text))) == NULL) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR,
+		    "elicit: the schema is not valid JSON");
+		return NULL;
+	}
+	if (!wymcp__elicit_schema_ok(s, why, sizeof(why))) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "elicit: %s", why);
+		json_object_put(s);
+		return NULL;
+	}
+	if (srv->nmemo < WYMCP__SCHEMA_MEMO) {
+		m = &srv->memo[srv->nmemo];
+		if ((m->text = strdup(text)) != NULL) {
+			m->ptr = text;
+			m->schema = json_object_get(s);
+			srv->nmemo++;
+		}
+	}
+	*rc = WYMCP_ERR_NOMEM;
+	return wymcp_own(ctx, s);
 }
 
 enum wymcp_err
 wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
     struct json_object **answer)
 {
+	struct wymcp__run	*run;
 	struct json_object	*s;
+	enum wymcp_err		 rc;
 
 	if (answer != NULL)
 		*answer = NULL;
@@ -294,17 +351,18 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
 	 */
 	if (!form_cap(ctx))
 		return WYMCP_ERR_NOTSUP;
-	if (wymcp__run_open(ctx) == NULL)
+	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
-	if (schema == NULL ||
-	    (s = wymcp__parse(schema, strlen(schema))) == NULL) {
+	if (msg == NULL)
+		return WYMCP_ERR_INVAL;
+	if (schema == NULL) {
 		wymcp__ctx_log(ctx, WYMCP_LOG_ERR,
 		    "elicit: the schema is not valid JSON");
 		return WYMCP_ERR_SCHEMA;
 	}
-	if (wymcp_own(ctx, s) == NULL)
-		return WYMCP_ERR_NOMEM;
-	return wymcp_elicit_key(ctx, NULL, msg, s, answer);
+	if ((s = form_schema(ctx, schema, &rc)) == NULL)
+		return rc;
+	return elicit_form(ctx, run, NULL, msg, s, answer);
 }
 
 enum wymcp_err

@@ -57,6 +57,10 @@ wymcp_server_free(struct wymcp_server *srv)
 	if (srv == NULL)
 		return;
 	wymcp__modules_free(srv);
+	for (i = 0; i < srv->nmemo; i++) {
+		free(srv->memo[i].text);
+		json_object_put(srv->memo[i].schema);
+	}
 	for (i = 0; i < srv->norigins; i++) {
 		free(srv->origins[i].origin);
 		free(srv->origins[i].host);

@@ -71,6 +71,19 @@ struct wymcp__origin {
 	char	*host;		/* host name (lower case), no port */
 };
 
+/*
+ * A parsed elicitation schema the server remembers for the text it came
+ * from (core/ask.c): tools pass the same static text round after round,
+ * so it is parsed and checked once per process, not once per question.
+ * A pure memo: what it holds follows from the text alone.
+ */
+struct wymcp__schema_memo {
+	const char		*ptr;		/* the text's address, */
+	char			*text;		/* ... and a copy of it */
+	struct json_object	*schema;	/* parsed, and checked */
+};
+#define WYMCP__SCHEMA_MEMO	64
+
 /* keys.c: a requestState sealing key. */
 struct wymcp__key {
 	unsigned char	 key[32];
@@ -102,6 +115,8 @@ struct wymcp_server {
 	size_t			 nkeys;
 	unsigned int		 state_ttl;	/* seconds */
 	int			 legacy;	/* serve 2025-11-25 clients */
+	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
+	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */
 	char			*readbuf;
 	size_t			 readbufsz;

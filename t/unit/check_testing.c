@@ -994,6 +994,60 @@ START_TEST(call_tool_stops_declines_and_refuses)
 }
 END_TEST
 
+/* A schema in a buffer the test rewrites between rounds. */
+static char	 dyn_schema[256];
+
+static enum wymcp_err
+dyn_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_elicit(c, "Which?", dyn_schema, &a)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "answered");
+}
+
+static const struct wymcp_tool dyn_tool = {
+	.name = "dyn", .description = "Asks with a changing schema.",
+	.run = dyn_run
+};
+
+START_TEST(elicit_schema_text_is_read_each_time_it_changes)
+{
+	struct json_object	*p;
+
+	o.meta = WYMCP_TESTING_META_ELICIT;
+	build();
+	snprintf(dyn_schema, sizeof(dyn_schema), "{\"type\":\"object\","
+	    "\"properties\":{\"name\":{\"type\":\"string\"}}}");
+	run(&dyn_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INPUT_REQUIRED);
+	ck_assert(json_object_object_get_ex(r.schema, "properties", &p));
+	ck_assert(json_object_object_get_ex(p, "name", NULL));
+	/* The same text again: the same question. */
+	run(&dyn_tool, NULL);
+	ck_assert(json_object_object_get_ex(r.schema, "properties", &p));
+	ck_assert(json_object_object_get_ex(p, "name", NULL));
+	/* Other bytes at the same address: the new schema is asked. */
+	snprintf(dyn_schema, sizeof(dyn_schema), "{\"type\":\"object\","
+	    "\"properties\":{\"color\":{\"type\":\"string\"}}}");
+	run(&dyn_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INPUT_REQUIRED);
+	ck_assert(json_object_object_get_ex(r.schema, "properties", &p));
+	ck_assert(json_object_object_get_ex(p, "color", NULL));
+	ck_assert(!json_object_object_get_ex(p, "name", NULL));
+	/* And a schema that is not a form is refused every time. */
+	snprintf(dyn_schema, sizeof(dyn_schema), "{\"type\":\"array\"}");
+	run(&dyn_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_int_eq(r.rc, WYMCP_ERR_SCHEMA);
+	run(&dyn_tool, NULL);
+	ck_assert_int_eq(r.rc, WYMCP_ERR_SCHEMA);
+}
+END_TEST
+
 static Suite *
 testing_suite(void)
 {
@@ -1043,6 +1097,7 @@ testing_suite(void)
 	tcase_add_test(tc, prompts_and_resources_as_on_the_wire);
 	tcase_add_test(tc, call_tool_completes_book_room_through_the_pipeline);
 	tcase_add_test(tc, call_tool_stops_declines_and_refuses);
+	tcase_add_test(tc, elicit_schema_text_is_read_each_time_it_changes);
 	suite_add_tcase(s, tc);
 	return s;
 }
