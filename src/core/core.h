@@ -35,7 +35,7 @@ struct wymcp__request {
 struct wymcp__who {
 	struct json_object	*assigns;	/* name -> string */
 	const char		*principal;	/* or NULL */
-	const struct wymcp__tool **tools;	/* mount list */
+	const struct wymcp__tool *const *tools; /* mount list */
 	size_t			 ntools;
 	const unsigned char	*mount_digest;	/* its identity, or NULL */
 };

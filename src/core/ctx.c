@@ -139,58 +139,72 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 	return WYMCP_OK;
 }
 
-/* Is `name` (length n) a word of the space/comma-separated list? */
+/* Registration order, for qsort. */
 static int
-listed(const char *list, const char *name, size_t n)
+by_order(const void *a, const void *b)
 {
-	const char	*w;
-	size_t		 len;
+	const struct wymcp__tool *const *x = a, *const *y = b;
 
-	while ((w = wymcp__word(&list, &len)) != NULL)
-		if (len == n && strncmp(w, name, n) == 0)
-			return 1;
-	return 0;
+	return *x < *y ? -1 : *x > *y;
 }
 
 /*
- * Build the mount list: every registered tool, or those WYMCP_TOOLS
- * names, in registration order.  An empty WYMCP_TOOLS mounts nothing
- * (fail closed).  Names that match no tool are logged.
+ * Build the mount list: every registered tool (the server's own array,
+ * built at load), or those WYMCP_TOOLS names, in registration order.
+ * An empty WYMCP_TOOLS mounts nothing (fail closed).  Names that match
+ * no tool are logged.
  */
 enum wymcp_err
 wymcp__ctx_mount(struct wymcp_ctx *ctx)
 {
 	const struct wymcp_server *srv = ctx->srv;
-	const char	*list, *w;
-	size_t		 i, n = 0, len;
-	int		 found;
+	const struct wymcp__tool **tools, *t;
+	const char	*list, *w, *p;
+	size_t		 i, n = 0, nwords = 0, len;
 
 	if (ctx->who.tools != NULL)
 		return WYMCP_OK;	/* built already */
 	list = wymcp__env(ctx->req.env, "WYMCP_TOOLS");
-	ctx->who.tools = wymcp__arena_alloc(&ctx->arena,
-	    (srv->ntools ? srv->ntools : 1) * sizeof(*ctx->who.tools));
-	if (ctx->who.tools == NULL)
-		return WYMCP_ERR_NOMEM;
-	for (i = 0; i < srv->ntools; i++)
-		if (list == NULL || listed(list, srv->tools[i].def->name,
-		    strlen(srv->tools[i].def->name)))
-			ctx->who.tools[n++] = &srv->tools[i];
-	ctx->who.ntools = n;
-	/* All tools: their identity was computed at load. */
-	if (list == NULL)
+	if (list == NULL && srv->all != NULL) {
+		ctx->who.tools = srv->all;
+		ctx->who.ntools = srv->ntools;
+		/* Their identity was computed at load. */
 		ctx->who.mount_digest = srv->mount_digest;
-	if (list == NULL || srv->logmax < WYMCP_LOG_WARNING)
 		return WYMCP_OK;
+	}
+	if (list == NULL) {
+		/* The index could not be built: the whole list, copied. */
+		if ((tools = wymcp__arena_alloc(&ctx->arena,
+		    (srv->ntools + 1) * sizeof(*tools))) == NULL)
+			return WYMCP_ERR_NOMEM;
+		for (i = 0; i < srv->ntools; i++)
+			tools[i] = &srv->tools[i];
+		ctx->who.tools = tools;
+		ctx->who.ntools = srv->ntools;
+		ctx->who.mount_digest = srv->mount_digest;
+		return WYMCP_OK;
+	}
+	for (p = list; wymcp__word(&p, &len) != NULL; nwords++)
+		continue;
+	if ((tools = wymcp__arena_alloc(&ctx->arena,
+	    (nwords + 1) * sizeof(*tools))) == NULL)
+		return WYMCP_ERR_NOMEM;
 	while ((w = wymcp__word(&list, &len)) != NULL) {
-		for (found = 0, i = 0; i < srv->ntools && !found; i++)
-			found = strlen(srv->tools[i].def->name) == len &&
-			    strncmp(srv->tools[i].def->name, w, len) == 0;
-		if (!found)
+		if ((t = wymcp__tool_lookup(srv, w, len)) == NULL) {
 			wymcp__ctx_log(ctx, WYMCP_LOG_WARNING,
 			    "WYMCP_TOOLS names '%.*s', which no loaded module "
 			    "provides", (int)len, w);
+			continue;
+		}
+		for (i = 0; i < n && tools[i] != t; i++)
+			continue;
+		if (i == n)
+			tools[n++] = t;
 	}
+	/* srv->tools is in registration order: so is the address order. */
+	qsort(tools, n, sizeof(*tools), by_order);
+	ctx->who.tools = tools;
+	ctx->who.ntools = n;
 	return WYMCP_OK;
 }
 
@@ -198,11 +212,16 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 const struct wymcp__tool *
 wymcp__ctx_find_tool(const struct wymcp_ctx *ctx, const char *name)
 {
-	size_t	 i;
+	const struct wymcp__tool *t;
+	size_t			 i;
 
+	if ((t = wymcp__tool_lookup(ctx->srv, name, strlen(name))) == NULL)
+		return NULL;
+	if (ctx->who.tools == ctx->srv->all)
+		return t;
 	for (i = 0; i < ctx->who.ntools; i++)
-		if (strcmp(ctx->who.tools[i]->def->name, name) == 0)
-			return ctx->who.tools[i];
+		if (ctx->who.tools[i] == t)
+			return t;
 	return NULL;
 }
 

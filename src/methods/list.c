@@ -76,10 +76,13 @@ list_id(const struct wymcp__list *l, char *hex)
 	snprintf(n, sizeof(n), "%zu", l->n);
 	crypto_generichash_update(&st, (const unsigned char *)n,
 	    strlen(n) + 1);
-	for (i = 0; i < l->n; i++) {
-		l->at(l->arg, i, &listing, &d);
-		crypto_generichash_update(&st, d, 32);
-	}
+	if (l->id != NULL)
+		crypto_generichash_update(&st, l->id, 32);
+	else
+		for (i = 0; i < l->n; i++) {
+			l->at(l->arg, i, &listing, &d);
+			crypto_generichash_update(&st, d, 32);
+		}
 	crypto_generichash_final(&st, h, sizeof(h));
 	sodium_bin2hex(hex, 17, h, sizeof(h));
 }

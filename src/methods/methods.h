@@ -72,6 +72,9 @@ struct wymcp__list {
 	const void	*arg;
 	int64_t		 ttl;		/* ttlMs, the same on every page */
 	int		 private;	/* cacheScope, likewise */
+	const unsigned char *id;	/* 32 bytes naming the entries in
+					   order (a mount digest), or NULL:
+					   hash their digests */
 };
 void	 wymcp__list_reply(struct wymcp_ctx *, struct wymcp__reply *,
 	    const struct wymcp__list *);

@@ -46,14 +46,20 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	l.arg = ctx->who.tools;
 	l.ttl = -1;
 	l.private = ctx->who.principal != NULL;
-	for (i = 0; i < ctx->who.ntools; i++) {
-		mod = ctx->who.tools[i]->mod;
-		ttl = wymcp__module_ttl(mod);
-		if (l.ttl < 0 || ttl < l.ttl)
-			l.ttl = ttl;
-		if (wymcp__module_private(mod))
-			l.private = 1;
-	}
+	/* The list's identity and hints: of every tool, known at load. */
+	l.id = ctx->who.mount_digest;
+	if (ctx->who.tools == ctx->srv->all) {
+		l.ttl = ctx->srv->tools_ttl;
+		l.private |= ctx->srv->tools_private;
+	} else
+		for (i = 0; i < ctx->who.ntools; i++) {
+			mod = ctx->who.tools[i]->mod;
+			ttl = wymcp__module_ttl(mod);
+			if (l.ttl < 0 || ttl < l.ttl)
+				l.ttl = ttl;
+			if (wymcp__module_private(mod))
+				l.private = 1;
+		}
 	if (l.ttl < 0)
 		l.ttl = WYMCP__TTL_MS;
 	wymcp__list_reply(ctx, r, &l);

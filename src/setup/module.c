@@ -11,10 +11,13 @@
 
 #include <ctype.h>
 #include <dlfcn.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "setup/setup.h"
+
+#define TTL_MAX		INT64_C(9007199254740991)	/* 2^53 - 1 */
 
 #define TOOL_AT(mod, i, stride)	\
 	WYMCP__AT(struct wymcp_tool, (mod)->tools, i, stride)
@@ -253,6 +256,10 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
+	if (wymcp__tools_index(srv) != WYMCP_OK) {
+		/* The module stays; its lookups fall back to a scan. */
+		wymcp__seterr(srv, "out of memory");
+	}
 	wymcp__server_digest(srv);
 	return WYMCP_OK;
 nomem:
@@ -308,6 +315,11 @@ wymcp__modules_free(struct wymcp_server *srv)
 	free(srv->tools);
 	srv->tools = NULL;
 	srv->ntools = 0;
+	free(srv->all);
+	srv->all = NULL;
+	free(srv->index);
+	srv->index = NULL;
+	srv->nindex = 0;
 	wymcp__extras_free(srv);
 	for (i = 0; i < srv->nmods; i++) {
 		if (srv->mods[i].handle != NULL)
@@ -317,4 +329,116 @@ wymcp__modules_free(struct wymcp_server *srv)
 	free(srv->mods);
 	srv->mods = NULL;
 	srv->nmods = 0;
+}
+
+/* FNV-1a of a name: the tool index's hash. */
+static uint64_t
+name_hash(const char *s, size_t len)
+{
+	uint64_t	 h = 14695981039346656037ULL;
+	size_t		 i;
+
+	for (i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+/*
+ * Build what requests read of the tools, once per module load: the
+ * array of every tool in order (the mount list when the web server
+ * names none), an open-addressing index of their names, and the cache
+ * hints of a list of them all.  WYMCP_OK or WYMCP_ERR_NOMEM (the old
+ * ones are then kept off: lookups scan).
+ */
+enum wymcp_err
+wymcp__tools_index(struct wymcp_server *srv)
+{
+	const struct wymcp__tool **all;
+	uint32_t		*index;
+	size_t			 n = 16, i, slot;
+	int64_t			 ttl;
+
+	while (n < 2 * srv->ntools)
+		n *= 2;
+	all = calloc(srv->ntools + 1, sizeof(*all));
+	index = calloc(n, sizeof(*index));
+	free(srv->all);
+	free(srv->index);
+	srv->all = NULL;
+	srv->index = NULL;
+	srv->nindex = 0;
+	if (all == NULL || index == NULL) {
+		free(all);
+		free(index);
+		return WYMCP_ERR_NOMEM;
+	}
+	srv->tools_ttl = -1;
+	srv->tools_private = 0;
+	for (i = 0; i < srv->ntools; i++) {
+		all[i] = &srv->tools[i];
+		slot = name_hash(srv->tools[i].def->name,
+		    strlen(srv->tools[i].def->name)) & (n - 1);
+		while (index[slot] != 0)
+			slot = (slot + 1) & (n - 1);
+		index[slot] = (uint32_t)i + 1;
+		ttl = wymcp__module_ttl(srv->tools[i].mod);
+		if (srv->tools_ttl < 0 || ttl < srv->tools_ttl)
+			srv->tools_ttl = ttl;
+		if (wymcp__module_private(srv->tools[i].mod))
+			srv->tools_private = 1;
+	}
+	srv->all = all;
+	srv->index = index;
+	srv->nindex = n;
+	return WYMCP_OK;
+}
+
+/* The registered tool called name[0..len), or NULL. */
+const struct wymcp__tool *
+wymcp__tool_lookup(const struct wymcp_server *srv, const char *name,
+    size_t len)
+{
+	const struct wymcp__tool *t;
+	size_t			 slot, i;
+
+	if (srv->index == NULL) {
+		for (i = 0; i < srv->ntools; i++)
+			if (strlen(srv->tools[i].def->name) == len &&
+			    memcmp(srv->tools[i].def->name, name, len) == 0)
+				return &srv->tools[i];
+		return NULL;
+	}
+	slot = name_hash(name, len) & (srv->nindex - 1);
+	for (; srv->index[slot] != 0; slot = (slot + 1) & (srv->nindex - 1)) {
+		t = &srv->tools[srv->index[slot] - 1];
+		if (strncmp(t->def->name, name, len) == 0 &&
+		    t->def->name[len] == '\0')
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * A module's ttlMs (wymcp.h "struct wymcp_module"): 0 or a module built
+ * before the field existed means the default, a negative value 0.  The
+ * value is kept within what a JSON number holds exactly.
+ */
+int64_t
+wymcp__module_ttl(const struct wymcp_module *mod)
+{
+	if (mod == NULL || !WYMCP__HAS(mod, ttl_ms) || mod->ttl_ms == 0)
+		return WYMCP__TTL_MS;
+	if (mod->ttl_ms < 0)
+		return 0;
+	return (int64_t)mod->ttl_ms > TTL_MAX ? TTL_MAX : (int64_t)mod->ttl_ms;
+}
+
+/* Does the module mark its results as depending on the user? */
+int
+wymcp__module_private(const struct wymcp_module *mod)
+{
+	return mod != NULL && WYMCP__HAS(mod, private_cache) &&
+	    mod->private_cache != 0;
 }

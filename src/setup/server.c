@@ -18,7 +18,6 @@
 
 #include "setup/setup.h"
 
-#define TTL_MAX		INT64_C(9007199254740991)	/* 2^53 - 1 */
 
 struct wymcp_server *
 wymcp_server_new(void)
@@ -160,27 +159,4 @@ wymcp_server_set_legacy(struct wymcp_server *srv, int on)
 {
 	if (srv != NULL)
 		srv->legacy = on != 0;
-}
-
-/*
- * A module's ttlMs (wymcp.h "struct wymcp_module"): 0 or a module built
- * before the field existed means the default, a negative value 0.  The
- * value is kept within what a JSON number holds exactly.
- */
-int64_t
-wymcp__module_ttl(const struct wymcp_module *mod)
-{
-	if (mod == NULL || !WYMCP__HAS(mod, ttl_ms) || mod->ttl_ms == 0)
-		return WYMCP__TTL_MS;
-	if (mod->ttl_ms < 0)
-		return 0;
-	return (int64_t)mod->ttl_ms > TTL_MAX ? TTL_MAX : (int64_t)mod->ttl_ms;
-}
-
-/* Does the module mark its results as depending on the user? */
-int
-wymcp__module_private(const struct wymcp_module *mod)
-{
-	return mod != NULL && WYMCP__HAS(mod, private_cache) &&
-	    mod->private_cache != 0;
 }

@@ -93,7 +93,13 @@ struct wymcp__key {
 struct wymcp_server {
 	struct wymcp__tool	*tools;		/* registration order */
 	size_t			 ntools;
+	/* Built at load (wymcp__tools_index()) for the requests: */
+	const struct wymcp__tool **all;		/* every tool, in order */
+	uint32_t		*index;		/* name hash -> tool + 1 */
+	size_t			 nindex;	/* slots, a power of 2 */
 	unsigned char		 mount_digest[32]; /* of all tools, in order */
+	int64_t			 tools_ttl;	/* smallest module ttlMs */
+	int			 tools_private;	/* a module is private */
 	struct wymcp__module	*mods;
 	size_t			 nmods;
 	struct wymcp__resource	*resources;	/* fixed URIs */
@@ -175,12 +181,15 @@ void	 wymcp__log(const struct wymcp_server *, const char *reqid,
 void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
 	    WYMCP_PRINTF(2, 3);
 
-/* server.c */
+/* module.c: a module's cache hints. */
 int64_t	 wymcp__module_ttl(const struct wymcp_module *);
 int	 wymcp__module_private(const struct wymcp_module *);
 
 /* module.c: registration. */
 void	 wymcp__modules_free(struct wymcp_server *);
+enum wymcp_err wymcp__tools_index(struct wymcp_server *);
+const struct wymcp__tool *wymcp__tool_lookup(const struct wymcp_server *,
+	    const char *name, size_t len);
 enum wymcp_err wymcp__tool_prepare(struct wymcp_server *,
 	    const struct wymcp_module *, const struct wymcp_tool *,
 	    struct wymcp__tool *);

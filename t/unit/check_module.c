@@ -603,6 +603,44 @@ START_TEST(annotated_tool_with_bad_x_mcp_header_refused)
 }
 END_TEST
 
+/* The name index built at load finds every tool, and only by its name. */
+START_TEST(tool_index_finds_every_tool)
+{
+	static struct wymcp_tool	 tab[301];
+	static char			 nm[300][8];
+	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "many",
+	    .tools = tab };
+	size_t				 i;
+
+	memset(tab, 0, sizeof(tab));
+	for (i = 0; i < 300; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "t%03zu", i);
+		tab[i].name = nm[i];
+		tab[i].description = "d";
+		tab[i].run = noop;
+	}
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	ck_assert_uint_ge(srv->nindex, 600);
+	for (i = 0; i < 300; i++)
+		ck_assert_ptr_eq(wymcp__tool_lookup(srv, nm[i],
+		    strlen(nm[i])), &srv->tools[i]);
+	ck_assert_ptr_null(wymcp__tool_lookup(srv, "t300", 4));
+	ck_assert_ptr_null(wymcp__tool_lookup(srv, "t00", 3));
+	ck_assert_ptr_null(wymcp__tool_lookup(srv, "t0001", 5));
+	/* A prefix of a longer word names the tool of that length only. */
+	ck_assert_ptr_eq(wymcp__tool_lookup(srv, "t001 t002", 4),
+	    &srv->tools[1]);
+	ck_assert_ptr_eq(srv->all[299], &srv->tools[299]);
+	/* A second module extends the index and the array. */
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_ptr_eq(wymcp__tool_lookup(srv, "good", 4),
+	    &srv->tools[300]);
+	ck_assert_ptr_eq(wymcp__tool_lookup(srv, "t150", 4),
+	    &srv->tools[150]);
+}
+END_TEST
+
 START_TEST(good_module_after_failures)
 {
 	struct wymcp_tool	 t = { .name = "x y", .description = "d",
@@ -713,6 +751,7 @@ module_suite(void)
 	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
 	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
 	tcase_add_test(tc, abi_smaller_elements_refused);
+	tcase_add_test(tc, tool_index_finds_every_tool);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
 	tcase_add_test(tc, good_module_after_failures);
 	suite_add_tcase(s, tc);
