@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/lib.h"
@@ -318,5 +319,51 @@ wymcp__put_str(struct json_object *o, const char *k, const char *v)
 		json_object_put(s);
 		return -1;
 	}
+	return 0;
+}
+
+/*
+ * A frozen object's serialization, computed once (wymcp__json_freeze()).
+ */
+struct frozen {
+	size_t	 len;
+	char	 text[];
+};
+
+static int
+frozen_out(struct json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const struct frozen	*f = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, f->text, (int)f->len);
+}
+
+static void
+frozen_free(struct json_object *o, void *ud)
+{
+	(void)o;
+	free(ud);
+}
+
+/*
+ * Serialize `o` once, compactly, and make that its serialization from
+ * now on: a listing object written into every list response costs a
+ * copy instead of a walk.  The object must not change afterwards.  0,
+ * or -1 when out of memory (o is then unchanged).
+ */
+int
+wymcp__json_freeze(struct json_object *o)
+{
+	struct frozen	*f;
+	const char	*s = wymcp__json(o);
+	size_t		 len = strlen(s);
+
+	if ((f = malloc(sizeof(*f) + len + 1)) == NULL)
+		return -1;
+	f->len = len;
+	memcpy(f->text, s, len + 1);
+	json_object_set_serializer(o, frozen_out, f, frozen_free);
 	return 0;
 }

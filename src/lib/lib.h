@@ -68,6 +68,7 @@ int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);
 const char *wymcp__json(struct json_object *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
+int	 wymcp__json_freeze(struct json_object *);
 
 /* jsonrpc.c: response and error objects (JSON-RPC 2.0 section 5). */
 struct json_object *wymcp__error(struct json_object *id, int code,

@@ -243,17 +243,14 @@ wymcp_server_set_state_ttl(struct wymcp_server *srv, unsigned int seconds)
 int
 wymcp__tool_digest(struct wymcp__tool *t)
 {
-	const char	*s = wymcp__json(t->listing);
-
-	if (sodium_init() < 0)
-		return -1;
-	return crypto_generichash(t->digest, sizeof(t->digest),
-	    (const unsigned char *)s, strlen(s), NULL, 0);
+	return wymcp__listing_digest(t->listing, t->digest);
 }
 
 /*
  * A listing object's identity: BLAKE2b-256 of its compact
- * serialization.  0, or -1 when libsodium cannot start.
+ * serialization, which is frozen then: the listing is final, and every
+ * list response copies that text instead of walking the object.  0, or
+ * -1 when libsodium cannot start or memory runs out.
  */
 int
 wymcp__listing_digest(struct json_object *listing, unsigned char *out)
@@ -262,8 +259,10 @@ wymcp__listing_digest(struct json_object *listing, unsigned char *out)
 
 	if (sodium_init() < 0)
 		return -1;
-	return crypto_generichash(out, 32, (const unsigned char *)s,
-	    strlen(s), NULL, 0) == 0 ? 0 : -1;
+	if (crypto_generichash(out, 32, (const unsigned char *)s, strlen(s),
+	    NULL, 0) != 0)
+		return -1;
+	return wymcp__json_freeze(listing);
 }
 
 /*
