@@ -204,6 +204,13 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if (nt == NULL)
 		goto nomem;
 	srv->tools = nt;
+	/*
+	 * The array may have moved: the index points into it, so it is
+	 * rebuilt now (for the tools registered so far), whatever happens
+	 * to this module.
+	 */
+	if (wymcp__tools_index(srv) != WYMCP_OK)
+		goto nomem;
 	nm = reallocarray(srv->mods, srv->nmods + 1, sizeof(*nm));
 	if (nm == NULL)
 		goto nomem;

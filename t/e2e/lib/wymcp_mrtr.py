@@ -57,7 +57,7 @@ def token_key_id(tok):
         b = base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4))
     except (ValueError, TypeError):
         return None
-    if len(b) < 5 or b[0] != 1:
+    if len(b) < 5 or b[0] != 2:  # seal version 2 (src/core/seal.c)
         return None
     return b[1:5]
 
