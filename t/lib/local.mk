@@ -1,5 +1,6 @@
-# t/lib: what the C tests share: the in-process request harness and a
-# module for the loader tests.
+# t/lib: what the C tests share: the in-process request harness, a
+# module for the loader tests, and the rogue tools of the hardening
+# layer (make check-harden).
 noinst_LTLIBRARIES += t/libharness.la
 t_libharness_la_SOURCES = %reldir%/harness.c %reldir%/harness.h
 
@@ -8,3 +9,9 @@ check_LTLIBRARIES += %reldir%/testmod.la
 %canon_reldir%_testmod_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
 	-rpath /nowhere
 %canon_reldir%_testmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
+check_LTLIBRARIES += %reldir%/rogue.la
+%canon_reldir%_rogue_la_SOURCES = %reldir%/rogue.c
+%canon_reldir%_rogue_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_rogue_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
