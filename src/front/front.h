@@ -9,6 +9,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
 #include <stddef.h>
 
@@ -22,6 +23,17 @@
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */
 #define FRONT_MAX_BODY		(1024UL * 1024 * 1024) /* --max-body bound */
 #define FRONT_KEY_BYTES		32		/* --generate-key key size */
+
+/*
+ * An allowed FastCGI peer (--allow-peer ADDR[/BITS]), kept as an IPv6
+ * prefix: an IPv4 address is its v4-mapped form (::ffff:a.b.c.d) with
+ * 96 added to its prefix length, so that an IPv4 peer matches whether
+ * it arrives on an IPv4 socket or, v4-mapped, on a dual-stack one.
+ */
+struct front_peer {
+	unsigned char	 addr[16];	/* network byte order */
+	int		 bits;		/* prefix length, 0 to 128 */
+};
 
 /*
  * Everything the command line says, parsed once at startup.  String
@@ -53,6 +65,22 @@ void		 front_log(int prio, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 void		 front_logfn(void *arg, int prio, const char *reqid,
 		    const char *msg);
+
+/*
+ * peer.c: FastCGI peers.  front_peer_parse() reads ADDR[/BITS] (IPv4,
+ * IPv6, v4-mapped IPv6) into `p', or writes why not into `err' and
+ * returns -1.  front_peer_allowed() says whether the socket address
+ * `sa' (of `len' bytes) is in the list; a unix-domain peer always is.
+ * front_addr_loopback() says whether an address is a loopback one
+ * (127/8, ::1, ::ffff:127/104); front_addr_str() prints one.
+ */
+int		 front_peer_parse(const char *spec, struct front_peer *p,
+		    char *err, size_t errlen);
+int		 front_peer_allowed(const struct front_peer *, size_t n,
+		    const struct sockaddr *sa, socklen_t len);
+int		 front_addr_loopback(const struct sockaddr *, socklen_t);
+const char	*front_addr_str(const struct sockaddr *, socklen_t,
+		    char *buf, size_t len);
 
 /*
  * fcgi.c: serving.  front_worker() runs the FastCGI accept loop on the
