@@ -173,11 +173,7 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 		return -1;
 	}
 	*backoff = 0;
-	len = sizeof(ss);
-	if (getpeername(fd, (struct sockaddr *)&ss, &len) == -1) {
-		close(fd);
-		return -1;
-	}
+	/* accept(2) gave the peer's address, as getpeername(2) would. */
 	if (!front_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
 		now = front_now_ms();
@@ -222,7 +218,8 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
  * so leaked ones pile up there, while the connection's, taken first,
  * is closed again); a peak resident size past three quarters of the
  * memory limit (--memory-limit, or an RLIMIT_AS set from outside;
- * without one, FRONT_GROWTH_DEFAULT).
+ * without one, FRONT_GROWTH_DEFAULT), looked at every
+ * FRONT_GROWTH_EVERY requests.
  */
 static const char *
 retire_reason(const struct front_limits *lim, const struct front_board *b,
@@ -252,8 +249,10 @@ retire_reason(const struct front_limits *lim, const struct front_board *b,
 			return buf;
 		}
 	}
+	/* Growth is slow: look every FRONT_GROWTH_EVERY requests. */
 	max = lim->memory > 0 ? lim->memory / 4 * 3 : FRONT_GROWTH_DEFAULT;
-	if (getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0 &&
+	if (b->served % FRONT_GROWTH_EVERY == 0 &&
+	    getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0 &&
 	    (peak = (unsigned long)ru.ru_maxrss * 1024) >= max) {
 		snprintf(buf, len, "memory grew: peak resident size %lu MiB, "
 		    "limit %lu MiB", peak >> 20, max >> 20);

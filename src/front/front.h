@@ -32,6 +32,7 @@
 #define FRONT_MEMORY_MIN	(16UL * 1024 * 1024)	/* --memory-limit */
 #define FRONT_FD_SLACK		32	/* descriptors a worker may gain */
 #define FRONT_GROWTH_DEFAULT	(1024UL * 1024 * 1024)	/* peak RSS */
+#define FRONT_GROWTH_EVERY	16	/* requests between two looks */
 
 /* Exit statuses of a worker that stops itself (wymcp-fcgi(8)). */
 #define FRONT_EXIT_TIMEOUT	3	/* a request ran past its limit */

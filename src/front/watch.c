@@ -184,7 +184,15 @@ on_request(void *arg, const struct wymcp_request_info *ri)
 	copy(board->name, sizeof(board->name), ri->name);
 	copy(board->reqid, sizeof(board->reqid), ri->reqid);
 	__atomic_store_n(&board->deadline, ri->deadline_ms, __ATOMIC_RELAXED);
-	if (ri->deadline_ms != armed && !ri->done)
+	/*
+	 * Follow the deadline when it moved: earlier (a location's lower
+	 * limit), later by more than a moment, or set at all.  The
+	 * library's first one falls a few ms after what
+	 * front_watch_begin() armed: no system call for that.
+	 */
+	if (!ri->done && ri->deadline_ms != armed && (armed == 0 ||
+	    ri->deadline_ms == 0 || ri->deadline_ms < armed ||
+	    ri->deadline_ms > armed + 1000))
 		front_watch_arm(ri->deadline_ms);
 	if (ri->nomem)
 		nomem = 1;
@@ -244,15 +252,16 @@ front_watch_begin(void)
 }
 
 /*
- * The request is over (or there was none): disarm, and say whether the
- * library reported memory running out in it.
+ * The request is over (or there was none), and say whether the library
+ * reported memory running out in it.  The timer stays armed (a system
+ * call less per request): should it fire before the next request
+ * re-arms it, the handler sees no request in flight and does nothing.
  */
 int
 front_watch_end(void)
 {
 	int	 r = nomem;
 
-	front_watch_arm(0);
 	__atomic_store_n(&board->busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&board->deadline, 0, __ATOMIC_RELAXED);
 	nomem = 0;
