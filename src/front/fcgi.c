@@ -156,8 +156,8 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 	struct pollfd		 pfd;
 	socklen_t		 len = sizeof(ss);
 	char			 addr[64];
-	long long		 now;
-	int			 fd, on = 1;
+	long long		 now, until;
+	int			 fd, rc, on = 1;
 
 	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
 	    SOCK_CLOEXEC)) == -1) {
@@ -193,11 +193,18 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 	if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
 		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
 		    sizeof(on));
-	/* As libfcgi does: a connection that says nothing is dropped. */
+	/*
+	 * As libfcgi does: a connection that says nothing is dropped.  A
+	 * signal (a SIGALRM watch.c ignores) does not end the wait.
+	 */
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	pfd.revents = 0;
-	if (poll(&pfd, 1, FIRST_DATA_MS) != 1 || !(pfd.revents & POLLIN)) {
+	until = front_now_ms() + FIRST_DATA_MS;
+	while ((rc = poll(&pfd, 1, (int)(until - front_now_ms() > 0 ?
+	    until - front_now_ms() : 0))) == -1 && errno == EINTR)
+		continue;
+	if (rc != 1 || !(pfd.revents & POLLIN)) {
 		front_log(WYMCP_LOG_DEBUG, "a connection sent nothing for "
 		    "%d ms: closed", FIRST_DATA_MS);
 		close(fd);

@@ -210,9 +210,14 @@ front_watch_init(struct wymcp_server *srv, struct front_board *b,
 	limit_s = timeout;
 	wymcp_server_set_request_fn(srv, on_request, NULL);
 
+	/*
+	 * SA_RESTART: libfcgi does not retry a read(2) or write(2) that a
+	 * signal interrupted, and a SIGALRM the handler ignores must not
+	 * break the request.
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_timer;
-	sa.sa_flags = SA_SIGINFO;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(SIGALRM, &sa, NULL) == -1) {
 		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
