@@ -302,9 +302,12 @@ enum wymcp_err	 wymcp_defer(struct wymcp_ctx *, void (*fn)(void *),
  * request id.  prio is a WYMCP_LOG_* value (the MCP log levels).  When
  * the request carries io.modelcontextprotocol/logLevel at or below
  * prio, the line also goes to the client as notifications/message: so
- * never put secrets or personal data in it.
+ * never put secrets or personal data in it.  Returns WYMCP_OK, or
+ * WYMCP_ERR_IO once the request is cancelled (wymcp_progress(3)): the
+ * line then went to the server's log only.  (Before 0.3 it returned
+ * nothing; callers that ignore the value are unaffected.)
  */
-void		 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
+enum wymcp_err	 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
 		    WYMCP_PRINTF(3, 4);
 
 /*
@@ -380,8 +383,11 @@ void		 wymcp_completion_total(struct wymcp_completion *,
  * otherwise); `total` < 0 means unknown; `message` may be NULL.
  * wymcp_log() likewise sends notifications/message when the request
  * carries io.modelcontextprotocol/logLevel at or below the line's
- * priority.  Returns WYMCP_ERR_IO once the client has gone away:
- * wymcp_cancelled() then says 1, and the tool should stop.
+ * priority.  Returns WYMCP_ERR_IO once the request is cancelled: the
+ * client has gone away (a failed write, or the program's io->gone), or
+ * the request's time limit has passed (wymcp_server_set_request_timeout).
+ * wymcp_cancelled() then says 1, and the tool should stop; both look
+ * again at every call, token or not.
  */
 enum wymcp_err	 wymcp_progress(struct wymcp_ctx *, double progress,
 		    double total, const char *message);
@@ -538,6 +544,14 @@ void		 wymcp_server_set_log(struct wymcp_server *, wymcp_log_fn,
  * parameter list (NAME=VALUE, NULL-terminated).  read() returns bytes
  * read, 0 at end of body, -1 on error.  write() returns 0, or -1 when
  * the peer is gone.  flush() may be NULL.
+ *
+ * Members after `arg` were added in 0.3 and are read only through
+ * wymcp_server_serve_io(), which is told the size of the structure as
+ * the caller was built; wymcp_server_serve() reads the 0.2 members
+ * alone.  Zero the whole structure (memset, or an initializer) before
+ * filling it in, so that members added later read as absent.
+ * gone() may be NULL; else it returns 1 when the peer has closed the
+ * connection (it must not block, read or write), 0 otherwise.
  */
 struct wymcp_io {
 	char *const	 *env;
@@ -545,6 +559,7 @@ struct wymcp_io {
 	int		(*write)(void *arg, const char *buf, size_t len);
 	int		(*flush)(void *arg);
 	void		 *arg;
+	int		(*gone)(void *arg);		/* 0.3 */
 };
 
 /*
@@ -552,9 +567,63 @@ struct wymcp_io {
  * run the method, write the CGI response (Status and headers, then the
  * body).  Returns WYMCP_OK when a response was written, whatever its
  * status; WYMCP_ERR_IO when the peer went away.
+ * wymcp_server_serve_io() is the same with `size`, which must be
+ * sizeof(struct wymcp_io) as the caller sees it: a member the size does
+ * not cover is absent.
  */
 enum wymcp_err	 wymcp_server_serve(struct wymcp_server *,
 		    const struct wymcp_io *);
+enum wymcp_err	 wymcp_server_serve_io(struct wymcp_server *,
+		    const struct wymcp_io *, size_t size);
+
+/*
+ * A time limit for every request, in milliseconds (0, the default:
+ * none).  The FastCGI param WYMCP_REQUEST_TIMEOUT (whole seconds) may
+ * lower it for a location, never raise it.  Once it has passed, the
+ * request is cancelled (wymcp_cancelled() says 1, wymcp_progress() and
+ * wymcp_log() return WYMCP_ERR_IO), and whatever the method answers is
+ * replaced by JSON-RPC error -32603 "Request timed out" (HTTP status 504
+ * when it is not streamed).  Nothing stops a handler that never looks:
+ * the program serving the request does (wymcp-fcgi(8)), with the
+ * deadline the request hook below reports.
+ */
+void		 wymcp_server_set_request_timeout(struct wymcp_server *,
+		    unsigned long ms);
+
+/*
+ * What the program serving a request learns about it, for its logs, its
+ * timers and its process manager.  The strings are owned by the request
+ * and valid until the hook returns: copy what you keep.  Members may be
+ * added at the end.
+ */
+struct wymcp_request_info {
+	const char	*method;	/* JSON-RPC method, or NULL */
+	const char	*name;		/* tool or prompt name, resource URI */
+	const char	*reqid;		/* JSON-RPC id serialized, or NULL */
+	long long	 deadline_ms;	/* CLOCK_MONOTONIC, ms; 0: no limit */
+	int		 done;		/* the response has been written */
+	int		 nomem;		/* memory ran out in this request */
+};
+/*
+ * Called whenever something above changes for the request in flight: as
+ * it starts (deadline), once its method is read, as a tool, prompt or
+ * resource handler starts (name), when the deadline moves, and once as
+ * it ends (done).  From the thread serving the request; the hook must
+ * not call back into the server.  NULL (the default) calls nothing.
+ */
+typedef void (*wymcp_request_fn)(void *arg,
+    const struct wymcp_request_info *info);
+void		 wymcp_server_set_request_fn(struct wymcp_server *,
+		    wymcp_request_fn, void *arg);
+
+/*
+ * Forget the random key wymcp_server_new() made, for a process that
+ * serves one request and exits (CGI): a requestState sealed with it
+ * could never be opened.  Until a key file is loaded, a round that ends
+ * at a question is then answered with JSON-RPC error -32603 saying that
+ * the server has no state key, instead of input_required.
+ */
+void		 wymcp_server_forget_random_key(struct wymcp_server *);
 
 #pragma GCC visibility pop
 

@@ -50,11 +50,21 @@ struct wymcp__call {
 	enum wymcp_err		 rc;		/* the handler's last return */
 };
 
-/* The response as it goes out (stream.c). */
+/*
+ * The response as it goes out (stream.c).  A request is stopped when
+ * the client went away (`cancelled`: nothing more is written) or when
+ * its deadline passed (`expired`: no more notifications, and the final
+ * response is the time-limit error).
+ */
 struct wymcp__out {
 	const struct wymcp_io	*io;		/* where the response goes */
+	int			(*gone)(void *); /* io's, when it has one */
 	int			 streaming;	/* SSE headers are out */
 	int			 cancelled;	/* the client went away */
+	int			 expired;	/* the deadline passed */
+	long long		 deadline;	/* wymcp__clock_ms(); 0: none */
+	long			 limit_ms;	/* the limit it was set from */
+	int			 nomem;		/* memory ran out */
 	struct json_object	*progress_token; /* _meta.progressToken */
 	double			 last_progress;	/* must increase */
 	int			 have_progress;	/* one was sent */
@@ -148,6 +158,7 @@ const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
+void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);
 
 /* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
 int	 wymcp__stream_init(struct wymcp_ctx *);
@@ -156,5 +167,18 @@ enum wymcp_err wymcp__notify(struct wymcp_ctx *, const char *method,
 enum wymcp_err wymcp__notify_log(struct wymcp_ctx *, int prio, char *msg);
 enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
 	    struct json_object *body);
+
+/*
+ * stream.c: the deadline and the client going away.  wymcp__stopped()
+ * looks now (the clock, then io->gone) and records what it finds;
+ * wymcp__expired() looks at the clock only.
+ * wymcp__deadline_set() moves the deadline (0: none) and tells the
+ * program (wymcp__ctx_publish()); time spent waiting for someone can be
+ * left out of a request's limit by moving its deadline on.
+ */
+long long wymcp__clock_ms(void);
+int	 wymcp__expired(struct wymcp_ctx *);
+int	 wymcp__stopped(struct wymcp_ctx *);
+void	 wymcp__deadline_set(struct wymcp_ctx *, long long at, long limit_ms);
 
 #endif /* WYMCP_CORE_H */

@@ -298,3 +298,26 @@ wymcp__ctx_log(const struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 	wymcp__vlog(ctx->srv, ctx->req.idstr, prio, fmt, ap);
 	va_end(ap);
 }
+
+/*
+ * Tell the program serving the request what the request is doing (the
+ * request hook, wymcp.h): its method, handler name, id and deadline,
+ * and `done` once the response is written.
+ */
+void
+wymcp__ctx_publish(const struct wymcp_ctx *ctx, int done)
+{
+	const struct wymcp_server	*srv = ctx->srv;
+	struct wymcp_request_info	 info;
+
+	if (srv == NULL || srv->reqfn == NULL)
+		return;
+	memset(&info, 0, sizeof(info));
+	info.method = ctx->req.method;
+	info.name = ctx->call.name;
+	info.reqid = ctx->req.idstr;
+	info.deadline_ms = ctx->out.deadline;
+	info.done = done;
+	info.nomem = ctx->out.nomem;
+	srv->reqfn(srv->reqarg, &info);
+}

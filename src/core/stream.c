@@ -21,12 +21,21 @@
  *
  * Cancellation (basic/patterns/cancellation.mdx, streamable-http.mdx
  * "Cancellation"): on HTTP the client cancels by closing the stream.
- * Behind a web server the only sign is a failed write or flush (nginx
+ * Behind a web server the signs are a failed write or flush (nginx
  * closes the FastCGI connection when its client goes away; SIGPIPE is
- * ignored by wymcp-fcgi, so the write fails with EPIPE).  From then on
- * the request is cancelled: nothing more is written for it ("MUST NOT
- * send any further messages"), wymcp_progress() returns WYMCP_ERR_IO
- * and wymcp_cancelled() 1, so the tool can stop.
+ * ignored by wymcp-fcgi, so the write fails with EPIPE) and, without
+ * writing anything, the program's io->gone() (wymcp-fcgi polls the
+ * connection for the hang-up).  From then on the request is
+ * cancelled: nothing more is written for it ("MUST NOT send any
+ * further messages"), wymcp_progress() and wymcp_log() return
+ * WYMCP_ERR_IO and wymcp_cancelled() 1, so the tool can stop.
+ *
+ * The time limit (wymcp_server_set_request_timeout()): past the
+ * request's deadline the tool sees the same, no more notifications go
+ * out, and the final response is the time-limit error (serve.c).  The
+ * deadline is kept here, in the context, and may move
+ * (wymcp__deadline_set()); the program serving the request learns every
+ * move through the request hook and stops a handler that never looks.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,6 +43,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +197,73 @@ cancel(struct wymcp_ctx *ctx)
 }
 
 /*
+ * The request passed its deadline: remember it and log it (once).  The
+ * final response is still written: the time-limit error.
+ */
+static void
+expire(struct wymcp_ctx *ctx)
+{
+	if (ctx->out.expired)
+		return;
+	ctx->out.expired = 1;
+	wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "%s%s%s: still running at "
+	    "its time limit (%ld ms): the request is cancelled",
+	    ctx->req.method != NULL ? ctx->req.method : "-",
+	    ctx->call.name != NULL ? " " : "",
+	    ctx->call.name != NULL ? ctx->call.name : "", ctx->out.limit_ms);
+}
+
+/* Milliseconds on the monotonic clock: the deadline's clock. */
+long long
+wymcp__clock_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		return 0;
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Move the deadline (0: none) and tell the program. */
+void
+wymcp__deadline_set(struct wymcp_ctx *ctx, long long at, long limit_ms)
+{
+	ctx->out.deadline = at;
+	ctx->out.limit_ms = limit_ms;
+	wymcp__ctx_publish(ctx, 0);
+}
+
+/* Has the deadline passed?  Records it.  No system call but the clock. */
+int
+wymcp__expired(struct wymcp_ctx *ctx)
+{
+	if (ctx->out.expired)
+		return 1;
+	if (ctx->out.deadline > 0 && wymcp__clock_ms() >= ctx->out.deadline) {
+		expire(ctx);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Is the request stopped: cancelled (the client went away) or past its
+ * deadline?  Looks now, the clock first, then io->gone(), and records
+ * what it finds.
+ */
+int
+wymcp__stopped(struct wymcp_ctx *ctx)
+{
+	if (ctx->out.cancelled || wymcp__expired(ctx))
+		return 1;
+	if (ctx->out.gone != NULL && ctx->out.gone(ctx->out.io->arg)) {
+		cancel(ctx);
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Write `len` bytes of the stream, or cancel the request.  0 or -1.
  */
 static int
@@ -267,7 +344,7 @@ wymcp__notify(struct wymcp_ctx *ctx, const char *method,
 	struct json_object	*msg = NULL;
 	enum wymcp_err		 rc = WYMCP_ERR_NOMEM;
 
-	if (ctx->out.cancelled) {
+	if (ctx->out.cancelled || ctx->out.expired) {
 		rc = WYMCP_ERR_IO;
 		goto out;
 	}
@@ -362,7 +439,8 @@ wymcp_progress(struct wymcp_ctx *ctx, double progress, double total,
 
 	if (ctx == NULL)
 		return WYMCP_ERR_INVAL;
-	if (ctx->out.cancelled)
+	/* Token or not: a tool that reports progress learns it is over. */
+	if (wymcp__stopped(ctx))
 		return WYMCP_ERR_IO;
 	if (ctx->out.progress_token == NULL)
 		return WYMCP_OK;
@@ -392,10 +470,21 @@ wymcp_progress(struct wymcp_ctx *ctx, double progress, double total,
 	return rc;
 }
 
+/*
+ * Looks as wymcp__stopped() does, without recording (the context is
+ * the caller's const): the next wymcp_progress() or wymcp_log(), or the
+ * end of the request, records and logs it.
+ */
 int
 wymcp_cancelled(const struct wymcp_ctx *ctx)
 {
-	return ctx != NULL && ctx->out.cancelled;
+	if (ctx == NULL)
+		return 0;
+	if (ctx->out.cancelled || ctx->out.expired)
+		return 1;
+	if (ctx->out.deadline > 0 && wymcp__clock_ms() >= ctx->out.deadline)
+		return 1;
+	return ctx->out.gone != NULL && ctx->out.gone(ctx->out.io->arg);
 }
 
 /*
@@ -460,7 +549,7 @@ wymcp__notify_log(struct wymcp_ctx *ctx, int prio, char *msg)
 {
 	struct json_object	*p;
 
-	if (ctx->out.cancelled)
+	if (ctx->out.cancelled || ctx->out.expired)
 		return WYMCP_ERR_IO;
 	if (ctx->out.loglevel < 0 || prio > ctx->out.loglevel || !in_run(ctx))
 		return WYMCP_OK;
@@ -487,27 +576,33 @@ wymcp__notify_log(struct wymcp_ctx *ctx, int prio, char *msg)
  * independent.  What a line says is the tool author's responsibility:
  * a client that asks for logLevel receives it, so it must not carry
  * credentials, secrets or personal data (logging.mdx "Security").
+ * Every call looks whether the request is stopped (wymcp__stopped()),
+ * so a tool that only logs learns it too: WYMCP_ERR_IO.
  */
-void
+enum wymcp_err
 wymcp_log(struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 {
-	char	 buf[1024];
-	va_list	 ap;
-	int	 server, client;
+	char		 buf[1024];
+	va_list		 ap;
+	enum wymcp_err	 rc = WYMCP_OK;
+	int		 server, client, stopped;
 
 	if (ctx == NULL || fmt == NULL)
-		return;
+		return WYMCP_ERR_INVAL;
+	stopped = wymcp__stopped(ctx);
 	server = ctx->srv != NULL && ctx->srv->logfn != NULL &&
 	    prio <= ctx->srv->logmax;
 	client = ctx->out.loglevel >= 0 && prio <= ctx->out.loglevel &&
-	    !ctx->out.cancelled;
-	if (!server && !client)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (server)
-		ctx->srv->logfn(ctx->srv->logarg, prio, ctx->req.idstr, buf);
-	if (client)
-		(void)wymcp__notify_log(ctx, prio, buf);
+	    !stopped;
+	if (server || client) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		if (server)
+			ctx->srv->logfn(ctx->srv->logarg, prio,
+			    ctx->req.idstr, buf);
+		if (client)
+			rc = wymcp__notify_log(ctx, prio, buf);
+	}
+	return stopped ? WYMCP_ERR_IO : rc;
 }

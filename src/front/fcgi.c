@@ -4,8 +4,14 @@
 #endif
 
 #include <sys/types.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -20,6 +26,8 @@
 
 #define ACCEPT_BACKOFF_MIN_MS	100	/* first pause after a failed accept */
 #define ACCEPT_BACKOFF_MAX_MS	5000	/* longest pause */
+#define FIRST_DATA_MS		2000	/* a new connection must speak */
+#define REFUSED_LOG_MS		1000	/* one refusal line per second */
 
 extern char	**environ;
 
@@ -90,6 +98,32 @@ fcgi_flush(void *arg)
 }
 
 /*
+ * wymcp_io gone: has the web server closed the connection?  nginx does
+ * when its client goes away (unless fastcgi_ignore_client_abort is on).
+ * A hang-up is POLLRDHUP or POLLHUP, or readable with nothing to read;
+ * data still queued (the end of the body) is not one.  Never blocks.
+ */
+static int
+fcgi_gone(void *arg)
+{
+	FCGX_Request	*req = arg;
+	struct pollfd	 pfd;
+	char		 c;
+
+	if (req->ipcFd < 0)
+		return 1;
+	pfd.fd = req->ipcFd;
+	pfd.events = POLLIN | POLLRDHUP;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) != 1)
+		return 0;
+	if (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+		return 1;
+	return (pfd.revents & POLLIN) &&
+	    recv(req->ipcFd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/*
  * Sleep for `ms' milliseconds with the signal mask `mask', so that a
  * stop signal ends the pause early.
  */
@@ -104,9 +138,140 @@ pause_ms(int ms, const sigset_t *mask)
 }
 
 /*
+ * Take a connection from `listenfd' (non-blocking) and check its peer
+ * against --allow-peer before anything is read from it.  The new
+ * descriptor (blocking, close-on-exec), or -1: none was ready, the peer
+ * is refused (closed, logged at most once a second), it sent nothing
+ * within FIRST_DATA_MS, or accept(2) failed (after a pause that grows
+ * with each failure in a row, so that running out of descriptors does
+ * not spin).
+ */
+static int
+take(int listenfd, const struct front_limits *lim, int *backoff,
+    const sigset_t *waitmask)
+{
+	static long long	 lastlog;
+	static unsigned long	 unlogged;
+	struct sockaddr_storage	 ss;
+	struct pollfd		 pfd;
+	socklen_t		 len = sizeof(ss);
+	char			 addr[64];
+	long long		 now, until;
+	int			 fd, rc, on = 1;
+
+	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
+	    SOCK_CLOEXEC)) == -1) {
+		/* Another worker took it, or the peer gave up. */
+		if (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+			return -1;
+		front_log(WYMCP_LOG_WARNING, "accept: %s", strerror(errno));
+		*backoff = *backoff == 0 ? ACCEPT_BACKOFF_MIN_MS :
+		    *backoff * 2 > ACCEPT_BACKOFF_MAX_MS ?
+		    ACCEPT_BACKOFF_MAX_MS : *backoff * 2;
+		pause_ms(*backoff, waitmask);
+		return -1;
+	}
+	*backoff = 0;
+	/* accept(2) gave the peer's address, as getpeername(2) would. */
+	if (!front_peer_allowed(lim->peers, lim->npeers,
+	    (struct sockaddr *)&ss, len)) {
+		now = front_now_ms();
+		if (now - lastlog >= REFUSED_LOG_MS) {
+			front_log(WYMCP_LOG_WARNING, "refused a FastCGI "
+			    "connection from %s: not in --allow-peer%s",
+			    front_addr_str((struct sockaddr *)&ss, len, addr,
+			    sizeof(addr)), unlogged > 0 ? " (and others "
+			    "since the last such line)" : "");
+			lastlog = now;
+			unlogged = 0;
+		} else
+			unlogged++;
+		close(fd);
+		return -1;
+	}
+	if (ss.ss_family == AF_INET || ss.ss_family == AF_INET6)
+		(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on,
+		    sizeof(on));
+	/*
+	 * As libfcgi does: a connection that says nothing is dropped.  A
+	 * signal (a SIGALRM watch.c ignores) does not end the wait.
+	 */
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	pfd.revents = 0;
+	until = front_now_ms() + FIRST_DATA_MS;
+	while ((rc = poll(&pfd, 1, (int)(until - front_now_ms() > 0 ?
+	    until - front_now_ms() : 0))) == -1 && errno == EINTR)
+		continue;
+	if (rc != 1 || !(pfd.revents & POLLIN)) {
+		front_log(WYMCP_LOG_DEBUG, "a connection sent nothing for "
+		    "%d ms: closed", FIRST_DATA_MS);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Should the worker retire once this request is over?  Writes the
+ * reason into `buf' and returns it, or returns NULL.  The reasons:
+ * --max-requests requests served (main.c: FRONT_MAX_REQUESTS_DEFAULT
+ * under a supervisor, none without unless given); and, under a
+ * supervisor only (without one nothing would replace the process):
+ * memory the library reported running out; descriptors leaked, that is
+ * the lowest free descriptor above the connection's more than
+ * FRONT_FD_SLACK above where it was at start (open(2) takes the lowest,
+ * so leaked ones pile up there, while the connection's, taken first,
+ * is closed again); a peak resident size past three quarters of the
+ * memory limit (--memory-limit, or an RLIMIT_AS set from outside;
+ * without one, FRONT_GROWTH_DEFAULT), looked at every
+ * FRONT_GROWTH_EVERY requests.
+ */
+static const char *
+retire_reason(const struct front_limits *lim, const struct front_board *b,
+    int supervised, int fdbase, int nomem, char *buf, size_t len)
+{
+	struct rusage	 ru;
+	unsigned long	 peak, max;
+	int		 fd;
+
+	if (lim->max_requests > 0 && b->served >= lim->max_requests) {
+		snprintf(buf, len, "served %lu requests (--max-requests)",
+		    b->served);
+		return buf;
+	}
+	if (!supervised)
+		return NULL;
+	if (nomem) {
+		snprintf(buf, len, "memory ran out in a request");
+		return buf;
+	}
+	/* From fdbase + 2: the connection's own left a hole at fdbase. */
+	if ((fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, fdbase + 2)) != -1) {
+		close(fd);
+		if (fd > fdbase + 2 + FRONT_FD_SLACK) {
+			snprintf(buf, len, "descriptors leaked: the lowest "
+			    "free one above %d is %d", fdbase + 1, fd);
+			return buf;
+		}
+	}
+	/* Growth is slow: look every FRONT_GROWTH_EVERY requests. */
+	max = lim->memory > 0 ? lim->memory / 4 * 3 : FRONT_GROWTH_DEFAULT;
+	if (b->served % FRONT_GROWTH_EVERY == 0 &&
+	    getrusage(RUSAGE_SELF, &ru) == 0 && ru.ru_maxrss > 0 &&
+	    (peak = (unsigned long)ru.ru_maxrss * 1024) >= max) {
+		snprintf(buf, len, "memory grew: peak resident size %lu MiB, "
+		    "limit %lu MiB", peak >> 20, max >> 20);
+		return buf;
+	}
+	return NULL;
+}
+
+/*
  * The worker: accept FastCGI requests on `listenfd' and serve each
- * with wymcp_server_serve() until a stop signal, then return 0 (1 on a
- * fatal error).
+ * with wymcp_server_serve_io() until a stop signal or a reason to
+ * retire (retire_reason()), then return 0 (1 on a fatal error).
  *
  * Graceful drain without races.  The stop signals stay blocked all the
  * time except inside ppoll(2), which waits for the listening socket (or
@@ -125,26 +290,44 @@ pause_ms(int ms, const sigset_t *mask)
  * accept(2) interrupts libfcgi's poll or read of the new connection,
  * which libfcgi 2.4 then drops (the web server answers 502).
  * FCGX_ShutdownPending() is not needed and never called.
+ *
+ * The worker accepts connections itself (take()), so that a peer
+ * --allow-peer refuses is closed before a byte is read, and hands each
+ * to libfcgi as a kept connection (ipcFd, keepConnection: libfcgi 2.4
+ * reads the next request of a kept connection instead of accepting);
+ * libfcgi's own listening socket is -1, so it never accepts a peer
+ * unchecked (its FCGI_WEB_SERVER_ADDRS check is main.c's now).  While a
+ * request runs, watch.c's timer stands guard (front_watch_begin()).
  */
 int
-front_worker(struct wymcp_server *srv, int listenfd)
+front_worker(struct wymcp_server *srv, int listenfd,
+    const struct front_limits *lim, struct front_board *board)
 {
+	static struct front_board own;
 	FCGX_Request		 req;
 	struct wymcp_io		 io;
 	struct sigaction	 sa;
 	struct pollfd		 pfd;
 	sigset_t		 stopset, waitmask;
-	int			 rc, backoff = 0, status = 0;
+	char			 why[160];
+	const char		*retire = NULL;
+	int			 rc, fd, fdbase, backoff = 0, status = 0;
+	int			 supervised = board != NULL;
 
+	if (board == NULL)
+		board = &own;
 	if ((rc = FCGX_Init()) != 0) {
 		front_log(WYMCP_LOG_ERR, "FCGX_Init failed (%d)", rc);
 		return 1;
 	}
-	if (FCGX_InitRequest(&req, listenfd, FCGI_FAIL_ACCEPT_ON_INTR)
-	    != 0) {
+	if (FCGX_InitRequest(&req, -1, 0) != 0) {
 		front_log(WYMCP_LOG_ERR, "FCGX_InitRequest failed");
 		return 1;
 	}
+	(void)front_watch_init(srv, board, lim->timeout);
+	fdbase = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	if (fdbase != -1)
+		close(fdbase);
 
 	/*
 	 * After FCGX_Init(), which installs its own SIGPIPE and SIGUSR1
@@ -219,31 +402,36 @@ front_worker(struct wymcp_server *srv, int listenfd)
 			break;
 		}
 
-		if ((rc = FCGX_Accept_r(&req)) < 0) {
-			/* Another worker took the connection. */
-			if (rc == -EAGAIN || rc == -EWOULDBLOCK)
+		if (req.ipcFd < 0) {
+			if ((fd = take(listenfd, lim, &backoff,
+			    &waitmask)) == -1)
 				continue;
-			if (rc > -4096)
-				front_log(WYMCP_LOG_WARNING, "accept: %s",
-				    strerror(-rc));
-			else
-				front_log(WYMCP_LOG_WARNING,
-				    "accept: libfcgi error %d", rc);
-			/* Out of descriptors, say: do not spin. */
-			backoff = backoff == 0 ? ACCEPT_BACKOFF_MIN_MS :
-			    backoff * 2 > ACCEPT_BACKOFF_MAX_MS ?
-			    ACCEPT_BACKOFF_MAX_MS : backoff * 2;
-			pause_ms(backoff, &waitmask);
+			req.ipcFd = fd;
+			req.keepConnection = 1;	/* FCGX_Accept_r keeps it */
+			board->accepted++;
+		}
+
+		front_watch_begin();
+		if ((rc = FCGX_Accept_r(&req)) < 0) {
+			/*
+			 * The connection closed, or spoke no FastCGI, before
+			 * a request: libfcgi closed it and, with no listening
+			 * socket of its own, returned.
+			 */
+			(void)front_watch_end();
+			front_log(WYMCP_LOG_DEBUG, "a connection ended "
+			    "without a request");
 			continue;
 		}
-		backoff = 0;
 
+		memset(&io, 0, sizeof(io));
 		io.env = req.envp;
 		io.read = fcgi_read;
 		io.write = fcgi_write;
 		io.flush = fcgi_flush;
 		io.arg = &req;
-		if (wymcp_server_serve(srv, &io) != WYMCP_OK)
+		io.gone = fcgi_gone;
+		if (wymcp_server_serve_io(srv, &io, sizeof(io)) != WYMCP_OK)
 			front_log(WYMCP_LOG_DEBUG,
 			    "the web server went away before the response "
 			    "was written");
@@ -252,9 +440,21 @@ front_worker(struct wymcp_server *srv, int listenfd)
 		 * the response is flushed before the next wait.
 		 */
 		FCGX_Finish_r(&req);
+		rc = front_watch_end();
+		board->served++;
+		if ((retire = retire_reason(lim, board, supervised, fdbase,
+		    rc, why, sizeof(why))) != NULL)
+			break;
 	}
 
-	if (stopsig)
+	if (retire != NULL) {
+		board->why = FRONT_WHY_RETIRED;
+		snprintf(board->detail, sizeof(board->detail), "%.*s",
+		    (int)sizeof(board->detail) - 1, retire);
+		front_log(WYMCP_LOG_INFO, "worker retiring after %lu "
+		    "request%s: %s", board->served,
+		    board->served == 1 ? "" : "s", retire);
+	} else if (stopsig)
 		front_log(WYMCP_LOG_DEBUG, "worker stopping on signal %d",
 		    (int)stopsig);
 	/* Close a connection the web server kept open, if any. */
@@ -279,44 +479,62 @@ cgi_read(void *arg, char *buf, size_t len)
 }
 
 /*
- * wymcp_io write over standard output (CGI).
+ * wymcp_io write of the CGI response: to the private copy of standard
+ * output (`arg').
  */
 static int
 cgi_write(void *arg, const char *buf, size_t len)
 {
-	(void)arg;
-	return fwrite(buf, 1, len, stdout) == len ? 0 : -1;
+	return fwrite(buf, 1, len, arg) == len ? 0 : -1;
 }
 
 /*
- * wymcp_io flush of standard output (CGI).
+ * wymcp_io flush of the CGI response.
  */
 static int
 cgi_flush(void *arg)
 {
-	(void)arg;
-	return fflush(stdout) == 0 ? 0 : -1;
+	return fflush(arg) == 0 ? 0 : -1;
 }
 
 /*
  * Plain CGI: one request from the environment and standard input, the
- * response on standard output.  Returns 0 when a response was written,
- * 1 when the web server went away.
+ * response on standard output.  The response goes through a private
+ * duplicate of descriptor 1, and descriptor 1 itself is pointed at
+ * standard error before anything runs: a tool that writes to stdout
+ * (printf(3)) lands in the web server's error log and can never write
+ * the response head.  The time limit is watched as in a worker
+ * (watch.c).  Returns 0 when a response was written, 1 when the web
+ * server went away.
  */
 int
-front_cgi(struct wymcp_server *srv)
+front_cgi(struct wymcp_server *srv, const struct front_limits *lim)
 {
 	struct wymcp_io	 io;
 	enum wymcp_err	 rc;
+	FILE		*out;
+	int		 fd;
 
+	if ((fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    dup2(STDERR_FILENO, STDOUT_FILENO) == -1 ||
+	    (out = fdopen(fd, "w")) == NULL) {
+		front_log(WYMCP_LOG_ERR, "CGI: cannot set standard output "
+		    "aside: %s", strerror(errno));
+		return 1;
+	}
+	(void)front_watch_init(srv, NULL, lim->timeout);
+	front_watch_begin();
+	memset(&io, 0, sizeof(io));
 	io.env = environ;
 	io.read = cgi_read;
 	io.write = cgi_write;
 	io.flush = cgi_flush;
-	io.arg = NULL;
-	rc = wymcp_server_serve(srv, &io);
-	if (fflush(stdout) == EOF)
+	io.arg = out;
+	rc = wymcp_server_serve_io(srv, &io, sizeof(io));
+	if (fclose(out) == EOF)
 		rc = WYMCP_ERR_IO;
+	(void)front_watch_end();
+	(void)fflush(stdout);		/* what tools printed: to stderr */
 	if (rc != WYMCP_OK) {
 		front_log(WYMCP_LOG_INFO, "CGI response not delivered: %s",
 		    wymcp_strerror(rc));

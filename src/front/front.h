@@ -9,6 +9,7 @@
  */
 
 #include <sys/types.h>
+#include <sys/socket.h>
 
 #include <stddef.h>
 
@@ -22,6 +23,30 @@
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */
 #define FRONT_MAX_BODY		(1024UL * 1024 * 1024) /* --max-body bound */
 #define FRONT_KEY_BYTES		32		/* --generate-key key size */
+#define FRONT_TIMEOUT_DEFAULT	60		/* --request-timeout, s */
+#define FRONT_TIMEOUT_MAX	86400		/* its upper bound */
+#define FRONT_MAX_REQUESTS_DEFAULT 10000	/* --max-requests */
+#define FRONT_DRAIN_DEFAULT	30		/* --drain-timeout, s */
+#define FRONT_GRACE_MS		2000	/* past a time limit: stop the worker */
+#define FRONT_BACKSTOP_MS	3000	/* then the supervisor kills it */
+#define FRONT_MEMORY_MIN	(16UL * 1024 * 1024)	/* --memory-limit */
+#define FRONT_FD_SLACK		32	/* descriptors a worker may gain */
+#define FRONT_GROWTH_DEFAULT	(1024UL * 1024 * 1024)	/* peak RSS */
+#define FRONT_GROWTH_EVERY	16	/* requests between two looks */
+
+/* Exit statuses of a worker that stops itself (wymcp-fcgi(8)). */
+#define FRONT_EXIT_TIMEOUT	3	/* a request ran past its limit */
+
+/*
+ * An allowed FastCGI peer (--allow-peer ADDR[/BITS]), kept as an IPv6
+ * prefix: an IPv4 address is its v4-mapped form (::ffff:a.b.c.d) with
+ * 96 added to its prefix length, so that an IPv4 peer matches whether
+ * it arrives on an IPv4 socket or, v4-mapped, on a dual-stack one.
+ */
+struct front_peer {
+	unsigned char	 addr[16];	/* network byte order */
+	int		 bits;		/* prefix length, 0 to 128 */
+};
 
 /*
  * Everything the command line says, parsed once at startup.  String
@@ -42,7 +67,52 @@ struct front_opts {
 	const char	 *group;	/* --group, or NULL */
 	int		  verbose;	/* number of -v */
 	int		  modern_only;	/* --modern-only */
+	unsigned int	  timeout;	/* --request-timeout s, 0 none */
+	unsigned long	  max_requests;	/* --max-requests, 0 never */
+	int		  max_requests_set; /* given on the command line */
+	size_t		  memory;	/* --memory-limit bytes, 0 none */
+	unsigned int	  drain;	/* --drain-timeout s */
+	struct front_peer *peers;	/* --allow-peer, in order */
+	size_t		  npeers;
+	int		  any_peer;	/* --allow-any-peer */
 };
+
+/*
+ * What a worker needs besides the server: its limits, and the page it
+ * shares with the supervisor.  Built by main.c, read-only after.
+ */
+struct front_limits {
+	unsigned int		 timeout;	/* s, 0: none */
+	unsigned long		 max_requests;	/* 0: never recycle */
+	size_t			 memory;	/* RLIMIT_AS, 0: none */
+	unsigned int		 drain;		/* s */
+	const struct front_peer	*peers;		/* npeers 0: any peer */
+	size_t			 npeers;
+};
+
+/*
+ * One worker's page of memory shared with the supervisor (mmap
+ * MAP_SHARED, made before the fork): the worker writes what it is
+ * doing, the supervisor reads it when the worker dies (to log what it
+ * was serving and to back off only for workers that never served) and
+ * while it runs (the deadline, for a worker its own timer did not
+ * stop).  Without a supervisor it is private memory.  `busy` and
+ * `deadline` are written and read with __atomic builtins.
+ */
+struct front_board {
+	unsigned long	 accepted;	/* connections taken */
+	unsigned long	 served;	/* requests finished */
+	int		 busy;		/* a request is in flight */
+	int		 why;		/* FRONT_WHY_*: why it left */
+	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
+	char		 method[64];	/* of the request in flight */
+	char		 name[128];	/* its tool, prompt or URI */
+	char		 reqid[64];	/* its id */
+	char		 detail[96];	/* FRONT_WHY_* in words */
+};
+#define FRONT_WHY_NONE		0
+#define FRONT_WHY_TIMEOUT	1	/* its own timer stopped it */
+#define FRONT_WHY_RETIRED	2	/* recycled after a request */
 
 /*
  * main.c: logging.  Lines go to stderr as
@@ -55,13 +125,47 @@ void		 front_logfn(void *arg, int prio, const char *reqid,
 		    const char *msg);
 
 /*
- * fcgi.c: serving.  front_worker() runs the FastCGI accept loop on the
- * listening socket until told to stop and returns an exit status.
- * front_cgi() serves the one CGI request of this process and returns
- * an exit status.
+ * peer.c: FastCGI peers.  front_peer_parse() reads ADDR[/BITS] (IPv4,
+ * IPv6, v4-mapped IPv6) into `p', or writes why not into `err' and
+ * returns -1.  front_peer_allowed() says whether the socket address
+ * `sa' (of `len' bytes) is in the list; a unix-domain peer always is.
+ * front_addr_loopback() says whether an address is a loopback one
+ * (127/8, ::1, ::ffff:127/104); front_addr_str() prints one.
  */
-int		 front_worker(struct wymcp_server *, int listenfd);
-int		 front_cgi(struct wymcp_server *);
+int		 front_peer_parse(const char *spec, struct front_peer *p,
+		    char *err, size_t errlen);
+int		 front_peer_allowed(const struct front_peer *, size_t n,
+		    const struct sockaddr *sa, socklen_t len);
+int		 front_addr_loopback(const struct sockaddr *, socklen_t);
+const char	*front_addr_str(const struct sockaddr *, socklen_t,
+		    char *buf, size_t len);
+
+/*
+ * watch.c: the worker's watch over its request.  front_watch_init()
+ * installs the timer, its signal handler and the library's request
+ * hook, and publishes into `board'.  front_watch_arm() (re)arms the
+ * timer for `at' (ms, CLOCK_MONOTONIC) plus FRONT_GRACE_MS, 0 disarms
+ * it: when it fires the worker logs the method and tool with
+ * async-signal-safe writes and _exit()s with FRONT_EXIT_TIMEOUT.
+ * front_watch_begin() marks a request in flight, front_watch_end() its
+ * end (and returns whether the library said memory ran out).
+ */
+int		 front_watch_init(struct wymcp_server *, struct front_board *,
+		    unsigned int timeout);
+void		 front_watch_arm(long long at);
+void		 front_watch_begin(void);
+int		 front_watch_end(void);
+long long	 front_now_ms(void);
+
+/*
+ * fcgi.c: serving.  front_worker() runs the FastCGI accept loop on the
+ * listening socket until told to stop (or recycled) and returns an exit
+ * status; `board' may be NULL (no supervisor).  front_cgi() serves the
+ * one CGI request of this process and returns an exit status.
+ */
+int		 front_worker(struct wymcp_server *, int listenfd,
+		    const struct front_limits *, struct front_board *board);
+int		 front_cgi(struct wymcp_server *, const struct front_limits *);
 
 /*
  * prefork.c: the supervisor.  Keeps `workers' (>= 1) processes running
@@ -69,6 +173,6 @@ int		 front_cgi(struct wymcp_server *);
  * drains them; returns an exit status (in the supervisor only).
  */
 int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
-		    int workers);
+		    int workers, const struct front_limits *);
 
 #endif /* WYMCP_FRONT_H */

@@ -2,7 +2,8 @@
 # print and exit; it reaches the library through wymcp.h alone).
 bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
-	%reldir%/log.c %reldir%/fcgi.c %reldir%/prefork.c
+	%reldir%/log.c %reldir%/peer.c %reldir%/watch.c %reldir%/fcgi.c \
+	%reldir%/prefork.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la $(FCGI_LIBS) $(JSONC_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

@@ -4,6 +4,7 @@
 #endif
 
 #include <sys/types.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -40,7 +41,13 @@ enum {
 	OPT_ORIGIN,
 	OPT_USER,
 	OPT_GROUP,
-	OPT_MODERN
+	OPT_MODERN,
+	OPT_TIMEOUT,
+	OPT_MAXREQ,
+	OPT_MEMORY,
+	OPT_DRAIN,
+	OPT_PEER,
+	OPT_ANYPEER
 };
 
 static const struct option longopts[] = {
@@ -54,6 +61,12 @@ static const struct option longopts[] = {
 	{ "user",		required_argument,	NULL, OPT_USER },
 	{ "group",		required_argument,	NULL, OPT_GROUP },
 	{ "modern-only",	no_argument,		NULL, OPT_MODERN },
+	{ "request-timeout",	required_argument,	NULL, OPT_TIMEOUT },
+	{ "max-requests",	required_argument,	NULL, OPT_MAXREQ },
+	{ "memory-limit",	required_argument,	NULL, OPT_MEMORY },
+	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
+	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
+	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -84,6 +97,9 @@ usage(FILE *f)
 	    "       [--workers N] [--module PATH]... [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
+	    "       [--request-timeout SECONDS] [--max-requests N]\n"
+	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
+	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -102,11 +118,27 @@ usage(FILE *f)
 	    "  --group GROUP          run with GROUP (default: USER's group)\n"
 	    "  --modern-only          serve MCP 2026-07-28 clients only (no\n"
 	    "                         2025-11-25 initialize handshake)\n"
+	    "  --request-timeout S    time limit of a request (default %d;\n"
+	    "                         0: none; WYMCP_REQUEST_TIMEOUT lowers\n"
+	    "                         it)\n"
+	    "  --max-requests N       replace a worker after N requests\n"
+	    "                         (default %d; 0: never)\n"
+	    "  --memory-limit BYTES   address space of each process\n"
+	    "                         (RLIMIT_AS; K, M, G suffixes; default:\n"
+	    "                         none)\n"
+	    "  --drain-timeout S      on stop, kill a worker still busy after\n"
+	    "                         S seconds (default %d)\n"
+	    "  --allow-peer ADDR[/BITS]\n"
+	    "                         accept FastCGI connections from these\n"
+	    "                         addresses only (repeatable)\n"
+	    "  --allow-any-peer       let a TCP socket on a non-loopback\n"
+	    "                         address accept anyone\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
 	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
-	    WYMCP_MAX_BODY_DEFAULT);
+	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
+	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT);
 }
 
 /*
@@ -129,6 +161,54 @@ parse_num(const char *opt, const char *s, long long min, long long max)
 		errx(2, "--%s: %s: must be from %lld to %lld",
 		    opt, s, min, max);
 	return v;
+}
+
+/*
+ * A size in bytes with an optional K, M or G suffix (powers of 1024)
+ * for option `opt': 0, or from `min' to `max'.  Exits on bad usage.
+ */
+static size_t
+parse_size(const char *opt, const char *s, unsigned long long min,
+    unsigned long long max)
+{
+	unsigned long long	 v, mul = 1;
+	char			*end;
+
+	if (!isdigit((unsigned char)s[0]))
+		errx(2, "--%s: %s: not a number of bytes", opt, s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (*end == 'K' || *end == 'k')
+		mul = 1024;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024 * 1024;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1024 * 1024 * 1024;
+	if (mul != 1)
+		end++;
+	if (*end != '\0')
+		errx(2, "--%s: %s: not a number of bytes", opt, s);
+	if (errno == ERANGE || v > max / mul || (v != 0 && v * mul < min))
+		errx(2, "--%s: %s: must be 0 or from %llu to %llu bytes",
+		    opt, s, min, max);
+	return (size_t)(v * mul);
+}
+
+/*
+ * Append one --allow-peer entry to `o', or exit with a usage error.
+ */
+static void
+push_peer(struct front_opts *o, const char *spec, const char *what)
+{
+	struct front_peer	*p;
+	char			 ebuf[256];
+
+	if ((p = reallocarray(o->peers, o->npeers + 1, sizeof(*p))) == NULL)
+		err(1, NULL);
+	o->peers = p;
+	if (front_peer_parse(spec, &p[o->npeers], ebuf, sizeof(ebuf)) == -1)
+		errx(2, "%s: %s", what, ebuf);
+	o->npeers++;
 }
 
 /*
@@ -156,6 +236,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->workers = 1;
+	o->timeout = FRONT_TIMEOUT_DEFAULT;
+	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
+	o->drain = FRONT_DRAIN_DEFAULT;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -191,6 +274,29 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_MODERN:
 			o->modern_only = 1;
+			break;
+		case OPT_TIMEOUT:
+			o->timeout = (unsigned int)parse_num("request-timeout",
+			    optarg, 0, FRONT_TIMEOUT_MAX);
+			break;
+		case OPT_MAXREQ:
+			o->max_requests = (unsigned long)parse_num(
+			    "max-requests", optarg, 0, LONG_MAX);
+			o->max_requests_set = 1;
+			break;
+		case OPT_MEMORY:
+			o->memory = parse_size("memory-limit", optarg,
+			    FRONT_MEMORY_MIN, (unsigned long long)SIZE_MAX / 2);
+			break;
+		case OPT_DRAIN:
+			o->drain = (unsigned int)parse_num("drain-timeout",
+			    optarg, 0, 3600);
+			break;
+		case OPT_PEER:
+			push_peer(o, optarg, "--allow-peer");
+			break;
+		case OPT_ANYPEER:
+			o->any_peer = 1;
 			break;
 		case 'v':
 			o->verbose++;
@@ -486,6 +592,106 @@ inherited_socket(void)
 }
 
 /*
+ * FCGI_WEB_SERVER_ADDRS, libfcgi's filter: comma-separated IPv4
+ * addresses allowed to connect.  wymcp-fcgi accepts connections itself
+ * (fcgi.c), so it reads the variable as more --allow-peer entries, and
+ * an IPv6 peer of a dual-stack socket is no longer let through.
+ */
+static void
+web_server_addrs(struct front_opts *o)
+{
+	const char	*v;
+	char		*copy, *tok, *save = NULL;
+
+	if ((v = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *v == '\0')
+		return;
+	if ((copy = strdup(v)) == NULL)
+		err(1, NULL);
+	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", \t", &save))
+		push_peer(o, tok, "FCGI_WEB_SERVER_ADDRS");
+	free(copy);
+}
+
+/*
+ * Who may connect to the listening socket `fd'?  Over TCP, anyone who
+ * can reach it could send FastCGI params such as WYMCP_PRINCIPAL and
+ * act for anyone.  So a TCP socket on an address other than loopback
+ * needs --allow-peer (or FCGI_WEB_SERVER_ADDRS), or an explicit
+ * --allow-any-peer.  A unix socket's file mode decides instead.  Exits
+ * with a usage error when refused.
+ */
+static void
+check_listener(int fd, const struct front_opts *o)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	char			 a[64];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		err(1, "getsockname");
+	if (ss.ss_family == AF_UNIX) {
+		if (o->npeers > 0)
+			front_log(WYMCP_LOG_INFO, "--allow-peer does not "
+			    "apply to a unix socket: its file mode decides "
+			    "who connects");
+		return;
+	}
+	if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
+	    o->npeers > 0 || front_addr_loopback((struct sockaddr *)&ss, len))
+		return;
+	(void)front_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
+	if (o->any_peer) {
+		front_log(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
+		    "anyone who can reach it (--allow-any-peer)", a);
+		return;
+	}
+	errx(2, "the FastCGI socket on %s would accept anyone who can reach "
+	    "it, who could then set WYMCP_PRINCIPAL and the other params: "
+	    "name the web servers with --allow-peer ADDR[/BITS], or give "
+	    "--allow-any-peer", a);
+}
+
+/*
+ * --memory-limit: RLIMIT_AS, soft and hard, for this process and so
+ * for every worker it forks (each process has its own).  A limit below
+ * what the process maps already (its modules loaded; a sanitizer build
+ * maps terabytes) would fail every allocation: refused.
+ */
+static void
+memory_limit(size_t limit)
+{
+	struct rlimit	 rl;
+	unsigned long	 pages = 0;
+	size_t		 vm;
+	long		 psz;
+	FILE		*f;
+
+	if (limit == 0)
+		return;
+	if ((f = fopen("/proc/self/statm", "r")) != NULL) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	psz = sysconf(_SC_PAGESIZE);
+	vm = (size_t)pages * (size_t)(psz > 0 ? psz : 4096);
+	if (vm + FRONT_MEMORY_MIN > limit)
+		errx(2, "--memory-limit %zu: this process maps %zu MiB "
+		    "already; give at least %zu MiB", limit, vm >> 20,
+		    (vm + FRONT_MEMORY_MIN) / (1024 * 1024) + 1);
+	if (getrlimit(RLIMIT_AS, &rl) == -1)
+		err(1, "getrlimit");
+	if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > limit)
+		rl.rlim_max = limit;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_AS, &rl) == -1)
+		err(1, "--memory-limit: setrlimit RLIMIT_AS");
+	front_log(WYMCP_LOG_INFO, "memory limit: %llu MiB of address space "
+	    "per process", (unsigned long long)rl.rlim_cur >> 20);
+}
+
+/*
  * Load the --module files, or the bundled modules when none was
  * given.  A module that fails to load is fatal.
  */
@@ -521,6 +727,8 @@ int
 main(int argc, char *argv[])
 {
 	struct front_opts	 opts;
+	struct front_limits	 lim;
+	struct rlimit		 rl;
 	struct wymcp_server	*srv;
 	struct ident		 id;
 	const char		*sockpath = NULL;
@@ -556,6 +764,7 @@ main(int argc, char *argv[])
 		err(1, "signal");
 
 	resolve_ident(&opts, &id);
+	web_server_addrs(&opts);
 
 	fd = -1;
 	if (opts.listen == NULL && (fd = inherited_socket()) == -1 &&
@@ -568,6 +777,8 @@ main(int argc, char *argv[])
 	if ((srv = wymcp_server_new()) == NULL)
 		errx(1, "out of memory");
 	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	wymcp_server_set_request_timeout(srv, (unsigned long)opts.timeout *
+	    1000);
 	if (opts.max_body > 0)
 		wymcp_server_set_max_body(srv, opts.max_body);
 	if (opts.modern_only)
@@ -593,6 +804,18 @@ main(int argc, char *argv[])
 		    "shared by this process's workers only; several hosts, "
 		    "or state that survives a restart, need a shared key "
 		    "file (wymcp-fcgi --generate-key PATH)");
+	else {
+		/*
+		 * CGI: this process serves one request.  A state sealed
+		 * with its random key would open in no other process.
+		 */
+		front_log(WYMCP_LOG_WARNING, "CGI mode without "
+		    "--state-key-file: a tool that asks the client a question "
+		    "gets an error, as no other process could open the "
+		    "requestState this one would seal (wymcp-fcgi "
+		    "--generate-key PATH makes a key file)");
+		wymcp_server_forget_random_key(srv);
+	}
 
 	/*
 	 * The socket after the modules, so that a bad module leaves no
@@ -607,11 +830,29 @@ main(int argc, char *argv[])
 			fd = listen_tcp(opts.listen);
 	}
 
+	if (fd != -1)
+		check_listener(fd, &opts);
+
 	if (id.set)
 		drop_privileges(&id);
+	memory_limit(opts.memory);
+
+	memset(&lim, 0, sizeof(lim));
+	lim.timeout = opts.timeout;
+	/* Without a supervisor nothing replaces a retired process. */
+	lim.max_requests = opts.workers == 0 && !opts.max_requests_set ? 0 :
+	    opts.max_requests;
+	lim.memory = opts.memory;
+	/* A limit set from outside (systemd LimitAS=) counts as well. */
+	if (lim.memory == 0 && getrlimit(RLIMIT_AS, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY)
+		lim.memory = (size_t)rl.rlim_cur;
+	lim.drain = opts.drain;
+	lim.peers = opts.peers;
+	lim.npeers = opts.npeers;
 
 	if (fd == -1)
-		rc = front_cgi(srv);
+		rc = front_cgi(srv, &lim);
 	else {
 		/*
 		 * Workers wait for connections in ppoll(2) and must never
@@ -625,10 +866,10 @@ main(int argc, char *argv[])
 		    fd == 3 ? "the systemd socket" : "the socket on fd 0",
 		    opts.workers, opts.workers == 1 ? "" : "s");
 		if (opts.workers == 0)
-			rc = front_worker(srv, fd);
+			rc = front_worker(srv, fd, &lim, NULL);
 		else
 			rc = front_prefork(srv, fd, opts.listen != NULL,
-			    opts.workers);
+			    opts.workers, &lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)
@@ -639,5 +880,6 @@ main(int argc, char *argv[])
 	wymcp_server_free(srv);
 	free(opts.modules);
 	free(opts.origins);
+	free(opts.peers);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #endif
 
 #include <sys/types.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -12,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,26 +21,29 @@
 
 #include "front.h"
 
-#define DRAIN_TIMEOUT_MS	30000	/* SIGKILL a worker still there then */
 #define RESEND_MS		1000	/* re-send SIGTERM while draining */
 #define QUICK_DEATH_MS		1000	/* a worker dying younger is "quick" */
 #define BACKOFF_MIN_MS		100	/* first delay after a quick death */
 #define BACKOFF_MAX_MS		5000	/* longest delay */
+#define TICK_MS			1000	/* look at the boards this often */
 
 /*
  * One worker process as the supervisor sees it.  A draining worker has
  * been told to stop (SIGHUP replaced it, or the supervisor is
  * stopping): it is never replaced, SIGTERM is re-sent every RESEND_MS
- * and SIGKILL follows DRAIN_TIMEOUT_MS after the first SIGTERM.
+ * and SIGKILL follows --drain-timeout after the first SIGTERM.  `board'
+ * is the page the worker writes what it does into (front.h).
  */
 struct worker {
 	pid_t		 pid;		/* -1: free slot */
 	int		 draining;	/* told to stop */
 	int		 replace;	/* SIGHUP: stop once replaced */
 	int		 killed;	/* SIGKILL sent */
+	int		 overdue;	/* killed: past its time limit */
 	long long	 started;	/* fork time, ms (monotonic) */
 	long long	 stopsince;	/* first SIGTERM, ms */
 	long long	 lastterm;	/* latest SIGTERM, ms */
+	struct front_board *board;	/* shared with the worker */
 };
 
 /*
@@ -49,6 +54,8 @@ struct pool {
 	struct wymcp_server	*srv;		/* handed to workers */
 	int			 listenfd;	/* inherited by workers */
 	int			 want;		/* --workers */
+	const struct front_limits *lim;		/* handed to workers */
+	long long		 drain_ms;	/* --drain-timeout */
 	struct worker		*w;		/* slots */
 	size_t			 nw;		/* slots allocated */
 	int			 backoff;	/* ms; 0 after a normal death */
@@ -139,40 +146,57 @@ slot(struct pool *p)
 }
 
 /*
- * Start one worker.  In the child: stop signals stay blocked until
- * the worker's loop waits, the worker dies with the supervisor
- * (PR_SET_PDEATHSIG, and a check for a parent gone already), then it
- * serves and exits.  Never returns in the child.  Returns 0, or -1
- * when fork(2) failed.
+ * Start one worker, with a fresh board shared with it.  In the child:
+ * stop signals stay blocked until the worker's loop waits; the worker
+ * dies with the supervisor, SIGKILL since SIGTERM is held during a
+ * request (PR_SET_PDEATHSIG, and a check for a parent gone already,
+ * before the prctl took effect); the other workers' boards are unmapped
+ * (a worker must not scribble on what the supervisor reads of another);
+ * then it serves and exits.  Never returns in the child.  Returns 0, or
+ * -1 when mmap(2) or fork(2) failed.
  */
 static int
 spawn(struct pool *p, long long now)
 {
 	struct sigaction	 sa;
+	struct front_board	*b;
 	struct worker		*w;
+	size_t			 i;
 	pid_t			 pid;
 
 	w = slot(p);
+	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED) {
+		front_log(WYMCP_LOG_ERR, "mmap: %s", strerror(errno));
+		return -1;
+	}
 	if ((pid = fork()) == -1) {
 		front_log(WYMCP_LOG_ERR, "fork: %s", strerror(errno));
+		(void)munmap(b, sizeof(*b));
 		return -1;
 	}
 	if (pid == 0) {
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+			front_log(WYMCP_LOG_WARNING, "prctl: %s",
+			    strerror(errno));
+		if (getppid() != p->self)
+			_exit(0);
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;
 		sigemptyset(&sa.sa_mask);
 		(void)sigaction(SIGCHLD, &sa, NULL);
 		(void)sigprocmask(SIG_SETMASK, &p->workermask, NULL);
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1)
-			front_log(WYMCP_LOG_WARNING, "prctl: %s",
-			    strerror(errno));
-		if (getppid() != p->self)
-			exit(0);
-		exit(front_worker(p->srv, p->listenfd));
+		for (i = 0; i < p->nw; i++)
+			if (p->w[i].pid != -1 && p->w[i].board != NULL)
+				(void)munmap(p->w[i].board,
+				    sizeof(*p->w[i].board));
+		exit(front_worker(p->srv, p->listenfd, p->lim, b));
 	}
 	memset(w, 0, sizeof(*w));
 	w->pid = pid;
 	w->started = now;
+	w->board = b;
 	front_log(WYMCP_LOG_DEBUG, "started worker %ld", (long)pid);
 	return 0;
 }
@@ -214,34 +238,76 @@ retire(struct worker *w, long long now)
 }
 
 /*
- * Log the death of worker `w' with its wait(2) status.
+ * " while serving [id ID] METHOD NAME" for the request worker `w' had
+ * in flight, from its board, into `buf'; "" when it had none.  The
+ * worker is dead: the board no longer changes.
+ */
+static const char *
+serving(const struct worker *w, char *buf, size_t len)
+{
+	const struct front_board *b = w->board;
+
+	buf[0] = '\0';
+	if (b == NULL || !b->busy)
+		return buf;
+	snprintf(buf, len, " while serving %s%.*s%s%.*s%s%.*s",
+	    b->reqid[0] != '\0' ? "[id " : "",
+	    (int)sizeof(b->reqid), b->reqid,
+	    b->reqid[0] != '\0' ? "] " : "",
+	    (int)sizeof(b->method), b->method[0] != '\0' ? b->method :
+	    "a request being read", b->name[0] != '\0' ? " " : "",
+	    (int)sizeof(b->name), b->name);
+	return buf;
+}
+
+/*
+ * Log the death of worker `w' with its wait(2) status, and with what it
+ * was serving when it was not told to stop: a worker that stopped
+ * itself past a time limit, or retired, says so on its board.
  */
 static void
 log_death(const struct worker *w, int st, int prio)
 {
+	const struct front_board *b = w->board;
+	char	 what[300];
 	int	 sig;
 
-	if (WIFEXITED(st))
-		front_log(prio, "worker %ld exited with status %d%s",
+	(void)serving(w, what, sizeof(what));
+	if (b != NULL && !w->draining && b->why == FRONT_WHY_RETIRED &&
+	    WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		front_log(WYMCP_LOG_INFO, "worker %ld retired after %lu "
+		    "request%s (%.*s); replacing it", (long)w->pid, b->served,
+		    b->served == 1 ? "" : "s", (int)sizeof(b->detail),
+		    b->detail);
+	else if (b != NULL && b->why == FRONT_WHY_TIMEOUT)
+		front_log(prio, "worker %ld stopped itself%s: the request ran "
+		    "past its time limit%s", (long)w->pid, what,
+		    w->draining ? "" : "; replacing it");
+	else if (WIFEXITED(st))
+		front_log(prio, "worker %ld exited with status %d%s%s",
 		    (long)w->pid, WEXITSTATUS(st),
-		    w->draining ? "" : " (unexpected)");
+		    w->draining ? "" : " (unexpected)", what);
 	else if (WIFSIGNALED(st)) {
 		sig = WTERMSIG(st);
-		front_log(prio, "worker %ld killed by signal %d (%s)%s%s",
+		front_log(prio, "worker %ld killed by signal %d (%s)%s%s%s%s",
 		    (long)w->pid, sig, strsignal(sig),
 		    WCOREDUMP(st) ? ", core dumped" : "",
-		    w->draining ? "" : " (unexpected)");
+		    w->draining ? "" : " (unexpected)", what,
+		    w->overdue ? ", past its time limit" : "");
 	} else
-		front_log(prio, "worker %ld: wait status %#x",
-		    (long)w->pid, (unsigned int)st);
+		front_log(prio, "worker %ld: wait status %#x%s",
+		    (long)w->pid, (unsigned int)st, what);
 }
 
 /*
  * Reap every dead worker.  A worker that was not draining is replaced
- * (by the main loop); if it died within QUICK_DEATH_MS of starting,
- * the next start waits a back-off delay that doubles up to
- * BACKOFF_MAX_MS, so that a worker crashing at once cannot turn the
- * supervisor into a fork bomb.
+ * (by the main loop).  If it died within QUICK_DEATH_MS of starting
+ * without having taken a single connection, the next start waits a
+ * back-off delay that doubles up to BACKOFF_MAX_MS, so that a worker
+ * that cannot start cannot turn the supervisor into a fork bomb.  A
+ * worker that took a connection died of what it was asked: its
+ * replacement starts at once, or any client could slow every start
+ * down by calling a crashing tool.
  */
 static void
 reap(struct pool *p, long long now)
@@ -263,18 +329,24 @@ reap(struct pool *p, long long now)
 			log_death(w, st, WYMCP_LOG_INFO);
 		else {
 			log_death(w, st, WYMCP_LOG_WARNING);
-			if (now - w->started < QUICK_DEATH_MS) {
+			if (w->board != NULL && w->board->accepted > 0)
+				p->backoff = 0;
+			else if (now - w->started < QUICK_DEATH_MS) {
 				p->backoff = p->backoff == 0 ?
 				    BACKOFF_MIN_MS :
 				    p->backoff * 2 > BACKOFF_MAX_MS ?
 				    BACKOFF_MAX_MS : p->backoff * 2;
 				p->respawn_at = now + p->backoff;
 				front_log(WYMCP_LOG_WARNING, "worker died "
-				    "%lld ms after starting; next start in "
-				    "%d ms", now - w->started, p->backoff);
+				    "%lld ms after starting, before taking "
+				    "any connection; next start in %d ms",
+				    now - w->started, p->backoff);
 			} else
 				p->backoff = 0;
 		}
+		if (w->board != NULL)
+			(void)munmap(w->board, sizeof(*w->board));
+		w->board = NULL;
 		w->pid = -1;
 	}
 	if (pid == -1 && errno != ECHILD)
@@ -282,9 +354,39 @@ reap(struct pool *p, long long now)
 }
 
 /*
+ * The backstop of the time limit: a worker whose request is
+ * FRONT_GRACE_MS + FRONT_BACKSTOP_MS past its deadline should have
+ * stopped itself (watch.c); a tool that took SIGALRM for itself, or
+ * blocked it, did not let it.  SIGKILL it.
+ */
+static void
+overdue_tick(struct pool *p, long long now)
+{
+	struct worker	*w;
+	long long	 d;
+	size_t		 i;
+
+	for (i = 0; i < p->nw; i++) {
+		w = &p->w[i];
+		if (w->pid == -1 || w->killed || w->board == NULL ||
+		    !__atomic_load_n(&w->board->busy, __ATOMIC_ACQUIRE))
+			continue;
+		d = __atomic_load_n(&w->board->deadline, __ATOMIC_RELAXED);
+		if (d <= 0 || now < d + FRONT_GRACE_MS + FRONT_BACKSTOP_MS)
+			continue;
+		front_log(WYMCP_LOG_WARNING, "worker %ld is still busy %lld ms "
+		    "past its request's time limit and did not stop itself; "
+		    "killing it", (long)w->pid, now - d);
+		(void)kill(w->pid, SIGKILL);
+		w->killed = 1;
+		w->overdue = 1;
+	}
+}
+
+/*
  * Drive the draining workers' timers: re-send SIGTERM every RESEND_MS
  * (a worker may have been between two requests' worth of work when the
- * first one came), SIGKILL after DRAIN_TIMEOUT_MS.  Returns the ms
+ * first one came), SIGKILL after --drain-timeout.  Returns the ms
  * until the next timer, or -1 when none is running.
  */
 static long long
@@ -298,10 +400,10 @@ drain_tick(struct pool *p, long long now)
 		w = &p->w[i];
 		if (w->pid == -1 || !w->draining || w->killed)
 			continue;
-		if (now - w->stopsince >= DRAIN_TIMEOUT_MS) {
+		if (now - w->stopsince >= p->drain_ms) {
 			front_log(WYMCP_LOG_WARNING, "worker %ld still busy "
-			    "after %d s; killing it", (long)w->pid,
-			    DRAIN_TIMEOUT_MS / 1000);
+			    "after %lld s; killing it", (long)w->pid,
+			    p->drain_ms / 1000);
 			(void)kill(w->pid, SIGKILL);
 			w->killed = 1;
 			continue;
@@ -311,8 +413,8 @@ drain_tick(struct pool *p, long long now)
 			w->lastterm = now;
 		}
 		t = w->lastterm + RESEND_MS - now;
-		if (w->stopsince + DRAIN_TIMEOUT_MS - now < t)
-			t = w->stopsince + DRAIN_TIMEOUT_MS - now;
+		if (w->stopsince + p->drain_ms - now < t)
+			t = w->stopsince + p->drain_ms - now;
 		if (next == -1 || t < next)
 			next = t;
 	}
@@ -330,7 +432,8 @@ drain_tick(struct pool *p, long long now)
  * worker, waits for all of them and returns 0.
  */
 int
-front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers)
+front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
+    const struct front_limits *lim)
 {
 	struct pool		 p;
 	struct sigaction	 sa, osa[4];
@@ -345,6 +448,8 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers)
 	p.srv = srv;
 	p.listenfd = listenfd;
 	p.want = workers;
+	p.lim = lim;
+	p.drain_ms = (long long)lim->drain * 1000;
 	p.self = getpid();
 
 	sigemptyset(&set);
@@ -424,8 +529,11 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers)
 		if (!stopping)
 			spawn_missing(&p, now);
 
+		overdue_tick(&p, now);
 		next = drain_tick(&p, now);
-		count(&p, &cur);
+		/* The boards change without a signal: look again soon. */
+		if (count(&p, &cur) > 0 && (next == -1 || next > TICK_MS))
+			next = TICK_MS;
 		if (!stopping && cur < (size_t)p.want &&
 		    (next == -1 || p.respawn_at - now < next))
 			next = p.respawn_at - now;

@@ -101,6 +101,20 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    NULL);
 		return;
 	}
+	/*
+	 * No key (wymcp_server_forget_random_key(), CGI without a key
+	 * file): a state sealed here would open nowhere, so say so.
+	 */
+	if (ctx->srv->nkeys == 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "%s: cannot ask the client: "
+		    "the server has no state key", ctx->call.name != NULL ?
+		    ctx->call.name : "-");
+		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+		    "Internal error: this server cannot ask the client: it "
+		    "has no state key to seal the requestState with (it "
+		    "needs a key file)", NULL);
+		return;
+	}
 	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
 	    (res = json_object_new_object()) == NULL) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,

@@ -29,6 +29,7 @@ void
 wymcp__reply_nomem(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "out of memory");
+	ctx->out.nomem = 1;
 	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 	    "Internal error: out of memory", NULL);
 }

@@ -17,6 +17,8 @@
 #endif
 
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +228,7 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		return;
 	}
 	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
+	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
 	if (ctx->req.id == NULL) {
 		/* basic/transports: an accepted notification is 202. */
 		*notify = 1;
@@ -302,20 +305,87 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 	m->fn(ctx, r);
 }
 
+/*
+ * The request's time limit in ms (0: none): the server's, lowered but
+ * never raised by the location's WYMCP_REQUEST_TIMEOUT, whole seconds
+ * (0 leaves it alone; anything but a number is logged and ignored).
+ */
+static unsigned long
+time_limit(struct wymcp_ctx *ctx)
+{
+	unsigned long long	 v;
+	unsigned long		 t = ctx->srv->timeout_ms;
+	const char		*p;
+	char			*end;
+
+	if ((p = wymcp__env(ctx->req.env, "WYMCP_REQUEST_TIMEOUT")) == NULL)
+		return t;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (*p < '0' || *p > '9' || *end != '\0' || errno != 0 ||
+	    v > ULONG_MAX / 1000) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "WYMCP_REQUEST_TIMEOUT "
+		    "'%.32s' is not a number of seconds: ignored", p);
+		return t;
+	}
+	if (v > 0 && (t == 0 || v * 1000 < t))
+		t = (unsigned long)v * 1000;
+	return t;
+}
+
+/*
+ * Replace the reply of a request that ran past its time limit with the
+ * time-limit error: -32603, HTTP status 504 (the one "the server did
+ * not answer in time" status; MCP leaves the status of an error open).
+ */
+static void
+timed_out(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	const char	*msg;
+	long		 ms = ctx->out.limit_ms;
+
+	msg = ms % 1000 == 0 ? wymcp_printf(ctx, "Request timed out: it ran "
+	    "past the time limit of %ld s", ms / 1000) :
+	    wymcp_printf(ctx, "Request timed out: it ran past the time limit "
+	    "of %ld ms", ms);
+	json_object_put(r->body);
+	wymcp__reply_error(ctx, r, 504, WYMCP__INTERNAL_ERROR,
+	    msg != NULL ? msg : "Request timed out", NULL);
+}
+
 enum wymcp_err
 wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
+{
+	return wymcp_server_serve_io(srv, io, offsetof(struct wymcp_io, gone));
+}
+
+enum wymcp_err
+wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
+    size_t size)
 {
 	struct wymcp_ctx	 ctx;
 	struct wymcp__reply	 r = { 0, NULL };
 	const char		*rm, *extra;
 	enum wymcp_err		 rc;
+	unsigned long		 limit;
 	size_t			 len = 0;
 	int			 notify = 0, allow = 0, n;
 
-	if (srv == NULL || io == NULL || io->read == NULL || io->write == NULL)
+	if (srv == NULL || io == NULL ||
+	    size < offsetof(struct wymcp_io, gone) ||
+	    io->read == NULL || io->write == NULL)
 		return WYMCP_ERR_INVAL;
 	wymcp__ctx_init(&ctx, srv, io->env);
 	ctx.out.io = io;
+	/* A member the caller's structure does not have is absent. */
+	if (size >= offsetof(struct wymcp_io, gone) + sizeof(io->gone))
+		ctx.out.gone = io->gone;
+	/* The clock starts now; the program learns the deadline at once. */
+	if ((limit = time_limit(&ctx)) > 0)
+		wymcp__deadline_set(&ctx, wymcp__clock_ms() + (long long)limit,
+		    (long)limit);
+	else
+		wymcp__ctx_publish(&ctx, 0);
 	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
 	rm = wymcp__env(io->env, "REQUEST_METHOD");
 
@@ -340,6 +410,7 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	} else if ((n = read_body(srv, io, wymcp__env(io->env,
 	    "CONTENT_LENGTH"), &len)) != 0) {
 		if (n < 0) {
+			wymcp__ctx_publish(&ctx, 1);
 			wymcp__ctx_free(&ctx);
 			return WYMCP_ERR_IO;
 		}
@@ -365,13 +436,23 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 		dispatch(&ctx, &r, &notify);
 
 	/*
+	 * Past the time limit, whatever the method answered (a result, a
+	 * question, an error) becomes the time-limit error.
+	 */
+	if (!notify && !ctx.out.cancelled && wymcp__expired(&ctx))
+		timed_out(&ctx, &r);
+
+	/*
 	 * A request whose method sent a notification is an SSE stream
 	 * (stream.c): its response is the last event, or nothing when
 	 * the client went away (cancellation.mdx: MUST NOT send further
-	 * messages).  Otherwise one JSON response.
+	 * messages).  Otherwise one JSON response, unless the client was
+	 * seen going away.
 	 */
 	if (ctx.out.streaming)
 		rc = wymcp__stream_final(&ctx, r.body);
+	else if (ctx.out.cancelled)
+		rc = WYMCP_ERR_IO;
 	else if (notify)
 		rc = respond(io, 202, NULL, 0);
 	else if (r.body == NULL)
@@ -381,6 +462,7 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
+	wymcp__ctx_publish(&ctx, 1);
 	json_object_put(r.body);
 	wymcp__ctx_free(&ctx);
 	return rc;

@@ -54,7 +54,25 @@ wymcp__keys_random(struct wymcp_server *srv)
 	free(srv->keys);
 	srv->keys = k;
 	srv->nkeys = 1;
+	srv->keys_random = 1;
 	return 0;
+}
+
+/*
+ * Drop the random key (a key file's keys stay): nothing is sealed until
+ * a key file is loaded.  See wymcp.h.
+ */
+void
+wymcp_server_forget_random_key(struct wymcp_server *srv)
+{
+	if (srv == NULL || !srv->keys_random)
+		return;
+	if (srv->keys != NULL)
+		sodium_memzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
+	free(srv->keys);
+	srv->keys = NULL;
+	srv->nkeys = 0;
+	srv->keys_random = 0;
 }
 
 /* Parse 64 hex digits into a key; 0 or -1. */
@@ -229,6 +247,7 @@ wymcp_server_load_state_keys(struct wymcp_server *srv, const char *path)
 	free(srv->keys);
 	srv->keys = keys;
 	srv->nkeys = n;
+	srv->keys_random = 0;
 	return WYMCP_OK;
 }
 

@@ -146,6 +146,23 @@ wymcp_server_set_log(struct wymcp_server *srv, wymcp_log_fn fn, void *arg,
 	srv->logmax = fn == NULL ? -1 : maxprio;
 }
 
+void
+wymcp_server_set_request_timeout(struct wymcp_server *srv, unsigned long ms)
+{
+	if (srv != NULL)
+		srv->timeout_ms = ms;
+}
+
+void
+wymcp_server_set_request_fn(struct wymcp_server *srv, wymcp_request_fn fn,
+    void *arg)
+{
+	if (srv == NULL)
+		return;
+	srv->reqfn = fn;
+	srv->reqarg = fn != NULL ? arg : NULL;
+}
+
 /* The list page size; 0 means WYMCP_PAGE_SIZE_DEFAULT. */
 void
 wymcp_server_set_page_size(struct wymcp_server *srv, size_t n)

@@ -116,9 +116,13 @@ struct wymcp_server {
 	wymcp_log_fn		 logfn;
 	void			*logarg;
 	int			 logmax;	/* highest priority logged */
+	wymcp_request_fn	 reqfn;		/* the request hook */
+	void			*reqarg;
+	unsigned long		 timeout_ms;	/* request time limit, 0 */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
 	struct wymcp__key	*keys;		/* first seals, all open */
 	size_t			 nkeys;
+	int			 keys_random;	/* keys[0] made at new() */
 	unsigned int		 state_ttl;	/* seconds */
 	int			 legacy;	/* serve 2025-11-25 clients */
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];

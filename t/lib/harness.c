@@ -9,6 +9,8 @@
 
 #include "harness.h"
 
+int	(*h_gone)(void *);
+
 /* In-memory request body and response buffer. */
 struct h_io {
 	const char	*in;
@@ -61,12 +63,17 @@ h_serve(struct wymcp_server *srv, const char *const *env, const char *body,
 	memset(resp, 0, sizeof(*resp));
 	hio.in = body != NULL ? body : "";
 	hio.inlen = strlen(hio.in);
+	memset(&io, 0, sizeof(io));
 	io.env = (char *const *)env;
 	io.read = h_read;
 	io.write = h_write;
 	io.flush = NULL;
 	io.arg = &hio;
-	rc = wymcp_server_serve(srv, &io);
+	if (h_gone != NULL) {
+		io.gone = h_gone;
+		rc = wymcp_server_serve_io(srv, &io, sizeof(io));
+	} else
+		rc = wymcp_server_serve(srv, &io);
 	if (hio.out == NULL)
 		return rc;
 	resp->headers = hio.out;

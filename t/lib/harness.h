@@ -42,6 +42,11 @@ enum wymcp_err	 h_call(struct wymcp_server *, const char *method,
 		    const char *name, const char *params_json,
 		    const char *const *extra, struct h_resp *resp);
 void		 h_free(struct h_resp *);
+/*
+ * When set, h_serve() serves through wymcp_server_serve_io() with this
+ * as the io's gone() (its argument is the harness's own).
+ */
+extern int	(*h_gone)(void *);
 /* resp->json.error.code, or 0 when the response is not an error. */
 int		 h_code(const struct h_resp *);
 /* resp->json.result, or NULL. */

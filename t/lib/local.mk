@@ -1,5 +1,6 @@
-# t/lib: what the C tests share: the in-process request harness and a
-# module for the loader tests.
+# t/lib: what the C tests share: the in-process request harness, a
+# module for the loader tests, and the rogue tools of the hardening
+# layer (make check-harden).
 noinst_LTLIBRARIES += t/libharness.la
 t_libharness_la_SOURCES = %reldir%/harness.c %reldir%/harness.h
 
@@ -15,3 +16,10 @@ check_LTLIBRARIES += %reldir%/badmod.la
 %canon_reldir%_badmod_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
 	-rpath /nowhere
 %canon_reldir%_badmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
+# Tools that misbehave, for the limits (t/e2e/e2e_harden.py).
+check_LTLIBRARIES += %reldir%/rogue.la
+%canon_reldir%_rogue_la_SOURCES = %reldir%/rogue.c
+%canon_reldir%_rogue_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_rogue_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)

@@ -4,6 +4,7 @@ REGRESS_TESTS = \
 	%reldir%/check_dispatch \
 	%reldir%/check_elicit \
 	%reldir%/check_legacy \
+	%reldir%/check_limits \
 	%reldir%/check_list \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \

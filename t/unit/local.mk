@@ -6,6 +6,7 @@ UNIT_TESTS = \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
 	%reldir%/check_module \
+	%reldir%/check_peer \
 	%reldir%/check_rpc \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
@@ -13,3 +14,7 @@ UNIT_TESTS = \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
+# wymcp-fcgi's --allow-peer matcher, linked in directly (it is not in
+# the library).
+%canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c src/front/peer.c \
+	src/front/front.h

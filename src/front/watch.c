@@ -1,0 +1,274 @@
+/*
+ * watch.c - a worker's watch over the request it serves: the time limit
+ *
+ * The library keeps each request's deadline and stops a tool that looks
+ * (wymcp_cancelled(), wymcp_progress(), wymcp_log()) or returns late;
+ * it reports the deadline, the method and the tool through the request
+ * hook (wymcp_server_set_request_fn()).  This file follows that hook:
+ * it copies what the request is into the worker's board (the page the
+ * supervisor reads, front.h) and keeps a timer armed at the deadline
+ * plus FRONT_GRACE_MS.  A tool that never looks is still running when
+ * the timer fires: the handler writes one log line naming the request
+ * with write(2) (async-signal-safe, as nothing else here is) and ends
+ * the worker with _exit(2); the supervisor starts another, and the web
+ * server answers the client 502.
+ *
+ * The timer is a POSIX timer on CLOCK_MONOTONIC signalling SIGALRM with
+ * SI_TIMER, so an alarm(2) a tool sets for itself does not end the
+ * worker, and one that takes SIGALRM or blocks it is killed by the
+ * supervisor instead (prefork.c, FRONT_BACKSTOP_MS).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "front.h"
+
+static struct front_board	 own;		/* without a supervisor */
+static struct front_board	*board = &own;	/* where we publish */
+static timer_t			 timer;
+static int			 have_timer;
+static unsigned int		 limit_s;	/* --request-timeout */
+static long long		 armed;		/* deadline armed, or 0 */
+static int			 nomem;		/* the library said so */
+
+long long
+front_now_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		return 0;
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Append `s' (at most `max' bytes of it, control characters as '?') to
+ * the line `buf' of `len' bytes so far; the new length.  For the signal
+ * handler: no library call.
+ */
+static size_t
+put(char *buf, size_t len, size_t cap, const char *s, size_t max)
+{
+	size_t	 i;
+
+	for (i = 0; i < max && s[i] != '\0' && len < cap; i++)
+		buf[len++] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ?
+		    '?' : s[i];
+	return len;
+}
+
+/* Append the decimal `v'; for the signal handler. */
+static size_t
+putnum(char *buf, size_t len, size_t cap, long long v)
+{
+	char	 d[24];
+	size_t	 n = 0;
+
+	if (v < 0) {
+		len = put(buf, len, cap, "-", 1);
+		v = -v;
+	}
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v > 0 && n < sizeof(d));
+	while (n > 0 && len < cap)
+		buf[len++] = d[--n];
+	return len;
+}
+
+/*
+ * The timer fired: the request is FRONT_GRACE_MS past its deadline and
+ * its tool has not stopped.  Log it and end the worker.  Only
+ * async-signal-safe calls: getpid(2), write(2), _exit(2).  The board's
+ * strings may be in the middle of a copy; every read is bounded.
+ */
+static void
+on_timer(int sig, siginfo_t *si, void *uc)
+{
+	char	 line[512];
+	size_t	 n = 0, cap = sizeof(line) - 1;
+	ssize_t	 w;
+
+	(void)sig;
+	(void)uc;
+	if (si == NULL || si->si_code != SI_TIMER)
+		return;			/* someone's alarm(2), kill(2) */
+	if (!__atomic_load_n(&board->busy, __ATOMIC_ACQUIRE))
+		return;			/* it ended as the timer fired */
+	board->why = FRONT_WHY_TIMEOUT;
+	n = put(line, n, cap, FRONT_NAME "[", 64);
+	n = putnum(line, n, cap, (long long)getpid());
+	n = put(line, n, cap, "]: error: ", 16);
+	if (board->reqid[0] != '\0') {
+		n = put(line, n, cap, "[id ", 4);
+		n = put(line, n, cap, board->reqid, sizeof(board->reqid));
+		n = put(line, n, cap, "] ", 2);
+	}
+	if (board->method[0] != '\0') {
+		n = put(line, n, cap, board->method, sizeof(board->method));
+		if (board->name[0] != '\0') {
+			n = put(line, n, cap, " ", 1);
+			n = put(line, n, cap, board->name,
+			    sizeof(board->name));
+		}
+	} else
+		n = put(line, n, cap, "a request being read", 32);
+	n = put(line, n, cap, ": still running ", 32);
+	n = putnum(line, n, cap, FRONT_GRACE_MS / 1000);
+	n = put(line, n, cap, " s after its time limit", 32);
+	if (limit_s > 0) {
+		n = put(line, n, cap, " (--request-timeout ", 32);
+		n = putnum(line, n, cap, limit_s);
+		n = put(line, n, cap, ", or lower by WYMCP_REQUEST_TIMEOUT)",
+		    64);
+	}
+	n = put(line, n, cap, ": stopping this worker", 32);
+	line[n++] = '\n';
+	w = write(STDERR_FILENO, line, n);
+	(void)w;
+	_exit(FRONT_EXIT_TIMEOUT);
+}
+
+void
+front_watch_arm(long long at)
+{
+	struct itimerspec	 its;
+	long long		 t;
+
+	armed = at;
+	if (!have_timer)
+		return;
+	memset(&its, 0, sizeof(its));
+	if (at > 0) {
+		t = at + FRONT_GRACE_MS;
+		its.it_value.tv_sec = (time_t)(t / 1000);
+		its.it_value.tv_nsec = (long)(t % 1000) * 1000000L;
+	}
+	if (timer_settime(timer, TIMER_ABSTIME, &its, NULL) == -1)
+		front_log(WYMCP_LOG_ERR, "timer_settime: %s", strerror(errno));
+}
+
+/* Copy `s' (or "") into a board string of `len' bytes. */
+static void
+copy(char *dst, size_t len, const char *s)
+{
+	size_t	 n = s != NULL ? strlen(s) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	if (n > 0)
+		memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+/*
+ * The library's request hook: publish what the request is, and follow
+ * its deadline with the timer.
+ */
+static void
+on_request(void *arg, const struct wymcp_request_info *ri)
+{
+	(void)arg;
+	copy(board->method, sizeof(board->method), ri->method);
+	copy(board->name, sizeof(board->name), ri->name);
+	copy(board->reqid, sizeof(board->reqid), ri->reqid);
+	__atomic_store_n(&board->deadline, ri->deadline_ms, __ATOMIC_RELAXED);
+	/*
+	 * Follow the deadline when it moved: earlier (a location's lower
+	 * limit), later by more than a moment, or set at all.  The
+	 * library's first one falls a few ms after what
+	 * front_watch_begin() armed: no system call for that.
+	 */
+	if (!ri->done && ri->deadline_ms != armed && (armed == 0 ||
+	    ri->deadline_ms == 0 || ri->deadline_ms < armed ||
+	    ri->deadline_ms > armed + 1000))
+		front_watch_arm(ri->deadline_ms);
+	if (ri->nomem)
+		nomem = 1;
+}
+
+int
+front_watch_init(struct wymcp_server *srv, struct front_board *b,
+    unsigned int timeout)
+{
+	struct sigaction	 sa;
+	struct sigevent		 sev;
+	sigset_t		 set;
+
+	board = b != NULL ? b : &own;
+	limit_s = timeout;
+	wymcp_server_set_request_fn(srv, on_request, NULL);
+
+	/*
+	 * SA_RESTART: libfcgi does not retry a read(2) or write(2) that a
+	 * signal interrupted, and a SIGALRM the handler ignores must not
+	 * break the request.
+	 */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_timer;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	if (sigaction(SIGALRM, &sa, NULL) == -1) {
+		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
+		return -1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGALRM);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_SIGNAL;
+	sev.sigev_signo = SIGALRM;
+	if (timer_create(CLOCK_MONOTONIC, &sev, &timer) == -1) {
+		front_log(WYMCP_LOG_ERR, "timer_create: %s: no request "
+		    "time limit in this worker", strerror(errno));
+		return -1;
+	}
+	have_timer = 1;
+	return 0;
+}
+
+/*
+ * A connection is taken: until the library reports the deadline of its
+ * request, the --request-timeout limit covers reading it.
+ */
+void
+front_watch_begin(void)
+{
+	long long	 at = 0;
+
+	board->method[0] = board->name[0] = board->reqid[0] = '\0';
+	if (limit_s > 0)
+		at = front_now_ms() + (long long)limit_s * 1000;
+	__atomic_store_n(&board->deadline, at, __ATOMIC_RELAXED);
+	__atomic_store_n(&board->busy, 1, __ATOMIC_RELEASE);
+	front_watch_arm(at);
+}
+
+/*
+ * The request is over (or there was none), and say whether the library
+ * reported memory running out in it.  The timer stays armed (a system
+ * call less per request): should it fire before the next request
+ * re-arms it, the handler sees no request in flight and does nothing.
+ */
+int
+front_watch_end(void)
+{
+	int	 r = nomem;
+
+	__atomic_store_n(&board->busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&board->deadline, 0, __ATOMIC_RELAXED);
+	nomem = 0;
+	return r;
+}

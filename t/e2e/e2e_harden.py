@@ -1,0 +1,890 @@
+#!/usr/bin/env python3
+"""e2e_harden.py - wymcp end to end: worker limits, through a real nginx.
+
+Usage: e2e_harden.py [--builddir DIR] [--keep] [--verbose]
+
+Starts several wymcp-fcgi instances, each with the rogue tools of
+t/lib/rogue.c (loop, sleep without looking, crash, allocate, leak
+descriptors, print to stdout) and the bundled examples module, behind one
+private nginx, and proves that nothing a tool does pins a worker, takes
+the others down or writes the response head:
+
+  T  time limit (--request-timeout 3; a location lowering it to 1 s with
+     WYMCP_REQUEST_TIMEOUT, another trying to raise it to 30 s): a tool
+     that never looks is stopped a few seconds after its limit (502 from
+     nginx, the log names method and tool, a new worker takes its place);
+     one that returns late or looks gets -32603 "Request timed out" (504)
+     and its worker goes on; a stream ends with that error; a location
+     cannot raise the limit; --allow-peer leaves a unix socket alone;
+  G  a client that goes away frees its worker without a progressToken:
+     two count_slowly calls dropped after 0.5 s stop at once, and the
+     next request is served at once;
+  M  --memory-limit: a tool allocating 1 GiB fails its request, its
+     worker is replaced and the other serves on (skipped under
+     AddressSanitizer, which reserves terabytes of address space); a
+     worker that leaked descriptors is replaced after that request;
+  R  --max-requests 3 recycles a worker every 3 requests, none failing;
+  B  12 requests to a crashing tool: each worker is replaced at once (no
+     back-off a client can drive), the log names the tool a dead worker
+     was serving, and the next request is served at once;
+  P  a worker never outlives its supervisor: SIGKILL to the supervisor
+     while a worker loops ends the worker; a stop (SIGTERM) that finds a
+     worker stuck past --drain-timeout kills it;
+  A  --allow-peer over TCP: a listener allowing only ::1 refuses nginx
+     connecting from 127.0.0.1 (502) and serves it over [::1]; one
+     allowing 127.0.0.0/8 does the reverse (v4-mapped peers); a TCP
+     listener on a non-loopback address refuses to start without
+     --allow-peer or --allow-any-peer;
+  C  CGI: a tool's printf() cannot write the response head; without
+     --state-key-file the program says so and answers a question with a
+     clear error.
+
+Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
+"N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
+nginx is not installed.  Python 3 standard library only; the harness
+pieces come from e2e.py.
+"""
+
+import http.client
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.dont_write_bytecode = True		# no __pycache__ in the source tree
+try:
+    import wymcp_e2e as e2e
+except ModuleNotFoundError as e:
+    if e.name != "wymcp_e2e":
+        raise
+    print("e2e_harden.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
+          "or through make" % e.name, file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import (R, Failed, alive, children, free_port,  # noqa: E402
+                       stop_pid, tail)
+
+LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
+                    r"(?:\[id (.*?)\] )?(.*)$")
+GRACE = 2.0		# what wymcp-fcgi allows past a time limit
+CLIENT_TIMEOUT = 12.0	# so that today's code, which never stops, fails
+
+
+# ------------------------------------------------------------------ HTTP
+
+class Reply:
+    def __init__(self, status, headers, raw, elapsed):
+        self.status = status
+        self.headers = headers
+        self.raw = raw
+        self.elapsed = elapsed
+        self.json = None
+        self.events = []
+        text = raw.decode("utf-8", "replace")
+        ctype = self.header("Content-Type") or ""
+        if ctype.startswith("text/event-stream"):
+            for block in text.split("\n\n"):
+                for line in block.split("\n"):
+                    if line.startswith("data: "):
+                        try:
+                            self.events.append(json.loads(line[6:]))
+                        except ValueError:
+                            pass
+            self.json = self.events[-1] if self.events else None
+        elif raw:
+            try:
+                self.json = json.loads(text)
+            except ValueError:
+                pass
+
+    def header(self, name):
+        for k, v in self.headers:
+            if k.lower() == name.lower():
+                return v
+        return None
+
+    def error(self):
+        """(code, message) of a JSON-RPC error, or None."""
+        if isinstance(self.json, dict) and \
+                isinstance(self.json.get("error"), dict):
+            e = self.json["error"]
+            return e.get("code"), e.get("message") or ""
+        return None
+
+    def text(self):
+        """The first content text of a result, or None."""
+        try:
+            return self.json["result"]["content"][0]["text"]
+        except (KeyError, IndexError, TypeError):
+            return None
+
+    def brief(self):
+        return "HTTP %d after %.2f s: %r" % (
+            self.status, self.elapsed,
+            self.raw[:200].decode("utf-8", "replace"))
+
+
+RID = [1000]
+
+
+def next_rid():
+    RID[0] += 1
+    return RID[0]
+
+
+def call_body(rid, tool, args=None, meta_extra=None):
+    meta = dict(e2e.META)
+    meta.update(meta_extra or {})
+    params = {"name": tool, "_meta": meta}
+    if args is not None:
+        params["arguments"] = args
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                       "params": params}).encode()
+
+
+def call_headers(tool):
+    return [("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", e2e.PROTO),
+            ("Mcp-Method", "tools/call"), ("Mcp-Name", tool)]
+
+
+def post(port, path, tool, args=None, rid=None, meta_extra=None,
+         timeout=CLIENT_TIMEOUT):
+    """tools/call `tool` at `path`; a Reply (status 0: no answer)."""
+    rid = next_rid() if rid is None else rid
+    body = call_body(rid, tool, args, meta_extra)
+    t0 = time.monotonic()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    try:
+        conn.putrequest("POST", path, skip_accept_encoding=True)
+        for k, v in call_headers(tool):
+            conn.putheader(k, v)
+        conn.putheader("Content-Length", str(len(body)))
+        conn.endheaders(body)
+        r = conn.getresponse()
+        raw = r.read()
+        return Reply(r.status, r.getheaders(), raw, time.monotonic() - t0)
+    except (OSError, http.client.HTTPException) as ex:
+        return Reply(0, [], repr(ex).encode(), time.monotonic() - t0)
+    finally:
+        conn.close()
+
+
+def post_async(port, path, tool, args=None, rid=None, timeout=60.0):
+    """post() in a thread; returns (thread, box) with box["r"] at the
+    end."""
+    box = {}
+
+    def run():
+        box["r"] = post(port, path, tool, args, rid, timeout=timeout)
+
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    return th, box
+
+
+def open_request(port, path, tool, args):
+    """Send a call over a raw socket and return the socket, unread."""
+    body = call_body(next_rid(), tool, args)
+    head = ["POST %s HTTP/1.1" % path, "Host: localhost:%d" % port]
+    head += ["%s: %s" % kv for kv in call_headers(tool)]
+    head += ["Content-Length: %d" % len(body), "Connection: close"]
+    s = socket.create_connection(("127.0.0.1", port), 5)
+    s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+    return s
+
+
+def is_timeout_error(r):
+    e = r.error()
+    return (r.status in (200, 504) and e is not None and e[0] == -32603
+            and "Request timed out" in e[1])
+
+
+# ------------------------------------------------------------- processes
+
+class Instance:
+    """One wymcp-fcgi supervisor with its workers and its log."""
+
+    supervisor = e2e.Harness.supervisor		# uses self.fcgi
+    workers = e2e.Harness.workers		# uses self.sup, self.seen_pids
+
+    def __init__(self, world, name, args, nworkers=2, listen=None):
+        self.w = world
+        self.name = name
+        self.args = list(args)
+        self.nworkers = nworkers
+        self.sock = os.path.join(world.tmp, name + ".sock")
+        self.listen = listen or "unix:" + self.sock
+        self.log = os.path.join(world.tmp, name + ".log")
+        self.fcgi = None
+        self.sup = None
+        self.seen_pids = set()
+        self.started = False
+        world.instances.append(self)
+
+    def argv(self):
+        return ([self.w.prog, "--listen", self.listen,
+                 "--workers", str(self.nworkers), "-vv",
+                 "--module", self.w.rogue, "--module", self.w.examples] +
+                self.args)
+
+    def start(self):
+        """Start it; False (and a failed assertion) when it would not."""
+        with open(self.log, "ab") as log:
+            self.fcgi = subprocess.Popen(
+                self.argv(), stdin=subprocess.DEVNULL, stdout=log,
+                stderr=log, env=self.w.env, cwd=self.w.tmp)
+        deadline = time.monotonic() + 20
+        while True:
+            if self.fcgi.poll() is not None:
+                R.fail("%s: wymcp-fcgi starts" % self.name,
+                       "exit %d: %s" % (self.fcgi.returncode,
+                                        " | ".join(tail(self.log, 4))))
+                self.fcgi = None
+                return False
+            ready = (os.path.exists(self.sock)
+                     if self.listen.startswith("unix:") else True)
+            if ready:
+                self.sup = self.supervisor()
+                if len(self.workers()) >= self.nworkers:
+                    break
+            if time.monotonic() > deadline:
+                R.fail("%s: wymcp-fcgi starts" % self.name,
+                       "no socket or workers after 20 s")
+                return False
+            time.sleep(0.03)
+        if not self.listen.startswith("unix:"):
+            time.sleep(0.2)		# listening before the first fork
+        self.started = True
+        R.note("%s: supervisor %d, workers %r: %s" % (
+            self.name, self.sup, self.workers(), " ".join(self.args)))
+        return True
+
+    def stop(self):
+        if self.fcgi is None:
+            return
+        if self.sup and alive(self.sup):
+            self.seen_pids.update(children(self.sup))
+        if self.sup and self.sup != self.fcgi.pid and alive(self.sup):
+            stop_pid(self.sup, None, 10)
+        if self.fcgi.poll() is None:
+            stop_pid(self.fcgi.pid, self.fcgi, 10)
+        for pid in sorted(self.seen_pids):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+        self.fcgi = None
+
+    def entries(self):
+        """[(pid, level, reqid or None, message)] of the log."""
+        out = []
+        for line in tail(self.log, 1000000):
+            m = LOG_RE.match(line)
+            if m:
+                out.append((int(m.group(1)), m.group(2), m.group(3),
+                            m.group(4)))
+        return out
+
+    def wait_for(self, pred, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            hits = [e for e in self.entries() if pred(e)]
+            if hits or time.monotonic() > deadline:
+                return hits
+            time.sleep(0.02)
+
+    def served_by(self, rid, timeout=3.0):
+        """The PID that logged the end of request rid, or None."""
+        rs = str(rid)
+        hits = self.wait_for(lambda e: e[2] == rs and
+                             e[3].startswith("tools/call -> "), timeout)
+        return hits[0][0] if hits else None
+
+    def wait_workers(self, n, timeout=5.0, without=()):
+        """Wait for n live workers none of which is in `without`."""
+        deadline = time.monotonic() + timeout
+        while True:
+            w = self.workers()
+            if len(w) >= n and not set(w) & set(without):
+                return w
+            if time.monotonic() > deadline:
+                return w
+            time.sleep(0.03)
+
+
+class World:
+    """The temporary directory, nginx and every instance."""
+
+    def __init__(self, builddir, keep):
+        self.builddir = os.path.abspath(builddir)
+        self.keep = keep
+        self.tmp = None
+        self.nginx = None
+        self.nginx_bin = None
+        self.nginx_pids = set()
+        self.port = None
+        self.instances = []
+        self.sanitized = False
+        env = dict(os.environ)
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        self.env = env
+
+    def paths(self):
+        b = self.builddir
+        self.prog = os.path.join(b, "src", "front", "wymcp-fcgi")
+        self.rogue = os.path.join(b, "t", "lib", ".libs", "rogue.so")
+        self.examples = os.path.join(b, "tools", ".libs", "examples.so")
+        missing = [p for p in (self.prog, self.rogue, self.examples)
+                   if not os.path.exists(p)]
+        if missing:
+            raise Failed("not built (make check-harden builds them): %s" %
+                         ", ".join(missing))
+        try:
+            with open(os.path.join(b, "Makefile")) as f:
+                self.sanitized = any(
+                    ln.startswith("SAN_CFLAGS = -f") for ln in f)
+        except OSError:
+            pass
+        if self.sanitized:
+            R.note("sanitizer build: no --memory-limit test (ASan "
+                   "reserves terabytes of address space), crashes by "
+                   "abort() only")
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-harden.")
+        os.chmod(self.tmp, 0o755)
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.p6, self.p4 = free_port(), free_port()
+        mem = ([] if self.sanitized else
+               ["--memory-limit", str(256 * 1024 * 1024)])
+        self.limits = Instance(self, "limits", [
+            "--request-timeout", "3", "--allow-peer", "192.0.2.1"])
+        self.plain = Instance(self, "plain", [])
+        self.mem = Instance(self, "mem", mem)
+        self.recycle = Instance(self, "recycle", ["--max-requests", "3"],
+                                nworkers=1)
+        self.orphan = Instance(self, "orphan", [], nworkers=1)
+        self.drain = Instance(self, "drain", [
+            "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
+        self.v6only = Instance(self, "v6only", ["--allow-peer", "::1"],
+                               nworkers=1, listen="[::]:%d" % self.p6)
+        self.v4only = Instance(self, "v4only", [
+            "--allow-peer", "127.0.0.0/8"], nworkers=1,
+            listen="[::]:%d" % self.p4)
+        self.start_nginx()
+
+    def location(self, path, upstream, extra=""):
+        return """\
+		location = {path} {{
+			include fastcgi_params;
+			fastcgi_pass {up};
+			fastcgi_keep_conn off;
+			fastcgi_buffering off;
+			fastcgi_intercept_errors off;
+			fastcgi_read_timeout 60s;
+{extra}		}}
+""".format(path=path, up=upstream, extra=extra)
+
+    def nginx_conf(self):
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        t = self.tmp
+        locs = ""
+        for inst in (self.limits, self.plain, self.mem, self.recycle,
+                     self.orphan, self.drain):
+            locs += self.location("/" + inst.name, "unix:" + inst.sock)
+        locs += self.location(
+            "/limits-1s", "unix:" + self.limits.sock,
+            "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 1;\n")
+        locs += self.location(
+            "/limits-30s", "unix:" + self.limits.sock,
+            "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 30;\n")
+        for name, port in (("v6only", self.p6), ("v4only", self.p4)):
+            locs += self.location("/%s-from-v4" % name,
+                                  "127.0.0.1:%d" % port)
+            locs += self.location("/%s-from-v6" % name,
+                                  "[::1]:%d" % port)
+        return """\
+{user}worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections 256; }}
+http {{
+	access_log off;
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+
+	server {{
+		listen 127.0.0.1:{port};
+		server_name localhost;
+		client_max_body_size 1m;
+{locs}	}}
+}}
+""".format(user=user, t=t, port=self.port, locs=locs)
+
+    def start_nginx(self):
+        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
+            f.write(e2e.FASTCGI_PARAMS)
+        conf = os.path.join(self.tmp, "nginx.conf")
+        for attempt in range(8):
+            self.port = free_port()
+            with open(conf, "w") as f:
+                f.write(self.nginx_conf())
+            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
+                self.nginx = subprocess.Popen(
+                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
+                     "-e", self.nginx_log, "-g", "daemon off;"],
+                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+            deadline = time.monotonic() + 15
+            while time.monotonic() < deadline:
+                if self.nginx.poll() is not None:
+                    break
+                try:
+                    socket.create_connection(("127.0.0.1", self.port),
+                                             1).close()
+                    self.nginx_pids.update(children(self.nginx.pid))
+                    R.note("nginx %d on 127.0.0.1:%d" %
+                           (self.nginx.pid, self.port))
+                    return
+                except OSError:
+                    time.sleep(0.05)
+            log = "\n".join(tail(self.nginx_log, 10))
+            stop_pid(self.nginx.pid, self.nginx, 5)
+            self.nginx = None
+            if "in use" not in log:
+                raise Failed("nginx did not start: " + log)
+        raise Failed("nginx: no free port after 8 attempts")
+
+    # -- teardown (run_layer calls these)
+
+    def stop(self):
+        if self.nginx is not None:
+            self.nginx_pids.update(children(self.nginx.pid))
+            stop_pid(self.nginx.pid, self.nginx, 10)
+            for pid in sorted(self.nginx_pids):
+                if alive(pid):
+                    stop_pid(pid, None, 2)
+            self.nginx = None
+        for inst in self.instances:
+            inst.stop()
+
+    def sanitizer_reports(self):
+        hits = []
+        for inst in self.instances:
+            hits += [ln.strip() for ln in tail(inst.log, 1000000)
+                     if any(m in ln for m in e2e.SANITIZER_MARKS)]
+        return hits
+
+    def dump_logs(self):
+        if not self.tmp:
+            return
+        for path in [i.log for i in self.instances] + [self.nginx_log]:
+            print("# ---- tail of %s" % path)
+            for line in tail(path, 25):
+                print("#   " + line)
+
+    def cleanup(self):
+        if self.tmp and not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        elif self.tmp:
+            R.note("kept %s" % self.tmp)
+
+
+# ----------------------------------------------------------------- tests
+
+def check_replaced(inst, dead, label):
+    """The worker `dead` is gone and a new one serves in its place."""
+    w = inst.wait_workers(inst.nworkers, 5.0, without=[dead])
+    R.check(not alive(dead) and dead not in w and
+            len(w) >= inst.nworkers,
+            "%s: worker %d was replaced" % (label, dead),
+            "workers now %r" % (w,))
+    r = post(inst.w.port, "/" + inst.name, "count_slowly",
+             {"to": 1, "delay_ms": 0})
+    R.check(r.text() == "Counted to 1.", "%s: the instance serves on" %
+            label, r.brief())
+
+
+def test_time_limit(w):
+    inst = w.limits
+    if not inst.start():
+        return
+    port = w.port
+    # T1: never looks, at a location lowering the limit to 1 s.
+    rid = next_rid()
+    before = set(inst.workers())
+    r = post(port, "/limits-1s", "loop_forever", rid=rid)
+    ok = R.check(r.status == 502 and 1.0 <= r.elapsed <= 1.0 + GRACE + 1.5,
+                 "T a tool that never looks is stopped %.1f s after a 1 s "
+                 "limit (nginx answers 502)" % r.elapsed, r.brief())
+    hits = inst.wait_for(lambda e: e[2] == str(rid) and
+                         "loop_forever" in e[3] and "tools/call" in e[3] and
+                         "time limit" in e[3])
+    R.check(hits, "T the worker's log line names the method and the tool",
+            " | ".join(tail(inst.log, 6)))
+    deadline = time.monotonic() + 3
+    while True:		# the socket closes a moment before the exit ends
+        dead = [p for p in before if not alive(p)]
+        if dead or time.monotonic() > deadline:
+            break
+        time.sleep(0.02)
+    sup = inst.wait_for(lambda e: e[0] == inst.sup and "loop_forever" in
+                        e[3] and str(rid) in e[3])
+    R.check(sup, "T the supervisor logs what the dead worker was serving",
+            " | ".join(tail(inst.log, 6)))
+    if ok and len(dead) == 1:
+        check_replaced(inst, dead[0], "T")
+    else:
+        R.fail("T one worker died", "before %r, dead %r" % (before, dead))
+
+    # T2: returns after the limit without looking.
+    before = set(inst.workers())
+    r = post(port, "/limits-1s", "sleep_quietly", {"ms": 1500})
+    R.check(is_timeout_error(r) and r.status == 504 and
+            1.4 <= r.elapsed < 3.0,
+            "T a result that comes after the limit is replaced by -32603 "
+            "Request timed out (504)", r.brief())
+    R.check(set(inst.workers()) == before,
+            "T ... and its worker goes on", "%r -> %r" %
+            (before, inst.workers()))
+
+    # T3: looks (wymcp_cancelled) and stops at the limit.
+    r = post(port, "/limits-1s", "wait_politely", {"seconds": 20})
+    R.check(is_timeout_error(r) and 0.9 <= r.elapsed < 2.0,
+            "T a tool that looks stops at the limit: -32603 after %.2f s" %
+            r.elapsed, r.brief())
+
+    # T4: a stream ends with the error as its last event.
+    r = post(port, "/limits-1s", "count_slowly",
+             {"to": 100, "delay_ms": 100}, meta_extra={"progressToken": 7})
+    prog = [e for e in r.events if isinstance(e, dict) and
+            e.get("method") == "notifications/progress"]
+    R.check(r.status == 200 and len(prog) >= 3 and is_timeout_error(r) and
+            r.elapsed < 2.5,
+            "T a stream past its limit ends with the -32603 event (%d "
+            "progress events before it)" % len(prog), r.brief())
+
+    # T5: WYMCP_REQUEST_TIMEOUT 30 cannot raise --request-timeout 3.
+    before = set(inst.workers())
+    r = post(port, "/limits-30s", "loop_forever")
+    R.check(r.status == 502 and 3.0 <= r.elapsed <= 3.0 + GRACE + 1.5,
+            "T a location cannot raise the limit: stopped after %.1f s, "
+            "not 30" % r.elapsed, r.brief())
+    inst.wait_workers(2, 5.0, without=[p for p in before if not alive(p)])
+
+    # --allow-peer does not apply to a unix socket.
+    r = post(port, "/limits", "count_slowly", {"to": 1, "delay_ms": 0})
+    R.check(r.text() == "Counted to 1.", "T --allow-peer leaves a unix "
+            "socket's clients alone", r.brief())
+
+
+def test_gone(w):
+    inst = w.plain
+    if not inst.started and not inst.start():
+        return
+    port = w.port
+    socks = [open_request(port, "/plain", "count_slowly",
+                          {"to": 40, "delay_ms": 100}) for _ in range(2)]
+    time.sleep(0.5)
+    for s in socks:
+        s.close()
+    t_closed = time.monotonic()
+    time.sleep(0.3)
+    r = post(port, "/plain", "count_slowly", {"to": 1, "delay_ms": 0})
+    waited = time.monotonic() - t_closed
+    R.check(r.text() == "Counted to 1." and waited < 1.2,
+            "G the next request is served %.2f s after two clients left "
+            "(no progressToken)" % waited, r.brief())
+    hits = inst.wait_for(lambda e: e[3].startswith(
+        "count_slowly: the client went away after "), 3.0)
+    steps = [int(re.search(r"after (\d+) of", e[3]).group(1))
+             for e in hits]
+    R.check(len(hits) == 2 and max(steps) <= 12,
+            "G both tools stopped early, after %r of 40 steps" % steps,
+            " | ".join(tail(inst.log, 6)))
+
+
+def test_memory(w):
+    if w.sanitized:
+        R.note("M --memory-limit: skipped under AddressSanitizer")
+    else:
+        inst = w.mem
+        if inst.start():
+            rid = next_rid()
+            before = set(inst.workers())
+            r = post(w.port, "/mem", "allocate", {"mib": 1024}, rid=rid)
+            e = r.error()
+            R.check(e is not None and e[0] == -32603 and r.elapsed < 10,
+                    "M a tool allocating 1 GiB past a 256 MiB limit fails "
+                    "its request with -32603", r.brief())
+            pid = inst.wait_for(lambda x: x[2] == str(rid), 1.0)
+            pid = pid[0][0] if pid else None
+            other = [p for p in before if p != pid]
+            if pid is not None:
+                ret = inst.wait_for(lambda x: x[0] == inst.sup and
+                                    "retir" in x[3] and str(pid) in x[3] and
+                                    "memory" in x[3], 3.0)
+                R.check(ret, "M its worker retires after the request",
+                        " | ".join(tail(inst.log, 5)))
+                check_replaced(inst, pid, "M")
+            R.check(all(alive(p) for p in other),
+                    "M the other worker was untouched", "%r" % other)
+
+    # Descriptors (no option needed).
+    inst = w.plain
+    if not inst.started and not inst.start():
+        return
+    rid = next_rid()
+    r = post(w.port, "/plain", "leak_fds", {"n": 100}, rid=rid)
+    R.check(r.text() == "leaked 100", "M a tool leaks 100 descriptors",
+            r.brief())
+    pid = inst.served_by(rid)
+    ret = inst.wait_for(lambda x: x[0] == inst.sup and "retir" in x[3] and
+                        "descriptor" in x[3], 3.0)
+    R.check(pid is not None and ret, "M its worker retires after the "
+            "request", " | ".join(tail(inst.log, 5)))
+    if pid is not None:
+        check_replaced(inst, pid, "M")
+
+
+def test_recycle(w):
+    inst = w.recycle
+    if not inst.start():
+        return
+    pids, texts = [], []
+    for i in range(7):
+        rid = next_rid()
+        r = post(w.port, "/recycle", "count_slowly",
+                 {"to": 1, "delay_ms": 0}, rid=rid)
+        texts.append(r.text())
+        pids.append(inst.served_by(rid))
+    R.check(texts == ["Counted to 1."] * 7, "R 7 requests, none failed",
+            "%r" % texts)
+    R.check(None not in pids and len(set(pids[0:3])) == 1 and
+            len(set(pids[3:6])) == 1 and
+            len({pids[0], pids[3], pids[6]}) == 3,
+            "R --max-requests 3: a new worker every 3 requests", "%r" % pids)
+    ret = [e for e in inst.entries() if "retired" in e[3] and
+           "--max-requests" in e[3] and e[1] == "info"]
+    R.check(len(ret) >= 2, "R the supervisor logs each retirement at info",
+            " | ".join(tail(inst.log, 5)))
+
+
+def test_backoff(w):
+    inst = w.plain
+    if not inst.started and not inst.start():
+        return
+    hows = ["abort"] * 12 if w.sanitized else ["abort", "segv"] * 6
+    statuses = []
+    t0 = time.monotonic()
+    for how in hows:
+        r = post(w.port, "/plain", "crash", {"how": how})
+        statuses.append(r.status)
+    spent = time.monotonic() - t0
+    R.check(statuses == [502] * 12 and spent < 4.0,
+            "B 12 crashing requests each get 502, in %.1f s" % spent,
+            "%r" % statuses)
+    # At once, without waiting for the workers to be back.
+    r = post(w.port, "/plain", "count_slowly", {"to": 1, "delay_ms": 0})
+    R.check(r.text() == "Counted to 1." and r.elapsed < 1.0,
+            "B the next request is served in %.2f s: no back-off" %
+            r.elapsed, r.brief())
+    backoff = [e for e in inst.entries() if "next start in" in e[3]]
+    R.check(not backoff, "B no back-off delay was logged",
+            "%r" % backoff[:2])
+    named = [e for e in inst.entries() if e[0] == inst.sup and
+             "tools/call crash" in e[3] and "serving" in e[3]]
+    R.check(len(named) >= 12, "B the supervisor names the tool each dead "
+            "worker was serving (%d lines)" % len(named),
+            " | ".join(tail(inst.log, 4)))
+
+
+def test_parent(w):
+    # P1: SIGKILL to the supervisor while its worker loops.
+    inst = w.orphan
+    if inst.start():
+        worker = inst.workers()[0]
+        th, box = post_async(w.port, "/orphan", "loop_forever")
+        time.sleep(0.7)
+        os.kill(inst.sup, signal.SIGKILL)
+        deadline = time.monotonic() + 3
+        while alive(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        R.check(not alive(worker), "P a looping worker dies with its "
+                "SIGKILLed supervisor", "worker %d still alive" % worker)
+        if alive(worker):
+            os.kill(worker, signal.SIGKILL)
+        th.join(10)
+        r = box.get("r")
+        R.check(r is not None and r.status == 502,
+                "P ... and its client gets 502", r and r.brief())
+        inst.fcgi.wait(5)
+        inst.fcgi = None
+    # P2: a stop that finds a worker stuck past --drain-timeout.
+    inst = w.drain
+    if inst.start():
+        worker = inst.workers()[0]
+        th, box = post_async(w.port, "/drain", "loop_forever")
+        time.sleep(0.7)
+        t0 = time.monotonic()
+        os.kill(inst.sup, signal.SIGTERM)
+        try:
+            inst.fcgi.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+        took = time.monotonic() - t0
+        R.check(inst.fcgi.returncode == 0 and 2.0 <= took <= 4.5 and
+                not alive(worker),
+                "P SIGTERM: the worker stuck past --drain-timeout 2 is "
+                "killed and the supervisor exits 0 after %.1f s" % took,
+                "rc %r, worker alive %r" % (inst.fcgi.returncode,
+                                           alive(worker)))
+        R.check(inst.wait_for(lambda e: "still busy after 2 s; killing it"
+                              in e[3], 1.0),
+                "P ... and says so", " | ".join(tail(inst.log, 4)))
+        th.join(10)
+        inst.fcgi = None
+
+
+def test_peers(w):
+    for inst in (w.v6only, w.v4only):
+        inst.start()
+    cases = (("v6only", "v4", 502), ("v6only", "v6", 200),
+             ("v4only", "v4", 200), ("v4only", "v6", 502))
+    for name, fam, want in cases:
+        r = post(w.port, "/%s-from-%s" % (name, fam), "count_slowly",
+                 {"to": 1, "delay_ms": 0})
+        good = (r.status == 502 if want == 502 else
+                r.text() == "Counted to 1.")
+        R.check(good, "A --allow-peer %s: nginx connecting over %s gets "
+                "%s" % ("::1" if name == "v6only" else "127.0.0.0/8",
+                        "127.0.0.1" if fam == "v4" else "[::1]",
+                        "502" if want == 502 else "served"), r.brief())
+    hits = w.v6only.wait_for(lambda e: "refused" in e[3] and
+                             "::ffff:127.0.0.1" in e[3], 2.0)
+    R.check(hits, "A the refusal is logged with the peer's address",
+            " | ".join(tail(w.v6only.log, 3)))
+
+    # Startup rules for TCP listeners.
+    def run(args, label):
+        log = os.path.join(w.tmp, "startup-%s.log" % label)
+        with open(log, "wb") as f:
+            p = subprocess.Popen([w.prog, "--workers", "1", "--module",
+                                  w.rogue] + args, stdin=subprocess.DEVNULL,
+                                 stdout=f, stderr=f, env=w.env, cwd=w.tmp)
+        try:
+            rc = p.wait(1.5)
+        except subprocess.TimeoutExpired:
+            rc = None
+            stop_pid(p.pid, p, 5)
+        with open(log, "rb") as f:
+            return rc, f.read().decode("utf-8", "replace")
+
+    rc, out = run(["--listen", "0.0.0.0:%d" % free_port()], "any")
+    R.check(rc == 2 and "--allow-peer" in out, "A a TCP listener on 0.0.0.0 "
+            "without --allow-peer refuses to start (exit 2)",
+            "rc %r: %s" % (rc, out[-300:]))
+    rc, out = run(["--listen", "[::]:%d" % free_port(), "--allow-any-peer"],
+                  "allow-any")
+    R.check(rc is None, "A ... and starts with --allow-any-peer",
+            "rc %r: %s" % (rc, out[-300:]))
+    rc, out = run(["--listen", "127.0.0.1:%d" % free_port()], "loopback")
+    R.check(rc is None, "A a loopback TCP listener needs neither",
+            "rc %r: %s" % (rc, out[-300:]))
+
+
+def cgi(w, tool, args=None, caps=None, extra=()):
+    """Run wymcp-fcgi as a CGI program; (status line, stdout, stderr)."""
+    meta = {}
+    if caps is not None:
+        meta["io.modelcontextprotocol/clientCapabilities"] = caps
+    body = call_body(1, tool, args, meta)
+    env = dict(w.env)
+    for k in list(env):
+        if k.startswith(("LISTEN_", "HTTP_", "WYMCP_")):
+            del env[k]
+    env.update({"GATEWAY_INTERFACE": "CGI/1.1", "REQUEST_METHOD": "POST",
+                "CONTENT_TYPE": "application/json",
+                "CONTENT_LENGTH": str(len(body)),
+                "HTTP_HOST": "localhost", "SERVER_NAME": "localhost",
+                "HTTP_ACCEPT": "application/json, text/event-stream",
+                "HTTP_MCP_PROTOCOL_VERSION": e2e.PROTO,
+                "HTTP_MCP_METHOD": "tools/call", "HTTP_MCP_NAME": tool})
+    p = subprocess.run([w.prog, "--module", w.rogue, "--module",
+                        w.examples] + list(extra), input=body,
+                       capture_output=True, env=env, cwd=w.tmp, timeout=20)
+    out = p.stdout.decode("utf-8", "replace")
+    return out, p.stderr.decode("utf-8", "replace")
+
+
+def test_cgi(w):
+    out, err = cgi(w, "print_stdout")
+    head, _, body = out.partition("\r\n\r\n")
+    R.check(out.startswith("Status: 200 OK\r\n") and "X-Injected" not in
+            head and '"printed"' in body,
+            "C CGI: a tool's printf() cannot write the response head",
+            repr(out[:200]))
+    R.check("X-Injected: yes" in err, "C ... it goes to standard error "
+            "(the web server's error log)", repr(err[-300:]))
+
+    caps = {"elicitation": {}}
+    out, err = cgi(w, "book_room", {"day": "2026-12-01"}, caps)
+    R.check("--state-key-file" in err and "CGI" in err,
+            "C CGI without --state-key-file says so at start",
+            repr(err[-300:]))
+    head, _, body = out.partition("\r\n\r\n")
+    try:
+        e = json.loads(body).get("error") or {}
+    except ValueError:
+        e = {}
+    R.check(e.get("code") == -32603 and "state key" in e.get("message", "")
+            and "requestState" not in body.replace(
+                "the requestState", ""),
+            "C ... and answers a question with a clear error, minting no "
+            "state", repr(out[:300]))
+
+    key = os.path.join(w.tmp, "state.key")
+    subprocess.run([w.prog, "--generate-key", key], capture_output=True,
+                   env=w.env, timeout=10)
+    out, err = cgi(w, "book_room", {"day": "2026-12-01"}, caps,
+                   ["--state-key-file", key])
+    _, _, body = out.partition("\r\n\r\n")
+    try:
+        res = json.loads(body).get("result") or {}
+    except ValueError:
+        res = {}
+    R.check(res.get("resultType") == "input_required" and
+            "--state-key-file" not in err,
+            "C with --state-key-file the question goes out, no warning",
+            repr(out[:200]) + repr(err[-200:]))
+
+
+def layer(w):
+    """This script's tests."""
+    w.paths()
+    w.start()
+    test_time_limit(w)
+    test_gone(w)
+    test_memory(w)
+    test_recycle(w)
+    test_backoff(w)
+    test_parent(w)
+    test_peers(w)
+    test_cgi(w)
+
+
+def main():
+    return e2e.run_layer(World, layer, "the wymcp-fcgi logs")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
