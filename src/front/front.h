@@ -27,6 +27,7 @@
 #define FRONT_TIMEOUT_MAX	86400		/* its upper bound */
 #define FRONT_MAX_REQUESTS_DEFAULT 10000	/* --max-requests */
 #define FRONT_DRAIN_DEFAULT	30		/* --drain-timeout, s */
+#define FRONT_IDLE_DEFAULT	10		/* --idle-timeout, s */
 #define FRONT_GRACE_MS		2000	/* past a time limit: stop the worker */
 #define FRONT_BACKSTOP_MS	3000	/* then the supervisor kills it */
 #define FRONT_MEMORY_MIN	(16UL * 1024 * 1024)	/* --memory-limit */
@@ -56,6 +57,8 @@ struct front_peer {
 struct front_opts {
 	const char	 *listen;	/* --listen, or NULL: inherit */
 	int		  workers;	/* --workers, 0 = no supervisor */
+	int		  workers_max;	/* --workers MIN:MAX, else = workers */
+	unsigned int	  idle_timeout;	/* --idle-timeout s */
 	const char	**modules;	/* --module, in order */
 	size_t		  nmodules;
 	const char	**origins;	/* --allow-origin, in order */
@@ -82,6 +85,8 @@ struct front_opts {
  * shares with the supervisor.  Built by main.c, read-only after.
  */
 struct front_limits {
+	int			 max_workers;	/* the pool grows up to it */
+	unsigned int		 idle;		/* s a spare worker may idle */
 	unsigned int		 timeout;	/* s, 0: none */
 	unsigned long		 max_requests;	/* 0: never recycle */
 	size_t			 memory;	/* RLIMIT_AS, 0: none */

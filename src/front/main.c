@@ -46,6 +46,7 @@ enum {
 	OPT_MAXREQ,
 	OPT_MEMORY,
 	OPT_DRAIN,
+	OPT_IDLE,
 	OPT_PEER,
 	OPT_ANYPEER
 };
@@ -65,6 +66,7 @@ static const struct option longopts[] = {
 	{ "max-requests",	required_argument,	NULL, OPT_MAXREQ },
 	{ "memory-limit",	required_argument,	NULL, OPT_MEMORY },
 	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
+	{ "idle-timeout",	required_argument,	NULL, OPT_IDLE },
 	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "verbose",		no_argument,		NULL, 'v' },
@@ -94,7 +96,8 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
-	    "       [--workers N] [--module PATH]... [--state-key-file PATH]\n"
+	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
+	    "       [--module PATH]... [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
@@ -105,8 +108,11 @@ usage(FILE *f)
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
 	    "                         socket on fd 0 or from systemd;\n"
 	    "                         plain CGI when there is none)\n"
-	    "  --workers N            worker processes, 0 to %d (default 1;\n"
-	    "                         0 serves in this process)\n"
+	    "  --workers N|MIN:MAX    worker processes, 0 to %d (default 1;\n"
+	    "                         0 serves in this process; MIN:MAX\n"
+	    "                         grows on demand, shrinks when idle)\n"
+	    "  --idle-timeout S       with MIN:MAX, retire a worker idle S\n"
+	    "                         seconds (default %d)\n"
 	    "  --module PATH          load a tool module (repeatable;\n"
 	    "                         default: help.so echo.so whoami.so from\n"
 	    "                         %s)\n"
@@ -136,7 +142,8 @@ usage(FILE *f)
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
-	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
+	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, FRONT_IDLE_DEFAULT,
+	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT);
 }
@@ -161,6 +168,32 @@ parse_num(const char *opt, const char *s, long long min, long long max)
 		errx(2, "--%s: %s: must be from %lld to %lld",
 		    opt, s, min, max);
 	return v;
+}
+
+/*
+ * --workers N (a fixed pool; 0: no supervisor) or MIN:MAX (a pool that
+ * grows on demand up to MAX and shrinks back to MIN when idle), or exit
+ * with a usage error.
+ */
+static void
+parse_workers(const char *s, struct front_opts *o)
+{
+	const char	*colon = strchr(s, ':');
+	char		 min[32];
+
+	if (colon == NULL) {
+		o->workers = o->workers_max = (int)parse_num("workers", s, 0,
+		    FRONT_MAX_WORKERS);
+		return;
+	}
+	if ((size_t)(colon - s) >= sizeof(min))
+		errx(2, "--workers %s: MIN:MAX, %d at most", s,
+		    FRONT_MAX_WORKERS);
+	memcpy(min, s, (size_t)(colon - s));
+	min[colon - s] = '\0';
+	o->workers = (int)parse_num("workers", min, 1, FRONT_MAX_WORKERS);
+	o->workers_max = (int)parse_num("workers", colon + 1, o->workers,
+	    FRONT_MAX_WORKERS);
 }
 
 /*
@@ -239,6 +272,7 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->timeout = FRONT_TIMEOUT_DEFAULT;
 	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
 	o->drain = FRONT_DRAIN_DEFAULT;
+	o->idle_timeout = FRONT_IDLE_DEFAULT;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -247,8 +281,11 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			o->listen = optarg;
 			break;
 		case OPT_WORKERS:
-			o->workers = (int)parse_num("workers", optarg,
-			    0, FRONT_MAX_WORKERS);
+			parse_workers(optarg, o);
+			break;
+		case OPT_IDLE:
+			o->idle_timeout = (unsigned int)parse_num(
+			    "idle-timeout", optarg, 1, 86400);
 			break;
 		case OPT_MODULE:
 			push(&o->modules, &o->nmodules, optarg);
@@ -838,6 +875,8 @@ main(int argc, char *argv[])
 	memory_limit(opts.memory);
 
 	memset(&lim, 0, sizeof(lim));
+	lim.max_workers = opts.workers_max;
+	lim.idle = opts.idle_timeout;
 	lim.timeout = opts.timeout;
 	/* Without a supervisor nothing replaces a retired process. */
 	lim.max_requests = opts.workers == 0 && !opts.max_requests_set ? 0 :
@@ -861,10 +900,12 @@ main(int argc, char *argv[])
 		if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 		    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 			err(1, "fcntl");
-		front_log(WYMCP_LOG_INFO, "serving %s with %d worker%s",
+		front_log(WYMCP_LOG_INFO, "serving %s with %d%s%.0d worker%s",
 		    opts.listen != NULL ? opts.listen :
 		    fd == 3 ? "the systemd socket" : "the socket on fd 0",
-		    opts.workers, opts.workers == 1 ? "" : "s");
+		    opts.workers, opts.workers_max > opts.workers ? " to " :
+		    "", opts.workers_max > opts.workers ? opts.workers_max : 0,
+		    opts.workers_max == 1 ? "" : "s");
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd, &lim, NULL);
 		else

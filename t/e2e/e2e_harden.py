@@ -373,6 +373,8 @@ class World:
         self.orphan = Instance(self, "orphan", [], nworkers=1)
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
+        self.pool = Instance(self, "pool", [
+            "--workers", "4:128", "--idle-timeout", "2"], nworkers=4)
         self.v6only = Instance(self, "v6only", ["--allow-peer", "::1"],
                                nworkers=1, listen="[::]:%d" % self.p6)
         self.v4only = Instance(self, "v4only", [
@@ -397,7 +399,7 @@ class World:
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
-                     self.orphan, self.drain):
+                     self.orphan, self.drain, self.pool):
             locs += self.location("/" + inst.name, "unix:" + inst.sock)
         locs += self.location(
             "/limits-1s", "unix:" + self.limits.sock,
@@ -679,6 +681,68 @@ def test_recycle(w):
             " | ".join(tail(inst.log, 5)))
 
 
+def pss_kib(pid):
+    """The proportional set size of a process, KiB (0 when gone)."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def test_pool(w):
+    """--workers 4:128: 64 concurrent 200 ms calls grow the pool, every
+    call is served, the workers' memory stays small, and the pool is
+    back to 4 once the load is over (--idle-timeout 2)."""
+    inst = w.pool
+    if not inst.start():
+        return
+    stop = time.monotonic() + 4.0
+    results, lock = [], threading.Lock()
+
+    def client():
+        while time.monotonic() < stop:
+            r = post(w.port, "/pool", "sleep_quietly", {"ms": 200},
+                     timeout=30)
+            with lock:
+                results.append(r)
+
+    threads = [threading.Thread(target=client, daemon=True)
+               for _ in range(64)]
+    for th in threads:
+        th.start()
+    peak, peak_pss = 0, 0
+    while any(th.is_alive() for th in threads):
+        ws = inst.workers()
+        if len(ws) > peak:
+            peak = len(ws)
+            peak_pss = sum(pss_kib(pid) for pid in ws)
+        time.sleep(0.1)
+    for th in threads:
+        th.join()
+    bad = [r.brief() for r in results
+           if r.status != 200 or r.text() != "slept"]
+    R.check(results and not bad, "W %d calls of 200 ms, 64 at a time, "
+            "all served" % len(results), "; ".join(bad[:3]))
+    R.note("W %d calls in 4 s (%.0f/s), the pool peaked at %d workers, "
+           "%d KiB PSS together" % (len(results), len(results) / 4.0,
+                                    peak, peak_pss))
+    R.check(peak >= 32, "W the pool grew under load (peak %d workers, "
+            "from 4)" % peak)
+    R.check(peak <= 128, "W never beyond MAX (peak %d)" % peak)
+    R.check(0 < peak_pss <= 256 * 1024, "W the workers' PSS at the peak "
+            "is within 256 MiB (%d KiB)" % peak_pss)
+    deadline = time.monotonic() + 15.0
+    while len(inst.workers()) != 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    R.check(len(inst.workers()) == 4, "W back to 4 workers within 15 s of "
+            "the load's end (--idle-timeout 2)",
+            "workers %r" % inst.workers())
+
+
 def test_backoff(w):
     inst = w.plain
     if not inst.started and not inst.start():
@@ -876,6 +940,7 @@ def layer(w):
     test_gone(w)
     test_memory(w)
     test_recycle(w)
+    test_pool(w)
     test_backoff(w)
     test_parent(w)
     test_peers(w)
