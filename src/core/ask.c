@@ -122,7 +122,7 @@ fault(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
     const char *why)
 {
 	run->fault = wymcp_printf(ctx, "Invalid input response %s: %s",
-	    key, why);
+	    wymcp__ctx_quote(ctx, key), why != NULL ? why : "invalid");
 	if (run->fault == NULL)
 		run->fault = "Invalid input response";
 	wymcp__run_stop(run);

@@ -138,6 +138,8 @@ void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
 
 /* ctx.c: the context, rebuilt from the CGI params. */
 const char *wymcp__env(char *const *env, const char *name);
+int	 wymcp__env_repeated(char *const *env, const char *name,
+	    int anycomma);
 void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
 	    char *const *env);
 void	 wymcp__ctx_free(struct wymcp_ctx *);
@@ -145,6 +147,7 @@ enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
 enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
 const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);
+const char *wymcp__ctx_quote(struct wymcp_ctx *, const char *);
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 

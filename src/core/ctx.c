@@ -40,6 +40,34 @@ wymcp__env(char *const *env, const char *name)
 	return v;
 }
 
+/*
+ * Did the client send header param `name` (HTTP_*) more than once?  A
+ * web server passes a repeated header either as two params of the same
+ * name (nginx up to 1.22) or as one whose values are joined with ", "
+ * (nginx 1.23 and later, Apache mod_proxy_fcgi and mod_fcgid; RFC 9110
+ * section 5.3).  A value holding a comma followed by SP or HTAB reads as
+ * a join; with `anycomma`, for a header whose values never hold a comma,
+ * any comma does.  Returns 1 when repeated, else 0.
+ */
+int
+wymcp__env_repeated(char *const *env, const char *name, int anycomma)
+{
+	const char	*v = NULL, *c;
+	size_t		 n = strlen(name);
+
+	for (; env != NULL && *env != NULL; env++) {
+		if (strncmp(*env, name, n) != 0 || (*env)[n] != '=')
+			continue;
+		if (v != NULL)
+			return 1;
+		v = *env + n + 1;
+	}
+	for (c = v; c != NULL && (c = strchr(c, ',')) != NULL; c++)
+		if (anycomma || c[1] == ' ' || c[1] == '\t')
+			return 1;
+	return 0;
+}
+
 /* Zero the context and bind it to the server and params. */
 void
 wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
@@ -264,6 +292,16 @@ struct json_object *
 wymcp_ctx_answers(const struct wymcp_ctx *ctx)
 {
 	return ctx == NULL ? NULL : ctx->call.answers;
+}
+
+/*
+ * A NUL-terminated value of the request, quoted for a message
+ * (wymcp__quote(): 64 bytes at most).  Never NULL.
+ */
+const char *
+wymcp__ctx_quote(struct wymcp_ctx *ctx, const char *v)
+{
+	return wymcp__quote(&ctx->arena, v, v != NULL ? strlen(v) : 0);
 }
 
 /* Log a line of this request's, tagged with its id. */

@@ -90,7 +90,8 @@ wymcp__tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return;
 	}
 	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
-		msg = wymcp_printf(ctx, "Unknown tool: %s", name);
+		msg = wymcp_printf(ctx, "Unknown tool: %s",
+		    wymcp__ctx_quote(ctx, name));
 		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
 		    "Unknown tool");
 		return;
