@@ -3,9 +3,10 @@
  *
  * The web server's auth modules speak to wymcp through FastCGI params:
  * WYMCP_ASSIGN_<NAME> becomes the assign <name>, REMOTE_USER the assign
- * remote_user, WYMCP_PRINCIPAL (else REMOTE_USER) the principal, and
- * WYMCP_TOOLS narrows the mount list.  Client headers arrive as HTTP_*
- * params and can never become any of these.
+ * remote_user (empty values are no assigns), WYMCP_PRINCIPAL (when
+ * absent, REMOTE_USER) the principal, and WYMCP_TOOLS narrows the
+ * mount list.  Client headers arrive as HTTP_* params and can never
+ * become any of these.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -100,7 +101,12 @@ internal_name(const char *name)
 	    (name[5] == '\0' || name[5] == '_');
 }
 
-/* Add one assign; a later one with the same name wins. */
+/*
+ * Add one assign; a later one with the same name wins.  An empty value
+ * is no assign (and removes an earlier one of that name): a web server
+ * variable that is empty because nothing authenticated the request
+ * must not read as a value.
+ */
 static enum wymcp_err
 add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
     const char *val)
@@ -120,6 +126,10 @@ add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
 	}
 	if (internal_name(key))
 		return WYMCP_OK;
+	if (*val == '\0') {
+		json_object_object_del(ctx->who.assigns, key);
+		return WYMCP_OK;
+	}
 	if ((s = json_object_new_string(val)) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (json_object_object_add(ctx->who.assigns, key, s)) {
@@ -160,8 +170,15 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 		    WYMCP_OK)
 			return rc;
 	}
-	p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL");
-	if (p == NULL || *p == '\0')
+	/*
+	 * WYMCP_PRINCIPAL, when the web server passes it at all, is the
+	 * principal, and empty means anonymous: a location that sets it
+	 * from its auth module gets "" for a request nothing
+	 * authenticated, and must not fall back to REMOTE_USER, which
+	 * nginx fills from the client's own Authorization header.  Only
+	 * an absent WYMCP_PRINCIPAL falls back.
+	 */
+	if ((p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL")) == NULL)
 		p = wymcp__env(ctx->req.env, "REMOTE_USER");
 	ctx->who.principal = (p != NULL && *p != '\0') ? p : NULL;
 	return WYMCP_OK;

@@ -40,6 +40,8 @@ prompt_at(const void *arg, size_t i, struct json_object **listing,
  * registration order, paged; the prompts capability (and so this
  * method) exists only when a prompt is registered.  ttlMs is the
  * smallest of the modules holding prompts, private if one says so.
+ * Nothing the web server sets (principal, assigns, WYMCP_TOOLS) narrows
+ * this list, so unlike tools/list it stays public with them.
  */
 void
 wymcp__prompts_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)

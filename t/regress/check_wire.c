@@ -7,8 +7,10 @@
  * 1.23 and later and Apache), is 400 -32020; a repeated Origin is 403;
  * the mirrored headers a 2025-11-25 request carries are checked too;
  * U+0000 in any string is 400 -32602; an object naming a member twice is
- * 400 -32700; quoted values are cut at 64 bytes.  Every test was
- * written against the behaviour before the fix and fails there.
+ * 400 -32700; quoted values are cut at 64 bytes.  Then the identity the
+ * params give (an empty WYMCP_PRINCIPAL, empty assigns) and the cache
+ * scope of tools/list.  Every test was written against the behaviour
+ * before the fix and fails there.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -605,6 +607,51 @@ START_TEST(quoted_values_are_capped)
 }
 END_TEST
 
+/* --- identity and caching ---------------------------------------------- */
+
+START_TEST(empty_principal_is_anonymous)
+{
+	const char *const empty[] = { "WYMCP_PRINCIPAL=",
+	    "REMOTE_USER=mallory", NULL };
+	const char *const absent[] = { "REMOTE_USER=alice", NULL };
+
+	/* REMOTE_USER used to become the principal. */
+	call("tools/call", "who", "{\"name\":\"who\"}", empty);
+	expect_text("- {\"remote_user\":\"mallory\"}");
+	call("tools/call", "who", "{\"name\":\"who\"}", absent);
+	expect_text("alice {\"remote_user\":\"alice\"}");
+}
+END_TEST
+
+START_TEST(empty_assigns_dropped)
+{
+	const char *const env[] = { "WYMCP_ASSIGN_ROLE=",
+	    "WYMCP_ASSIGN_TENANT=acme", NULL };
+
+	/* It used to be {"role":"","tenant":"acme"}. */
+	call("tools/call", "who", "{\"name\":\"who\"}", env);
+	expect_text("- {\"tenant\":\"acme\"}");
+}
+END_TEST
+
+START_TEST(tools_list_private_with_any_assign)
+{
+	const char *const role[] = { "WYMCP_ASSIGN_ROLE=admin", NULL };
+	const char *const empty[] = { "WYMCP_ASSIGN_ROLE=", NULL };
+
+	/* It used to be public without a principal. */
+	call("tools/list", NULL, NULL, role);
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "cacheScope", NULL)), "private");
+	call("tools/list", NULL, NULL, empty);
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "cacheScope", NULL)), "public");
+	call("tools/list", NULL, NULL, NULL);
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "cacheScope", NULL)), "public");
+}
+END_TEST
+
 static Suite *
 wire_suite(void)
 {
@@ -632,6 +679,13 @@ wire_suite(void)
 	tcase_add_test(tc, duplicate_name_in_params_is_32700);
 	tcase_add_test(tc, duplicate_names_at_any_depth_are_32700);
 	tcase_add_test(tc, quoted_values_are_capped);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("identity");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, empty_principal_is_anonymous);
+	tcase_add_test(tc, empty_assigns_dropped);
+	tcase_add_test(tc, tools_list_private_with_any_assign);
 	suite_add_tcase(s, tc);
 
 	return s;
