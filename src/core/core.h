@@ -100,6 +100,11 @@ void	 wymcp__run_stop(struct wymcp__run *) __attribute__((noreturn));
 int	 wymcp__responses_ok(struct json_object *);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
 
+/* shapes.c: schema.json's CreateMessageResult and ListRootsResult. */
+int	 wymcp__shape_check(const char *name, struct json_object *,
+	    char *err, size_t errlen);
+const char *wymcp__shape_defs(void);
+
 /* caps.c */
 int	 wymcp__caps_missing(struct json_object *required,
 	    struct json_object *declared, struct json_object **missing);

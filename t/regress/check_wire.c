@@ -8,9 +8,10 @@
  * the mirrored headers a 2025-11-25 request carries are checked too;
  * U+0000 in any string is 400 -32602; an object naming a member twice is
  * 400 -32700; quoted values are cut at 64 bytes.  Then the identity the
- * params give (an empty WYMCP_PRINCIPAL, empty assigns) and the cache
- * scope of tools/list.  Every test was written against the behaviour
- * before the fix and fails there.
+ * params give (an empty WYMCP_PRINCIPAL, empty assigns), the cache scope
+ * of tools/list, and the shape of sampling, roots and elicitation
+ * answers.  Every test was written against the behaviour before the fix
+ * and fails there.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -652,6 +653,98 @@ START_TEST(tools_list_private_with_any_assign)
 }
 END_TEST
 
+/* --- answers ----------------------------------------------------------- */
+
+/* tools/call `tool` answering key `key` with `answer`. */
+static void
+answered(const char *tool, const char *key, const char *answer)
+{
+	char	 params[2048];
+
+	snprintf(params, sizeof(params), "{\"_meta\":" META_ALL ","
+	    "\"name\":\"%s\",\"inputResponses\":{\"%s\":%s}}", tool, key,
+	    answer);
+	call("tools/call", tool, params, NULL);
+}
+
+START_TEST(sampling_answer_checked)
+{
+	static const char *const bad[] = {
+		"{}",
+		"{\"foo\":1}",
+		/* no model */
+		"{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+		    "\"text\":\"x\"}}",
+		/* a role that is none */
+		"{\"role\":\"system\",\"content\":{\"type\":\"text\","
+		    "\"text\":\"x\"},\"model\":\"m\"}",
+		/* a content block of no kind */
+		"{\"role\":\"assistant\",\"content\":{\"type\":\"video\"},"
+		    "\"model\":\"m\"}",
+		/* text without text */
+		"{\"role\":\"assistant\",\"content\":[{\"type\":\"text\"}],"
+		    "\"model\":\"m\"}",
+		"{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+		    "\"text\":\"x\"},\"model\":7}",
+		"{\"role\":\"assistant\",\"content\":{\"type\":\"text\","
+		    "\"text\":\"x\"},\"model\":\"m\",\"stopReason\":1}",
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		answered("sample", "s", bad[i]);
+		ck_assert_msg(h_code(&resp) == -32602 && strstr(message(),
+		    "not a CreateMessageResult") != NULL, "%zu: %s", i,
+		    resp.body);
+	}
+	answered("sample", "s", SAMPLE);
+	expect_text("model m");
+	answered("sample", "s", "{\"role\":\"assistant\",\"content\":["
+	    "{\"type\":\"tool_use\",\"id\":\"1\",\"name\":\"f\",\"input\":{}},"
+	    "{\"type\":\"image\",\"data\":\"AA==\",\"mimeType\":\"image/png\"}"
+	    "],\"model\":\"m2\",\"stopReason\":\"toolUse\"}");
+	expect_text("model m2");
+}
+END_TEST
+
+START_TEST(roots_answer_checked)
+{
+	static const char *const bad[] = {
+		"{}",
+		"{\"roots\":\"file:///r\"}",
+		"{\"roots\":[{\"name\":\"no uri\"}]}",
+		"{\"roots\":[{\"uri\":7}]}",
+		"{\"roots\":[{\"uri\":\"file:///r\",\"name\":1}]}",
+		/* Root.uri: "This *must* start with file://" */
+		"{\"roots\":[{\"uri\":\"https://example.com/\"}]}",
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		answered("roots", "r", bad[i]);
+		ck_assert_msg(h_code(&resp) == -32602 && strstr(message(),
+		    "not a ListRootsResult") != NULL, "%zu: %s", i, resp.body);
+	}
+	answered("roots", "r", ROOTS);
+	expect_text("1 roots");
+	answered("roots", "r", "{\"roots\":[]}");
+	expect_text("0 roots");
+}
+END_TEST
+
+START_TEST(elicit_answer_undeclared_property_refused)
+{
+	/* It used to reach the tool. */
+	answered("form", "elicit-1", "{\"action\":\"accept\",\"content\":"
+	    "{\"name\":\"Alice\",\"admin\":true}}");
+	expect_error(200, -32602, "content has property 'admin', which the "
+	    "requested schema does not declare");
+	answered("form", "elicit-1", "{\"action\":\"accept\",\"content\":"
+	    "{\"name\":\"Alice\"}}");
+	expect_text("{\"name\":\"Alice\"}");
+}
+END_TEST
+
 static Suite *
 wire_suite(void)
 {
@@ -688,6 +781,12 @@ wire_suite(void)
 	tcase_add_test(tc, tools_list_private_with_any_assign);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("answers");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, sampling_answer_checked);
+	tcase_add_test(tc, roots_answer_checked);
+	tcase_add_test(tc, elicit_answer_undeclared_property_refused);
+	suite_add_tcase(s, tc);
 	return s;
 }
 
