@@ -61,7 +61,7 @@ static const struct option longopts[] = {
 };
 
 /* The modules loaded when no --module is given. */
-static const char *const bundled[] = { "help.so", "echo.so", "whoami.so" };
+static const char *const bundled[] = { "help.so", "echo.so" };
 
 /*
  * The identity to switch to after startup, resolved before anything
@@ -92,7 +92,7 @@ usage(FILE *f)
 	    "  --workers N            worker processes, 0 to %d (default 1;\n"
 	    "                         0 serves in this process)\n"
 	    "  --module PATH          load a tool module (repeatable;\n"
-	    "                         default: help.so echo.so whoami.so from\n"
+	    "                         default: help.so echo.so from\n"
 	    "                         %s)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
