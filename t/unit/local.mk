@@ -10,6 +10,7 @@ UNIT_TESTS = \
 	%reldir%/check_seal \
 	%reldir%/check_shapes \
 	%reldir%/check_testing \
+	%reldir%/check_uritpl \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
