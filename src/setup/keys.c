@@ -114,6 +114,12 @@ read_keyfile(const char *path, char *err, size_t errlen)
 		}
 		got += (size_t)n;
 	}
+	/* The parser reads to the first NUL: refuse what it would skip. */
+	if (memchr(buf, '\0', got) != NULL) {
+		snprintf(err, errlen, "%s: binary data (a NUL byte): not a "
+		    "key file", path);
+		goto fail;
+	}
 	buf[got] = '\0';
 	close(fd);
 	return buf;
