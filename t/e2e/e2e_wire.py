@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""e2e_wire.py - wymcp end to end: strict wire rules and identity through nginx.
+"""e2e_wire.py - wymcp end to end: the wire rules and identity via nginx.
 
 Usage: e2e_wire.py [--builddir DIR] [--keep] [--verbose]
 
