@@ -76,7 +76,7 @@ static const struct option longopts[] = {
 };
 
 /* The modules loaded when no --module is given. */
-static const char *const bundled[] = { "help.so", "echo.so", "whoami.so" };
+static const char *const bundled[] = { "help.so", "echo.so" };
 
 /*
  * The identity to switch to after startup, resolved before anything
@@ -114,7 +114,7 @@ usage(FILE *f)
 	    "  --idle-timeout S       with MIN:MAX, retire a worker idle S\n"
 	    "                         seconds (default %d)\n"
 	    "  --module PATH          load a tool module (repeatable;\n"
-	    "                         default: help.so echo.so whoami.so from\n"
+	    "                         default: help.so echo.so from\n"
 	    "                         %s)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"

@@ -55,7 +55,7 @@ wymcp__reply_no_method(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	const char	*msg;
 
 	msg = wymcp_printf(ctx, "Method not found: %s",
-	    ctx->req.method != NULL ? ctx->req.method : "");
+	    wymcp__ctx_quote(ctx, ctx->req.method));
 	wymcp__reply_error(ctx, r, status, WYMCP__METHOD_NOT_FOUND,
 	    msg != NULL ? msg : "Method not found", NULL);
 }

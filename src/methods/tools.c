@@ -21,10 +21,11 @@ tool_at(const void *arg, size_t i, struct json_object **listing,
 /*
  * tools/list: the mounted tools in registration order, a page at a time
  * (list.c); the cursor's identity is the mount list.  The mount list may
- * follow the web server's auth (WYMCP_TOOLS set per user), so an
- * authenticated request's list is private to it; so is one holding a
- * tool of a module that marks its results private.  ttlMs is the
- * smallest of the modules whose tools are mounted.
+ * follow the web server's auth (WYMCP_TOOLS chosen per user or per
+ * role), so the list of a request with a principal or any assign is
+ * private to it (caching.mdx: "private" for scope-filtered lists); so
+ * is one holding a tool of a module that marks its results private.
+ * ttlMs is the smallest of the modules whose tools are mounted.
  */
 void
 wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -45,7 +46,8 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	l.at = tool_at;
 	l.arg = ctx->who.tools;
 	l.ttl = -1;
-	l.private = ctx->who.principal != NULL;
+	l.private = ctx->who.principal != NULL ||
+	    json_object_object_length(ctx->who.assigns) > 0;
 	/* The list's identity and hints: of every tool, known at load. */
 	l.id = ctx->who.mount_digest;
 	if (ctx->who.tools == ctx->srv->all) {
@@ -96,7 +98,8 @@ wymcp__tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return;
 	}
 	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
-		msg = wymcp_printf(ctx, "Unknown tool: %s", name);
+		msg = wymcp_printf(ctx, "Unknown tool: %s",
+		    wymcp__ctx_quote(ctx, name));
 		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
 		    "Unknown tool");
 		return;

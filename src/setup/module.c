@@ -36,17 +36,22 @@ wymcp__tool_clear(struct wymcp__tool *t)
 
 /*
  * Parse a JSON text that must be an object.  Returns a new object or
- * NULL with a reason in the server's errmsg.
+ * NULL with a reason in the server's errmsg.  A string holding U+0000
+ * is left to the checks of what it is (x-mcp-header refuses it by
+ * name); no request can carry one.
  */
 static struct json_object *
 parse_object(struct wymcp_server *srv, const char *tool, const char *what,
     const char *text)
 {
 	struct json_object	*o;
+	enum wymcp__json_fault	 fault;
 
-	o = wymcp__parse(text, strlen(text));
+	o = wymcp__parse_ex(text, strlen(text), &fault);
 	if (o == NULL) {
-		wymcp__seterr(srv, "tool %s: %s is not valid JSON", tool, what);
+		wymcp__seterr(srv, "tool %s: %s is not valid JSON%s", tool,
+		    what, fault == WYMCP__JSON_DUPLICATE ? " (an object has "
+		    "two members of the same name)" : "");
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object)) {

@@ -815,7 +815,7 @@ START_TEST(param_message_is_short_and_clean)
 	n = (size_t)snprintf(h, sizeof(h), "HTTP_MCP_PARAM_REGION=");
 	memset(h + n, 'x', 300);
 	h[n + 300] = '\0';
-	call("custom", "{\"region\":\"line1\\nline2\\u0000z\"}", h,
+	call("custom", "{\"region\":\"line1\\nline2\\u0001z\"}", h,
 	    (char *)NULL);
 	mismatch("...' does not match argument region value "
 	    "'line1?line2?z'");

@@ -10,7 +10,9 @@ UNIT_TESTS = \
 	%reldir%/check_rpc \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
+	%reldir%/check_shapes \
 	%reldir%/check_testing \
+	%reldir%/check_uritpl \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
