@@ -78,6 +78,28 @@ struct front_opts {
 	struct front_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
+	const char	 *status_path;	/* --status-path, or NULL */
+	struct front_peer *status_peers; /* --status-allow, in order */
+	size_t		  nstatus_peers;
+	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+};
+
+/*
+ * status.c: the figures of the status page, in one page shared by the
+ * whole pool (made before the first fork).  Workers add to `requests'
+ * and `slow' atomically; the supervisor writes the rest at each look.
+ */
+#define FRONT_NMETHODS	12		/* counted methods, "other" last */
+struct front_stats {
+	long long	 started;	/* time(3) the pool started */
+	int		 running;	/* workers, at the last look */
+	int		 busy;		/* ... of them serving */
+	int		 min, max;	/* --workers */
+	unsigned long	 respawns;	/* workers started after the first */
+	unsigned long	 max_reached;	/* times all MAX were busy */
+	unsigned long	 slow;		/* requests past --slow-log-ms */
+	unsigned int	 slow_ms;	/* --slow-log-ms */
+	unsigned long	 requests[FRONT_NMETHODS][3]; /* ok, 4xx, 5xx */
 };
 
 /*
@@ -85,6 +107,11 @@ struct front_opts {
  * shares with the supervisor.  Built by main.c, read-only after.
  */
 struct front_limits {
+	const char		*status_path;	/* --status-path, or NULL */
+	const struct front_peer	*status_peers;	/* --status-allow */
+	size_t			 nstatus_peers;
+	struct front_stats	*stats;		/* the pool's figures */
+	unsigned int		 slow_ms;	/* --slow-log-ms, 0: none */
 	int			 max_workers;	/* the pool grows up to it */
 	unsigned int		 idle;		/* s a spare worker may idle */
 	unsigned int		 timeout;	/* s, 0: none */
@@ -179,5 +206,18 @@ int		 front_cgi(struct wymcp_server *, const struct front_limits *);
  */
 int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
 		    int workers, const struct front_limits *);
+
+/*
+ * status.c: the status page.  front_stats_new() makes the shared page;
+ * front_stats_count() counts a request by method and HTTP status;
+ * front_status_serve() answers a request for --status-path (1) or
+ * leaves it to the library (0).
+ */
+struct FCGX_Request;
+struct front_stats *front_stats_new(void);
+void		 front_stats_count(struct front_stats *, const char *method,
+		    int status);
+int		 front_status_serve(const struct front_limits *,
+		    struct FCGX_Request *);
 
 #endif /* WYMCP_FRONT_H */

@@ -48,6 +48,9 @@ enum {
 	OPT_DRAIN,
 	OPT_IDLE,
 	OPT_PEER,
+	OPT_STATUS,
+	OPT_STATUS_ALLOW,
+	OPT_SLOW,
 	OPT_ANYPEER
 };
 
@@ -68,6 +71,9 @@ static const struct option longopts[] = {
 	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
 	{ "idle-timeout",	required_argument,	NULL, OPT_IDLE },
 	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
+	{ "status-path",	required_argument,	NULL, OPT_STATUS },
+	{ "status-allow",	required_argument,	NULL, OPT_STATUS_ALLOW },
+	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
@@ -103,6 +109,8 @@ usage(FILE *f)
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
+	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
+	    "       [--slow-log-ms MS]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -134,6 +142,12 @@ usage(FILE *f)
 	    "                         none)\n"
 	    "  --drain-timeout S      on stop, kill a worker still busy after\n"
 	    "                         S seconds (default %d)\n"
+	    "  --status-path PATH     answer the status page at PATH (JSON;\n"
+	    "                         ?format=prometheus: Prometheus text)\n"
+	    "  --status-allow ADDR[/BITS]\n"
+	    "                         clients that may read it (repeatable;\n"
+	    "                         default: loopback only)\n"
+	    "  --slow-log-ms MS       log requests slower than MS (0: off)\n"
 	    "  --allow-peer ADDR[/BITS]\n"
 	    "                         accept FastCGI connections from these\n"
 	    "                         addresses only (repeatable)\n"
@@ -225,6 +239,25 @@ parse_size(const char *opt, const char *s, unsigned long long min,
 		errx(2, "--%s: %s: must be 0 or from %llu to %llu bytes",
 		    opt, s, min, max);
 	return (size_t)(v * mul);
+}
+
+/*
+ * Append one --status-allow entry to `o', or exit with a usage error.
+ */
+static void
+push_status_peer(struct front_opts *o, const char *spec)
+{
+	struct front_peer	*p;
+	char			 ebuf[256];
+
+	if ((p = reallocarray(o->status_peers, o->nstatus_peers + 1,
+	    sizeof(*p))) == NULL)
+		err(1, NULL);
+	o->status_peers = p;
+	if (front_peer_parse(spec, &p[o->nstatus_peers], ebuf,
+	    sizeof(ebuf)) == -1)
+		errx(2, "--status-allow: %s", ebuf);
+	o->nstatus_peers++;
 }
 
 /*
@@ -328,6 +361,19 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_DRAIN:
 			o->drain = (unsigned int)parse_num("drain-timeout",
 			    optarg, 0, 3600);
+			break;
+		case OPT_STATUS:
+			if (*optarg != '/')
+				errx(2, "--status-path %s: a path, starting "
+				    "with /", optarg);
+			o->status_path = optarg;
+			break;
+		case OPT_STATUS_ALLOW:
+			push_status_peer(o, optarg);
+			break;
+		case OPT_SLOW:
+			o->slow_ms = (unsigned int)parse_num("slow-log-ms",
+			    optarg, 0, 3600000);
 			break;
 		case OPT_PEER:
 			push_peer(o, optarg, "--allow-peer");
@@ -889,6 +935,16 @@ main(int argc, char *argv[])
 	lim.drain = opts.drain;
 	lim.peers = opts.peers;
 	lim.npeers = opts.npeers;
+	lim.status_path = opts.status_path;
+	lim.status_peers = opts.status_peers;
+	lim.nstatus_peers = opts.nstatus_peers;
+	lim.slow_ms = opts.slow_ms;
+	/* The pool's figures: shared by every process forked from here. */
+	if (fd != -1 && (lim.stats = front_stats_new()) != NULL) {
+		lim.stats->min = opts.workers;
+		lim.stats->max = opts.workers_max;
+		lim.stats->slow_ms = opts.slow_ms;
+	}
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);
@@ -922,5 +978,6 @@ main(int argc, char *argv[])
 	free(opts.modules);
 	free(opts.origins);
 	free(opts.peers);
+	free(opts.status_peers);
 	return rc;
 }

@@ -62,6 +62,7 @@ struct pool {
 	int			 max;		/* MAX of --workers MIN:MAX */
 	long long		 idle_ms;	/* --idle-timeout */
 	int			 at_max;	/* MAX reached: logged once */
+	unsigned long		 started;	/* workers forked, ever */
 	const struct front_limits *lim;		/* handed to workers */
 	long long		 drain_ms;	/* --drain-timeout */
 	struct worker		*w;		/* slots */
@@ -201,6 +202,9 @@ spawn(struct pool *p, long long now)
 				    sizeof(*p->w[i].board));
 		exit(front_worker(p->srv, p->listenfd, p->lim, b));
 	}
+	if (p->started++ > 0 && p->lim->stats != NULL)
+		__atomic_add_fetch(&p->lim->stats->respawns, 1,
+		    __ATOMIC_RELAXED);
 	memset(w, 0, sizeof(*w));
 	w->pid = pid;
 	w->started = now;
@@ -288,6 +292,10 @@ pool_tick(struct pool *p, long long now)
 			cur++;
 		if (cur == (size_t)p->max && !p->at_max) {
 			p->at_max = 1;
+			if (p->lim->stats != NULL)
+				__atomic_add_fetch(
+				    &p->lim->stats->max_reached, 1,
+				    __ATOMIC_RELAXED);
 			front_log(WYMCP_LOG_WARNING, "pool: all %d workers "
 			    "busy (--workers %d:%d)", p->max, p->want, p->max);
 		}
@@ -305,6 +313,28 @@ pool_tick(struct pool *p, long long now)
 		cur--;
 	}
 	return idle < cur ? IDLE_TICK_MS : GROW_TICK_MS;
+}
+
+/* What the status page shows of the pool: written at each look. */
+static void
+stats_tick(struct pool *p)
+{
+	struct front_stats	*s = p->lim->stats;
+	size_t			 i;
+	int			 running = 0, busy = 0;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < p->nw; i++) {
+		if (p->w[i].pid == -1 || p->w[i].draining)
+			continue;
+		running++;
+		if (p->w[i].board != NULL && __atomic_load_n(
+		    &p->w[i].board->busy, __ATOMIC_RELAXED))
+			busy++;
+	}
+	__atomic_store_n(&s->running, running, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->busy, busy, __ATOMIC_RELAXED);
 }
 
 /*
@@ -602,6 +632,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 			spawn_missing(&p, now);
 
 		overdue_tick(&p, now);
+		stats_tick(&p);
 		next = drain_tick(&p, now);
 		if (!stopping && (grow = pool_tick(&p, now)) >= 0 &&
 		    (next == -1 || grow < next))

@@ -976,10 +976,11 @@ class Tests(wymcp_e2e.Tests):
         # Apache passes a repeated header as one param, the values
         # joined with ", ": Mcp-Name whoami then echo is refused.
         rid = self.next_id()
-        body = e2e.rpc(rid, "tools/call", {"name": "echo",
-                                           "arguments": {"text": "x"}})
+        body = wymcp_e2e.rpc(rid, "tools/call", {
+            "name": "echo", "arguments": {"text": "x"}})
         r = self.anon.send("POST", "/mcp-limit", enc(body),
-                           e2e.hlist(std_headers("tools/call", "whoami")) +
+                           wymcp_e2e.hlist(std_headers("tools/call",
+                                                       "whoami")) +
                            [("Mcp-Name", "echo")])
         p = judge_error(r, 400, -32020, rid)
         if not p and "repeated" not in r.json["error"]["message"]:

@@ -373,6 +373,12 @@ class World:
         self.orphan = Instance(self, "orphan", [], nworkers=1)
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
+        self.status = Instance(self, "status", [
+            "--status-path", "/status", "--status-allow", "127.0.0.1",
+            "--slow-log-ms", "100"])
+        self.closed = Instance(self, "closed", [
+            "--status-path", "/closed", "--status-allow", "192.0.2.0/24"],
+            nworkers=1)
         self.pool = Instance(self, "pool", [
             "--workers", "4:128", "--idle-timeout", "2"], nworkers=4)
         self.v6only = Instance(self, "v6only", ["--allow-peer", "::1"],
@@ -399,8 +405,10 @@ class World:
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
-                     self.orphan, self.drain, self.pool):
+                     self.orphan, self.drain, self.pool, self.status,
+                     self.closed):
             locs += self.location("/" + inst.name, "unix:" + inst.sock)
+        locs += self.location("/status-mcp", "unix:" + self.status.sock)
         locs += self.location(
             "/limits-1s", "unix:" + self.limits.sock,
             "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 1;\n")
@@ -743,6 +751,100 @@ def test_pool(w):
             "workers %r" % inst.workers())
 
 
+PROM_PARSE = """
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {}
+for fam in text_string_to_metric_families(sys.stdin.read()):
+    for s in fam.samples:
+        out.setdefault(fam.name + ":" + fam.type, []).append(
+            [s.name, s.labels, s.value])
+print(json.dumps(out))
+"""
+
+
+def get(port, path, headers=()):
+    """A GET; (status, content type, body text)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.putrequest("GET", path, skip_accept_encoding=True)
+        for k, v in headers:
+            conn.putheader(k, v)
+        conn.endheaders()
+        r = conn.getresponse()
+        return r.status, r.getheader("Content-Type") or "", \
+            r.read().decode("utf-8", "replace")
+    except (OSError, http.client.HTTPException) as ex:
+        return 0, "", repr(ex)
+    finally:
+        conn.close()
+
+
+def test_status(w):
+    """--status-path: the pool and its requests, as JSON and as
+    Prometheus text a real parser reads; its own allow-list; slow
+    requests logged with method, tool and duration."""
+    inst = w.status
+    if not inst.start() or not w.closed.start():
+        return
+    for i in range(3):
+        post(w.port, "/status-mcp", "count_slowly", {"to": 1,
+                                                    "delay_ms": 0})
+    post(w.port, "/status-mcp", "no_such_tool")
+    post(w.port, "/status-mcp", "sleep_quietly", {"ms": 150})
+    time.sleep(1.2)		# the supervisor looks once a second
+    st, ctype, body = get(w.port, "/status")
+    try:
+        page = json.loads(body)
+    except ValueError:
+        page = None
+    R.check(st == 200 and ctype == "application/json" and page,
+            "S the status page answers JSON", "%d %s %s" % (st, ctype,
+                                                         body[:200]))
+    if page:
+        calls = page["requests"]["tools/call"]
+        R.check(page["workers"]["running"] == 2 and
+                page["workers"]["min"] == 2, "S it shows the 2 workers",
+                json.dumps(page["workers"]))
+        R.check(calls["ok"] == 5 and calls["client_error"] == 0,
+                "S it counts the tools/call requests by outcome (5 ok; an "
+                "unknown tool is a JSON-RPC error of a 200)",
+                json.dumps(calls))
+        R.check(page["slowRequests"] == 1 and page["slowMs"] == 100,
+                "S one request past --slow-log-ms 100",
+                "%r" % page["slowRequests"])
+    slow = inst.wait_for(lambda e: "slow request: tools/call "
+                         "sleep_quietly took" in e[3], 3.0)
+    R.check(slow, "S the slow request is logged with its method, tool "
+            "and duration", " | ".join(tail(inst.log, 3)))
+    st, ctype, text = get(w.port, "/status?format=prometheus")
+    R.check(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
+            "S ?format=prometheus answers the text format", ctype)
+    parser = "/usr/bin/python3"
+    if not os.path.exists(parser):
+        R.fail("S the Prometheus text parses", "no /usr/bin/python3")
+        return
+    p = subprocess.run([parser, "-c", PROM_PARSE], input=text,
+                       capture_output=True, text=True)
+    if p.returncode != 0 and "prometheus_client" in p.stderr:
+        R.fail("S the Prometheus text parses", "Debian's "
+               "python3-prometheus-client is not installed")
+        return
+    fams = json.loads(p.stdout) if p.returncode == 0 else {}
+    R.check(p.returncode == 0 and "wymcp_requests:counter" in fams and
+            "wymcp_workers:gauge" in fams,
+            "S a real Prometheus parser reads it (prometheus_client)",
+            p.stderr[-300:])
+    if fams:
+        ok = [v for n, lab, v in fams["wymcp_requests:counter"]
+              if lab == {"method": "tools/call", "outcome": "ok"}]
+        R.check(ok == [5.0], "S wymcp_requests_total{method=tools/call,"
+                "outcome=ok} is 5", "%r" % ok)
+    st, _, body = get(w.port, "/closed")
+    R.check(st == 403, "S a client outside --status-allow gets 403",
+            "%d %s" % (st, body[:80]))
+
+
 def test_backoff(w):
     inst = w.plain
     if not inst.started and not inst.start():
@@ -941,6 +1043,7 @@ def layer(w):
     test_memory(w)
     test_recycle(w)
     test_pool(w)
+    test_status(w)
     test_backoff(w)
     test_parent(w)
     test_peers(w)
