@@ -610,7 +610,8 @@ START_TEST(tool_index_finds_every_tool)
 	static char			 nm[300][8];
 	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "many",
-	    .tools = tab };
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	size_t				 i;
 
 	memset(tab, 0, sizeof(tab));
