@@ -8,6 +8,7 @@ REGRESS_TESTS = \
 	%reldir%/check_list \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \
+	%reldir%/check_scopes \
 	%reldir%/check_stream
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module
