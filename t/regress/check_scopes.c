@@ -23,7 +23,8 @@
 #include "wymcp_testing.h"
 #include "harness.h"
 
-#define RM	"https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+#define RM	"https://mcp.example.com/.well-known/"			\
+	"oauth-protected-resource/mcp"
 
 static struct wymcp_server	*srv;
 static struct h_resp		 resp;
@@ -157,6 +158,36 @@ START_TEST(call_without_scopes_is_403)
 }
 END_TEST
 
+/*
+ * A 2025-11-25 client (no _meta, its version header) gets the same 403:
+ * the era's rule that method errors go out with HTTP 200 does not
+ * apply to an HTTP authorization answer.
+ */
+START_TEST(legacy_call_without_scopes_is_403)
+{
+	static const char *const env[] = {
+		"REQUEST_METHOD=POST", "CONTENT_TYPE=application/json",
+		"HTTP_ACCEPT=application/json, text/event-stream",
+		"HTTP_HOST=localhost", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
+		NULL, NULL };
+	const char	*e[7];
+	char		 cl[64];
+	const char	*body = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":"
+	    "\"tools/call\",\"params\":{\"name\":\"write\","
+	    "\"arguments\":{}}}";
+
+	memcpy(e, env, sizeof(e));
+	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", strlen(body));
+	e[5] = cl;
+	ck_assert_int_eq(h_serve(srv, e, body, &resp), WYMCP_OK);
+	ck_assert_int_eq(resp.status, 403);
+	ck_assert_ptr_nonnull(strstr(resp.headers, "WWW-Authenticate: Bearer "
+	    "error=\"insufficient_scope\", scope=\"files:write\""));
+	ck_assert_int_eq(h_code(&resp), -32600);
+	ck_assert_int_eq(runs, 0);
+}
+END_TEST
+
 START_TEST(bad_scopes_refused_at_load)
 {
 	static const struct wymcp_tool bad[] = {
@@ -223,6 +254,7 @@ scopes_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, list_follows_scopes);
 	tcase_add_test(tc, call_without_scopes_is_403);
+	tcase_add_test(tc, legacy_call_without_scopes_is_403);
 	tcase_add_test(tc, bad_scopes_refused_at_load);
 	tcase_add_test(tc, testing_api_scopes);
 	suite_add_tcase(s, tc);
