@@ -219,10 +219,11 @@ legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
  * tools/call once the tool is found (server/tools.mdx "Calling Tools"):
  * the token must hold the tool's scopes (403 with the step-up
  * challenge, basic/authorization), the client must have declared what
- * the tool requires (-32021), the arguments must fit its input schema (-32602); then one round, and a
- * structured result must fit its output schema (-32603: the tool's
- * fault, logged).  `args` may be NULL (no arguments).  The wire
- * (tools.c) and the testing API both call this.
+ * the tool requires (-32021), the arguments must fit its input schema
+ * (-32602); then one round, and a structured result must fit its
+ * output schema (-32603: the tool's fault, logged).  `args` may be
+ * NULL (no arguments).  The wire (tools.c) and the testing API both
+ * call this.
  */
 void
 wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,

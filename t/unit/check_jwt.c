@@ -95,8 +95,8 @@ jwk(char *out, size_t len, EVP_PKEY *k, const char *kid, const char *extra)
 	if (EVP_PKEY_get_base_id(k) == EVP_PKEY_RSA) {
 		a = bn64(k, OSSL_PKEY_PARAM_RSA_N);
 		b = bn64(k, OSSL_PKEY_PARAM_RSA_E);
-		snprintf(out, len, "{\"kty\":\"RSA\",\"kid\":\"%s\",\"n\":\"%s\","
-		    "\"e\":\"%s\"%s}", kid, a, b, extra);
+		snprintf(out, len, "{\"kty\":\"RSA\",\"kid\":\"%s\","
+		    "\"n\":\"%s\",\"e\":\"%s\"%s}", kid, a, b, extra);
 	} else if (EVP_PKEY_get_base_id(k) == EVP_PKEY_EC) {
 		ck_assert_int_eq(EVP_PKEY_get_octet_string_param(k,
 		    OSSL_PKEY_PARAM_PUB_KEY, pub, sizeof(pub), &plen), 1);
