@@ -117,6 +117,7 @@ usage(FILE *f)
 
 struct opts {
 	struct authz		 a;
+	char			*metadata;	/* derived, or NULL */
 	const char		*listen;
 	long			 workers;
 	const char		*user, *group;
@@ -302,7 +303,7 @@ parse(int argc, char *argv[], struct opts *o)
 		errx(2, "--audience %s: expected an absolute http(s) URI "
 		    "without query or fragment", c->audience);
 	if (c->metadata == NULL)
-		c->metadata = url;	/* lives as long as the process */
+		c->metadata = o->metadata = url;
 	else
 		free(url);
 	if (!quotable(c->metadata))
@@ -368,10 +369,10 @@ static int
 listen_tcp(const char *spec)
 {
 	struct addrinfo	 hints, *res, *ai;
-	char		*host, *port, *p;
+	char		*copy, *host, *port, *p;
 	int		 fd = -1, on = 1, gai;
 
-	if ((host = strdup(spec)) == NULL)
+	if ((host = copy = strdup(spec)) == NULL)
 		err(1, NULL);
 	if (*host == '[') {
 		host++;
@@ -406,6 +407,7 @@ listen_tcp(const char *spec)
 		}
 	}
 	freeaddrinfo(res);
+	free(copy);
 	if (fd == -1)
 		err(1, "--listen %s", spec);
 	return fd;
@@ -675,13 +677,29 @@ supervise(struct authz *a, int listenfd, size_t n)
 	return 0;
 }
 
+/* What parse() and the key set allocated, released before exit. */
+static void
+release(struct opts *o)
+{
+	size_t	 i;
+
+	authz_keyset_clear(&o->a.keys);
+	for (i = 0; i < o->a.conf.nassigns; i++)
+		free((char *)o->a.conf.assigns[i].claim);
+	free(o->a.conf.assigns);
+	free(o->a.conf.issuers);
+	free(o->a.conf.scopes);
+	free(o->metadata);
+	curl_global_cleanup();
+}
+
 int
 main(int argc, char *argv[])
 {
 	struct opts	 o;
 	struct authz_keyset file;
 	char		 why[512];
-	int		 fd, flags;
+	int		 fd, flags, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.a.log = logline;
@@ -731,7 +749,8 @@ main(int argc, char *argv[])
 	switch_user(&o);
 	logline(WYMCP_LOG_INFO, "serving %s for %zu issuer(s)",
 	    o.a.conf.audience, o.a.conf.nissuers);
-	if (o.workers == 0)
-		return worker(&o.a, fd);
-	return supervise(&o.a, fd, (size_t)o.workers);
+	rc = o.workers == 0 ? worker(&o.a, fd) :
+	    supervise(&o.a, fd, (size_t)o.workers);
+	release(&o);
+	return rc;
 }

@@ -277,9 +277,20 @@ class World:
                     audience, "--jwks-url", self.issuer + "/jwks",
                     "--scope", SCOPE, "--assign-claim", "email",
                     "--assign-claim", "client_id=client", "-v", "-v"]
+            if os.geteuid() == 0:
+                argv += ["--user", "nobody", "--group", "nogroup"]
             p = self.start(name, argv)
             wait_for(name, lambda: listening(int(listen.rsplit(":", 1)[1])),
                      p)
+            if os.geteuid() == 0:
+                time.sleep(0.3)
+                p.remember()
+                bad = [pid for pid in sorted(p.pids) if ids(pid) not in
+                       (None, (65534, 65534))]
+                R.check(len(p.pids) == WORKERS + 1 and not bad,
+                        "%s: --user nobody --group nogroup: the supervisor "
+                        "and its workers run as 65534:65534" % name,
+                        "%r %r" % (sorted(p.pids), [ids(x) for x in bad]))
         time.sleep(0.3)
         p.remember()
         R.note("%s %d for %s" % (name, p.popen.pid, audience))
@@ -397,6 +408,23 @@ Timeout 60
             R.note("kept %s" % self.tmp)
         else:
             shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def ids(pid):
+    """(uid, gid) of a process when real, effective, saved and fs ids
+    agree, else the lists; None when it is gone."""
+    got = {}
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for ln in f:
+                k, _, v = ln.partition(":")
+                if k in ("Uid", "Gid"):
+                    got[k] = set(int(x) for x in v.split())
+    except OSError:
+        return None
+    if len(got.get("Uid", ())) == 1 and len(got.get("Gid", ())) == 1:
+        return (min(got["Uid"]), min(got["Gid"]))
+    return (sorted(got.get("Uid", ())), sorted(got.get("Gid", ())))
 
 
 def rm_url(mcp_url):
