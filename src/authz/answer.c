@@ -8,8 +8,9 @@
  *    /.well-known/oauth-protected-resource, bare or followed by the
  *    endpoint's path (/mcp), from the site's location for it;
  *  - a check from nginx's auth_request (a responder request whose
- *    REQUEST_URI is the protected one): 200 with the identity in
- *    X-Wymcp-* headers, which the site maps with auth_request_set;
+ *    REQUEST_URI is the protected one, and WYMCP_AUTHZ=check): 200
+ *    with the identity in X-Wymcp-* headers, which the site maps with
+ *    auth_request_set;
  *  - a check from Apache's mod_authnz_fcgi (FCGI_ROLE=AUTHORIZER): 200
  *    with Variable-WYMCP_* headers, which Apache sets as the request's
  *    environment and mod_proxy_fcgi passes on as params.
@@ -193,10 +194,13 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	size_t			 len = 0, i;
 	int			 b, r;
 
-	if (a->keys.stale && authz_keyset_load(&a->keys, now, err,
-	    sizeof(err)) != 0)
-		a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the old ones "
-		    "stay)", err);
+	/* After SIGHUP, one reload (a failed one is not retried here). */
+	if (a->keys.stale) {
+		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
+			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
+			    "old ones stay)", err);
+		a->keys.stale = 0;
+	}
 	if ((need = required(c)) == NULL)
 		goto nomem;
 	if ((b = bearer(param(env, "HTTP_AUTHORIZATION"), &tok, &len)) == 0) {
@@ -335,13 +339,20 @@ authz_answer(struct authz *a, char *const *env, time_t now,
 {
 	const char	*role = param(env, "FCGI_ROLE");
 	const char	*uri = param(env, "REQUEST_URI");
+	const char	*mode = param(env, "WYMCP_AUTHZ");
 	size_t		 plen, wk = strlen(AUTHZ_WELL_KNOWN);
 	int		 apache;
 
 	apache = role != NULL && strcmp(role, "AUTHORIZER") == 0;
 	if (uri == NULL)
 		uri = param(env, "DOCUMENT_URI");
-	if (uri != NULL) {
+	/*
+	 * A check is never a metadata request: Apache's authorizer role,
+	 * or the site's WYMCP_AUTHZ=check on the auth_request location
+	 * (REQUEST_URI is the client's raw URI, which nginx routes only
+	 * after normalizing it).
+	 */
+	if (uri != NULL && (mode == NULL || strcmp(mode, "check") != 0)) {
 		plen = strcspn(uri, "?#");
 		if (!apache && plen >= wk &&
 		    memcmp(uri, AUTHZ_WELL_KNOWN, wk) == 0) {

@@ -599,13 +599,14 @@ END_TEST
 /* ---------------------------------------------------------- answers */
 
 static struct authz	 az;
+static int		 check_mode;	/* WYMCP_AUTHZ=check */
 
 static char *
 answer(const char *authorization, const char *role, const char *uri,
     const char *method, time_t now)
 {
 	static char		 h[AUTHZ_TOKEN_MAX + 64], r[64], u[256], m[64];
-	char			*env[8];
+	char			*env[9];
 	size_t			 n = 0;
 	struct authz_buf	 out = { 0 };
 
@@ -621,6 +622,8 @@ answer(const char *authorization, const char *role, const char *uri,
 	env[n++] = u;
 	snprintf(m, sizeof(m), "REQUEST_METHOD=%s", method);
 	env[n++] = m;
+	if (check_mode)
+		env[n++] = "WYMCP_AUTHZ=check";
 	env[n] = NULL;
 	az.conf = conf;
 	az.log = logf_;
@@ -746,6 +749,17 @@ START_TEST(answer_metadata)
 	a = answer(NULL, NULL, "/.well-known/oauth-protected-resource",
 	    "POST", NOW);
 	ck_assert_ptr_nonnull(strstr(a, "Status: 405 "));
+	free(a);
+	/* Apache's authorizer role, and nginx's check: always a check. */
+	a = answer(NULL, "AUTHORIZER", "/.well-known/oauth-protected-resource",
+	    "GET", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
+	free(a);
+	check_mode = 1;
+	a = answer(NULL, NULL, "/.well-known/oauth-protected-resource",
+	    "GET", NOW);
+	check_mode = 0;
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
 	free(a);
 }
 END_TEST
