@@ -467,7 +467,8 @@ class Tests:
         params = {"name": tool, "arguments": {}} if method == "tools/call" \
             else {}
         body = wymcp_e2e.enc(wymcp_e2e.rpc(self.rid, method, params))
-        h = wymcp_e2e.std_headers(method, tool if method == "tools/call" else None)
+        h = wymcp_e2e.std_headers(method, tool if method == "tools/call"
+                                  else None)
         h["Host"] = "127.0.0.1:%d" % self.port
         headers = wymcp_e2e.hlist(h)
         if token is not None:
