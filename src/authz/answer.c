@@ -192,13 +192,18 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	const char		*tok = NULL;
 	char			 err[512], *need = NULL, *scopes;
 	size_t			 len = 0, i;
-	int			 b, r;
+	int			 b, r, cached = 0, jwks;
 
-	/* After SIGHUP, one reload (a failed one is not retried here). */
+	/*
+	 * After SIGHUP, one reload (a failed one is not retried here), and
+	 * every kept introspection answer is forgotten.
+	 */
 	if (a->keys.stale) {
-		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
+		if ((a->keys.file != NULL || a->keys.url != NULL) &&
+		    authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
 			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
 			    "old ones stay)", err);
+		authz_introspect_clear(&a->intro);
 		a->keys.stale = 0;
 	}
 	if ((need = required(c)) == NULL)
@@ -209,11 +214,22 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		free(need);
 		return;
 	}
+	jwks = a->keys.file != NULL || a->keys.url != NULL;
 	if (b < 0)
 		v = len > AUTHZ_TOKEN_MAX ? AUTHZ_TOO_LARGE : AUTHZ_MALFORMED;
-	else if ((v = authz_jwt_check(c, &a->keys, tok, len, now, &t)) ==
-	    AUTHZ_UNKNOWN_KEY && (a->keys.file != NULL ||
-	    a->keys.url != NULL)) {
+	else if (a->intro.url != NULL &&
+	    (!jwks || !authz_jwt_shaped(tok, len))) {
+		/* An opaque token (or no keys): ask the server. */
+		v = authz_introspect_check(c, &a->intro, tok, len, now, &t,
+		    &cached, err, sizeof(err));
+		if (v == AUTHZ_UNAVAILABLE)
+			a->log(WYMCP_LOG_ERR, "introspection: %s", err);
+		else
+			a->log(WYMCP_LOG_DEBUG, "introspection: %s%s",
+			    v == AUTHZ_VALID ? "active" : "refused",
+			    cached ? " (kept answer)" : "");
+	} else if ((v = authz_jwt_check(c, &a->keys, tok, len, now, &t)) ==
+	    AUTHZ_UNKNOWN_KEY && jwks) {
 		/* A key the set may have gained since (rotation). */
 		if ((r = authz_keyset_refresh(&a->keys, now, err,
 		    sizeof(err))) < 0)
@@ -226,6 +242,17 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	}
 	if (v == AUTHZ_NOMEM)
 		goto nomem;
+	if (v == AUTHZ_UNAVAILABLE) {
+		/* Neither valid nor invalid: no challenge, retry later. */
+		authz_buf_str(out, "Status: 503 Service Unavailable\r\n"
+		    "Content-Type: application/json\r\n"
+		    "Cache-Control: no-store\r\nRetry-After: 5\r\n\r\n"
+		    "{\"error\":\"temporarily_unavailable\","
+		    "\"error_description\":\"The token could not be checked "
+		    "now\"}\n");
+		free(need);
+		return;
+	}
 	if (v != AUTHZ_VALID) {
 		a->log(WYMCP_LOG_INFO, "refused: %s", authz_why(v));
 		refuse(c, out, 401, "invalid_token", authz_why(v), need);

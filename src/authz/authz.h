@@ -10,7 +10,9 @@
  * The files, lowest first: codec.c (base64url, strict JSON, the
  * growing buffer), fetch.c (HTTP GET with libcurl), jwks.c (JSON Web
  * Keys into OpenSSL keys, the key set and its refresh), jwt.c (a JWS
- * compact token checked against the key set and the options), answer.c
+ * compact token checked against the key set and the options),
+ * introspect.c (an opaque token asked of the authorization server,
+ * RFC 7662, and the answers kept), answer.c
  * (one FastCGI request: the decision, the challenge, the metadata
  * document), then main.c (options, socket, privileges, workers).
  */
@@ -34,6 +36,10 @@
 #define AUTHZ_RSA_MIN_BITS	2048	/* smaller RSA keys are refused */
 #define AUTHZ_VALUE_MAX		4096	/* bytes of a principal or assign */
 #define AUTHZ_MAX_WORKERS	256	/* --workers upper bound */
+#define AUTHZ_INTROSPECT_MAX	(64 * 1024)	/* bytes of an answer */
+#define AUTHZ_CACHE_SLOTS	64	/* introspected tokens kept */
+#define AUTHZ_CACHE_TTL		60	/* s an active answer is kept, at
+					   most; never past the token's exp */
 #define AUTHZ_WELL_KNOWN	"/.well-known/oauth-protected-resource"
 
 /* codec.c: a growing, NUL-terminated byte buffer. */
@@ -52,9 +58,13 @@ unsigned char *authz_b64url(const char *, size_t, size_t *);
 struct json_object *authz_json(const unsigned char *, size_t);
 int	 authz_words_has(const char *list, const char *word);
 
-/* fetch.c: GET `url` into `out` (at most `max` bytes); 0 or -1. */
+/* fetch.c: GET `url`, or POST a form, into `out`; 0 or -1. */
 int	 authz_fetch(const char *url, size_t max, struct authz_buf *out,
 	    char *err, size_t errlen);
+int	 authz_post(const char *url, const char *form, const char *user,
+	    const char *password, size_t max, struct authz_buf *out,
+	    char *err, size_t errlen);
+char	*authz_form_escape(const char *, size_t);
 
 /* jwks.c: the verification keys (RFC 7517, RFC 7518 section 6). */
 enum authz_kty {
@@ -124,6 +134,8 @@ enum authz_verdict {
 	AUTHZ_NOT_YET,		/* nbf in the future */
 	AUTHZ_BAD_IAT,		/* iat in the future */
 	AUTHZ_BAD_CLAIMS,	/* principal or scope claim unusable */
+	AUTHZ_INACTIVE,		/* introspection: "active" is not true */
+	AUTHZ_UNAVAILABLE,	/* introspection: no answer (503) */
 	AUTHZ_NOMEM
 };
 const char *authz_why(enum authz_verdict);
@@ -139,11 +151,39 @@ enum authz_verdict authz_jwt_check(const struct authz_conf *,
 	    struct authz_token *);
 void	 authz_token_clear(struct authz_token *);
 char	*authz_claim_text(struct json_object *);
+enum authz_verdict authz_claims_check(const struct authz_conf *,
+	    struct json_object *claims, time_t now, struct authz_token *);
+int	 authz_jwt_shaped(const char *, size_t);
+
+/*
+ * introspect.c: opaque tokens through the authorization server's
+ * introspection endpoint (RFC 7662, --introspect), each active answer
+ * kept for at most AUTHZ_CACHE_TTL seconds and never past its exp.
+ * The cache holds a digest of each token, never the token.
+ */
+struct authz_cached {
+	unsigned char	 key[32];	/* BLAKE2b of the token */
+	time_t		 until;		/* 0: free */
+	char		*answer;	/* the introspection answer (JSON) */
+};
+struct authz_introspect {
+	const char		*url;		/* --introspect */
+	const char		*client_id;	/* --introspect-client-id */
+	char			*secret;	/* --introspect-secret-file */
+	struct authz_cached	 cache[AUTHZ_CACHE_SLOTS];
+};
+enum authz_verdict authz_introspect_check(const struct authz_conf *,
+	    struct authz_introspect *, const char *, size_t, time_t now,
+	    struct authz_token *, int *cached, char *err, size_t errlen);
+enum authz_verdict authz_introspect_answer(const struct authz_conf *,
+	    const char *, size_t, time_t now, struct authz_token *);
+void	 authz_introspect_clear(struct authz_introspect *);
 
 /* answer.c: one request, from its params to the whole CGI response. */
 struct authz {
 	struct authz_conf	 conf;
 	struct authz_keyset	 keys;
+	struct authz_introspect	 intro;		/* url NULL: none */
 	void			(*log)(int prio, const char *fmt, ...)
 				    __attribute__((format(printf, 2, 3)));
 };

@@ -1,4 +1,4 @@
-/* fetch.c - an HTTP(S) GET of a JWKS with libcurl */
+/* fetch.c - HTTP(S) with libcurl: the JWKS, and token introspection */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -35,16 +35,21 @@ collect(char *ptr, size_t size, size_t n, void *arg)
 }
 
 /*
- * GET `url` (http or https only, no redirects, certificates checked)
- * into `out`.  Returns 0 on a 2xx answer of at most `max` bytes, else
- * -1 with the reason in err.
+ * One request with libcurl: GET `url`, or POST `form` (an
+ * application/x-www-form-urlencoded body) with HTTP Basic credentials
+ * `user`/`password` when form is not NULL.  http or https only, no
+ * redirects, certificates checked.  Returns 0 on a 2xx answer of at
+ * most `max` bytes, else -1 with the reason in err (never the body,
+ * the credentials or the form).
  */
-int
-authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
+static int
+request(const char *url, const char *form, const char *user,
+    const char *password, size_t max, struct authz_buf *out, char *err,
     size_t errlen)
 {
 	CURL		*c;
 	CURLcode	 cc;
+	struct curl_slist *hdrs = NULL;
 	struct sink	 s = { out, max, 0 };
 	char		 cerr[CURL_ERROR_SIZE] = "";
 	long		 code = 0;
@@ -65,6 +70,14 @@ authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	if (form != NULL) {
+		hdrs = curl_slist_append(hdrs, "Accept: application/json");
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, form);
+		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c, CURLOPT_USERNAME, user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
+	}
 	cc = curl_easy_perform(c);
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
 	if (s.toobig)
@@ -79,5 +92,33 @@ authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
 	else
 		rc = 0;
 	curl_easy_cleanup(c);
+	curl_slist_free_all(hdrs);
 	return rc;
+}
+
+/* GET `url` into `out` (the JWKS); as request(). */
+int
+authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
+    size_t errlen)
+{
+	return request(url, NULL, NULL, NULL, max, out, err, errlen);
+}
+
+/* POST the form with Basic credentials (RFC 7662); as request(). */
+int
+authz_post(const char *url, const char *form, const char *user,
+    const char *password, size_t max, struct authz_buf *out, char *err,
+    size_t errlen)
+{
+	return request(url, form, user, password, max, out, err, errlen);
+}
+
+/*
+ * `s` (len bytes) percent-encoded for a form body; caller frees with
+ * curl_free().  NULL when out of memory.
+ */
+char *
+authz_form_escape(const char *s, size_t len)
+{
+	return curl_easy_escape(NULL, s, (int)len);
 }

@@ -78,6 +78,10 @@ authz_why(enum authz_verdict v)
 		return "The token was issued in the future";
 	case AUTHZ_BAD_CLAIMS:
 		return "The token's subject or scope claims are unusable";
+	case AUTHZ_INACTIVE:
+		return "The token is not active";
+	case AUTHZ_UNAVAILABLE:
+		return "The token could not be checked now";
 	case AUTHZ_NOMEM:
 		return "Out of memory";
 	}
@@ -385,10 +389,15 @@ authz_claim_text(struct json_object *v)
 	return strdup(s);
 }
 
-/* The claims once the signature holds. */
-static enum authz_verdict
-claims_ok(const struct authz_conf *c, struct json_object *cl, time_t now,
-    struct authz_token *t)
+/*
+ * The claims once the signature holds (or of an introspection answer,
+ * RFC 7662 section 2.2, which uses the same names): on AUTHZ_VALID,
+ * t->principal points into cl and t->scopes is allocated; cl stays
+ * the caller's.
+ */
+enum authz_verdict
+authz_claims_check(const struct authz_conf *c, struct json_object *cl,
+    time_t now, struct authz_token *t)
 {
 	const char	*iss;
 	double		 exp, nbf, iat;
@@ -422,6 +431,17 @@ claims_ok(const struct authz_conf *c, struct json_object *cl, time_t now,
 	if ((t->scopes = scopes_of(cl, &nomem)) == NULL)
 		return nomem ? AUTHZ_NOMEM : AUTHZ_BAD_CLAIMS;
 	return AUTHZ_VALID;
+}
+
+/* Three parts separated by dots: a JWS in compact form, maybe. */
+int
+authz_jwt_shaped(const char *tok, size_t len)
+{
+	size_t	 i, dots = 0;
+
+	for (i = 0; i < len; i++)
+		dots += tok[i] == '.';
+	return dots == 2;
 }
 
 /*
@@ -481,7 +501,7 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 		v = tried ? AUTHZ_BAD_SIGNATURE : AUTHZ_UNKNOWN_KEY;
 		goto out;
 	}
-	if ((v = claims_ok(c, cl, now, t)) != AUTHZ_VALID)
+	if ((v = authz_claims_check(c, cl, now, t)) != AUTHZ_VALID)
 		goto out;
 	t->claims = cl;
 	cl = NULL;

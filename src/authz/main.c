@@ -88,6 +88,8 @@ usage(FILE *f)
 	    "       [--principal-claim CLAIM] [--assign-claim CLAIM[=NAME]]..."
 	    "\n"
 	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
+	    "       [--introspect URL --introspect-client-id ID\n"
+	    "        --introspect-secret-file PATH]\n"
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N] [--user USER] [--group GROUP]\n"
 	    "\n"
@@ -103,6 +105,9 @@ usage(FILE *f)
 	    "  --leeway SECONDS       clock skew allowed (default 30)\n"
 	    "  --resource-metadata U  the metadata URL of the challenges\n"
 	    "                         (default: from --audience, RFC 9728)\n"
+	    "  --introspect URL       check opaque tokens there (RFC 7662)\n"
+	    "  --introspect-client-id ID, --introspect-secret-file PATH\n"
+	    "                         its client credentials (mode 0600)\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
 	    "                         the socket on fd 0 or from systemd)\n"
 	    "  --workers N            worker processes, 0 to %d (default 2;\n"
@@ -118,6 +123,7 @@ usage(FILE *f)
 struct opts {
 	struct authz		 a;
 	char			*metadata;	/* derived, or NULL */
+	const char		*secret_file;	/* --introspect-secret-file */
 	const char		*listen;
 	long			 workers;
 	const char		*user, *group;
@@ -198,7 +204,8 @@ parse(int argc, char *argv[], struct opts *o)
 {
 	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
 	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
-	    O_WORKERS, O_USER, O_GROUP };
+	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
+	    O_INTRO_SECRET };
 	static const struct option longopts[] = {
 		{ "issuer", required_argument, NULL, O_ISSUER },
 		{ "audience", required_argument, NULL, O_AUDIENCE },
@@ -213,6 +220,11 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "workers", required_argument, NULL, O_WORKERS },
 		{ "user", required_argument, NULL, O_USER },
 		{ "group", required_argument, NULL, O_GROUP },
+		{ "introspect", required_argument, NULL, O_INTROSPECT },
+		{ "introspect-client-id", required_argument, NULL,
+		    O_INTRO_ID },
+		{ "introspect-secret-file", required_argument, NULL,
+		    O_INTRO_SECRET },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -268,6 +280,15 @@ parse(int argc, char *argv[], struct opts *o)
 		case O_GROUP:
 			o->group = optarg;
 			break;
+		case O_INTROSPECT:
+			o->a.intro.url = optarg;
+			break;
+		case O_INTRO_ID:
+			o->a.intro.client_id = optarg;
+			break;
+		case O_INTRO_SECRET:
+			o->secret_file = optarg;
+			break;
 		case 'v':
 			if (logmax < WYMCP_LOG_DEBUG)
 				logmax = logmax < WYMCP_LOG_INFO ?
@@ -288,8 +309,14 @@ parse(int argc, char *argv[], struct opts *o)
 		errx(2, "unexpected argument %s (see --help)", argv[optind]);
 	if (c->nissuers == 0 || c->audience == NULL)
 		errx(2, "--issuer and --audience are required (see --help)");
-	if (o->a.keys.file == NULL && o->a.keys.url == NULL)
-		errx(2, "--jwks-file or --jwks-url is required (see --help)");
+	if (o->a.keys.file == NULL && o->a.keys.url == NULL &&
+	    o->a.intro.url == NULL)
+		errx(2, "--jwks-file, --jwks-url or --introspect is required "
+		    "(see --help)");
+	if ((o->a.intro.url != NULL) != (o->a.intro.client_id != NULL) ||
+	    (o->a.intro.url != NULL) != (o->secret_file != NULL))
+		errx(2, "--introspect, --introspect-client-id and "
+		    "--introspect-secret-file go together");
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
 	for (i = 0; i < c->nissuers; i++)
@@ -308,6 +335,38 @@ parse(int argc, char *argv[], struct opts *o)
 		free(url);
 	if (!quotable(c->metadata))
 		errx(2, "--resource-metadata %s: not a URL", c->metadata);
+}
+
+/*
+ * The introspection client secret: the file's first line, from a file
+ * nobody but its owner may read (like wymcp-fcgi's key file).  Exits
+ * on failure; the secret is never printed.
+ */
+static char *
+read_secret(const char *path)
+{
+	struct stat	 st;
+	char		 buf[4096], *s;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1)
+		err(1, "--introspect-secret-file %s", path);
+	if (st.st_mode & 077)
+		errx(1, "--introspect-secret-file %s: readable by others "
+		    "(chmod 600)", path);
+	if ((n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		err(1, "--introspect-secret-file %s", path);
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (buf[0] == '\0')
+		errx(1, "--introspect-secret-file %s: empty", path);
+	if ((s = strdup(buf)) == NULL)
+		err(1, NULL);
+	sodium_memzero(buf, sizeof(buf));
+	return s;
 }
 
 /* A listening socket? */
@@ -684,6 +743,11 @@ release(struct opts *o)
 	size_t	 i;
 
 	authz_keyset_clear(&o->a.keys);
+	authz_introspect_clear(&o->a.intro);
+	if (o->a.intro.secret != NULL) {
+		sodium_memzero(o->a.intro.secret, strlen(o->a.intro.secret));
+		free(o->a.intro.secret);
+	}
 	for (i = 0; i < o->a.conf.nassigns; i++)
 		free((char *)o->a.conf.assigns[i].claim);
 	free(o->a.conf.assigns);
@@ -711,6 +775,9 @@ main(int argc, char *argv[])
 	if (o.user != NULL && geteuid() != 0)
 		errx(1, "--user %s: only root can switch users", o.user);
 
+	if (o.secret_file != NULL)
+		o.a.intro.secret = read_secret(o.secret_file);
+
 	/* The keys: a bad file is fatal, an unreachable URL is not. */
 	if (o.a.keys.file != NULL) {
 		memset(&file, 0, sizeof(file));
@@ -719,11 +786,12 @@ main(int argc, char *argv[])
 			errx(1, "%s", why);
 		authz_keyset_clear(&file);
 	}
-	if (authz_keyset_load(&o.a.keys, time(NULL), why, sizeof(why))) {
+	if ((o.a.keys.file != NULL || o.a.keys.url != NULL) &&
+	    authz_keyset_load(&o.a.keys, time(NULL), why, sizeof(why))) {
 		logline(WYMCP_LOG_WARNING, "%s: every token is refused until "
 		    "the keys load (retried at most once a minute)", why);
 		o.a.keys.loaded = 0;
-	} else
+	} else if (o.a.keys.file != NULL || o.a.keys.url != NULL)
 		logline(WYMCP_LOG_INFO, "%zu verification keys loaded",
 		    o.a.keys.nkeys);
 

@@ -9,6 +9,7 @@
  *        fuzzer reaches the header and claims checks behind the
  *        signature;
  *  0x01  a JWKS document, parsed as a key set;
+ *  0x02  an introspection answer (RFC 7662), checked as one;
  *  else  the value of the Authorization header, as sent.  No such
  *        input can carry a valid signature: the answer must refuse.
  *
@@ -176,6 +177,18 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			authz_keys_free(k, n);
 			free(k);
+		}
+		return 0;
+	}
+	if (size > 0 && data[0] == 0x02) {
+		struct authz_token	 t;
+
+		if (authz_introspect_answer(&az.conf, (const char *)data + 1,
+		    size - 1, NOW, &t) == AUTHZ_VALID) {
+			if (t.principal == NULL || t.scopes == NULL ||
+			    t.claims == NULL)
+				abort();
+			authz_token_clear(&t);
 		}
 		return 0;
 	}

@@ -2,8 +2,9 @@
 // t/oauth/oauth.py) on 127.0.0.1, issuing JWT access tokens for the
 // wymcp resources it is told of (RFC 8707 resource indicators), with
 // dynamic client registration (RFC 7591), PKCE required, the
-// development login and consent pages (driven over HTTP by client.mjs)
-// and one client-credentials client for machines.
+// development login and consent pages (driven over HTTP by client.mjs),
+// a client-credentials client for machines, and one whose tokens are
+// opaque, for wymcp-authz's introspection (RFC 7662).
 //
 //   node as.mjs PORT KEYS.json RESOURCE...
 //
@@ -42,6 +43,24 @@ const provider = new Provider(issuer, {
     response_types: [],
     token_endpoint_auth_method: 'client_secret_basic',
     scope: RESOURCE_SCOPES,
+  }, {
+    // A machine whose access tokens are opaque: wymcp-authz asks the
+    // introspection endpoint about them.
+    client_id: 'opaque-machine',
+    client_secret: process.env.MACHINE_SECRET,
+    grant_types: ['client_credentials'],
+    redirect_uris: [],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_basic',
+    scope: RESOURCE_SCOPES,
+  }, {
+    // wymcp-authz itself, as the introspection endpoint's client.
+    client_id: 'wymcp-rs',
+    client_secret: process.env.RS_SECRET,
+    grant_types: [],
+    redirect_uris: [],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_basic',
   }],
   scopes: ['openid', 'offline_access', 'mcp:tools', 'notes:write'],
   // A registered client is not held to the scope it first asked for
@@ -60,13 +79,18 @@ const provider = new Provider(issuer, {
     claims: async () => ({ sub: id, email: `${id}@example.com` }),
   }),
   // The principal's mail in the access token too (an assign).
+  // An opaque machine token names its client as the subject too (the
+  // introspection answer has no sub for a client-credentials token).
   extraTokenClaims: async (ctx, token) =>
-    token.accountId ? { email: `${token.accountId}@example.com` } : undefined,
+    token.accountId ? { email: `${token.accountId}@example.com` } :
+      token.clientId === 'opaque-machine' ? { sub: token.clientId } :
+        undefined,
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: true },
     registration: { enabled: true },
     clientCredentials: { enabled: true },
+    introspection: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => resources[0],
@@ -74,6 +98,9 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: (ctx, indicator, client) => {
         if (!resources.includes(indicator))
           throw new errors.InvalidTarget();
+        if (client.clientId === 'opaque-machine')
+          return { scope: RESOURCE_SCOPES, audience: indicator,
+            accessTokenTTL: 300, accessTokenFormat: 'opaque' };
         return {
           scope: RESOURCE_SCOPES,
           audience: indicator,

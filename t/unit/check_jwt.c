@@ -828,6 +828,119 @@ START_TEST(refresh_unknown_kid)
 }
 END_TEST
 
+/* ---------------------------------------------------- introspection */
+
+#define ACTIVE(extra) "{\"active\":true,\"iss\":\"" ISS "\",\"aud\":"	\
+	"\"" AUD "\",\"sub\":\"svc\",\"exp\":1900000300," 		\
+	"\"scope\":\"mcp:tools\"" extra "}"
+
+static enum authz_verdict
+answer_of(const char *json)
+{
+	struct authz_token	 t;
+	enum authz_verdict	 v;
+
+	v = authz_introspect_answer(&conf, json, strlen(json), NOW, &t);
+	if (v == AUTHZ_VALID) {
+		ck_assert_str_eq(t.principal, "svc");
+		ck_assert_str_eq(t.scopes, "mcp:tools");
+		authz_token_clear(&t);
+	}
+	return v;
+}
+
+/* An answer (RFC 7662 2.2) is checked as a JWT's claims are. */
+START_TEST(introspection_answers)
+{
+	ck_assert_int_eq(answer_of(ACTIVE("")), AUTHZ_VALID);
+	ck_assert_int_eq(answer_of("{\"active\":false}"), AUTHZ_INACTIVE);
+	ck_assert_int_eq(answer_of("{\"active\":\"true\"}"),
+	    AUTHZ_INACTIVE);
+	ck_assert_int_eq(answer_of("{\"sub\":\"svc\"}"), AUTHZ_INACTIVE);
+	ck_assert_int_eq(answer_of("[true]"), AUTHZ_UNAVAILABLE);
+	ck_assert_int_eq(answer_of("<html>"), AUTHZ_UNAVAILABLE);
+	ck_assert_int_eq(answer_of("{\"active\":true,\"iss\":\"" ISS "\","
+	    "\"aud\":\"https://other.example.com\",\"sub\":\"svc\","
+	    "\"exp\":1900000300}"), AUTHZ_BAD_AUDIENCE);
+	ck_assert_int_eq(answer_of("{\"active\":true,\"iss\":\"" ISS "\","
+	    "\"aud\":\"" AUD "\",\"sub\":\"svc\"}"), AUTHZ_EXPIRED);
+	ck_assert_int_eq(answer_of("{\"active\":true,\"iss\":\"x\","
+	    "\"aud\":\"" AUD "\",\"sub\":\"svc\",\"exp\":1900000300}"),
+	    AUTHZ_BAD_ISSUER);
+}
+END_TEST
+
+/*
+ * A kept answer serves without asking (the endpoint here answers
+ * nothing), until AUTHZ_CACHE_TTL or the token's exp, whichever is
+ * first; the cache holds the token's digest, never the token.
+ */
+START_TEST(introspection_cache)
+{
+	struct authz_introspect	 in;
+	struct authz_token	 t;
+	unsigned char		 key[32];
+	const char		*tok = "opaque-token-0123456789";
+	char			 err[256];
+	int			 cached;
+	size_t			 i;
+
+	memset(&in, 0, sizeof(in));
+	in.url = "http://127.0.0.1:1/introspect";	/* nothing there */
+	in.client_id = "rs";
+	in.secret = "s";
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, tok, strlen(tok),
+	    NOW, &t, &cached, err, sizeof(err)), AUTHZ_UNAVAILABLE);
+	ck_assert(!cached);
+	ck_assert_ptr_null(strstr(err, tok));
+	crypto_generichash(key, sizeof(key), (const unsigned char *)tok,
+	    strlen(tok), NULL, 0);
+	memcpy(in.cache[5].key, key, sizeof(key));
+	in.cache[5].answer = strdup(ACTIVE(""));
+	in.cache[5].until = NOW + 60;
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, tok, strlen(tok),
+	    NOW + 59, &t, &cached, err, sizeof(err)), AUTHZ_VALID);
+	ck_assert(cached);
+	ck_assert_str_eq(t.principal, "svc");
+	authz_token_clear(&t);
+	/* Another token is not served by this answer. */
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, "other", 5,
+	    NOW, &t, &cached, err, sizeof(err)), AUTHZ_UNAVAILABLE);
+	/* Past the slot's time: asked again. */
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, tok, strlen(tok),
+	    NOW + 60, &t, &cached, err, sizeof(err)), AUTHZ_UNAVAILABLE);
+	ck_assert(!cached);
+	for (i = 0; i < AUTHZ_CACHE_SLOTS; i++)
+		ck_assert_ptr_null(in.cache[i].answer == NULL ? NULL :
+		    strstr(in.cache[i].answer, tok));
+	authz_introspect_clear(&in);
+}
+END_TEST
+
+/* An opaque token goes to introspection; a JWT to the keys. */
+START_TEST(opaque_tokens_are_introspected)
+{
+	char	*a, *t;
+
+	az.keys = keys;
+	az.intro.url = "http://127.0.0.1:1/introspect";
+	az.intro.client_id = "rs";
+	az.intro.secret = "s";
+	a = answer("Bearer opaque-token-0123456789", NULL, "/mcp", "POST",
+	    NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 503 "));
+	ck_assert_ptr_null(strstr(a, "WWW-Authenticate"));
+	ck_assert_ptr_nonnull(strstr(logged, "introspection: "));
+	free(a);
+	t = rs(claims(""));
+	a = answer(bearer(t), NULL, "/mcp", "POST", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
+	free(a);
+	free(t);
+	memset(&az.intro, 0, sizeof(az.intro));
+}
+END_TEST
+
 static Suite *
 jwt_suite(void)
 {
@@ -865,6 +978,13 @@ jwt_suite(void)
 	tcase_add_test(tc, answer_identity);
 	tcase_add_test(tc, answer_metadata);
 	tcase_add_test(tc, metadata_url);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("introspection");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, introspection_answers);
+	tcase_add_test(tc, introspection_cache);
+	tcase_add_test(tc, opaque_tokens_are_introspected);
 	suite_add_tcase(s, tc);
 	return s;
 }
