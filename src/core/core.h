@@ -35,6 +35,7 @@ struct wymcp__request {
 struct wymcp__who {
 	struct json_object	*assigns;	/* name -> string */
 	const char		*principal;	/* or NULL */
+	const char		*scopes;	/* WYMCP_SCOPES, or NULL */
 	const struct wymcp__tool *const *tools; /* mount list */
 	size_t			 ntools;
 	const unsigned char	*mount_digest;	/* its identity, or NULL */
@@ -164,6 +165,8 @@ enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
 const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);
 const char *wymcp__ctx_quote(struct wymcp_ctx *, const char *);
+int	 wymcp__ctx_scoped(const struct wymcp_ctx *,
+	    const struct wymcp__tool *);
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);

@@ -181,6 +181,7 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 	if ((p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL")) == NULL)
 		p = wymcp__env(ctx->req.env, "REMOTE_USER");
 	ctx->who.principal = (p != NULL && *p != '\0') ? p : NULL;
+	ctx->who.scopes = wymcp__env(ctx->req.env, "WYMCP_SCOPES");
 	return WYMCP_OK;
 }
 
@@ -251,6 +252,37 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 	ctx->who.tools = tools;
 	ctx->who.ntools = n;
 	return WYMCP_OK;
+}
+
+/*
+ * May this request call tool t: does its token hold every scope the
+ * tool declares (struct wymcp_tool scopes, read from the registration's
+ * copy)?  The token's scopes are WYMCP_SCOPES, which the web server
+ * sets from its authorizer (wymcp-authz); without it the request holds
+ * none, so a tool that declares scopes fails closed.
+ */
+int
+wymcp__ctx_scoped(const struct wymcp_ctx *ctx, const struct wymcp__tool *t)
+{
+	const char	*need = t->decl.scopes, *have, *w;
+	size_t		 n, k;
+
+	/* Words separated by spaces only: a scope may hold a comma. */
+	for (; need != NULL && *need != '\0'; need += n) {
+		need += strspn(need, " ");
+		if ((n = strcspn(need, " ")) == 0)
+			break;
+		for (have = ctx->who.scopes; have != NULL && *have != '\0';
+		    have = w + k) {
+			w = have + strspn(have, " ");
+			k = strcspn(w, " ");
+			if (k == n && strncmp(w, need, n) == 0)
+				break;
+		}
+		if (have == NULL || *have == '\0')
+			return 0;
+	}
+	return 1;
 }
 
 /* The mounted tool called `name`, or NULL. */

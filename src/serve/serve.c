@@ -38,13 +38,14 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
- * (none for 202).  `allow` adds "Allow: POST" (405).
+ * (none for 202).  `allow` adds "Allow: POST" (405), `challenge` a
+ * WWW-Authenticate header (403 insufficient_scope, methods/reply.c).
  */
 static enum wymcp_err
 respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow)
+    int allow, const char *challenge)
 {
-	char		 head[256];
+	char		 head[2048];
 	const char	*b = NULL;
 	size_t		 blen = 0;
 	int		 n;
@@ -53,9 +54,12 @@ respond(const struct wymcp_io *io, int status, struct json_object *body,
 		b = wymcp__json(body);
 		blen = strlen(b);
 	}
-	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s"
+	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s%s%s%s"
 	    "%s%sContent-Length: %zu\r\n\r\n", status,
 	    wymcp__status_text(status), allow ? "Allow: POST\r\n" : "",
+	    challenge != NULL ? "WWW-Authenticate: " : "",
+	    challenge != NULL ? challenge : "",
+	    challenge != NULL ? "\r\n" : "",
 	    b != NULL ? "Content-Type: application/json\r\n" : "",
 	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
 	if (n < 0 || (size_t)n >= sizeof(head))
@@ -435,7 +439,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL };
 	const char		*rm, *extra;
 	enum wymcp__json_fault	 fault;
 	enum wymcp_err		 rc;
@@ -548,11 +552,11 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0);
+		rc = respond(io, 202, NULL, 0, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0);
+		rc = respond(io, 500, NULL, 0, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow);
+		rc = respond(io, r.status, r.body, allow, r.challenge);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);

@@ -63,7 +63,8 @@ static const struct wymcp_tool custom_tools[] = {
 
 static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.name = "fuzz", .tools = custom_tools
+	.name = "fuzz", .tools = custom_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void

@@ -8,6 +8,7 @@ REGRESS_TESTS = \
 	%reldir%/check_list \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \
+	%reldir%/check_scopes \
 	%reldir%/check_stream \
 	%reldir%/check_wire
 check_PROGRAMS += $(REGRESS_TESTS)

@@ -29,7 +29,8 @@ static const struct wymcp_tool tools[] = {
 };
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.name = "ctxmod", .tools = tools
+	.name = "ctxmod", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* Log lines the server handed out. */

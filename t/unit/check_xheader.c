@@ -78,7 +78,8 @@ static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION,
 	.size = sizeof(struct wymcp_module),
 	.name = "xheader",
-	.tools = custom_tools
+	.tools = custom_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void
@@ -589,7 +590,8 @@ START_TEST(load_refusal_keeps_no_tool_of_the_module)
 	};
 	static const struct wymcp_module m = {
 		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-		.name = "two", .tools = two
+		.name = "two", .tools = two,
+		.tool_size = sizeof(struct wymcp_tool)
 	};
 	size_t	 before = srv->ntools;
 

@@ -5,6 +5,7 @@ UNIT_TESTS = \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
+	%reldir%/check_jwt \
 	%reldir%/check_module \
 	%reldir%/check_peer \
 	%reldir%/check_rpc \
@@ -20,3 +21,7 @@ TESTS += $(UNIT_TESTS)
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c src/front/peer.c \
 	src/front/front.h
+
+# wymcp-authz's tokens, keys and answers (src/authz/libauthz.la).
+%canon_reldir%_check_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
+%canon_reldir%_check_jwt_LDADD = $(AUTHZ_LIBS) $(CHECK_LIBS)
