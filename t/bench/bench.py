@@ -27,10 +27,11 @@ p99 latency and the CPU time per request (utime + stime from
 /proc/PID/stat of the server's processes and of nginx's, before and
 after the run, divided by the requests wrk completed); then the medians,
 the memory of each server after the load (PSS from /proc/PID/smaps_rollup
-summed over its processes), and the ratios beside the performance
-issue's targets (>= 0.95x the floor's req/s; >= 7x the peer's at <= 1/10
-of its memory), marked ok or over.  Then the slow tool: wrk -c 64 on
-tools/call sleep200 against each configuration of SLOW and the peer (an
+summed over its processes; RSS summed too), and the ratios beside the
+performance issue's targets (>= 0.95x the floor's req/s; >= 7x the
+peer's at <= 1/10 of its memory), marked ok or over.  Then the slow
+tool: wrk -c 64 on tools/call sleep200 against each configuration of
+SLOW (each started for its run only, then stopped) and the peer (an
 async 200 ms sleep): req/s, latency, PSS and RSS after the load.
 
 The table goes to stdout and, with --out, to a file.  Figures are
@@ -368,20 +369,20 @@ def ms(text):
 class Run:
     """The figures of one wrk run."""
 
-    def __init__(self, rps, n, p50, p99, errors, cpu_us):
+    def __init__(self, rps, n, p50, p99, errors, cpu_us, nginx_us):
         self.rps, self.n, self.p50, self.p99 = rps, n, p50, p99
-        self.errors, self.cpu_us = errors, cpu_us
+        self.errors, self.cpu_us, self.nginx_us = errors, cpu_us, nginx_us
 
 
 def wrk(base, server, seconds, conns, script, nginx_pids, timeout=10):
     """wrk against a server; the CPU of its processes and nginx's."""
-    pids = server.pids() + nginx_pids
-    c0 = cpu_ticks(pids)
+    pids = server.pids()
+    c0, n0 = cpu_ticks(pids), cpu_ticks(nginx_pids)
     w = subprocess.run(["wrk", "-t", "2", "-c", str(conns), "-d",
                         "%ds" % seconds, "--timeout", "%ds" % timeout,
                         "-s", script, "--latency", base + server.path],
                        capture_output=True, text=True)
-    c1 = cpu_ticks(pids)
+    c1, n1 = cpu_ticks(pids), cpu_ticks(nginx_pids)
     out = w.stdout
     if w.returncode != 0 or "Requests/sec:" not in out:
         raise Failed("wrk %s exited with %d: %s" % (
@@ -400,9 +401,10 @@ def wrk(base, server, seconds, conns, script, nginx_pids, timeout=10):
     sock = re.search(r"Socket errors: connect (\d+), read (\d+), "
                      r"write (\d+), timeout (\d+)", out)
     errors = sum(int(x) for x in sock.groups()) if sock else 0
+    per = CPU_PER / n if n else float("nan")
     return Run(rps, n, ms(p50.group(1)) if p50 else float("nan"),
                ms(p99.group(1)) if p99 else float("nan"), errors,
-               (c1 - c0) * CPU_PER / n if n else float("nan"))
+               (c1 - c0 + n1 - n0) * per, (n1 - n0) * per)
 
 
 # ------------------------------------------------------------ the run
@@ -540,10 +542,11 @@ def run(a, b, tmp, servers):
         with open(scripts[load], "w") as f:
             f.write(lua(load))
 
-    # Warm up each, and check it answers what it should.
+    # Check each answers what it should, and warm it up (Node compiles
+    # its hot code in the first second or so).
     for s in fast:
         check(port, s.path, "echo")
-        wrk(base, s, 1, max(a.conns), scripts["echo"], npids)
+        wrk(base, s, 2, max(a.conns), scripts["echo"], npids)
     say("# tools/call echo: %d rounds of %d s, connections %s, %d workers"
         " (floor, wymcp)" % (a.rounds, a.seconds, a.connections, a.workers))
     res = {(s.key, c): [] for s in fast for c in a.conns}
@@ -558,6 +561,7 @@ def run(a, b, tmp, servers):
                         "  (%d socket errors)" % x.errors
                         if x.errors else ""))
     pss = {s.key: mem_kib(s.pids(), "Pss") for s in fast}
+    rss = {s.key: mem_kib(s.pids(), "Rss") for s in fast}
     nproc = {s.key: len(s.pids()) for s in fast}
 
     # The slow tool: each configuration of SLOW on its own, then the peer.
@@ -577,7 +581,7 @@ def run(a, b, tmp, servers):
         if s is not peer:
             s.stop()
 
-    text = table(a, fast, res, pss, nproc, slowres, note)
+    text = table(a, fast, res, pss, rss, nproc, slowres, note)
     sys.stdout.write(text)
     if a.out:
         with open(a.out, "w") as f:
@@ -589,7 +593,7 @@ def med(runs, attr):
     return statistics.median(getattr(x, attr) for x in runs)
 
 
-def table(a, fast, res, pss, nproc, slowres, note):
+def table(a, fast, res, pss, rss, nproc, slowres, note):
     keys = [s.key for s in fast]
     heads = {"bare": "floor", "wymcp": "wymcp", "ts": "TS SDK v2"}
     lines = ["", "tools/call echo behind one nginx: medians of %d "
@@ -597,19 +601,25 @@ def table(a, fast, res, pss, nproc, slowres, note):
              "workers%s" % (a.rounds, a.seconds, a.workers,
                             ", the peer one Node process"
                             if "ts" in keys else ""), ""]
-    row = "%-44s" + " %11s" * len(keys)
+    row = "%-40s" + " %11s" * len(keys)
     lines.append(row % (("",) + tuple(heads[k] for k in keys)))
     for c in a.conns:
-        for title, attr, fmt in (("req/s", "rps", "%.0f"),
-                                 ("p50 ms", "p50", "%.2f"),
-                                 ("p99 ms", "p99", "%.2f"),
-                                 ("CPU us/request (nginx + server)",
-                                  "cpu_us", "%.0f")):
-            lines.append(row % (("%s, %d conns" % (title, c),) + tuple(
+        lines.append("%d connections" % c)
+        for title, attr, fmt in (("  req/s", "rps", "%.0f"),
+                                 ("  p50 ms", "p50", "%.2f"),
+                                 ("  p99 ms", "p99", "%.2f"),
+                                 ("  CPU us/request (nginx + server)",
+                                  "cpu_us", "%.0f"),
+                                 ("  CPU us/request, nginx's part",
+                                  "nginx_us", "%.0f")):
+            lines.append(row % ((title,) + tuple(
                 fmt % med(res[k, c], attr) for k in keys)))
-    lines.append(row % (("PSS MiB after the load",) + tuple(
+    lines.append("after the load")
+    lines.append(row % (("  PSS MiB, the server's processes",) + tuple(
         "%.1f" % (pss[k] / 1024.0) for k in keys)))
-    lines.append(row % (("server processes",) + tuple(
+    lines.append(row % (("  RSS MiB, summed",) + tuple(
+        "%.1f" % (rss[k] / 1024.0) for k in keys)))
+    lines.append(row % (("  processes",) + tuple(
         "%d" % nproc[k] for k in keys)))
     if note:
         lines += ["", note]
@@ -626,9 +636,9 @@ def table(a, fast, res, pss, nproc, slowres, note):
                            med(res["ts", c], "rps"), 7.0))
         ratios.append(("TS / wymcp PSS", pss["ts"] / max(pss["wymcp"], 1),
                        10.0))
-    lines += ["", "%-44s %8s %8s" % ("ratio", "now", "target")]
+    lines += ["", "%-40s %8s %8s" % ("ratio", "now", "target")]
     for name, v, target in ratios:
-        lines.append("%-44s %8.2f %8s  %s" % (
+        lines.append("%-40s %8.2f %8s  %s" % (
             name, v, ">= %g" % target, "ok" if v >= target else "over"))
 
     lines += ["", "slow tool: tools/call sleep200 (200 ms), wrk -c %d for "
