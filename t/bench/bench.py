@@ -24,8 +24,9 @@ wrk (Debian package wrk) sends the same tools/call echo request to the
 three, in interleaved rounds (each round: every connection count, every
 server), and the script prints per run the requests per second, p50 and
 p99 latency and the CPU time per request (utime + stime from
-/proc/PID/stat of the server's processes and of nginx's, before and
-after the run, divided by the requests wrk completed); then the medians,
+/proc/PID/stat of the server's processes and of nginx's, with cutime +
+cstime for the workers replaced meanwhile, before and after the run,
+divided by the requests wrk completed); then the medians,
 the memory of each server after the load (PSS from /proc/PID/smaps_rollup
 summed over its processes; RSS summed too), and the ratios beside the
 performance issue's targets (>= 0.95x the floor's req/s; >= 7x the
@@ -143,7 +144,9 @@ def tree(pid, table=None):
 
 
 def cpu_ticks(pids):
-    """utime + stime of the processes, in clock ticks."""
+    """utime + stime of the processes and of their children that they
+    waited for (cutime + cstime: a worker that was replaced), in clock
+    ticks."""
     n = 0
     for pid in pids:
         try:
@@ -152,7 +155,7 @@ def cpu_ticks(pids):
         except OSError:
             continue
         rest = stat[stat.rfind(")") + 2:].split()
-        n += int(rest[11]) + int(rest[12])
+        n += sum(int(x) for x in rest[11:15])
     return n
 
 
@@ -376,13 +379,14 @@ class Run:
 
 def wrk(base, server, seconds, conns, script, nginx_pids, timeout=10):
     """wrk against a server; the CPU of its processes and nginx's."""
-    pids = server.pids()
-    c0, n0 = cpu_ticks(pids), cpu_ticks(nginx_pids)
+    c0, n0 = cpu_ticks(server.pids()), cpu_ticks(nginx_pids)
     w = subprocess.run(["wrk", "-t", "2", "-c", str(conns), "-d",
                         "%ds" % seconds, "--timeout", "%ds" % timeout,
                         "-s", script, "--latency", base + server.path],
                        capture_output=True, text=True)
-    c1, n1 = cpu_ticks(pids), cpu_ticks(nginx_pids)
+    # The tree again: a worker replaced during the run is in its
+    # supervisor's cutime, its successor in the tree.
+    c1, n1 = cpu_ticks(server.pids()), cpu_ticks(nginx_pids)
     out = w.stdout
     if w.returncode != 0 or "Requests/sec:" not in out:
         raise Failed("wrk %s exited with %d: %s" % (
