@@ -86,6 +86,7 @@ PEER_PKGS = [("@modelcontextprotocol/server", "2.4.0"),
 SLOW = [
     ("wymcp --workers 4", ["--workers", "4"]),
     ("wymcp --workers 64", ["--workers", "64"]),
+    ("wymcp --workers 4:128", ["--workers", "4:128"]),
 ]
 SLOW_CONNS = 64
 TICK = os.sysconf("SC_CLK_TCK")
