@@ -532,6 +532,7 @@ def run(a, b, tmp, servers):
             say("# " + note)
 
     fast = [floor, mcp] + ([peer] if peer else [])
+    load0 = os.getloadavg()[0]
     for s in fast:
         servers.append(s)
         s.start()
@@ -586,7 +587,8 @@ def run(a, b, tmp, servers):
         if s is not peer:
             s.stop()
 
-    text = table(a, fast, res, pss, rss, nproc, slowres, note)
+    text = machine(load0) + table(a, fast, res, pss, rss, nproc, slowres,
+                                  note)
     sys.stdout.write(text)
     if a.out:
         with open(a.out, "w") as f:
@@ -596,6 +598,24 @@ def run(a, b, tmp, servers):
 
 def med(runs, attr):
     return statistics.median(getattr(x, attr) for x in runs)
+
+
+def machine(load0):
+    """Where and when: the figures of a loaded machine are noisier."""
+    model = "?"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return ("\n%s on %d CPUs (%s); load average %.1f at the start, %.1f "
+            "at the end\n" % (time.strftime("%Y-%m-%d %H:%M UTC",
+                                            time.gmtime()),
+                              os.cpu_count() or 0, model, load0,
+                              os.getloadavg()[0]))
 
 
 def table(a, fast, res, pss, rss, nproc, slowres, note):
@@ -641,8 +661,16 @@ def table(a, fast, res, pss, rss, nproc, slowres, note):
                            med(res["ts", c], "rps"), 7.0))
         ratios.append(("TS / wymcp PSS", pss["ts"] / max(pss["wymcp"], 1),
                        10.0))
+    # No target, but steadier than req/s when others share the CPUs.
+    for c in a.conns:
+        ratios.append(("wymcp / floor CPU per request, %d conns" % c,
+                       med(res["wymcp", c], "cpu_us") /
+                       med(res["bare", c], "cpu_us"), None))
     lines += ["", "%-40s %8s %8s" % ("ratio", "now", "target")]
     for name, v, target in ratios:
+        if target is None:
+            lines.append("%-40s %8.2f" % (name, v))
+            continue
         lines.append("%-40s %8.2f %8s  %s" % (
             name, v, ">= %g" % target, "ok" if v >= target else "over"))
 
