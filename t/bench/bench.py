@@ -611,7 +611,7 @@ def machine(load0):
                     break
     except OSError:
         pass
-    return ("\n%s on %d CPUs (%s); load average %.1f at the start, %.1f "
+    return ("\n%s, %d CPUs (%s)\nload average %.1f at the start, %.1f "
             "at the end\n" % (time.strftime("%Y-%m-%d %H:%M UTC",
                                             time.gmtime()),
                               os.cpu_count() or 0, model, load0,
@@ -621,12 +621,13 @@ def machine(load0):
 def table(a, fast, res, pss, rss, nproc, slowres, note):
     keys = [s.key for s in fast]
     heads = {"bare": "floor", "wymcp": "wymcp", "ts": "TS SDK v2"}
-    lines = ["", "tools/call echo behind one nginx: medians of %d "
-             "interleaved rounds of %d s (wrk -t 2); floor and wymcp %d "
-             "workers%s" % (a.rounds, a.seconds, a.workers,
-                            ", the peer one Node process"
-                            if "ts" in keys else ""), ""]
-    row = "%-40s" + " %11s" * len(keys)
+    # Lines of at most 72 characters: README quotes the table.
+    lines = ["", "tools/call echo behind one nginx, wrk -t 2: medians of %d "
+             "interleaved" % a.rounds,
+             "rounds of %d s; floor and wymcp: %d workers%s" % (
+                 a.seconds, a.workers, "; the peer: one Node process"
+                 if "ts" in keys else ""), ""]
+    row = "%-34s" + " %10s" * len(keys)
     lines.append(row % (("",) + tuple(heads[k] for k in keys)))
     for c in a.conns:
         lines.append("%d connections" % c)
@@ -666,21 +667,21 @@ def table(a, fast, res, pss, rss, nproc, slowres, note):
         ratios.append(("wymcp / floor CPU per request, %d conns" % c,
                        med(res["wymcp", c], "cpu_us") /
                        med(res["bare", c], "cpu_us"), None))
-    lines += ["", "%-40s %8s %8s" % ("ratio", "now", "target")]
+    lines += ["", "%-40s %7s %8s" % ("ratio", "now", "target")]
     for name, v, target in ratios:
         if target is None:
-            lines.append("%-40s %8.2f" % (name, v))
+            lines.append("%-40s %7.2f" % (name, v))
             continue
-        lines.append("%-40s %8.2f %8s  %s" % (
+        lines.append("%-40s %7.2f %8s  %s" % (
             name, v, ">= %g" % target, "ok" if v >= target else "over"))
 
     lines += ["", "slow tool: tools/call sleep200 (200 ms), wrk -c %d for "
               "%d s" % (SLOW_CONNS, a.slow_seconds), ""]
-    srow = "%-26s %8s %9s %9s %8s %8s %6s"
+    srow = "%-23s %7s %8s %8s %7s %7s %5s"
     lines.append(srow % ("server", "req/s", "p50 ms", "p99 ms", "PSS MiB",
                          "RSS MiB", "procs"))
     for s, x, p, r, n in slowres:
-        lines.append(srow % ((s.label + " (one process)") if s.key == "ts"
+        lines.append(srow % ((s.label + ", 1 process") if s.key == "ts"
                              else s.label, "%.1f" % x.rps, "%.0f" % x.p50,
                              "%.0f" % x.p99, "%.1f" % (p / 1024.0),
                              "%.1f" % (r / 1024.0), n))
