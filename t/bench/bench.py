@@ -2,8 +2,8 @@
 """bench.py - wymcp's speed and size, against the floor and a peer.
 
 Usage: bench.py --builddir DIR [--seconds S] [--rounds N] [--workers W]
-                [--connections C,C...] [--slow-seconds S] [--cache DIR]
-                [--no-peer] [--out FILE]
+                [--connections C,C...] [--slow-seconds S]
+                [--peer-warmup S] [--cache DIR] [--no-peer] [--out FILE]
 
 One private nginx on a loopback port proxies, over unix sockets:
 
@@ -21,19 +21,21 @@ One private nginx on a loopback port proxies, over unix sockets:
          t/bench/sleep200.c, a tool that sleeps 200 ms.
 
 wrk (Debian package wrk) sends the same tools/call echo request to the
-three, in interleaved rounds (each round: every connection count, every
-server), and the script prints per run the requests per second, p50 and
-p99 latency and the CPU time per request (utime + stime from
-/proc/PID/stat of the server's processes and of nginx's, with cutime +
-cstime for the workers replaced meanwhile, before and after the run,
-divided by the requests wrk completed); then the medians,
-the memory of each server after the load (PSS from /proc/PID/smaps_rollup
-summed over its processes; RSS summed too), and the ratios beside the
-performance issue's targets (>= 0.95x the floor's req/s; >= 7x the
-peer's at <= 1/10 of its memory), marked ok or over.  Then the slow
-tool: wrk -c 64 on tools/call sleep200 against each configuration of
-SLOW (each started for its run only, then stopped) and the peer (an
-async 200 ms sleep): req/s, latency, PSS and RSS after the load.
+three, first to warm them up (2 s; the peer --peer-warmup, 10 s, for
+Node's compiler), then in interleaved rounds (each round: every
+connection count, every server), and the script prints per run the
+requests per second, p50 and p99 latency and the CPU time per request
+(utime + stime from /proc/PID/stat of the server's processes and of
+nginx's, with cutime + cstime for the workers replaced meanwhile,
+before and after the run, divided by the requests wrk completed); then
+the medians, the memory of each server after the load (PSS from
+/proc/PID/smaps_rollup summed over its processes; RSS summed too), and
+the ratios beside the performance issue's targets (>= 0.95x the floor's
+req/s; >= 7x the peer's at <= 1/10 of its memory), marked ok or over.
+Then the slow tool: wrk -c 64 on tools/call sleep200 against each
+configuration of SLOW (each started for its run only, then stopped) and
+the peer (an async 200 ms sleep): req/s, latency, PSS and RSS after the
+load.
 
 The table goes to stdout and, with --out, to a file.  Figures are
 printed, never asserted: the exit status only says whether the
@@ -429,6 +431,9 @@ def main():
     ap.add_argument("--slow-seconds", type=int, default=5,
                     help="seconds of each slow-tool run "
                     "(default %(default)s)")
+    ap.add_argument("--peer-warmup", type=int, default=10,
+                    help="seconds of load before the peer is measured "
+                    "(default %(default)s; the others get 2)")
     ap.add_argument("--cache", default=os.path.join(SRC, "_build",
                                                     "bench-peer"),
                     help="where npm installs Node 22 and the peer "
@@ -548,11 +553,13 @@ def run(a, b, tmp, servers):
         with open(scripts[load], "w") as f:
             f.write(lua(load))
 
-    # Check each answers what it should, and warm it up (Node compiles
-    # its hot code in the first second or so).
+    # Check each answers what it should, and warm it up: Node compiles
+    # its hot code as it runs, the peer's CPU per request falling by
+    # half over its first 10 s of load.
     for s in fast:
         check(port, s.path, "echo")
-        wrk(base, s, 2, max(a.conns), scripts["echo"], npids)
+        wrk(base, s, a.peer_warmup if s is peer else 2, max(a.conns),
+            scripts["echo"], npids)
     say("# tools/call echo: %d rounds of %d s, connections %s, %d workers"
         " (floor, wymcp)" % (a.rounds, a.seconds, a.connections, a.workers))
     res = {(s.key, c): [] for s in fast for c in a.conns}
