@@ -27,6 +27,7 @@ struct wymcp__request {
 	struct json_object	*params;	/* params object or NULL */
 	struct json_object	*meta;		/* params._meta */
 	struct json_object	*caps;		/* clientCapabilities */
+	struct json_object	*session_caps;	/* legacy: Mcp-Session-Id's */
 	const char		*version;	/* protocolVersion */
 	int			 legacy;	/* a 2025-11-25 era request */
 };
@@ -119,6 +120,12 @@ int	 wymcp__caps_missing(struct json_object *required,
 const char *wymcp__seal(struct wymcp_ctx *, struct json_object *answers);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
 	    struct json_object **answers);
+/* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */
+#define WYMCP__SESSION_TTL	86400	/* seconds a session id opens */
+const char *wymcp__session_seal(struct wymcp_ctx *, const char *version,
+	    struct json_object *caps);
+int	 wymcp__session_open(struct wymcp_ctx *, const char *token,
+	    const char **version, struct json_object **caps);
 
 /* result.c: what handlers build (wymcp.h); owned by the request. */
 struct wymcp_result {

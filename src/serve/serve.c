@@ -34,11 +34,12 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
- * (none for 202).  `allow` adds "Allow: POST" (405).
+ * (none for 202).  `allow` adds "Allow: POST" (405); `session`, when
+ * not NULL, is sent as Mcp-Session-Id (legacy initialize).
  */
 static enum wymcp_err
 respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow)
+    int allow, const char *session)
 {
 	char		 head[256];
 	const char	*b = NULL;
@@ -56,7 +57,12 @@ respond(const struct wymcp_io *io, int status, struct json_object *body,
 	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return WYMCP_ERR_IO;
-	if (out(io, head, (size_t)n) || out(io, b, blen))
+	/* The session header goes in before the blank line. */
+	if (session != NULL && (out(io, head, (size_t)n - 2) ||
+	    out(io, "Mcp-Session-Id: ", 16) ||
+	    out(io, session, strlen(session)) || out(io, "\r\n\r\n", 4)))
+		return WYMCP_ERR_IO;
+	if ((session == NULL && out(io, head, (size_t)n)) || out(io, b, blen))
 		return WYMCP_ERR_IO;
 	if (io->flush != NULL && io->flush(io->arg))
 		return WYMCP_ERR_IO;
@@ -229,12 +235,22 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 	}
 	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
 	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
+	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
 	if (ctx->req.id == NULL) {
+		/*
+		 * A legacy notification's session id must open too
+		 * (2025-11-25 transports: 404 for an unknown session).
+		 */
+		if (wymcp__era(ctx) == WYMCP__ERA_LEGACY &&
+		    wymcp__legacy_session(ctx, r) != 0) {
+			wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: 404, the "
+			    "Mcp-Session-Id does not open", ctx->req.method);
+			return;
+		}
 		/* basic/transports: an accepted notification is 202. */
 		*notify = 1;
 		return;
 	}
-	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
 	switch (wymcp__era(ctx)) {
 	case WYMCP__ERA_LEGACY:
 		wymcp__legacy_dispatch(ctx, r);
@@ -364,7 +380,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL };
 	const char		*rm, *extra;
 	enum wymcp_err		 rc;
 	unsigned long		 limit;
@@ -398,6 +414,17 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    wymcp__env(io->env, "HTTP_ORIGIN") ?: "");
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: Host or Origin not allowed", NULL);
+	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
+		/*
+		 * 2025-11-25 transports "Session Management": the server
+		 * MAY answer 405, not allowing clients to terminate
+		 * sessions.  A sealed session id is no state to delete:
+		 * it opens until it expires.
+		 */
+		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
+		    "Method not allowed: a session id is a sealed token, "
+		    "not state; there is nothing to terminate", NULL);
+		allow = 1;
 	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
 		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
 		    "Method not allowed: the MCP endpoint accepts POST only",
@@ -454,11 +481,11 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0);
+		rc = respond(io, 202, NULL, 0, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0);
+		rc = respond(io, 500, NULL, 0, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow);
+		rc = respond(io, r.status, r.body, allow, r.session);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);

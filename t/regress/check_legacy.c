@@ -7,8 +7,10 @@
  * initialize handshake and its version negotiation, ping and
  * logging/setLevel answered exactly {}, modern results reshaped for
  * 2025 (no resultType, cache hints or serverInfo _meta), nothing ever
- * asked of a legacy client, subscribe/unsubscribe, GET/DELETE 405 and
- * Mcp-Session-Id ignored.
+ * asked of a legacy client, subscribe/unsubscribe, GET/DELETE 405, and
+ * the sealed Mcp-Session-Id initialize mints: it carries the version,
+ * the client's asking capabilities and the principal, every later
+ * request opens it, and one that does not open is 404.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -81,6 +83,18 @@ needs_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "ran"));
 }
 
+/* What the session id carried: the version and the asking caps. */
+static enum wymcp_err
+caps_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	(void)args;
+	return wymcp_result_add(res, wymcp_textf(ctx, "%s %s",
+	    ctx->req.version, ctx->req.session_caps == NULL ? "none" :
+	    json_object_to_json_string_ext(ctx->req.session_caps,
+	    JSON_C_TO_STRING_PLAIN)));
+}
+
 /* One log line at each priority. */
 static enum wymcp_err
 logs_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -131,6 +145,8 @@ static const struct wymcp_tool tools[] = {
 	{ .name = "needs", .description = "Requires elicitation.",
 	  .input_schema = "{\"type\":\"object\"}",
 	  .required_caps = "{\"elicitation\":{}}", .run = needs_run },
+	{ .name = "caps", .description = "Says what the session carried.",
+	  .input_schema = "{\"type\":\"object\"}", .run = caps_run },
 	{ .name = "logs", .description = "Logs at every level.",
 	  .input_schema = "{\"type\":\"object\"}", .run = logs_run },
 	{ .name = "steps", .description = "Reports progress.",
@@ -312,8 +328,8 @@ START_TEST(initialize_without_meta_is_legacy)
 	ck_assert_str_eq(compact(jp(r, "capabilities", NULL)),
 	    "{\"tools\":{},\"resources\":{},\"logging\":{}}");
 	expect_legacy_shape(r);
-	/* No session is minted. */
-	ck_assert_ptr_null(strstr(resp.headers, "Session"));
+	/* A sealed session id is minted (see the session tests). */
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Mcp-Session-Id: "));
 	/* With any version header, even the modern one. */
 	rpc("initialize", INIT_PARAMS("2025-06-18"),
 	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28", NULL);
@@ -512,8 +528,7 @@ END_TEST
 START_TEST(notifications_are_202)
 {
 	post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
-	    "HTTP_MCP_SESSION_ID=whatever", NULL);
+	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	ck_assert_int_eq(resp.status, 202);
 	ck_assert_uint_eq(resp.bodylen, 0);
 	post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
@@ -565,7 +580,7 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 6);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 7);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
 	ck_assert_str_eq(compact(r),
@@ -603,7 +618,7 @@ START_TEST(pagination_still_works)
 	    json_object_get_string(jp(r, "nextCursor", NULL)));
 	rpc("tools/list", params, NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 2);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 3);
 	ck_assert_ptr_null(jp(r, "nextCursor", NULL));
 }
 END_TEST
@@ -782,17 +797,164 @@ START_TEST(get_and_delete_are_405)
 }
 END_TEST
 
-START_TEST(session_id_is_ignored)
+/* The Mcp-Session-Id of the last response, copied into buf. */
+static const char *
+session_of(char *buf, size_t sz)
 {
-	rpc("tools/list", "{}", "HTTP_MCP_SESSION_ID=never-minted",
-	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+	const char	*p;
+	size_t		 n;
+
+	p = strstr(resp.headers, "Mcp-Session-Id: ");
+	ck_assert_msg(p != NULL, "no Mcp-Session-Id: %s", resp.headers);
+	p += 16;
+	n = strcspn(p, "\r\n");
+	ck_assert_uint_lt(n, sz);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Initialize as `who` (NULL: nobody) and return the session id. */
+static const char *
+initialize_as(const char *who, const char *params, char *buf, size_t sz)
+{
+	char	 env[128];
+
+	snprintf(env, sizeof(env), "WYMCP_PRINCIPAL=%s", who != NULL ?
+	    who : "");
+	rpc("initialize", params, env, NULL);
+	expect_result();
+	return session_of(buf, sz);
+}
+
+START_TEST(session_id_is_minted_and_opened)
+{
+	char		 sid[2048], hdr[2100];
+	const char	*p;
+
+	initialize_as(NULL, INIT_PARAMS("2025-06-18"), sid, sizeof(sid));
+	/* Visible ASCII only (2025-11-25 transports). */
+	for (p = sid; *p != '\0'; p++)
+		ck_assert(*p >= 0x21 && *p <= 0x7e);
+	/* Different every time: a nonce. */
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("initialize", INIT_PARAMS("2025-06-18"), NULL);
+	ck_assert_ptr_null(strstr(resp.headers, sid));
+	/* It carries the version and the three asking capabilities. */
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
 	expect_legacy_shape(expect_result());
-	rpc("initialize", INIT_PARAMS("2025-11-25"),
-	    "HTTP_MCP_SESSION_ID=old", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-06-18 {\"elicitation\":{},"
+	    "\"sampling\":{},\"roots\":{}}");
+	/* The header's version wins over the session's. */
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr,
+	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"elicitation\":{},"
+	    "\"sampling\":{},\"roots\":{}}");
+	/* Only those: other capabilities are not kept. */
+	initialize_as(NULL, "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}},"
+	    "\"experimental\":{\"x\":{}}},\"clientInfo\":{\"name\":"
+	    "\"c\",\"version\":\"1\"}}", sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"elicitation\":"
+	    "{\"form\":{},\"url\":{}}}");
+	/* Without one, as before: nothing carried, 2025-03-26 assumed. */
+	rpc("tools/call", "{\"name\":\"caps\"}", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-03-26 none");
+	/* Still nothing is asked of a legacy client (no held stream). */
+	rpc("tools/call", "{\"name\":\"ask\"}", hdr, NULL);
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+}
+END_TEST
+
+/* 404, -32001, for a session id that does not open. */
+static void
+expect_404(void)
+{
+	expect_error(404, WYMCP__SESSION_NOT_FOUND);
+}
+
+START_TEST(session_id_that_does_not_open_is_404)
+{
+	struct wymcp_server	*other;
+	char			 sid[2048], hdr[2100], bad[2100];
+	size_t			 n;
+
+	initialize_as("alice", INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_result();
+	/* Never minted. */
+	rpc("tools/list", "{}", "HTTP_MCP_SESSION_ID=never-minted", NULL);
+	expect_404();
+	/* Another principal, or none. */
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=bob", NULL);
+	expect_404();
+	rpc("tools/list", "{}", hdr, NULL);
+	expect_404();
+	/* Tampered: one character changed, or cut short. */
+	snprintf(bad, sizeof(bad), "%s", hdr);
+	n = strlen(bad) - 5;
+	bad[n] = bad[n] == 'A' ? 'B' : 'A';
+	rpc("tools/list", "{}", bad, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	bad[strlen(bad) - 10] = '\0';
+	rpc("tools/list", "{}", bad, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	/* A notification with it is 404 too; a good one is 202. */
+	post("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", bad, "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	expect_404();
+	post("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", hdr, "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	ck_assert_int_eq(resp.status, 202);
+	/* Initialize ignores an old one and mints anew. */
+	rpc("initialize", INIT_PARAMS("2025-11-25"), bad, NULL);
+	expect_result();
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Mcp-Session-Id: "));
+	/* Another key: another server's random key. */
+	other = srv;
+	srv = wymcp_server_new();
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	wymcp_server_free(srv);
+	srv = other;
+	/* A modern request ignores the header. */
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "ping", NULL, NULL, (const char *[]){
+	    "HTTP_MCP_SESSION_ID=never-minted", NULL }, &resp), WYMCP_OK);
+	expect_error(404, WYMCP__METHOD_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(no_key_no_session_id)
+{
+	wymcp_server_forget_random_key(srv);
+	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	expect_result();
 	ck_assert_ptr_null(strstr(resp.headers, "Session"));
-	/* Not needed either. */
+	/* And a request without one is served as before. */
 	rpc("tools/call", "{\"name\":\"steps\"}", NULL);
+	expect_result();
+}
+END_TEST
+
+START_TEST(delete_is_405_nothing_to_terminate)
+{
+	char	 sid[2048], hdr[2100];
+
+	initialize_as(NULL, INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	send_method("DELETE", hdr, NULL);
+	ck_assert_int_eq(resp.status, 405);
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Allow: POST"));
+	ck_assert_ptr_nonnull(strstr(resp.body, "nothing to terminate"));
+	/* The id still opens: a token is not state. */
+	rpc("tools/list", "{}", hdr, NULL);
 	expect_result();
 }
 END_TEST
@@ -888,7 +1050,10 @@ legacy_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, subscribe_legacy_vs_modern);
 	tcase_add_test(tc, get_and_delete_are_405);
-	tcase_add_test(tc, session_id_is_ignored);
+	tcase_add_test(tc, session_id_is_minted_and_opened);
+	tcase_add_test(tc, session_id_that_does_not_open_is_404);
+	tcase_add_test(tc, no_key_no_session_id);
+	tcase_add_test(tc, delete_is_405_nothing_to_terminate);
 	tcase_add_test(tc, progress_and_logs_stream_from_info);
 	suite_add_tcase(s, tc);
 	return s;
