@@ -218,10 +218,13 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 
 /* The declared capability object `name`, or NULL. */
 static struct json_object *
-cap(const struct wymcp_ctx *ctx, const char *name)
+cap(struct wymcp_ctx *ctx, const char *name)
 {
 	struct json_object	*c;
 
+	/* A legacy client is asked on a held stream, when one is free. */
+	if (ctx->req.legacy && !wymcp__held_take(ctx))
+		return NULL;
 	if (ctx->req.caps == NULL ||
 	    !json_object_object_get_ex(ctx->req.caps, name, &c) ||
 	    !json_object_is_type(c, json_type_object))
@@ -235,7 +238,7 @@ cap(const struct wymcp_ctx *ctx, const char *name)
  * (client/elicitation.mdx "Capabilities").
  */
 static int
-form_cap(const struct wymcp_ctx *ctx)
+form_cap(struct wymcp_ctx *ctx)
 {
 	struct json_object	*e;
 

@@ -45,13 +45,15 @@
  * Tools' log lines at info and above go out on the response
  * (stream.c), the level a server MAY choose without setLevel
  * (2025-11-25 logging).  The capabilities the session id carries are
- * kept in req.session_caps; asking the client (elicitation, sampling,
- * roots) is a server-to-client request on a held stream in 2025-11-25,
- * whose answer arrives as another POST, possibly at another worker or
- * host.  Until the pipeline holds that stream, req.caps stays empty:
- * wymcp_elicit(), wymcp_sample() and wymcp_roots() answer
- * WYMCP_ERR_NOTSUP, and a tool with required_caps answers isError
- * saying so.  Never an input_required result.
+ * kept in req.session_caps.  Asking the client (elicitation, sampling,
+ * roots) is a server-to-client request on the tool call's held stream,
+ * whose answer arrives as another POST, possibly at another worker: when
+ * the program gives the io the ask_* members (wymcp-fcgi does) and the
+ * session id opened, req.caps is what it carries and core/held.c asks
+ * on the held stream, the answer relayed to the holder.  Otherwise
+ * req.caps is empty: wymcp_elicit(), wymcp_sample() and wymcp_roots()
+ * answer WYMCP_ERR_NOTSUP, and a tool with required_caps answers
+ * isError saying so.  Never an input_required result.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -214,8 +216,13 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		ctx->req.meta = meta;
 	else
 		ctx->req.meta = wymcp_own(ctx, json_object_new_object());
-	/* Nothing can be asked of a legacy client: see above. */
-	ctx->req.caps = wymcp_own(ctx, json_object_new_object());
+	/*
+	 * A legacy client is asked what its session id says it can
+	 * answer, when the program can hold the stream (core/held.c).
+	 */
+	ctx->req.caps = ctx->req.session_caps != NULL &&
+	    ctx->out.ask_io != NULL ? ctx->req.session_caps :
+	    wymcp_own(ctx, json_object_new_object());
 	if (ctx->req.meta == NULL || ctx->req.caps == NULL) {
 		wymcp__reply_nomem(ctx, r);
 		return;

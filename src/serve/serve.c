@@ -218,15 +218,60 @@ xparams(struct wymcp_ctx *ctx)
 	return wymcp__xparams_check(ctx, t, args);
 }
 
+/*
+ * Is the body a JSON-RPC response (a client's answer to a request the
+ * server sent on a held stream)?  An object with an id, a result or an
+ * error, and no method.
+ */
+static int
+is_response(struct json_object *msg)
+{
+	return json_object_is_type(msg, json_type_object) &&
+	    !json_object_object_get_ex(msg, "method", NULL) &&
+	    json_object_object_get_ex(msg, "id", NULL) &&
+	    (json_object_object_get_ex(msg, "result", NULL) ||
+	    json_object_object_get_ex(msg, "error", NULL));
+}
+
+/*
+ * A legacy client's answer (2025-11-25 basic/transports.mdx "If the
+ * input is a JSON-RPC response ... 202 Accepted with no body", else an
+ * HTTP error status): relayed to the worker holding the question
+ * (core/held.c).  The session id must open, as for any request.
+ */
+static void
+answer(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *body,
+    size_t len, int *notify)
+{
+	const char	*why;
+
+	ctx->req.method = "(response)";
+	if (wymcp__legacy_session(ctx, r) != 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "a response: 404, the "
+		    "Mcp-Session-Id does not open");
+		return;
+	}
+	if (wymcp__held_forward(ctx, body, len, &why) != 0) {
+		fail(ctx, r, 400, WYMCP__INVALID_REQUEST, why, NULL);
+		return;
+	}
+	*notify = 1;
+}
+
 /* Everything from the parsed body to the method's reply. */
 static void
-dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
+dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
+    size_t len)
 {
 	const struct wymcp__method *m;
 	struct json_object	*v;
 	const char		*why, *body;
 	int			 code;
 
+	if (is_response(ctx->req.msg) && wymcp__legacy_on(ctx)) {
+		answer(ctx, r, ctx->srv->readbuf, len, notify);
+		return;
+	}
 	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
 	    &ctx->req.method,
 	    &why)) != 0) {
@@ -396,6 +441,14 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	/* A member the caller's structure does not have is absent. */
 	if (size >= offsetof(struct wymcp_io, gone) + sizeof(io->gone))
 		ctx.out.gone = io->gone;
+	if (size >= offsetof(struct wymcp_io, ask_timeout) +
+	    sizeof(io->ask_timeout) && io->ask_hold != NULL &&
+	    io->ask_release != NULL && io->ask_wait != NULL &&
+	    io->ask_forward != NULL) {
+		ctx.out.ask_io = io;
+		ctx.out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
+		    WYMCP_ASK_TIMEOUT_DEFAULT;
+	}
 	/* The clock starts now; the program learns the deadline at once. */
 	if ((limit = time_limit(&ctx)) > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() + (long long)limit,
@@ -460,7 +513,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
 			    "Parse error: Invalid JSON", NULL);
 	} else
-		dispatch(&ctx, &r, &notify);
+		dispatch(&ctx, &r, &notify, len);
 
 	/*
 	 * Past the time limit, whatever the method answered (a result, a
@@ -489,6 +542,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
+	wymcp__held_release(&ctx);
 	wymcp__ctx_publish(&ctx, 1);
 	json_object_put(r.body);
 	wymcp__ctx_free(&ctx);

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -205,6 +206,9 @@ teardown(void)
 	srv = NULL;
 }
 
+/* What serving returns (WYMCP_ERR_IO when the client hung up). */
+static enum wymcp_err	 want_rc = WYMCP_OK;
+
 /*
  * A request as a 2025-11-25 client sends it: POST, Content-Type, Accept,
  * Host, and the CGI params given (NULL-terminated), then the body.
@@ -228,7 +232,7 @@ send_env(const char *rm, const char *body, va_list ap)
 		env[n++] = p;
 	env[n] = NULL;
 	h_free(&resp);
-	ck_assert_int_eq(h_serve(srv, env, body, &resp), WYMCP_OK);
+	ck_assert_int_eq(h_serve(srv, env, body, &resp), want_rc);
 	ck_assert_ptr_nonnull(resp.headers);
 }
 
@@ -959,6 +963,354 @@ START_TEST(delete_is_405_nothing_to_terminate)
 }
 END_TEST
 
+/* ------------------------------------------- asking on the held stream */
+
+/* What the fake relay does (h_ask): counts, and the answers it gives. */
+static int	 holds, releases, waits, forwards;
+static int	 hold_refused;		/* hold() says no place */
+static int	 wait_mode;		/* 0 answer, 1 never, 2 hang up, */
+					/* 3 error, 4 one empty wait first, */
+					/* 5 sleep 800 ms then answer */
+static char	 last_id[2048];		/* the id of the last question */
+static char	 fwd_addr[256];		/* where forward() was sent */
+static int	 fwd_result;		/* what forward() answers */
+
+static const char *
+fake_hold(void)
+{
+	holds++;
+	return hold_refused ? NULL : "holder-1";
+}
+
+static void
+fake_release(void)
+{
+	releases++;
+}
+
+/* The id and method of the last request on the stream written so far. */
+static int
+last_request(const char *out, char *id, size_t idsz, char *method,
+    size_t msz)
+{
+	const char		*p, *last = NULL;
+	struct json_object	*o, *v;
+	char			*line;
+	int			 found = 0;
+
+	for (p = out; (p = strstr(p, "data: ")) != NULL; p += 6)
+		if (strstr(p, "\"method\":\"elicitation/create\"") != NULL ||
+		    strstr(p, "\"method\":\"sampling/createMessage\"") !=
+		    NULL || strstr(p, "\"method\":\"roots/list\"") != NULL)
+			last = p;
+	if (last == NULL)
+		return 0;
+	line = strndup(last + 6, strcspn(last + 6, "\n"));
+	if ((o = json_tokener_parse(line)) != NULL &&
+	    json_object_object_get_ex(o, "id", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		snprintf(id, idsz, "%s", json_object_get_string(v));
+		json_object_object_get_ex(o, "method", &v);
+		snprintf(method, msz, "%s", json_object_get_string(v));
+		found = 1;
+	}
+	json_object_put(o);
+	free(line);
+	return found;
+}
+
+static int
+fake_wait(const char *out, int ms, int (*take)(void *, const char *, size_t),
+    void *takearg)
+{
+	char	 id[2048], method[64], msg[4096];
+	int	 n;
+
+	waits++;
+	if (wait_mode == 1) {
+		usleep((useconds_t)ms * 1000);
+		return 0;
+	}
+	if (wait_mode == 2)
+		return 2;
+	if (wait_mode == 4 && waits == 1)
+		return 0;
+	if (wait_mode == 5)
+		usleep(800 * 1000);
+	ck_assert(last_request(out, id, sizeof(id), method, sizeof(method)));
+	snprintf(last_id, sizeof(last_id), "%s", id);
+	/* Not this holder's: refused, and the wait goes on. */
+	ck_assert_int_eq(take(takearg, "{\"jsonrpc\":\"2.0\",\"id\":\"x\","
+	    "\"result\":{}}", 38), 0);
+	if (wait_mode == 3)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"error\":{\"code\":-1,\"message\":\"User "
+		    "rejected\"}}", id);
+	else if (strcmp(method, "elicitation/create") == 0)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"action\":\"accept\",\"content\":"
+		    "{\"n\":\"Ada\"}}}", id);
+	else if (strcmp(method, "sampling/createMessage") == 0)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"role\":\"assistant\",\"content\":"
+		    "{\"type\":\"text\",\"text\":\"hello\"},\"model\":\"m\"}}",
+		    id);
+	else
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"roots\":[]}}", id);
+	return take(takearg, msg, (size_t)n);
+}
+
+static int
+fake_forward(const char *addr, const char *msg, size_t len)
+{
+	(void)msg;
+	(void)len;
+	forwards++;
+	snprintf(fwd_addr, sizeof(fwd_addr), "%s", addr);
+	return fwd_result;
+}
+
+static const struct h_asker asker = {
+	fake_hold, fake_release, fake_wait, fake_forward, 1
+};
+
+static char	 sid_hdr[2100];
+
+/* Initialize with every asking capability; asking is on. */
+static void
+asking_setup(void)
+{
+	char	 sid[2048];
+
+	setup();
+	holds = releases = waits = forwards = hold_refused = 0;
+	wait_mode = fwd_result = 0;
+	last_id[0] = fwd_addr[0] = '\0';
+	h_ask = &asker;
+	initialize_as("alice", INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(sid_hdr, sizeof(sid_hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+}
+
+static void
+asking_teardown(void)
+{
+	h_ask = NULL;
+	teardown();
+}
+
+/* tools/call ask as alice with the session id; the final result. */
+static struct json_object *
+call_ask(void)
+{
+	const char	*p;
+
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
+	    NULL);
+	ck_assert_int_eq(resp.status, 200);
+	json_object_put(resp.json);
+	resp.json = NULL;
+	/* The last event is the response. */
+	if ((p = strstr(resp.body, "\"result\":{\"content\"")) == NULL)
+		return NULL;
+	while (p > resp.body && strncmp(p, "data: ", 6) != 0)
+		p--;
+	p += 6;
+	resp.json = json_tokener_parse(strndup(p, strcspn(p, "\n")));
+	return h_result(&resp);
+}
+
+/* How many times `what' occurs in the response body. */
+static int
+count(const char *what)
+{
+	const char	*p;
+	int		 n = 0;
+
+	for (p = resp.body; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+START_TEST(held_stream_asks_and_reruns)
+{
+	struct json_object	*r;
+
+	r = call_ask();
+	ck_assert_ptr_nonnull(strstr(resp.headers, "text/event-stream"));
+	ck_assert_ptr_nonnull(r);
+	/* The three questions went out, one round each, then the result. */
+	ck_assert_int_eq(count("\"method\":\"elicitation/create\""), 1);
+	ck_assert_int_eq(count("\"method\":\"sampling/createMessage\""), 1);
+	ck_assert_int_eq(count("\"method\":\"roots/list\""), 1);
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+	ck_assert_ptr_null(jp(r, "isError", NULL));
+	expect_legacy_shape(r);
+	/* Never an input_required result, never a requestState. */
+	ck_assert_ptr_null(strstr(resp.body, "input_required"));
+	ck_assert_ptr_null(strstr(resp.body, "requestState"));
+	/* One place held for the whole call, given back once. */
+	ck_assert_int_eq(holds, 1);
+	ck_assert_int_eq(releases, 1);
+	ck_assert_int_eq(waits, 3);
+	/* The id is sealed, not a counter. */
+	ck_assert_uint_gt(strlen(last_id), 60);
+}
+END_TEST
+
+START_TEST(held_stream_without_session_asks_nothing)
+{
+	rpc("tools/call", "{\"name\":\"ask\"}", "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	expect_result();
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 0);
+	/* Nor without SSE in Accept. */
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", "HTTP_ACCEPT=application/json", NULL);
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 0);
+}
+END_TEST
+
+START_TEST(max_asking_reached_degrades_to_notsup)
+{
+	hold_refused = 1;
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	expect_result();
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(seen[1], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(seen[2], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 1);	/* asked once, refused once */
+	ck_assert_int_eq(releases, 0);
+	ck_assert_ptr_null(strstr(resp.body, "elicitation/create"));
+}
+END_TEST
+
+START_TEST(ask_timeout_is_a_tool_error)
+{
+	struct json_object	*r;
+
+	wait_mode = 1;
+	r = call_ask();
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "within 1 s"));
+	ck_assert_int_eq(releases, 1);
+}
+END_TEST
+
+START_TEST(keep_alive_comments_while_waiting)
+{
+	wait_mode = 4;
+	ck_assert_ptr_nonnull(call_ask());
+	ck_assert_int_eq(count("\n: keep-alive\n\n"), 1);
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+}
+END_TEST
+
+START_TEST(hang_up_while_asked_frees_the_worker)
+{
+	wait_mode = 2;
+	want_rc = WYMCP_ERR_IO;
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	want_rc = WYMCP_OK;
+	/* The question went out; no response after it. */
+	ck_assert_int_eq(count("elicitation/create"), 1);
+	ck_assert_ptr_null(strstr(resp.body, "\"result\""));
+	ck_assert_int_eq(releases, 1);
+}
+END_TEST
+
+START_TEST(client_error_answer_is_a_tool_error)
+{
+	struct json_object	*r;
+
+	wait_mode = 3;
+	r = call_ask();
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "User rejected"));
+}
+END_TEST
+
+START_TEST(waiting_is_not_counted_against_the_time_limit)
+{
+	wymcp_server_set_request_timeout(srv, 500);
+	wait_mode = 5;
+	ck_assert_ptr_nonnull(call_ask());
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+	ck_assert_ptr_null(strstr(resp.body, "timed out"));
+}
+END_TEST
+
+/* POST a JSON-RPC response with id `id' as `who'. */
+static void
+post_answer(const char *id, const char *who, const char *sess)
+{
+	char	 body[4096], w[64];
+
+	snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":\"%s\","
+	    "\"result\":{\"action\":\"decline\"}}", id);
+	snprintf(w, sizeof(w), "WYMCP_PRINCIPAL=%s", who);
+	post(body, w, sess, "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+}
+
+START_TEST(answers_are_relayed_to_the_holder)
+{
+	char	 id[2048], bad[2048];
+
+	ck_assert_ptr_nonnull(call_ask());
+	snprintf(id, sizeof(id), "%s", last_id);
+	/* Relayed, to the holder the id names: 202, no body. */
+	post_answer(id, "alice", sid_hdr);
+	ck_assert_int_eq(resp.status, 202);
+	ck_assert_uint_eq(resp.bodylen, 0);
+	ck_assert_int_eq(forwards, 1);
+	ck_assert_str_eq(fwd_addr, "holder-1");
+	/* The holder does not take it (answered already): 400. */
+	fwd_result = -1;
+	post_answer(id, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	ck_assert_ptr_nonnull(strstr(resp.body, "no longer waiting"));
+	fwd_result = 0;
+	forwards = 0;
+	/* Another principal (with its own session): not relayed. */
+	post_answer(id, "bob", "HTTP_X=1");
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	/* Forged: one character changed. */
+	snprintf(bad, sizeof(bad), "%s", id);
+	bad[20] = bad[20] == 'A' ? 'B' : 'A';
+	post_answer(bad, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	/* A session id that does not open: 404. */
+	post_answer(id, "alice", "HTTP_MCP_SESSION_ID=forged");
+	expect_error(404, WYMCP__SESSION_NOT_FOUND);
+	ck_assert_int_eq(forwards, 0);
+	/* A numeric id is no id of ours. */
+	post("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
+	    "WYMCP_PRINCIPAL=alice", sid_hdr, NULL);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+}
+END_TEST
+
+START_TEST(answer_after_the_timeout_does_not_open)
+{
+	char	 id[2048];
+
+	/* An id sealed for a 1 s question opens for 5 s more, no longer. */
+	ck_assert_ptr_nonnull(call_ask());
+	snprintf(id, sizeof(id), "%s", last_id);
+	sleep(8);
+	post_answer(id, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	ck_assert_int_eq(forwards, 0);
+}
+END_TEST
+
 /* ------------------------------------------------ progress and logging */
 
 START_TEST(progress_and_logs_stream_from_info)
@@ -1055,6 +1407,20 @@ legacy_suite(void)
 	tcase_add_test(tc, no_key_no_session_id);
 	tcase_add_test(tc, delete_is_405_nothing_to_terminate);
 	tcase_add_test(tc, progress_and_logs_stream_from_info);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("asking");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, asking_setup, asking_teardown);
+	tcase_add_test(tc, held_stream_asks_and_reruns);
+	tcase_add_test(tc, held_stream_without_session_asks_nothing);
+	tcase_add_test(tc, max_asking_reached_degrades_to_notsup);
+	tcase_add_test(tc, ask_timeout_is_a_tool_error);
+	tcase_add_test(tc, keep_alive_comments_while_waiting);
+	tcase_add_test(tc, hang_up_while_asked_frees_the_worker);
+	tcase_add_test(tc, client_error_answer_is_a_tool_error);
+	tcase_add_test(tc, waiting_is_not_counted_against_the_time_limit);
+	tcase_add_test(tc, answers_are_relayed_to_the_holder);
+	tcase_add_test(tc, answer_after_the_timeout_does_not_open);
 	suite_add_tcase(s, tc);
 	return s;
 }
