@@ -47,7 +47,9 @@ enum {
 	OPT_MEMORY,
 	OPT_DRAIN,
 	OPT_PEER,
-	OPT_ANYPEER
+	OPT_ANYPEER,
+	OPT_ASKTIMEOUT,
+	OPT_MAXASKING
 };
 
 static const struct option longopts[] = {
@@ -67,6 +69,8 @@ static const struct option longopts[] = {
 	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
 	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
+	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
+	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -100,6 +104,7 @@ usage(FILE *f)
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
+	    "       [--ask-timeout SECONDS] [--max-asking N]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -133,12 +138,17 @@ usage(FILE *f)
 	    "                         addresses only (repeatable)\n"
 	    "  --allow-any-peer       let a TCP socket on a non-loopback\n"
 	    "                         address accept anyone\n"
+	    "  --ask-timeout S        how long a 2025-11-25 client's question\n"
+	    "                         holds a worker (default %d)\n"
+	    "  --max-asking N         workers held by questions at once\n"
+	    "                         (default: half the workers; 0: none)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
 	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
-	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT);
+	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
+	    WYMCP_ASK_TIMEOUT_DEFAULT);
 }
 
 /*
@@ -239,6 +249,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->timeout = FRONT_TIMEOUT_DEFAULT;
 	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
 	o->drain = FRONT_DRAIN_DEFAULT;
+	o->ask_timeout = WYMCP_ASK_TIMEOUT_DEFAULT;
+	o->max_asking = -1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -297,6 +309,14 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_ANYPEER:
 			o->any_peer = 1;
+			break;
+		case OPT_ASKTIMEOUT:
+			o->ask_timeout = (unsigned int)parse_num("ask-timeout",
+			    optarg, 1, FRONT_TIMEOUT_MAX);
+			break;
+		case OPT_MAXASKING:
+			o->max_asking = (int)parse_num("max-asking", optarg,
+			    0, FRONT_MAX_WORKERS);
 			break;
 		case 'v':
 			o->verbose++;
@@ -850,6 +870,10 @@ main(int argc, char *argv[])
 	lim.drain = opts.drain;
 	lim.peers = opts.peers;
 	lim.npeers = opts.npeers;
+	/* Made before the fork, as the user the workers run as. */
+	if (fd != -1)
+		(void)front_relay_setup(&lim, opts.workers, opts.max_asking,
+		    opts.ask_timeout);
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);
@@ -870,6 +894,7 @@ main(int argc, char *argv[])
 		else
 			rc = front_prefork(srv, fd, opts.listen != NULL,
 			    opts.workers, &lim);
+		front_relay_cleanup(&lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)
