@@ -10,8 +10,8 @@ X-Test-Principal, as an auth module would.  Then:
 
   S  the TypeScript SDK v1 client (npm @modelcontextprotocol/sdk,
      pinned below) with elicitation, sampling and roots handlers, as a
-     2025-11-25 client: book_room (two questions) and test_sampling
-     complete; the log shows each question held by one worker and its
+     2025-11-25 client: book_room (two questions), test_sampling and a
+     roots/list tool complete; the log shows each question held by one worker and its
      answer relayed to it by another;
   R  refusals, by raw HTTP: a session id of another principal (404);
      an answer posted by another principal, a forged id, a replayed
@@ -98,6 +98,9 @@ out.book = await client.callTool({ name: "book_room",
     arguments: { day: "%DAY%" } }, undefined, opts);
 out.sample = await client.callTool({ name: "test_sampling",
     arguments: { prompt: "hello" } }, undefined, opts);
+out.roots = await client.callTool({
+    name: "test_input_required_result_list_roots", arguments: {} },
+    undefined, opts);
 out.seen = seen;
 console.log(JSON.stringify(out));
 await client.close();
@@ -339,9 +342,14 @@ def sdk_client(h, res, node, script, verbose):
     res.check(text is not None and "sampled by the client" in text,
               "S test_sampling completes through the held stream",
               repr(text))
+    text = (out.get("roots", {}).get("content") or [{}])[0].get("text")
+    res.check(text == "Found 1 root(s)",
+              "S a roots/list tool completes through the held stream",
+              repr(text))
     res.check(out.get("seen") == ["elicitation/create: Which room would "
                                   "you like?", "elicitation/create: How "
-                                  "many people?", "sampling/createMessage"],
+                                  "many people?", "sampling/createMessage",
+                                  "roots/list"],
               "S the client's handlers were asked, in order",
               repr(out.get("seen")))
     # Who held, who relayed: every relayed answer by another worker.
@@ -354,7 +362,7 @@ def sdk_client(h, res, node, script, verbose):
         say("#   wymcp-fcgi[%d]: %s" % (pid, msg))
     other = [r for r in relays
              if int(r[1].split()[-1].split(".")[0]) != r[0]]
-    res.check(len(asked) >= 3 and len(relays) >= 3 and
+    res.check(len(asked) >= 4 and len(relays) >= 4 and
               len(other) == len(relays),
               "S each answer relayed to the holder by another worker",
               "%d asked, %d relayed, %d by another worker" %
