@@ -338,7 +338,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	FCGX_Request		 req;
 	struct wymcp_io		 io;
 	struct sigaction	 sa;
-	struct pollfd		 pfd;
+	struct pollfd		 pfd, rpfd[2];
 	sigset_t		 stopset, waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
@@ -410,12 +410,24 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
 		pfd.events = POLLIN | POLLRDHUP;
 		pfd.revents = 0;
-		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
+		/* And answers from other hosts (--relay-listen: relay.c). */
+		rpfd[0] = pfd;
+		rpfd[1].fd = lim->relay_fd;
+		rpfd[1].events = POLLIN;
+		rpfd[1].revents = 0;
+		if (ppoll(rpfd, lim->relay_fd >= 0 ? 2 : 1, NULL,
+		    &waitmask) == -1) {
 			if (errno == EINTR)
 				continue;
 			front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 			status = 1;
 			break;
+		}
+		pfd = rpfd[0];
+		if (lim->relay_fd >= 0 && (rpfd[1].revents & POLLIN)) {
+			front_relay_serve(lim->relay_fd);
+			if (pfd.revents == 0)
+				continue;
 		}
 		if (pfd.revents & POLLNVAL) {
 			front_log(WYMCP_LOG_ERR, "descriptor %d is not open",

@@ -77,6 +77,7 @@ struct front_opts {
 	int		  any_peer;	/* --allow-any-peer */
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
+	const char	 *relay_listen;	/* --relay-listen, or NULL */
 };
 
 /*
@@ -88,10 +89,12 @@ struct front_opts {
  * clients (relay.c): workers holding a question now (__atomic), the
  * cap, and the private directory of the holders' sockets.
  */
+#define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 struct front_relay {
 	int		 asking;
 	int		 max;		/* --max-asking */
 	char		 dir[96];
+	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
 };
 
 struct front_limits {
@@ -103,6 +106,7 @@ struct front_limits {
 	size_t			 npeers;
 	unsigned int		 ask_timeout;	/* --ask-timeout, s */
 	struct front_relay	*relay;		/* NULL: nothing is asked */
+	int			 relay_fd;	/* --relay-listen, or -1 */
 };
 
 /*
@@ -214,5 +218,6 @@ int		 front_relay_wait(int conn, int ms,
 		    int (*take)(void *, const char *, size_t), void *arg);
 int		 front_relay_forward(const char *addr, const char *msg,
 		    size_t len);
+void		 front_relay_serve(int relayfd);
 
 #endif /* WYMCP_FRONT_H */

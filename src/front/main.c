@@ -49,7 +49,8 @@ enum {
 	OPT_PEER,
 	OPT_ANYPEER,
 	OPT_ASKTIMEOUT,
-	OPT_MAXASKING
+	OPT_MAXASKING,
+	OPT_RELAYLISTEN
 };
 
 static const struct option longopts[] = {
@@ -71,6 +72,7 @@ static const struct option longopts[] = {
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
+	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -105,6 +107,7 @@ usage(FILE *f)
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       [--ask-timeout SECONDS] [--max-asking N]\n"
+	    "       [--relay-listen HOST:PORT]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -142,6 +145,8 @@ usage(FILE *f)
 	    "                         holds a worker (default %d)\n"
 	    "  --max-asking N         workers held by questions at once\n"
 	    "                         (default: half the workers; 0: none)\n"
+	    "  --relay-listen ADDR    take answers for this instance's\n"
+	    "                         questions from other hosts here\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
@@ -317,6 +322,13 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_MAXASKING:
 			o->max_asking = (int)parse_num("max-asking", optarg,
 			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_RELAYLISTEN:
+			if (strncmp(optarg, "unix:", 5) == 0 ||
+			    strlen(optarg) > FRONT_RELAY_ADDR_MAX)
+				errx(2, "--relay-listen %s: expected HOST:PORT "
+				    "or [IPV6]:PORT", optarg);
+			o->relay_listen = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -753,7 +765,7 @@ main(int argc, char *argv[])
 	struct ident		 id;
 	const char		*sockpath = NULL;
 	size_t			 i;
-	int			 fd, flags, rc;
+	int			 fd, flags, rc, relayfd = -1;
 
 	sanitize_stdio();
 	parse_options(argc, argv, &opts);
@@ -852,6 +864,17 @@ main(int argc, char *argv[])
 
 	if (fd != -1)
 		check_listener(fd, &opts);
+	/*
+	 * The relay socket: other hosts' workers hand answers to this
+	 * instance's questions over it; the same peer rules as FastCGI.
+	 */
+	if (opts.relay_listen != NULL && fd != -1) {
+		relayfd = listen_tcp(opts.relay_listen);
+		check_listener(relayfd, &opts);
+		if ((flags = fcntl(relayfd, F_GETFL)) == -1 ||
+		    fcntl(relayfd, F_SETFL, flags | O_NONBLOCK) == -1)
+			err(1, "fcntl");
+	}
 
 	if (id.set)
 		drop_privileges(&id);
@@ -871,9 +894,16 @@ main(int argc, char *argv[])
 	lim.peers = opts.peers;
 	lim.npeers = opts.npeers;
 	/* Made before the fork, as the user the workers run as. */
-	if (fd != -1)
-		(void)front_relay_setup(&lim, opts.workers, opts.max_asking,
-		    opts.ask_timeout);
+	lim.relay_fd = -1;
+	if (fd != -1 && front_relay_setup(&lim, opts.workers,
+	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
+	    relayfd != -1) {
+		lim.relay_fd = relayfd;
+		snprintf(lim.relay->self, sizeof(lim.relay->self), "%s",
+		    opts.relay_listen);
+		front_log(WYMCP_LOG_INFO, "answers from other hosts are "
+		    "taken on %s", opts.relay_listen);
+	}
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);

@@ -16,6 +16,13 @@
  * A holder that is gone (answered, timed out, hung up) has no socket
  * any more: the connection is refused at once.
  *
+ * Across hosts, each instance opens --relay-listen HOST:PORT (peers as
+ * --allow-peer allows) and the address becomes "HOST:PORT/PID.N".  A
+ * worker whose answer names another instance connects there over TCP
+ * and sends "PID.N\n" and the answer; an idle worker of that instance
+ * (its accept loop polls the relay socket too: front_relay_serve())
+ * hands it to the holder as above and passes the holder's byte back.
+ *
  * --max-asking caps the workers holding at once (the counter, with
  * __atomic builtins; the supervisor gives back the place of a worker
  * that died holding one).  Asking needs a second worker to take the
@@ -32,8 +39,11 @@
 #include <sys/time.h>
 #include <sys/un.h>
 
+#include <netinet/in.h>
+
 #include <dirent.h>
 #include <errno.h>
+#include <netdb.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
@@ -56,8 +66,9 @@ static struct {
 	unsigned long		 n;		/* questions held so far */
 	char			 path[sizeof(((struct sockaddr_un *)0)->
 				    sun_path)];
-	char			 addr[64];
-} h = { NULL, NULL, -1, 0, "", "" };
+	char			 local[32];	/* PID.N */
+	char			 addr[FRONT_RELAY_ADDR_MAX + 34];
+} h = { NULL, NULL, -1, 0, "", "", "" };
 
 static long long
 now_ms(void)
@@ -174,11 +185,15 @@ front_relay_hold(void)
 		return NULL;
 	}
 	h.board->asking = 1;
-	snprintf(h.addr, sizeof(h.addr), "%ld.%lu", (long)getpid(), ++h.n);
+	snprintf(h.local, sizeof(h.local), "%ld.%lu", (long)getpid(), ++h.n);
+	if (r->self[0] != '\0')
+		snprintf(h.addr, sizeof(h.addr), "%s/%s", r->self, h.local);
+	else
+		snprintf(h.addr, sizeof(h.addr), "%s", h.local);
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s",
-	    r->dir, h.addr) >= sizeof(sa.sun_path))
+	    r->dir, h.local) >= sizeof(sa.sun_path))
 		goto fail;
 	snprintf(h.path, sizeof(h.path), "%s", sa.sun_path);
 	if ((h.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
@@ -297,24 +312,205 @@ front_relay_wait(int conn, int ms, int (*take)(void *, const char *, size_t),
 	return 0;
 }
 
+static int	 local_forward(const char *, const char *, size_t);
+
+/* Is `s' a local holder address, PID.N? */
+static int
+local_ok(const char *s)
+{
+	const char	*p;
+
+	if (*s == '\0' || strlen(s) > 30)
+		return 0;
+	for (p = s; *p != '\0'; p++)
+		if ((*p < '0' || *p > '9') && *p != '.')
+			return 0;
+	return 1;
+}
+
+/* Send all of buf; 0 or -1. */
+static int
+send_all(int c, const char *buf, size_t len)
+{
+	ssize_t	 n;
+	size_t	 off = 0;
+
+	while (off < len) {
+		if ((n = send(c, buf + off, len - off, MSG_NOSIGNAL)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	return 0;
+}
+
+/* The holder's byte on `c', after our half is shut down: 0 for A. */
+static int
+reply(int c)
+{
+	struct pollfd	 pfd;
+	char		 yes = 'N';
+
+	(void)shutdown(c, SHUT_WR);
+	pfd.fd = c;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, RELAY_REPLY_MS) == 1 && read(c, &yes, 1) == 1 &&
+	    yes == 'A')
+		return 0;
+	return -1;
+}
+
+/* Another instance's relay at HOST:PORT: "LOCAL\n" then the answer. */
+static int
+remote_forward(const char *hostport, size_t hlen, const char *local,
+    const char *msg, size_t len)
+{
+	struct addrinfo	 hints, *res, *ai;
+	struct timeval	 tv;
+	char		 host[FRONT_RELAY_ADDR_MAX + 1], *port, *p;
+	int		 c = -1, rc = -1;
+
+	if (hlen == 0 || hlen > FRONT_RELAY_ADDR_MAX)
+		return -1;
+	memcpy(host, hostport, hlen);
+	host[hlen] = '\0';
+	if (host[0] == '[') {
+		if ((p = strchr(host, ']')) == NULL || p[1] != ':')
+			return -1;
+		*p = '\0';
+		port = p + 2;
+		memmove(host, host + 1, strlen(host + 1) + 1);
+	} else {
+		if ((p = strrchr(host, ':')) == NULL)
+			return -1;
+		*p = '\0';
+		port = p + 1;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	if (getaddrinfo(host, port, &hints, &res) != 0)
+		return -1;
+	for (ai = res; ai != NULL && c == -1; ai = ai->ai_next) {
+		if ((c = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol)) == -1)
+			continue;
+		tv.tv_sec = RELAY_REPLY_MS / 1000;
+		tv.tv_usec = 0;
+		(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (connect(c, ai->ai_addr, ai->ai_addrlen) == -1) {
+			(void)close(c);
+			c = -1;
+		}
+	}
+	freeaddrinfo(res);
+	if (c == -1)
+		return -1;
+	if (send_all(c, local, strlen(local)) == 0 &&
+	    send_all(c, "\n", 1) == 0 && send_all(c, msg, len) == 0)
+		rc = reply(c);
+	(void)close(c);
+	return rc;
+}
+
 int
 front_relay_forward(const char *addr, const char *msg, size_t len)
 {
-	struct sockaddr_un	 sa;
+	const char	*slash;
+	size_t		 n;
+
+	if (h.lim == NULL || h.lim->relay == NULL)
+		return -1;
+	if ((slash = strrchr(addr, '/')) == NULL)
+		return local_forward(addr, msg, len);
+	n = (size_t)(slash - addr);
+	if (!local_ok(slash + 1))
+		return -1;
+	if (h.lim->relay->self[0] != '\0' &&
+	    strlen(h.lim->relay->self) == n &&
+	    memcmp(h.lim->relay->self, addr, n) == 0)
+		return local_forward(slash + 1, msg, len);
+	return remote_forward(addr, n, slash + 1, msg, len);
+}
+
+/*
+ * An answer from another host on the relay socket: read "LOCAL\n" and
+ * the answer, hand it to the holder here, pass its byte back.
+ */
+void
+front_relay_serve(int relayfd)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 sl = sizeof(ss);
 	struct pollfd		 pfd;
-	struct timeval		 tv;
-	const char		*p;
+	long long		 until;
+	size_t			 len = 0, cap = 0;
 	ssize_t			 n;
-	size_t			 off = 0;
-	char			 yes = 'N';
+	char			*buf = NULL, *nb, *nl, yes = 'N', a[64];
+	int			 c;
+
+	if ((c = accept4(relayfd, (struct sockaddr *)&ss, &sl,
+	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
+		return;
+	if (h.lim->npeers > 0 && !front_peer_allowed(h.lim->peers,
+	    h.lim->npeers, (struct sockaddr *)&ss, sl)) {
+		front_log(WYMCP_LOG_WARNING, "relay: refused %s (not an "
+		    "--allow-peer address)", front_addr_str((struct sockaddr *)
+		    &ss, sl, a, sizeof(a)));
+		(void)close(c);
+		return;
+	}
+	until = now_ms() + RELAY_READ_MS;
+	for (;;) {
+		if (len == cap) {
+			cap = cap == 0 ? 4096 : cap * 2;
+			if (cap > RELAY_MSG_MAX + 64 ||
+			    (nb = realloc(buf, cap)) == NULL)
+				goto out;
+			buf = nb;
+		}
+		if ((n = read(c, buf + len, cap - len)) > 0) {
+			len += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno != EAGAIN && errno != EINTR)
+			goto out;
+		pfd.fd = c;
+		pfd.events = POLLIN;
+		if (now_ms() >= until ||
+		    poll(&pfd, 1, (int)(until - now_ms())) == 0)
+			goto out;
+	}
+	if ((nl = memchr(buf, '\n', len)) == NULL)
+		goto out;
+	*nl = '\0';
+	if (local_ok(buf) && local_forward(buf, nl + 1,
+	    len - (size_t)(nl + 1 - buf)) == 0)
+		yes = 'A';
+	front_log(WYMCP_LOG_INFO, "relay: an answer from %s for holder %s: "
+	    "%s", front_addr_str((struct sockaddr *)&ss, sl, a, sizeof(a)),
+	    buf, yes == 'A' ? "taken" : "refused");
+out:
+	(void)write(c, &yes, 1);
+	(void)close(c);
+	free(buf);
+}
+
+/* The holder PID.N of this instance. */
+static int
+local_forward(const char *addr, const char *msg, size_t len)
+{
+	struct sockaddr_un	 sa;
+	struct timeval		 tv;
 	int			 c, rc = -1;
 
-	if (h.lim == NULL || h.lim->relay == NULL || *addr == '\0' ||
-	    strlen(addr) > 40)
+	if (!local_ok(addr))
 		return -1;
-	for (p = addr; *p != '\0'; p++)
-		if ((*p < '0' || *p > '9') && *p != '.')
-			return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s",
@@ -325,23 +521,9 @@ front_relay_forward(const char *addr, const char *msg, size_t len)
 	tv.tv_sec = RELAY_REPLY_MS / 1000;
 	tv.tv_usec = 0;
 	(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) == -1)
-		goto out;
-	while (off < len) {
-		if ((n = send(c, msg + off, len - off, MSG_NOSIGNAL)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	(void)shutdown(c, SHUT_WR);
-	pfd.fd = c;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, RELAY_REPLY_MS) == 1 && read(c, &yes, 1) == 1 &&
-	    yes == 'A')
-		rc = 0;
-out:
+	if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) == 0 &&
+	    send_all(c, msg, len) == 0)
+		rc = reply(c);
 	(void)close(c);
 	return rc;
 }

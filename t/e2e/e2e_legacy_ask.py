@@ -19,7 +19,12 @@ X-Test-Principal, as an auth module would.  Then:
      --ask-timeout finishes the call with a tool error; a third asker
      while two hold the --max-asking places degrades (the tool answers
      as for a client that cannot be asked); a client that hangs up
-     while asked frees its worker within a second.
+     while asked frees its worker within a second;
+  H  three instances (4 workers each, --relay-listen on loopback ports,
+     one key file made with --generate-key) behind one round-robin nginx
+     upstream: the SDK client's calls complete, and answers reach the
+     holder from other instances over --relay-listen (on one machine,
+     not in network namespaces).
 
 Node and the SDK come from npm into a cache directory (default
 _build/legacy-ask; Node from _build/conformance when t/conformance/run.py
@@ -128,9 +133,10 @@ class Harness(wymcp_conformance.Harness):
         self.start_fcgi()
         self.start_nginx()
 
-    def start_fcgi(self):
+    def start_fcgi(self, extra=()):
         argv = [self.prog, "-vv", "--listen", "unix:" + self.sock,
-                "--workers", str(WORKERS), "--ask-timeout", str(ASK_TIMEOUT)]
+                "--workers", str(WORKERS), "--ask-timeout",
+                str(ASK_TIMEOUT)] + list(extra)
         for m in self.mods:
             argv += ["--module", m]
         env = dict(os.environ)
@@ -181,6 +187,107 @@ class Harness(wymcp_conformance.Harness):
             if hits or time.monotonic() > deadline:
                 return hits
             time.sleep(0.05)
+
+
+class Hosts(Harness):
+    """NHOSTS instances with --relay-listen behind one nginx upstream."""
+
+    NHOSTS = 3
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-legacy-hosts.")
+        os.chmod(self.tmp, 0o755)
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        key = os.path.join(self.tmp, "state.key")
+        subprocess.run([self.prog, "--generate-key", key], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.insts = []
+        for i in range(self.NHOSTS):
+            self.sock = os.path.join(self.tmp, "h%d.sock" % i)
+            self.fcgi_log = os.path.join(self.tmp, "h%d.log" % i)
+            relay = "127.0.0.1:%d" % wymcp_e2e.free_port()
+            self.start_fcgi(["--state-key-file", key,
+                             "--relay-listen", relay])
+            self.insts.append({"sock": self.sock, "log": self.fcgi_log,
+                               "proc": self.fcgi, "relay": relay,
+                               "pids": set(children(self.fcgi.pid))})
+        self.fcgi = None
+        self.start_nginx()
+
+    def nginx_conf(self, sock, port, port2=None):
+        conf = Harness.nginx_conf(self, sock, port, port2)
+        ups = "\tupstream wymcp {\n" + "".join(
+            "\t\tserver unix:%s;\n" % i["sock"] for i in self.insts) + \
+            "\t}\n\n\tserver {"
+        conf = conf.replace("\tserver {", ups, 1)
+        return re.sub(r"fastcgi_pass unix:[^;]*;", "fastcgi_pass wymcp;",
+                      conf)
+
+    def host_log(self, i):
+        self.fcgi_log = self.insts[i]["log"]
+        return self.log()
+
+    def stop(self):
+        Harness.stop(self)
+        for i in getattr(self, "insts", []):
+            if i["proc"].poll() is None:
+                wymcp_e2e.stop_pid(i["proc"].pid, i["proc"], 10)
+            for pid in i["pids"]:
+                if wymcp_e2e.alive(pid):
+                    wymcp_e2e.stop_pid(pid, None, 2)
+
+
+def hosts(builddir, res, node, script, verbose):
+    h = Hosts(builddir)
+    h.paths()
+    h.nginx_bin = wymcp_e2e.find_nginx()
+    try:
+        h.start()
+        url = "http://127.0.0.1:%d/mcp" % h.port
+        outs = []
+        for n in range(3):
+            p = subprocess.run([node, script, url], capture_output=True,
+                               text=True, timeout=120,
+                               cwd=os.path.dirname(script),
+                               stdin=subprocess.DEVNULL)
+            if verbose or p.returncode != 0:
+                for line in (p.stdout + p.stderr).splitlines():
+                    say("  | " + line)
+            try:
+                outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+            except (ValueError, IndexError):
+                outs.append({})
+        texts = [((o.get("book") or {}).get("content") or [{}])[0].get(
+            "text") for o in outs]
+        res.check(all(t == "Booked Aurora for 4 on %s." % DAY
+                      for t in texts),
+                  "H book_room completes through %d instances" % h.NHOSTS,
+                  repr(texts))
+        texts = [((o.get("sample") or {}).get("content") or [{}])[0].get(
+            "text") or "" for o in outs]
+        res.check(all("sampled by the client" in t for t in texts),
+                  "H test_sampling completes through %d instances" %
+                  h.NHOSTS, repr(texts))
+        cross = []
+        for i in range(h.NHOSTS):
+            for pid, _, _, msg in h.host_log(i):
+                if msg.startswith("relay: an answer from"):
+                    cross.append((i, pid, msg))
+                    say("#   host %d wymcp-fcgi[%d]: %s" % (i, pid, msg))
+        res.check(cross and all(m.endswith(": taken") for _, _, m in cross),
+                  "H answers reach the holder from other instances over "
+                  "--relay-listen", "%d relayed across" % len(cross))
+        bad = []
+        for i in h.insts:
+            with open(i["log"], errors="replace") as f:
+                bad += [line for line in f if "Sanitizer" in line or
+                        "runtime error:" in line]
+        res.check(not bad, "H no sanitizer report", "".join(bad[:5]))
+    except Failed as e:
+        res.fail("H setup", str(e))
+    finally:
+        h.stop()
+        h.cleanup()
 
 
 # ------------------------------------------------------------ provisioning
@@ -477,6 +584,7 @@ def main():
                    "runtime error:" in line]
         res.check(not bad, "no sanitizer report in the wymcp-fcgi log",
                   "".join(bad[:5]))
+        hosts(args.builddir, res, node, script, args.verbose)
     except Failed as e:
         res.fail("setup", str(e))
     finally:
