@@ -430,6 +430,18 @@ enum wymcp_err	 wymcp_elicit(struct wymcp_ctx *, const char *message,
 enum wymcp_err	 wymcp_elicit_key(struct wymcp_ctx *, const char *key,
 		    const char *message, struct json_object *schema,
 		    struct json_object **answer);
+/*
+ * URL-mode elicitation (client/elicitation.mdx "URL Mode"): ask the
+ * user to visit `url` (http or https) for what must not pass through
+ * the client, such as credentials or payment: mode "url", an
+ * elicitationId.  Needs the client's elicitation.url capability, else
+ * WYMCP_ERR_NOTSUP.  The answer's action says whether the user agreed
+ * to go (accept), declined or cancelled; it carries no content.  A
+ * 2026-07-28 client is asked in an input request, a 2025-11-25 one on
+ * the held stream.  Positional key elicit-N, like wymcp_elicit().
+ */
+enum wymcp_err	 wymcp_elicit_url(struct wymcp_ctx *, const char *message,
+		    const char *url, struct json_object **answer);
 /* sampling/createMessage with `params` (messages, maxTokens, ...). */
 enum wymcp_err	 wymcp_sample(struct wymcp_ctx *, const char *key,
 		    struct json_object *params, struct json_object **answer);

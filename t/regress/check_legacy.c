@@ -84,6 +84,21 @@ needs_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "ran"));
 }
 
+/* URL-mode elicitation: the answer's action, or the error. */
+static enum wymcp_err
+link_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	(void)args;
+	rc = wymcp_elicit_url(ctx, "Sign in at the provider",
+	    "https://example.com/auth?x=1", &a);
+	return wymcp_result_add(res, wymcp_textf(ctx, "url:%s",
+	    rc == WYMCP_OK ? wymcp_answer_action(a) : wymcp_strerror(rc)));
+}
+
 /* What the session id carried: the version and the asking caps. */
 static enum wymcp_err
 caps_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -146,6 +161,8 @@ static const struct wymcp_tool tools[] = {
 	{ .name = "needs", .description = "Requires elicitation.",
 	  .input_schema = "{\"type\":\"object\"}",
 	  .required_caps = "{\"elicitation\":{}}", .run = needs_run },
+	{ .name = "link", .description = "Asks for a URL visit.",
+	  .input_schema = "{\"type\":\"object\"}", .run = link_run },
 	{ .name = "caps", .description = "Says what the session carried.",
 	  .input_schema = "{\"type\":\"object\"}", .run = caps_run },
 	{ .name = "logs", .description = "Logs at every level.",
@@ -584,7 +601,7 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 7);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 8);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
 	ck_assert_str_eq(compact(r),
@@ -622,7 +639,7 @@ START_TEST(pagination_still_works)
 	    json_object_get_string(jp(r, "nextCursor", NULL)));
 	rpc("tools/list", params, NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 3);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 4);
 	ck_assert_ptr_null(jp(r, "nextCursor", NULL));
 }
 END_TEST
@@ -1247,6 +1264,55 @@ START_TEST(waiting_is_not_counted_against_the_time_limit)
 }
 END_TEST
 
+START_TEST(url_mode_on_the_held_stream)
+{
+	char	 sid[2048];
+
+	/* Form only: not supported, nothing asked. */
+	rpc("tools/call", "{\"name\":\"link\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	ck_assert_ptr_nonnull(strstr(resp.body, "url:the client did not"));
+	ck_assert_ptr_null(strstr(resp.body, "elicitation/create"));
+	/* With elicitation.url: mode url, an elicitationId, the answer. */
+	initialize_as("alice", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}}},"
+	    "\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}", sid,
+	    sizeof(sid));
+	snprintf(sid_hdr, sizeof(sid_hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/call", "{\"name\":\"link\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	ck_assert_int_eq(count("\"mode\":\"url\""), 1);
+	ck_assert_int_eq(count("\"url\":\"https://example.com/auth?x=1\""),
+	    1);
+	ck_assert_int_eq(count("\"elicitationId\":\""), 1);
+	ck_assert_ptr_nonnull(strstr(resp.body, "url:accept"));
+}
+END_TEST
+
+START_TEST(url_mode_modern_input_request)
+{
+	h_ask = NULL;
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "link", "{\"name\":"
+	    "\"link\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"elicitation\":{\"url\":{}}}}}", NULL, &resp), WYMCP_OK);
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "resultType", NULL)), "input_required");
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "inputRequests", "elicit-1", "params", "mode", NULL)), "url");
+	ck_assert_ptr_nonnull(jp(h_result(&resp), "inputRequests",
+	    "elicit-1", "params", "elicitationId", NULL));
+	/* Form only: not supported. */
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "link", "{\"name\":"
+	    "\"link\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"elicitation\":{}}}}", NULL, &resp), WYMCP_OK);
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "url:the client did not"));
+}
+END_TEST
+
 /* POST a JSON-RPC response with id `id' as `who'. */
 static void
 post_answer(const char *id, const char *who, const char *sess)
@@ -1421,6 +1487,8 @@ legacy_suite(void)
 	tcase_add_test(tc, waiting_is_not_counted_against_the_time_limit);
 	tcase_add_test(tc, answers_are_relayed_to_the_holder);
 	tcase_add_test(tc, answer_after_the_timeout_does_not_open);
+	tcase_add_test(tc, url_mode_on_the_held_stream);
+	tcase_add_test(tc, url_mode_modern_input_request);
 	suite_add_tcase(s, tc);
 	return s;
 }
