@@ -4,9 +4,9 @@
 Usage: e2e_legacy_ask.py [--builddir DIR] [--cache DIR] [--keep] [--verbose]
 
 Starts wymcp-fcgi -vv with 4 workers (examples and conformance modules,
---ask-timeout 3, the default --max-asking: 2) behind a private nginx on
-a loopback port; nginx sets WYMCP_PRINCIPAL from the test header
-X-Test-Principal, as an auth module would.  Then:
+--ask-timeout 3, --request-timeout 2, the default --max-asking: 2)
+behind a private nginx on a loopback port; nginx sets WYMCP_PRINCIPAL
+from the test header X-Test-Principal, as an auth module would.  Then:
 
   S  the TypeScript SDK v1 client (npm @modelcontextprotocol/sdk,
      pinned below) with elicitation, sampling and roots handlers, as a
@@ -19,7 +19,8 @@ X-Test-Principal, as an auth module would.  Then:
      --ask-timeout finishes the call with a tool error; a third asker
      while two hold the --max-asking places degrades (the tool answers
      as for a client that cannot be asked); a client that hangs up
-     while asked frees its worker within a second;
+     while asked frees its worker within a second; answers slower than
+     --request-timeout (2 s) still complete the call;
   H  three instances (4 workers each, --relay-listen on loopback ports,
      one key file made with --generate-key) behind one round-robin nginx
      upstream: the SDK client's calls complete, and answers reach the
@@ -62,6 +63,7 @@ SDK = "@modelcontextprotocol/sdk"
 SDK_VERSION = "1.32.2"
 WORKERS = 4
 ASK_TIMEOUT = 3
+REQUEST_TIMEOUT = 2	# shorter than a person takes: not counted
 MODULES = ["examples", "conformance"]
 DAY = "2026-12-01"
 LOGLINE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (\w+): (?:\[id ([^\]]*)\] )?"
@@ -136,7 +138,8 @@ class Harness(wymcp_conformance.Harness):
     def start_fcgi(self, extra=()):
         argv = [self.prog, "-vv", "--listen", "unix:" + self.sock,
                 "--workers", str(WORKERS), "--ask-timeout",
-                str(ASK_TIMEOUT)] + list(extra)
+                str(ASK_TIMEOUT), "--request-timeout",
+                str(REQUEST_TIMEOUT)] + list(extra)
         for m in self.mods:
             argv += ["--module", m]
         env = dict(os.environ)
@@ -522,6 +525,24 @@ def refusals(h, res):
     r = answer(port, "alice", alice, q2, {"people": 2})
     res.check(r.status() == 400, "R an answer after --ask-timeout is "
               "refused (400)", r.buf[:200])
+
+    # A person slower than --request-timeout: the wait is not counted.
+    b = book(port, "alice", alice, 15)
+    b.until(QUESTION)
+    time.sleep(REQUEST_TIMEOUT + 0.7)
+    r1 = answer(port, "alice", alice, question_id(b), {"room": "Aurora"})
+    b.until(QUESTION + rb".*" + QUESTION)
+    time.sleep(REQUEST_TIMEOUT + 0.7)
+    r2 = answer(port, "alice", alice, question_id(b, 2), {"people": 4})
+    body = b.all(10)
+    b.close()
+    final = [e for e in events(body) if e.get("id") == 15]
+    text = final[0]["result"]["content"][0]["text"] if final and \
+        "result" in final[0] else repr(final)
+    res.check(r1.status() == 202 and r2.status() == 202 and
+              text == "Booked Aurora for 4 on %s." % DAY,
+              "R answers slower than --request-timeout %d s still complete "
+              "the call" % REQUEST_TIMEOUT, text)
 
     # --max-asking (2 of 4 workers): a third asker degrades.
     held = [book(port, "alice", alice, 20 + i) for i in range(2)]
