@@ -1121,6 +1121,7 @@ static struct json_object *
 call_ask(void)
 {
 	const char	*p;
+	char		*line;
 
 	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
 	    "WYMCP_PRINCIPAL=alice", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
@@ -1134,7 +1135,9 @@ call_ask(void)
 	while (p > resp.body && strncmp(p, "data: ", 6) != 0)
 		p--;
 	p += 6;
-	resp.json = json_tokener_parse(strndup(p, strcspn(p, "\n")));
+	line = strndup(p, strcspn(p, "\n"));
+	resp.json = json_tokener_parse(line);
+	free(line);
 	return h_result(&resp);
 }
 
