@@ -27,6 +27,7 @@
 #define FRONT_TIMEOUT_MAX	86400		/* its upper bound */
 #define FRONT_MAX_REQUESTS_DEFAULT 10000	/* --max-requests */
 #define FRONT_DRAIN_DEFAULT	30		/* --drain-timeout, s */
+#define FRONT_IDLE_DEFAULT	10		/* --idle-timeout, s */
 #define FRONT_GRACE_MS		2000	/* past a time limit: stop the worker */
 #define FRONT_BACKSTOP_MS	3000	/* then the supervisor kills it */
 #define FRONT_MEMORY_MIN	(16UL * 1024 * 1024)	/* --memory-limit */
@@ -56,6 +57,8 @@ struct front_peer {
 struct front_opts {
 	const char	 *listen;	/* --listen, or NULL: inherit */
 	int		  workers;	/* --workers, 0 = no supervisor */
+	int		  workers_max;	/* --workers MIN:MAX, else = workers */
+	unsigned int	  idle_timeout;	/* --idle-timeout s */
 	const char	**modules;	/* --module, in order */
 	size_t		  nmodules;
 	const char	**origins;	/* --allow-origin, in order */
@@ -78,12 +81,30 @@ struct front_opts {
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
+	const char	 *status_path;	/* --status-path, or NULL */
+	struct front_peer *status_peers; /* --status-allow, in order */
+	size_t		  nstatus_peers;
+	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
 };
 
 /*
- * What a worker needs besides the server: its limits, and the page it
- * shares with the supervisor.  Built by main.c, read-only after.
+ * status.c: the figures of the status page, in one page shared by the
+ * whole pool (made before the first fork).  Workers add to `requests'
+ * and `slow' atomically; the supervisor writes the rest at each look.
  */
+#define FRONT_NMETHODS	12		/* counted methods, "other" last */
+struct front_stats {
+	long long	 started;	/* time(3) the pool started */
+	int		 running;	/* workers, at the last look */
+	int		 busy;		/* ... of them serving */
+	int		 min, max;	/* --workers */
+	unsigned long	 respawns;	/* workers started after the first */
+	unsigned long	 max_reached;	/* times all MAX were busy */
+	unsigned long	 slow;		/* requests past --slow-log-ms */
+	unsigned int	 slow_ms;	/* --slow-log-ms */
+	unsigned long	 requests[FRONT_NMETHODS][3]; /* ok, 4xx, 5xx */
+};
+
 /*
  * The page the supervisor shares with every worker for asking older
  * clients (relay.c): workers holding a question now (__atomic), the
@@ -97,7 +118,18 @@ struct front_relay {
 	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
 };
 
+/*
+ * What a worker needs besides the server: its limits, and the page it
+ * shares with the supervisor.  Built by main.c, read-only after.
+ */
 struct front_limits {
+	const char		*status_path;	/* --status-path, or NULL */
+	const struct front_peer	*status_peers;	/* --status-allow */
+	size_t			 nstatus_peers;
+	struct front_stats	*stats;		/* the pool's figures */
+	unsigned int		 slow_ms;	/* --slow-log-ms, 0: none */
+	int			 max_workers;	/* the pool grows up to it */
+	unsigned int		 idle;		/* s a spare worker may idle */
 	unsigned int		 timeout;	/* s, 0: none */
 	unsigned long		 max_requests;	/* 0: never recycle */
 	size_t			 memory;	/* RLIMIT_AS, 0: none */
@@ -219,5 +251,18 @@ int		 front_relay_wait(int conn, int ms,
 int		 front_relay_forward(const char *addr, const char *msg,
 		    size_t len);
 void		 front_relay_serve(int relayfd);
+
+/*
+ * status.c: the status page.  front_stats_new() makes the shared page;
+ * front_stats_count() counts a request by method and HTTP status;
+ * front_status_serve() answers a request for --status-path (1) or
+ * leaves it to the library (0).
+ */
+struct FCGX_Request;
+struct front_stats *front_stats_new(void);
+void		 front_stats_count(struct front_stats *, const char *method,
+		    int status);
+int		 front_status_serve(const struct front_limits *,
+		    struct FCGX_Request *);
 
 #endif /* WYMCP_FRONT_H */

@@ -97,7 +97,8 @@ noop(struct wymcp_ctx *ctx, struct json_object *args,
 #define MOD(var, nm, tab)						\
 	static const struct wymcp_module var = {			\
 		.abi = WYMCP_ABI_VERSION,				\
-		.size = sizeof(struct wymcp_module), .name = nm, .tools = tab }
+		.size = sizeof(struct wymcp_module), .name = nm, .tools = tab, \
+		.tool_size = sizeof(struct wymcp_tool) }
 
 /* A good module registered by most tests. */
 static const struct wymcp_tool good_tools[] = {
@@ -117,7 +118,8 @@ reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
 	struct wymcp_tool	 tab[3];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "badmod",
-	    .tools = tab };
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	size_t			 before = srv->ntools, nmods = srv->nmods;
 
 	memset(tab, 0, sizeof(tab));
@@ -292,7 +294,8 @@ START_TEST(bad_name_rejected_atomically)
 	struct wymcp_tool	 t = { .description = "d", .run = noop };
 	struct wymcp_tool	 tab[2];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "long", .tools = tab };
+	    .size = sizeof(struct wymcp_module), .name = "long", .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
 	t.name = "has space";
@@ -434,16 +437,20 @@ START_TEST(wrong_abi_rejected)
 {
 	static const struct wymcp_module abi = { .abi = WYMCP_ABI_VERSION + 1,
 	    .size = sizeof(struct wymcp_module), .name = "abi",
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module size = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tools), .name = "size",
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module noname = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = NULL,
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module notools = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "notools",
-	    .tools = NULL };
+	    .tools = NULL,
+	    .tool_size = sizeof(struct wymcp_tool) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
 	expect_errmsg("ABI");
@@ -466,11 +473,18 @@ END_TEST
  */
 START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
 {
+	/* The 0.2 header's elements, packed at its size. */
+	static const struct wymcp__tool_0_2 tools_0_2[] = {
+		{ .name = "good", .description = "g", .run = noop },
+		{ .name = "good.two-3_x", .description = "g2", .run = noop },
+		{ .name = NULL }
+	};
 	static const struct wymcp_module old = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tool_size), .name = "old",
-	    .tools = good_tools };
+	    .tools = (const struct wymcp_tool *)(const void *)tools_0_2 };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &old), WYMCP_OK);
+	ck_assert_ptr_null(srv->tools[0].decl.scopes);
 	ck_assert_str_eq(names(), "good good.two-3_x");
 	ck_assert_str_eq(listed(), "good good.two-3_x");
 }
@@ -570,13 +584,52 @@ START_TEST(abi_larger_elements_walked_by_their_stride)
 }
 END_TEST
 
+/*
+ * ABI: a module built against a header without the 0.3 member scopes
+ * (tool_size is the 0.2 element size).  Its elements are packed at
+ * that stride, so the bytes where a later header has scopes are the
+ * next element's name: the registration's copy must read scopes as
+ * NULL, the tools must be listed and callable without WYMCP_SCOPES.
+ */
+START_TEST(abi_tool_without_scopes_needs_none)
+{
+	static const struct wymcp__tool_0_2 old[] = {
+		{ .name = "one", .description = "d", .run = noop },
+		{ .name = "two", .description = "d", .run = noop },
+		{ .name = NULL }
+	};
+	static const struct wymcp_module mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "noscopes",
+	    .tools = (const struct wymcp_tool *)(const void *)old,
+	    .tool_size = sizeof(struct wymcp__tool_0_2) };
+	struct h_resp	 r;
+	const char	*wrong;
+
+	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_ptr_null(srv->tools[0].decl.scopes);
+	ck_assert_ptr_null(srv->tools[1].decl.scopes);
+	/* What the element's def would wrongly give at this header's size. */
+	memcpy(&wrong, (const char *)old + offsetof(struct wymcp_tool,
+	    scopes), sizeof(wrong));
+	ck_assert_str_eq(wrong, "two");
+	ck_assert_str_eq(listed(), "one two");
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(h_call(srv, "tools/call", "one", "{\"name\":"
+	    "\"one\"}", NULL, &r), WYMCP_OK);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_int_eq(h_code(&r), 0);
+	h_free(&r);
+}
+END_TEST
+
 /* Elements smaller than any header ever had are refused. */
 START_TEST(abi_smaller_elements_refused)
 {
 	static const struct wymcp_module small = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "small",
 	    .tools = good_tools,
-	    .tool_size = sizeof(struct wymcp_tool) - sizeof(void *) };
+	    .tool_size = WYMCP__TOOL_SIZE_0_2 - sizeof(void *) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &small),
 	    WYMCP_ERR_MODULE);
@@ -610,7 +663,8 @@ START_TEST(tool_index_finds_every_tool)
 	static char			 nm[300][8];
 	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "many",
-	    .tools = tab };
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	size_t				 i;
 
 	memset(tab, 0, sizeof(tab));
@@ -750,6 +804,7 @@ module_suite(void)
 	tcase_add_test(tc, wrong_abi_rejected);
 	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
 	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
+	tcase_add_test(tc, abi_tool_without_scopes_needs_none);
 	tcase_add_test(tc, abi_smaller_elements_refused);
 	tcase_add_test(tc, tool_index_finds_every_tool);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
