@@ -433,6 +433,18 @@ enum wymcp_err	 wymcp_elicit(struct wymcp_ctx *, const char *message,
 enum wymcp_err	 wymcp_elicit_key(struct wymcp_ctx *, const char *key,
 		    const char *message, struct json_object *schema,
 		    struct json_object **answer);
+/*
+ * URL-mode elicitation (client/elicitation.mdx "URL Mode"): ask the
+ * user to visit `url` (http or https) for what must not pass through
+ * the client, such as credentials or payment: mode "url", an
+ * elicitationId.  Needs the client's elicitation.url capability, else
+ * WYMCP_ERR_NOTSUP.  The answer's action says whether the user agreed
+ * to go (accept), declined or cancelled; it carries no content.  A
+ * 2026-07-28 client is asked in an input request, a 2025-11-25 one on
+ * the held stream.  Positional key elicit-N, like wymcp_elicit().
+ */
+enum wymcp_err	 wymcp_elicit_url(struct wymcp_ctx *, const char *message,
+		    const char *url, struct json_object **answer);
 /* sampling/createMessage with `params` (messages, maxTokens, ...). */
 enum wymcp_err	 wymcp_sample(struct wymcp_ctx *, const char *key,
 		    struct json_object *params, struct json_object **answer);
@@ -555,6 +567,24 @@ void		 wymcp_server_set_log(struct wymcp_server *, wymcp_log_fn,
  * filling it in, so that members added later read as absent.
  * gone() may be NULL; else it returns 1 when the peer has closed the
  * connection (it must not block, read or write), 0 otherwise.
+ *
+ * The ask_* members (0.3, all or none) let the library ask a
+ * 2025-11-25 client on the tool call's held stream and relay the
+ * answer, which the client POSTs as another request, possibly to
+ * another worker (wymcp-fcgi(8) "Asking older clients").
+ * ask_hold() takes one of the program's places for a held question
+ * and returns this holder's address (visible ASCII, up to 255
+ * characters; the sealed request id carries it), or NULL when no place
+ * is free: the tool's question then answers WYMCP_ERR_NOTSUP.
+ * ask_release() gives the place back; it is called once the response
+ * is out.  ask_wait() waits up to `ms` milliseconds for an answer
+ * relayed to this holder, and hands each that arrives to take(), which
+ * returns 1 when it was one this request waits for, 0 when not; it
+ * returns 1 once take() said 1, 0 when the time is up, 2 when the peer
+ * went away, -1 on error.  ask_forward() delivers `msg` (a client's
+ * JSON-RPC response) to the holder at `addr`: 0 when the holder took
+ * it, -1 when it did not or is gone.  ask_timeout is the seconds a
+ * question waits for its answer (0: WYMCP_ASK_TIMEOUT_DEFAULT).
  */
 struct wymcp_io {
 	char *const	 *env;
@@ -563,7 +593,16 @@ struct wymcp_io {
 	int		(*flush)(void *arg);
 	void		 *arg;
 	int		(*gone)(void *arg);		/* 0.3 */
+	const char	*(*ask_hold)(void *arg);	/* 0.3 */
+	void		(*ask_release)(void *arg);
+	int		(*ask_wait)(void *arg, int ms,
+			    int (*take)(void *, const char *, size_t),
+			    void *takearg);
+	int		(*ask_forward)(void *arg, const char *addr,
+			    const char *msg, size_t len);
+	unsigned int	  ask_timeout;
 };
+#define WYMCP_ASK_TIMEOUT_DEFAULT	300	/* seconds */
 
 /*
  * Serve one request: read the body, apply the HTTP and JSON-RPC rules,

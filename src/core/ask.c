@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/core.h"
 
 /*
@@ -255,10 +257,13 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 
 /* The declared capability object `name`, or NULL. */
 static struct json_object *
-cap(const struct wymcp_ctx *ctx, const char *name)
+cap(struct wymcp_ctx *ctx, const char *name)
 {
 	struct json_object	*c;
 
+	/* A legacy client is asked on a held stream, when one is free. */
+	if (ctx->req.legacy && !wymcp__held_take(ctx))
+		return NULL;
 	if (ctx->req.caps == NULL ||
 	    !json_object_object_get_ex(ctx->req.caps, name, &c) ||
 	    !json_object_is_type(c, json_type_object))
@@ -272,7 +277,7 @@ cap(const struct wymcp_ctx *ctx, const char *name)
  * (client/elicitation.mdx "Capabilities").
  */
 static int
-form_cap(const struct wymcp_ctx *ctx)
+form_cap(struct wymcp_ctx *ctx)
 {
 	struct json_object	*e;
 
@@ -368,6 +373,60 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 	}
 	*rc = WYMCP_ERR_NOMEM;
 	return wymcp_own(ctx, s);
+}
+
+/* Did the client declare URL-mode elicitation (elicitation.url)? */
+static int
+url_cap(struct wymcp_ctx *ctx)
+{
+	struct json_object	*e;
+
+	return (e = cap(ctx, "elicitation")) != NULL &&
+	    json_object_object_get_ex(e, "url", NULL);
+}
+
+enum wymcp_err
+wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
+    struct json_object **answer)
+{
+	struct wymcp__run	*run;
+	struct json_object	*params;
+	unsigned char		 raw[16];
+	char			 id[sizeof(raw) * 2 + 1];
+	const char		*act;
+	enum wymcp_err		 rc;
+
+	if (answer != NULL)
+		*answer = NULL;
+	if (ctx == NULL || answer == NULL)
+		return WYMCP_ERR_INVAL;
+	if (!url_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (msg == NULL || url == NULL || !wymcp__text_ok(url) ||
+	    (strncmp(url, "https://", 8) != 0 &&
+	    strncmp(url, "http://", 7) != 0))
+		return WYMCP_ERR_INVAL;
+	/* Unique per question; an answered one is never sent again. */
+	randombytes_buf(raw, sizeof(raw));
+	sodium_bin2hex(id, sizeof(id), raw, sizeof(raw));
+	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_add(params, "mode", json_object_new_string("url"));
+	json_object_object_add(params, "message", json_object_new_string(msg));
+	json_object_object_add(params, "url", json_object_new_string(url));
+	json_object_object_add(params, "elicitationId",
+	    json_object_new_string(id));
+	if ((rc = ask(ctx, run, "elicit", NULL, "elicitation/create", params,
+	    NULL, answer)) != WYMCP_OK)
+		return rc;
+	act = wymcp_answer_action(*answer);
+	if (act == NULL || (strcmp(act, "accept") != 0 &&
+	    strcmp(act, "decline") != 0 && strcmp(act, "cancel") != 0))
+		fault(ctx, run, "elicit", "action must be accept, decline or "
+		    "cancel");
+	return WYMCP_OK;
 }
 
 enum wymcp_err

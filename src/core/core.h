@@ -27,6 +27,7 @@ struct wymcp__request {
 	struct json_object	*params;	/* params object or NULL */
 	struct json_object	*meta;		/* params._meta */
 	struct json_object	*caps;		/* clientCapabilities */
+	struct json_object	*session_caps;	/* legacy: Mcp-Session-Id's */
 	const char		*version;	/* protocolVersion */
 	int			 legacy;	/* a 2025-11-25 era request */
 };
@@ -70,6 +71,15 @@ struct wymcp__out {
 	double			 last_progress;	/* must increase */
 	int			 have_progress;	/* one was sent */
 	int			 loglevel;	/* _meta logLevel, -1 none */
+	/* Asking a legacy client on the held stream (held.c): */
+	const struct wymcp_io	*ask_io;	/* io with ask_*, or NULL */
+	const char		*holder;	/* ask_hold()'s address */
+	int			 holding;	/* 1 held, -1 refused, 0 */
+	int			 sse_ok;	/* the client accepts SSE */
+	unsigned int		 ask_timeout;	/* seconds */
+	struct json_object	*asked;		/* id -> key, awaited */
+	struct json_object	*got;		/* where answers go */
+	const char		*refusal;	/* the client's error */
 };
 
 struct wymcp_ctx {
@@ -125,6 +135,39 @@ int	 wymcp__caps_missing(struct json_object *required,
 const char *wymcp__seal(struct wymcp_ctx *, struct json_object *answers);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
 	    struct json_object **answers);
+/* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */
+#define WYMCP__SESSION_TTL	86400	/* seconds a session id opens */
+const char *wymcp__session_seal(struct wymcp_ctx *, const char *version,
+	    struct json_object *caps);
+int	 wymcp__session_open(struct wymcp_ctx *, const char *token,
+	    const char **version, struct json_object **caps);
+/* seal.c: the sealed id of a request asked on a held stream. */
+const char *wymcp__askid_seal(struct wymcp_ctx *, const char *holder,
+	    const char *key, unsigned int ttl);
+int	 wymcp__askid_open(struct wymcp_ctx *, const char *token,
+	    const char **holder);
+
+/*
+ * held.c: asking a 2025-11-25 client on the held stream.
+ * wymcp__held_take() takes a place to hold (once a request): 1 when
+ * the request may ask.  wymcp__held_ask() sends the round's pending
+ * questions and waits for every answer, merged into `answers'.
+ * wymcp__held_release() gives the place back.  wymcp__held_forward()
+ * relays a client's POSTed response to its holder.
+ */
+enum wymcp__held_end {
+	WYMCP__HELD_ANSWERED,	/* every question answered */
+	WYMCP__HELD_TIMEOUT,	/* --ask-timeout passed */
+	WYMCP__HELD_GONE,	/* the client hung up */
+	WYMCP__HELD_REFUSED,	/* the client answered with an error */
+	WYMCP__HELD_FAILED	/* could not ask (memory, sealing, I/O) */
+};
+int	 wymcp__held_take(struct wymcp_ctx *);
+enum wymcp__held_end wymcp__held_ask(struct wymcp_ctx *,
+	    struct json_object *pending, struct json_object *answers);
+void	 wymcp__held_release(struct wymcp_ctx *);
+int	 wymcp__held_forward(struct wymcp_ctx *, const char *body,
+	    size_t len, const char **why);
 
 /* result.c: what handlers build (wymcp.h); owned by the request. */
 struct wymcp_result {
@@ -178,6 +221,9 @@ enum wymcp_err wymcp__notify(struct wymcp_ctx *, const char *method,
 enum wymcp_err wymcp__notify_log(struct wymcp_ctx *, int prio, char *msg);
 enum wymcp_err wymcp__stream_final(struct wymcp_ctx *,
 	    struct json_object *body);
+enum wymcp_err wymcp__stream_message(struct wymcp_ctx *,
+	    struct json_object *msg);
+enum wymcp_err wymcp__stream_comment(struct wymcp_ctx *, const char *);
 
 /*
  * stream.c: the deadline and the client going away.  wymcp__stopped()

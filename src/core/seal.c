@@ -315,3 +315,294 @@ fail:
 	    "hosts share one --state-key-file?)" : "");
 	return -1;
 }
+
+/*
+ * The sealed Mcp-Session-Id (2025-11-25 basic/transports.mdx "Session
+ * Management").  It is not server state but a token the client
+ * carries: the same keys and AEAD as requestState, another version
+ * byte (so neither opens as the other), and the plaintext
+ *
+ *	expiry		4 bytes, seconds since the epoch, big-endian
+ *	binding		16 bytes, BLAKE2b of "wymcp-session" and the
+ *			principal it was minted for
+ *	session		compact JSON {"v":version,"c":capabilities}
+ *
+ * The capabilities kept are the ones a tool asks through: elicitation,
+ * sampling and roots, as the client declared them.  Base64url is
+ * visible ASCII, as the header must be.
+ */
+#define SESSION_VERSION	3
+#define SESSION_FIXED	(EXPIRY_LEN + BIND_LEN)
+#define SESSION_MAX	4096	/* JSON kept, at most */
+
+/*
+ * The principal binding of a session id into out[BIND_LEN] (the
+ * principal is known: wymcp__ctx_assigns() ran).
+ */
+static void
+session_bind(const struct wymcp_ctx *ctx, unsigned char *out)
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, BIND_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)"wymcp-session",
+	    13);
+	hash_str(&st, ctx->who.principal);
+	crypto_generichash_final(&st, out, BIND_LEN);
+}
+
+const char *
+wymcp__session_seal(struct wymcp_ctx *ctx, const char *version,
+    struct json_object *caps)
+{
+	static const char *const keep[] = { "elicitation", "sampling",
+	    "roots" };
+	const struct wymcp_server *srv = ctx->srv;
+	struct json_object	*s, *c, *v;
+	unsigned char		*bin, *pt;
+	const char		*js;
+	char			*tok;
+	size_t			 jslen, ptlen, binlen, i;
+	unsigned long long	 clen;
+	uint32_t		 exp;
+
+	if (srv->nkeys == 0 || wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    (s = wymcp_own(ctx,
+	    json_object_new_object())) == NULL ||
+	    (c = json_object_new_object()) == NULL ||
+	    json_object_object_add(s, "c", c) ||
+	    json_object_object_add(s, "v", json_object_new_string(version)))
+		return NULL;
+	for (i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		if (json_object_is_type(caps, json_type_object) &&
+		    json_object_object_get_ex(caps, keep[i], &v) &&
+		    json_object_is_type(v, json_type_object))
+			json_object_object_add(c, keep[i], json_object_get(v));
+	js = wymcp__json(s);
+	if ((jslen = strlen(js)) > SESSION_MAX)
+		return NULL;
+	ptlen = SESSION_FIXED + jslen;
+	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
+	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+		return NULL;
+	exp = (uint32_t)((int64_t)time(NULL) + WYMCP__SESSION_TTL);
+	pt[0] = (unsigned char)(exp >> 24);
+	pt[1] = (unsigned char)(exp >> 16);
+	pt[2] = (unsigned char)(exp >> 8);
+	pt[3] = (unsigned char)exp;
+	session_bind(ctx, pt + EXPIRY_LEN);
+	memcpy(pt + SESSION_FIXED, js, jslen);
+	bin[0] = SESSION_VERSION;
+	memcpy(bin + 1, srv->keys[0].id, 4);
+	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
+	    &clen, pt, ptlen, bin, HEAD_LEN, NULL, bin + HEAD_LEN,
+	    srv->keys[0].key);
+	if ((tok = wymcp__arena_alloc(&ctx->arena,
+	    wymcp__b64url_len(binlen) + 1)) == NULL)
+		return NULL;
+	wymcp__b64url_encode(tok, bin, binlen);
+	return tok;
+}
+
+int
+wymcp__session_open(struct wymcp_ctx *ctx, const char *tok,
+    const char **version, struct json_object **caps)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__key	*k = NULL;
+	struct json_object	*s = NULL, *v, *c;
+	unsigned char		*bin, *pt, want[BIND_LEN];
+	const char		*why = "malformed";
+	size_t			 toklen = strlen(tok), binlen, i;
+	unsigned long long	 ptlen;
+	uint32_t		 exp;
+
+	*version = NULL;
+	*caps = NULL;
+	if (toklen == 0 || toklen > wymcp__b64url_len(HEAD_LEN + NONCE_LEN +
+	    SESSION_FIXED + SESSION_MAX + TAG_LEN))
+		goto fail;
+	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
+	    NULL)
+		goto fail;
+	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
+	    binlen < HEAD_LEN + NONCE_LEN + SESSION_FIXED + TAG_LEN ||
+	    bin[0] != SESSION_VERSION)
+		goto fail;
+	for (i = 0; i < srv->nkeys && k == NULL; i++)
+		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
+			k = &srv->keys[i];
+	why = "unknown key";
+	if (k == NULL)
+		goto fail;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
+		goto fail;
+	why = "authentication failed";
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
+	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
+	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen < SESSION_FIXED)
+		goto fail;
+	why = "expired";
+	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
+	    (uint32_t)pt[2] << 8 | pt[3];
+	if ((int64_t)exp < (int64_t)time(NULL))
+		goto fail;
+	why = "other principal";
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK)
+		goto fail;
+	session_bind(ctx, want);
+	if (sodium_memcmp(want, pt + EXPIRY_LEN, BIND_LEN) != 0)
+		goto fail;
+	why = "malformed payload";
+	if ((s = wymcp__parse((const char *)pt + SESSION_FIXED,
+	    (size_t)ptlen - SESSION_FIXED)) == NULL ||
+	    !json_object_object_get_ex(s, "v", &v) ||
+	    !json_object_is_type(v, json_type_string) ||
+	    !json_object_object_get_ex(s, "c", &c) ||
+	    !json_object_is_type(c, json_type_object))
+		goto fail;
+	if (wymcp_own(ctx, s) == NULL)
+		return -1;
+	*version = json_object_get_string(v);
+	*caps = c;
+	return 0;
+fail:
+	json_object_put(s);
+	wymcp__ctx_log(ctx, k == NULL && strcmp(why, "unknown key") == 0 ?
+	    WYMCP_LOG_WARNING : WYMCP_LOG_INFO, "Mcp-Session-Id refused: "
+	    "%s%s", why, k == NULL && strcmp(why, "unknown key") == 0 ?
+	    " (do all hosts share one --state-key-file?)" : "");
+	return -1;
+}
+
+/*
+ * The sealed id of a request wymcp sends a 2025-11-25 client on a held
+ * stream (held.c): the client's answer comes back with it, at any
+ * worker, which must learn from it where the question is held.
+ * Version byte 4, and the plaintext
+ *
+ *	expiry		4 bytes: the question's --ask-timeout, and a bit
+ *	binding		16 bytes, BLAKE2b of "wymcp-ask" and the principal
+ *	holder		the holder's address, NUL-terminated
+ *	key		the question's key (elicit-1, ...)
+ *
+ * so an answer posted by another principal, after the time, or with a
+ * forged id does not open.  A replayed one opens, and the holder, which
+ * takes each id once, refuses it.
+ */
+#define ASKID_VERSION	4
+#define ASKID_FIXED	(EXPIRY_LEN + BIND_LEN)
+#define ASKID_MAX	1024	/* holder and key, at most */
+
+static void
+askid_bind(const struct wymcp_ctx *ctx, unsigned char *out)
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, BIND_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)"wymcp-ask", 9);
+	hash_str(&st, ctx->who.principal);
+	crypto_generichash_final(&st, out, BIND_LEN);
+}
+
+const char *
+wymcp__askid_seal(struct wymcp_ctx *ctx, const char *holder,
+    const char *key, unsigned int ttl)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	unsigned char		*bin, *pt;
+	char			*tok;
+	size_t			 hlen = strlen(holder) + 1, klen = strlen(key);
+	size_t			 ptlen, binlen;
+	unsigned long long	 clen;
+	uint32_t		 exp;
+
+	if (srv->nkeys == 0 || hlen + klen > ASKID_MAX ||
+	    wymcp__ctx_assigns(ctx) != WYMCP_OK)
+		return NULL;
+	ptlen = ASKID_FIXED + hlen + klen;
+	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
+	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+		return NULL;
+	exp = (uint32_t)((int64_t)time(NULL) + (int64_t)ttl + 5);
+	pt[0] = (unsigned char)(exp >> 24);
+	pt[1] = (unsigned char)(exp >> 16);
+	pt[2] = (unsigned char)(exp >> 8);
+	pt[3] = (unsigned char)exp;
+	askid_bind(ctx, pt + EXPIRY_LEN);
+	memcpy(pt + ASKID_FIXED, holder, hlen);
+	memcpy(pt + ASKID_FIXED + hlen, key, klen);
+	bin[0] = ASKID_VERSION;
+	memcpy(bin + 1, srv->keys[0].id, 4);
+	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
+	    &clen, pt, ptlen, bin, HEAD_LEN, NULL, bin + HEAD_LEN,
+	    srv->keys[0].key);
+	if ((tok = wymcp__arena_alloc(&ctx->arena,
+	    wymcp__b64url_len(binlen) + 1)) == NULL)
+		return NULL;
+	wymcp__b64url_encode(tok, bin, binlen);
+	return tok;
+}
+
+int
+wymcp__askid_open(struct wymcp_ctx *ctx, const char *tok,
+    const char **holder)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__key	*k = NULL;
+	unsigned char		*bin, *pt, want[BIND_LEN];
+	const char		*why = "malformed";
+	size_t			 toklen = strlen(tok), binlen, i;
+	unsigned long long	 ptlen;
+	uint32_t		 exp;
+
+	*holder = NULL;
+	if (toklen == 0 || toklen > wymcp__b64url_len(HEAD_LEN + NONCE_LEN +
+	    ASKID_FIXED + ASKID_MAX + TAG_LEN))
+		goto fail;
+	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
+	    NULL)
+		goto fail;
+	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
+	    binlen < HEAD_LEN + NONCE_LEN + ASKID_FIXED + 1 + TAG_LEN ||
+	    bin[0] != ASKID_VERSION)
+		goto fail;
+	for (i = 0; i < srv->nkeys && k == NULL; i++)
+		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
+			k = &srv->keys[i];
+	why = "unknown key";
+	if (k == NULL)
+		goto fail;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
+		goto fail;
+	why = "authentication failed";
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
+	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
+	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen <= ASKID_FIXED)
+		goto fail;
+	pt[ptlen] = '\0';
+	why = "expired";
+	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
+	    (uint32_t)pt[2] << 8 | pt[3];
+	if ((int64_t)exp < (int64_t)time(NULL))
+		goto fail;
+	why = "other principal";
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK)
+		goto fail;
+	askid_bind(ctx, want);
+	if (sodium_memcmp(want, pt + EXPIRY_LEN, BIND_LEN) != 0)
+		goto fail;
+	why = "malformed payload";
+	if (memchr(pt + ASKID_FIXED, '\0', ptlen - ASKID_FIXED) == NULL)
+		goto fail;
+	*holder = (const char *)pt + ASKID_FIXED;
+	return 0;
+fail:
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "answer refused: its request id "
+	    "does not open: %s", why);
+	return -1;
+}

@@ -153,6 +153,8 @@ wymcp__stream_init(struct wymcp_ctx *ctx)
 	ctx->out.have_progress = 0;
 	ctx->out.last_progress = 0;
 	ctx->out.loglevel = ctx->req.legacy ? WYMCP_LOG_INFO : -1;
+	ctx->out.sse_ok = sse_acceptable(wymcp__env(ctx->req.env,
+	    "HTTP_ACCEPT"));
 	if (ctx->req.meta == NULL)
 		return 0;
 
@@ -364,6 +366,46 @@ out:
 	json_object_put(params);
 	json_object_put(msg);
 	return rc;
+}
+
+/*
+ * A request of the server's own on the stream (held.c: a 2025-11-25
+ * client is asked on the tool call's held stream, 2025-11-25
+ * basic/transports.mdx "MAY send JSON-RPC requests and notifications
+ * before sending the JSON-RPC response").  `msg` is not taken.
+ */
+enum wymcp_err
+wymcp__stream_message(struct wymcp_ctx *ctx, struct json_object *msg)
+{
+	if (ctx->out.cancelled || ctx->out.io == NULL)
+		return WYMCP_ERR_IO;
+	return event(ctx, msg);
+}
+
+/*
+ * An SSE comment (": text"), which clients ignore: it keeps a held
+ * stream alive through the web server's and the client's read
+ * timeouts.  Opens the stream when it is not.
+ */
+enum wymcp_err
+wymcp__stream_comment(struct wymcp_ctx *ctx, const char *text)
+{
+	if (ctx->out.cancelled || ctx->out.io == NULL)
+		return WYMCP_ERR_IO;
+	if (!ctx->out.streaming) {
+		ctx->out.streaming = 1;
+		if (put(ctx, SSE_HEAD, sizeof(SSE_HEAD) - 1))
+			return WYMCP_ERR_IO;
+	}
+	if (put(ctx, ": ", 2) || put(ctx, text, strlen(text)) ||
+	    put(ctx, "\n\n", 2))
+		return WYMCP_ERR_IO;
+	if (ctx->out.io->flush != NULL &&
+	    ctx->out.io->flush(ctx->out.io->arg) != 0) {
+		cancel(ctx);
+		return WYMCP_ERR_IO;
+	}
+	return WYMCP_OK;
 }
 
 /*

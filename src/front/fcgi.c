@@ -142,6 +142,37 @@ fcgi_gone(void *arg)
 	    recv(req->ipcFd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
 }
 
+/* The wymcp_io ask_* members: relay.c, with the FastCGI connection. */
+static const char *
+fcgi_ask_hold(void *arg)
+{
+	(void)arg;
+	return front_relay_hold();
+}
+
+static void
+fcgi_ask_release(void *arg)
+{
+	(void)arg;
+	front_relay_release();
+}
+
+static int
+fcgi_ask_wait(void *arg, int ms, int (*take)(void *, const char *, size_t),
+    void *takearg)
+{
+	FCGX_Request	*req = arg;
+
+	return front_relay_wait(req->ipcFd, ms, take, takearg);
+}
+
+static int
+fcgi_ask_forward(void *arg, const char *addr, const char *msg, size_t len)
+{
+	(void)arg;
+	return front_relay_forward(addr, msg, len);
+}
+
 /*
  * Sleep for `ms' milliseconds with the signal mask `mask', so that a
  * stop signal ends the pause early.
@@ -326,7 +357,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	FCGX_Request		 req;
 	struct wymcp_io		 io;
 	struct sigaction	 sa;
-	struct pollfd		 pfd;
+	struct pollfd		 pfd, rpfd[2];
 	sigset_t		 stopset, waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
@@ -345,6 +376,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		return 1;
 	}
 	(void)front_watch_init(srv, board, lim->timeout);
+	front_relay_worker(lim, board);
 	fdbase = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (fdbase != -1)
 		close(fdbase);
@@ -398,12 +430,24 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
 		pfd.events = POLLIN | POLLRDHUP;
 		pfd.revents = 0;
-		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
+		/* And answers from other hosts (--relay-listen: relay.c). */
+		rpfd[0] = pfd;
+		rpfd[1].fd = lim->relay_fd;
+		rpfd[1].events = POLLIN;
+		rpfd[1].revents = 0;
+		if (ppoll(rpfd, lim->relay_fd >= 0 ? 2 : 1, NULL,
+		    &waitmask) == -1) {
 			if (errno == EINTR)
 				continue;
 			front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 			status = 1;
 			break;
+		}
+		pfd = rpfd[0];
+		if (lim->relay_fd >= 0 && (rpfd[1].revents & POLLIN)) {
+			front_relay_serve(lim->relay_fd);
+			if (pfd.revents == 0)
+				continue;
 		}
 		if (pfd.revents & POLLNVAL) {
 			front_log(WYMCP_LOG_ERR, "descriptor %d is not open",
@@ -459,6 +503,13 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		io.flush = fcgi_flush;
 		io.arg = &req;
 		io.gone = fcgi_gone;
+		if (lim->relay != NULL) {
+			io.ask_hold = fcgi_ask_hold;
+			io.ask_release = fcgi_ask_release;
+			io.ask_wait = fcgi_ask_wait;
+			io.ask_forward = fcgi_ask_forward;
+			io.ask_timeout = lim->ask_timeout;
+		}
 		if (wymcp_server_serve_io(srv, &io, sizeof(io)) != WYMCP_OK)
 			front_log(WYMCP_LOG_DEBUG,
 			    "the web server went away before the response "

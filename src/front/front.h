@@ -78,6 +78,9 @@ struct front_opts {
 	struct front_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
+	unsigned int	  ask_timeout;	/* --ask-timeout, s */
+	int		  max_asking;	/* --max-asking, -1: default */
+	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *status_path;	/* --status-path, or NULL */
 	struct front_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
@@ -103,6 +106,19 @@ struct front_stats {
 };
 
 /*
+ * The page the supervisor shares with every worker for asking older
+ * clients (relay.c): workers holding a question now (__atomic), the
+ * cap, and the private directory of the holders' sockets.
+ */
+#define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
+struct front_relay {
+	int		 asking;
+	int		 max;		/* --max-asking */
+	char		 dir[96];
+	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
+};
+
+/*
  * What a worker needs besides the server: its limits, and the page it
  * shares with the supervisor.  Built by main.c, read-only after.
  */
@@ -120,6 +136,9 @@ struct front_limits {
 	unsigned int		 drain;		/* s */
 	const struct front_peer	*peers;		/* npeers 0: any peer */
 	size_t			 npeers;
+	unsigned int		 ask_timeout;	/* --ask-timeout, s */
+	struct front_relay	*relay;		/* NULL: nothing is asked */
+	int			 relay_fd;	/* --relay-listen, or -1 */
 };
 
 /*
@@ -137,6 +156,7 @@ struct front_board {
 	int		 busy;		/* a request is in flight */
 	int		 why;		/* FRONT_WHY_*: why it left */
 	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
+	int		 asking;	/* holds a question (relay.c) */
 	char		 method[64];	/* of the request in flight */
 	char		 name[128];	/* its tool, prompt or URI */
 	char		 reqid[64];	/* its id */
@@ -206,6 +226,31 @@ int		 front_cgi(struct wymcp_server *, const struct front_limits *);
  */
 int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
 		    int workers, const struct front_limits *);
+
+/*
+ * relay.c: asking older clients.  front_relay_setup() (main.c, before
+ * the fork) makes the shared page and the socket directory when there
+ * are two workers or more and --max-asking is not 0 (-1: the default,
+ * half the workers); front_relay_cleanup() removes the directory.
+ * front_relay_worker() tells a worker's relay its board;
+ * front_relay_dead() (the supervisor) gives back a dead worker's place.
+ * The rest are the wymcp_io ask_* members (fcgi.c): hold, release,
+ * wait (with the FastCGI connection, for a hang-up) and forward.
+ */
+int		 front_relay_setup(struct front_limits *, int workers,
+		    int max_asking, unsigned int ask_timeout);
+void		 front_relay_cleanup(const struct front_limits *);
+void		 front_relay_worker(const struct front_limits *,
+		    struct front_board *);
+void		 front_relay_dead(const struct front_limits *,
+		    struct front_board *);
+const char	*front_relay_hold(void);
+void		 front_relay_release(void);
+int		 front_relay_wait(int conn, int ms,
+		    int (*take)(void *, const char *, size_t), void *arg);
+int		 front_relay_forward(const char *addr, const char *msg,
+		    size_t len);
+void		 front_relay_serve(int relayfd);
 
 /*
  * status.c: the status page.  front_stats_new() makes the shared page;

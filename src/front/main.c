@@ -51,7 +51,10 @@ enum {
 	OPT_STATUS,
 	OPT_STATUS_ALLOW,
 	OPT_SLOW,
-	OPT_ANYPEER
+	OPT_ANYPEER,
+	OPT_ASKTIMEOUT,
+	OPT_MAXASKING,
+	OPT_RELAYLISTEN
 };
 
 static const struct option longopts[] = {
@@ -75,6 +78,9 @@ static const struct option longopts[] = {
 	{ "status-allow",	required_argument,	NULL, OPT_STATUS_ALLOW },
 	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
+	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
+	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
+	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -109,6 +115,8 @@ usage(FILE *f)
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
+	    "       [--ask-timeout SECONDS] [--max-asking N]\n"
+	    "       [--relay-listen HOST:PORT]\n"
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS]\n"
 	    "       %s --generate-key PATH\n"
@@ -153,13 +161,20 @@ usage(FILE *f)
 	    "                         addresses only (repeatable)\n"
 	    "  --allow-any-peer       let a TCP socket on a non-loopback\n"
 	    "                         address accept anyone\n"
+	    "  --ask-timeout S        how long a 2025-11-25 client's question\n"
+	    "                         holds a worker (default %d)\n"
+	    "  --max-asking N         workers held by questions at once\n"
+	    "                         (default: half the workers; 0: none)\n"
+	    "  --relay-listen ADDR    take answers for this instance's\n"
+	    "                         questions from other hosts here\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
 	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, FRONT_IDLE_DEFAULT,
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
-	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT);
+	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
+	    WYMCP_ASK_TIMEOUT_DEFAULT);
 }
 
 /*
@@ -305,6 +320,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->timeout = FRONT_TIMEOUT_DEFAULT;
 	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
 	o->drain = FRONT_DRAIN_DEFAULT;
+	o->ask_timeout = WYMCP_ASK_TIMEOUT_DEFAULT;
+	o->max_asking = -1;
 	o->idle_timeout = FRONT_IDLE_DEFAULT;
 
 	opterr = 0;
@@ -380,6 +397,21 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_ANYPEER:
 			o->any_peer = 1;
+			break;
+		case OPT_ASKTIMEOUT:
+			o->ask_timeout = (unsigned int)parse_num("ask-timeout",
+			    optarg, 1, FRONT_TIMEOUT_MAX);
+			break;
+		case OPT_MAXASKING:
+			o->max_asking = (int)parse_num("max-asking", optarg,
+			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_RELAYLISTEN:
+			if (strncmp(optarg, "unix:", 5) == 0 ||
+			    strlen(optarg) > FRONT_RELAY_ADDR_MAX)
+				errx(2, "--relay-listen %s: expected HOST:PORT "
+				    "or [IPV6]:PORT", optarg);
+			o->relay_listen = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -816,7 +848,7 @@ main(int argc, char *argv[])
 	struct ident		 id;
 	const char		*sockpath = NULL;
 	size_t			 i;
-	int			 fd, flags, rc;
+	int			 fd, flags, rc, relayfd = -1;
 
 	sanitize_stdio();
 	parse_options(argc, argv, &opts);
@@ -915,6 +947,17 @@ main(int argc, char *argv[])
 
 	if (fd != -1)
 		check_listener(fd, &opts);
+	/*
+	 * The relay socket: other hosts' workers hand answers to this
+	 * instance's questions over it; the same peer rules as FastCGI.
+	 */
+	if (opts.relay_listen != NULL && fd != -1) {
+		relayfd = listen_tcp(opts.relay_listen);
+		check_listener(relayfd, &opts);
+		if ((flags = fcntl(relayfd, F_GETFL)) == -1 ||
+		    fcntl(relayfd, F_SETFL, flags | O_NONBLOCK) == -1)
+			err(1, "fcntl");
+	}
 
 	if (id.set)
 		drop_privileges(&id);
@@ -935,6 +978,17 @@ main(int argc, char *argv[])
 	lim.drain = opts.drain;
 	lim.peers = opts.peers;
 	lim.npeers = opts.npeers;
+	/* Made before the fork, as the user the workers run as. */
+	lim.relay_fd = -1;
+	if (fd != -1 && front_relay_setup(&lim, opts.workers,
+	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
+	    relayfd != -1) {
+		lim.relay_fd = relayfd;
+		snprintf(lim.relay->self, sizeof(lim.relay->self), "%s",
+		    opts.relay_listen);
+		front_log(WYMCP_LOG_INFO, "answers from other hosts are "
+		    "taken on %s", opts.relay_listen);
+	}
 	lim.status_path = opts.status_path;
 	lim.status_peers = opts.status_peers;
 	lim.nstatus_peers = opts.nstatus_peers;
@@ -967,6 +1021,7 @@ main(int argc, char *argv[])
 		else
 			rc = front_prefork(srv, fd, opts.listen != NULL,
 			    opts.workers, &lim);
+		front_relay_cleanup(&lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)

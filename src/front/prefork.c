@@ -444,8 +444,10 @@ reap(struct pool *p, long long now)
 			} else
 				p->backoff = 0;
 		}
-		if (w->board != NULL)
+		if (w->board != NULL) {
+			front_relay_dead(p->lim, w->board);
 			(void)munmap(w->board, sizeof(*w->board));
+		}
 		w->board = NULL;
 		w->pid = -1;
 	}

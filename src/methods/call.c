@@ -94,7 +94,7 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	struct json_object	*res;
 	const char		*tok;
 
-	/* Never to a legacy client (it has no capabilities: core/ask.c). */
+	/* Never to a legacy client: it is asked on the held stream. */
 	if (ctx->req.legacy) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 		    "Internal error: a 2025-11-25 client cannot be asked",
@@ -131,6 +131,53 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 }
 
 /*
+ * A question on the held stream (a 2025-11-25 client) got no answer:
+ * a tool's call finishes with a tool error saying why (its client can
+ * show it); a prompt's or resource's with -32603.  A client that hung
+ * up gets nothing (the request is cancelled).
+ */
+static void
+held_failed(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    enum wymcp__held_end end)
+{
+	struct json_object	*res, *content, *t;
+	const char		*msg;
+
+	switch (end) {
+	case WYMCP__HELD_TIMEOUT:
+		msg = wymcp_printf(ctx, "No answer from the client within "
+		    "%u s: the question timed out", ctx->out.ask_timeout);
+		break;
+	case WYMCP__HELD_REFUSED:
+		msg = wymcp_printf(ctx, "The client answered the question "
+		    "with an error: %s", ctx->out.refusal);
+		break;
+	default:
+		msg = "The client could not be asked";
+		break;
+	}
+	if (msg == NULL)
+		msg = "The client did not answer";
+	if (strcmp(ctx->req.method, "tools/call") != 0) {
+		wymcp__reply_error(ctx, r, 200, WYMCP__INTERNAL_ERROR, msg,
+		    NULL);
+		return;
+	}
+	if ((res = wymcp__result_object()) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	content = json_object_new_array();
+	t = json_object_new_object();
+	json_object_object_add(t, "type", json_object_new_string("text"));
+	json_object_object_add(t, "text", json_object_new_string(msg));
+	json_object_array_add(content, t);
+	json_object_object_add(res, "content", content);
+	json_object_object_add(res, "isError", json_object_new_boolean(1));
+	wymcp__reply_result(ctx, r, res);
+}
+
+/*
  * One round of a handler that may ask (tools/call, prompts/get,
  * resources/read): bind `name' and `args' (what a sealed requestState
  * is tied to), gather the answers this round carries, run the body, and
@@ -145,13 +192,25 @@ wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 {
 	struct wymcp__run	 run;
 	enum wymcp__outcome	 outcome;
+	enum wymcp__held_end	 end;
 
 	ctx->call.name = name;
 	ctx->call.args = args;
 	if (answers(ctx, r) != 0)
 		return 0;
-	outcome = wymcp__run(ctx, &run, body, arg, rc);
-	ctx->call.rc = *rc;
+	for (;;) {
+		outcome = wymcp__run(ctx, &run, body, arg, rc);
+		ctx->call.rc = *rc;
+		if (outcome != WYMCP__RUN_INPUT || !ctx->req.legacy ||
+		    ctx->out.holding <= 0)
+			break;
+		/* Asked on the held stream: again from the top. */
+		if ((end = wymcp__held_ask(ctx, run.pending,
+		    ctx->call.answers)) != WYMCP__HELD_ANSWERED) {
+			held_failed(ctx, r, end);
+			return 0;
+		}
+	}
 	switch (outcome) {
 	case WYMCP__RUN_INPUT:
 		input_required(ctx, r, &run);

@@ -33,7 +33,10 @@ empty(struct wymcp_ctx *ctx, struct wymcp__reply *r)
  * the client's version when wymcp serves it, else the latest legacy
  * one ("MUST respond with another protocol version it supports").
  * Capabilities are what server/discover advertises: no listChanged and
- * no subscribe (nothing is ever announced: no stream is held).
+ * no subscribe (nothing is ever announced: no stream is held).  The
+ * response carries a sealed Mcp-Session-Id (core/seal.c): the version,
+ * the client's elicitation, sampling and roots capabilities and the
+ * principal, which every later request brings back (era.c).
  */
 void
 wymcp__initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -67,6 +70,16 @@ wymcp__initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if ((r->body = wymcp__response(ctx->req.id, res)) == NULL)
 		goto nomem;
 	r->status = 200;
+	/*
+	 * The session id carries what later requests need to ask the
+	 * client (era.c); without a key, none is minted.
+	 */
+	if (!json_object_object_get_ex(ctx->req.params, "capabilities", &v))
+		v = NULL;
+	if ((r->session = wymcp__session_seal(ctx, ver, v)) == NULL)
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "initialize: no "
+		    "Mcp-Session-Id minted (no key, or capabilities too "
+		    "large)");
 	wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG, "initialize: client asked "
 	    "for %s, answered %s", want, ver);
 	return;

@@ -14,6 +14,7 @@
 struct wymcp__reply {
 	int			 status;	/* HTTP status */
 	struct json_object	*body;		/* full JSON-RPC response */
+	const char		*session;	/* Mcp-Session-Id, or NULL */
 	const char		*challenge;	/* WWW-Authenticate, or NULL */
 };
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,

@@ -34,18 +34,28 @@
  * one exception is the 403 insufficient_scope step-up of a tool's
  * scopes, an HTTP authorization answer that clients act on.
  *
- * Nothing is remembered between requests: wymcp mints no Mcp-Session-Id
- * (the header is optional for the server, and ignored on requests), so
- * a client's setLevel cannot outlive its own request.  Tools' log lines
- * at info and above go out on the response (stream.c), the level a
- * server MAY choose without setLevel (2025-11-25 logging).  Asking the
- * client (elicitation, sampling, roots) is a server-to-client request
- * on a held stream in 2025-11-25, whose answer arrives as another POST,
- * possibly at another worker or host: a stateless worker cannot serve
- * it.  A legacy request therefore declares no client capabilities:
- * wymcp_elicit(), wymcp_sample() and wymcp_roots() answer
- * WYMCP_ERR_NOTSUP, and a tool with required_caps answers isError
- * saying so.  Never an input_required result.
+ * Nothing is remembered between requests, but initialize mints a
+ * sealed Mcp-Session-Id (core/seal.c): the negotiated version, the
+ * client's elicitation, sampling and roots capabilities and the
+ * principal, sealed with the requestState keys.  It is a token the
+ * client carries, not state.  Every later legacy request that brings
+ * one opens it (wymcp__legacy_session()); one that does not open
+ * (tampered, another principal, a retired key, older than a day) is
+ * what 2025-11-25 prescribes for an unknown session: HTTP 404, so the
+ * client initializes again.  A request without one is served as
+ * before.  A client's setLevel still cannot outlive its own request.
+ * Tools' log lines at info and above go out on the response
+ * (stream.c), the level a server MAY choose without setLevel
+ * (2025-11-25 logging).  The capabilities the session id carries are
+ * kept in req.session_caps.  Asking the client (elicitation, sampling,
+ * roots) is a server-to-client request on the tool call's held stream,
+ * whose answer arrives as another POST, possibly at another worker: when
+ * the program gives the io the ask_* members (wymcp-fcgi does) and the
+ * session id opened, req.caps is what it carries and core/held.c asks
+ * on the held stream, the answer relayed to the holder.  Otherwise
+ * req.caps is empty: wymcp_elicit(), wymcp_sample() and wymcp_roots()
+ * answer WYMCP_ERR_NOTSUP, and a tool with required_caps answers
+ * isError saying so.  Never an input_required result.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -149,6 +159,36 @@ wymcp__era_refuse(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 }
 
 /*
+ * Open the request's Mcp-Session-Id, if it has one (initialize's is
+ * ignored: the client starts a new session with it).  0 when there is
+ * none or it opens (req.session_caps, and the version when no header
+ * names one); -1 with r filled when it does not: HTTP 404, -32001
+ * "Session not found" (the code the TypeScript SDK answers).
+ */
+int
+wymcp__legacy_session(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*caps;
+	const char		*h, *v;
+
+	if ((h = wymcp__env(ctx->req.env, "HTTP_MCP_SESSION_ID")) == NULL ||
+	    (ctx->req.method != NULL &&
+	    strcmp(ctx->req.method, "initialize") == 0))
+		return 0;
+	if (!wymcp__header_chars_ok(h) ||
+	    (h = wymcp__header_trim(&ctx->arena, h)) == NULL ||
+	    wymcp__session_open(ctx, h, &v, &caps) != 0) {
+		wymcp__reply_error(ctx, r, 404, WYMCP__SESSION_NOT_FOUND,
+		    "Session not found: initialize again", NULL);
+		return -1;
+	}
+	ctx->req.session_caps = caps;
+	if (ctx->req.version == NULL)
+		ctx->req.version = v;
+	return 0;
+}
+
+/*
  * Serve a legacy request (the envelope passed; not a notification).
  * No Mcp-Method, Mcp-Name or Mcp-Param-* checks (2025-11-25 has none),
  * no _meta check; the method table is the modern one without
@@ -163,7 +203,14 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 
 	ctx->req.legacy = 1;
 	h = version_header(ctx);
-	ctx->req.version = h != NULL && *h != '\0' ? h : ASSUMED_VERSION;
+	ctx->req.version = h != NULL && *h != '\0' ? h : NULL;
+	if (wymcp__legacy_session(ctx, r) != 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: 404, the "
+		    "Mcp-Session-Id does not open", ctx->req.method);
+		return;
+	}
+	if (ctx->req.version == NULL)
+		ctx->req.version = ASSUMED_VERSION;
 	/* _meta holds progressToken; tools may read it. */
 	if (json_object_is_type(ctx->req.params, json_type_object) &&
 	    json_object_object_get_ex(ctx->req.params, "_meta", &meta) &&
@@ -171,8 +218,13 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		ctx->req.meta = meta;
 	else
 		ctx->req.meta = wymcp_own(ctx, json_object_new_object());
-	/* Nothing can be asked of a legacy client: see above. */
-	ctx->req.caps = wymcp_own(ctx, json_object_new_object());
+	/*
+	 * A legacy client is asked what its session id says it can
+	 * answer, when the program can hold the stream (core/held.c).
+	 */
+	ctx->req.caps = ctx->req.session_caps != NULL &&
+	    ctx->out.ask_io != NULL ? ctx->req.session_caps :
+	    wymcp_own(ctx, json_object_new_object());
 	if (ctx->req.meta == NULL || ctx->req.caps == NULL) {
 		wymcp__reply_nomem(ctx, r);
 		return;

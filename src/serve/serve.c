@@ -39,11 +39,13 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202).  `allow` adds "Allow: POST" (405), `challenge` a
- * WWW-Authenticate header (403 insufficient_scope, methods/reply.c).
+ * WWW-Authenticate header (403 insufficient_scope, methods/reply.c);
+ * `session`, when not NULL, is sent as Mcp-Session-Id (legacy
+ * initialize).
  */
 static enum wymcp_err
 respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow, const char *challenge)
+    int allow, const char *challenge, const char *session)
 {
 	char		 head[2048];
 	const char	*b = NULL;
@@ -64,7 +66,12 @@ respond(const struct wymcp_io *io, int status, struct json_object *body,
 	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
 	if (n < 0 || (size_t)n >= sizeof(head))
 		return WYMCP_ERR_IO;
-	if (out(io, head, (size_t)n) || out(io, b, blen))
+	/* The session header goes in before the blank line. */
+	if (session != NULL && (out(io, head, (size_t)n - 2) ||
+	    out(io, "Mcp-Session-Id: ", 16) ||
+	    out(io, session, strlen(session)) || out(io, "\r\n\r\n", 4)))
+		return WYMCP_ERR_IO;
+	if ((session == NULL && out(io, head, (size_t)n)) || out(io, b, blen))
 		return WYMCP_ERR_IO;
 	if (io->flush != NULL && io->flush(io->arg))
 		return WYMCP_ERR_IO;
@@ -287,15 +294,59 @@ mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
 	return NULL;
 }
 
+/*
+ * Is the body a JSON-RPC response (a client's answer to a request the
+ * server sent on a held stream)?  An object with an id, a result or an
+ * error, and no method.
+ */
+static int
+is_response(struct json_object *msg)
+{
+	return json_object_is_type(msg, json_type_object) &&
+	    !json_object_object_get_ex(msg, "method", NULL) &&
+	    json_object_object_get_ex(msg, "id", NULL) &&
+	    (json_object_object_get_ex(msg, "result", NULL) ||
+	    json_object_object_get_ex(msg, "error", NULL));
+}
+
+/*
+ * A legacy client's answer (2025-11-25 basic/transports.mdx "If the
+ * input is a JSON-RPC response ... 202 Accepted with no body", else an
+ * HTTP error status): relayed to the worker holding the question
+ * (core/held.c).  The session id must open, as for any request.
+ */
+static void
+answer(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *body,
+    size_t len, int *notify)
+{
+	const char	*why;
+
+	ctx->req.method = "(response)";
+	if (wymcp__legacy_session(ctx, r) != 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "a response: 404, the "
+		    "Mcp-Session-Id does not open");
+		return;
+	}
+	if (wymcp__held_forward(ctx, body, len, &why) != 0) {
+		fail(ctx, r, 400, WYMCP__INVALID_REQUEST, why, NULL);
+		return;
+	}
+	*notify = 1;
+}
+
 /* Everything from the parsed body to the method's reply. */
 static void
 dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
-    int nul)
+    int nul, size_t len)
 {
 	const struct wymcp__method *m;
 	const char		*why;
 	int			 code;
 
+	if (is_response(ctx->req.msg) && wymcp__legacy_on(ctx)) {
+		answer(ctx, r, ctx->srv->readbuf, len, notify);
+		return;
+	}
 	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
 	    &ctx->req.method,
 	    &why)) != 0) {
@@ -315,12 +366,22 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		return;
 	}
 	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
+	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
 	if (ctx->req.id == NULL) {
+		/*
+		 * A legacy notification's session id must open too
+		 * (2025-11-25 transports: 404 for an unknown session).
+		 */
+		if (wymcp__era(ctx) == WYMCP__ERA_LEGACY &&
+		    wymcp__legacy_session(ctx, r) != 0) {
+			wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: 404, the "
+			    "Mcp-Session-Id does not open", ctx->req.method);
+			return;
+		}
 		/* basic/transports: an accepted notification is 202. */
 		*notify = 1;
 		return;
 	}
-	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
 	if ((why = repeated(ctx)) != NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
@@ -439,7 +500,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL, NULL };
 	const char		*rm, *extra;
 	enum wymcp__json_fault	 fault;
 	enum wymcp_err		 rc;
@@ -456,6 +517,14 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	/* A member the caller's structure does not have is absent. */
 	if (size >= offsetof(struct wymcp_io, gone) + sizeof(io->gone))
 		ctx.out.gone = io->gone;
+	if (size >= offsetof(struct wymcp_io, ask_timeout) +
+	    sizeof(io->ask_timeout) && io->ask_hold != NULL &&
+	    io->ask_release != NULL && io->ask_wait != NULL &&
+	    io->ask_forward != NULL) {
+		ctx.out.ask_io = io;
+		ctx.out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
+		    WYMCP_ASK_TIMEOUT_DEFAULT;
+	}
 	/* The clock starts now; the program learns the deadline at once. */
 	if ((limit = time_limit(&ctx)) > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() + (long long)limit,
@@ -489,6 +558,17 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    "HTTP_ORIGIN")));
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: Host or Origin not allowed", NULL);
+	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
+		/*
+		 * 2025-11-25 transports "Session Management": the server
+		 * MAY answer 405, not allowing clients to terminate
+		 * sessions.  A sealed session id is no state to delete:
+		 * it opens until it expires.
+		 */
+		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
+		    "Method not allowed: a session id is a sealed token, "
+		    "not state; there is nothing to terminate", NULL);
+		allow = 1;
 	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
 		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
 		    "Method not allowed: the MCP endpoint accepts POST only",
@@ -531,7 +611,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
 			    "Parse error: Invalid JSON", NULL);
 	} else
-		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL);
+		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL, len);
 
 	/*
 	 * Past the time limit, whatever the method answered (a result, a
@@ -552,14 +632,16 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0, NULL);
+		rc = respond(io, 202, NULL, 0, NULL, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0, NULL);
+		rc = respond(io, 500, NULL, 0, NULL, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow, r.challenge);
+		rc = respond(io, r.status, r.body, allow, r.challenge,
+		    r.session);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
+	wymcp__held_release(&ctx);
 	wymcp__ctx_publish(&ctx, 1);
 	json_object_put(r.body);
 	wymcp__ctx_free(&ctx);

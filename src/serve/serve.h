@@ -33,6 +33,7 @@ enum wymcp__era {
 enum wymcp__era wymcp__era(struct wymcp_ctx *);
 void	 wymcp__era_refuse(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__legacy_dispatch(struct wymcp_ctx *, struct wymcp__reply *);
+int	 wymcp__legacy_session(struct wymcp_ctx *, struct wymcp__reply *);
 
 /* xparams.c: Mcp-Param-* per request. */
 const char *wymcp__xparams_check(struct wymcp_ctx *,

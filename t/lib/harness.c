@@ -10,6 +10,7 @@
 #include "harness.h"
 
 int	(*h_gone)(void *);
+const struct h_asker *h_ask;
 
 /* In-memory request body and response buffer. */
 struct h_io {
@@ -50,6 +51,37 @@ h_write(void *arg, const char *buf, size_t len)
 	return 0;
 }
 
+/* The io's ask_* members, handing over to h_ask. */
+static const char *
+h_hold(void *arg)
+{
+	(void)arg;
+	return h_ask->hold();
+}
+
+static void
+h_release(void *arg)
+{
+	(void)arg;
+	h_ask->release();
+}
+
+static int
+h_wait(void *arg, int ms, int (*take)(void *, const char *, size_t),
+    void *takearg)
+{
+	struct h_io	*io = arg;
+
+	return h_ask->wait(io->out != NULL ? io->out : "", ms, take, takearg);
+}
+
+static int
+h_forward(void *arg, const char *addr, const char *msg, size_t len)
+{
+	(void)arg;
+	return h_ask->forward(addr, msg, len);
+}
+
 enum wymcp_err
 h_serve(struct wymcp_server *srv, const char *const *env, const char *body,
     struct h_resp *resp)
@@ -69,7 +101,15 @@ h_serve(struct wymcp_server *srv, const char *const *env, const char *body,
 	io.write = h_write;
 	io.flush = NULL;
 	io.arg = &hio;
-	if (h_gone != NULL) {
+	if (h_ask != NULL) {
+		io.gone = h_gone;
+		io.ask_hold = h_hold;
+		io.ask_release = h_release;
+		io.ask_wait = h_wait;
+		io.ask_forward = h_forward;
+		io.ask_timeout = h_ask->timeout;
+		rc = wymcp_server_serve_io(srv, &io, sizeof(io));
+	} else if (h_gone != NULL) {
 		io.gone = h_gone;
 		rc = wymcp_server_serve_io(srv, &io, sizeof(io));
 	} else

@@ -47,6 +47,23 @@ void		 h_free(struct h_resp *);
  * as the io's gone() (its argument is the harness's own).
  */
 extern int	(*h_gone)(void *);
+/*
+ * When h_ask is set, h_serve() serves through wymcp_server_serve_io()
+ * with the io's ask_* members (a held stream and its relay, as
+ * wymcp-fcgi provides them): hold, release and forward as given, and
+ * wait called with the response written so far.
+ */
+struct h_asker {
+	const char	*(*hold)(void);
+	void		 (*release)(void);
+	int		 (*wait)(const char *out, int ms,
+			    int (*take)(void *, const char *, size_t),
+			    void *takearg);
+	int		 (*forward)(const char *addr, const char *msg,
+			    size_t len);
+	unsigned int	  timeout;
+};
+extern const struct h_asker *h_ask;
 /* resp->json.error.code, or 0 when the response is not an error. */
 int		 h_code(const struct h_resp *);
 /* resp->json.result, or NULL. */

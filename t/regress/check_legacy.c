@@ -7,8 +7,10 @@
  * initialize handshake and its version negotiation, ping and
  * logging/setLevel answered exactly {}, modern results reshaped for
  * 2025 (no resultType, cache hints or serverInfo _meta), nothing ever
- * asked of a legacy client, subscribe/unsubscribe, GET/DELETE 405 and
- * Mcp-Session-Id ignored.
+ * asked of a legacy client, subscribe/unsubscribe, GET/DELETE 405, and
+ * the sealed Mcp-Session-Id initialize mints: it carries the version,
+ * the client's asking capabilities and the principal, every later
+ * request opens it, and one that does not open is 404.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -81,6 +84,33 @@ needs_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "ran"));
 }
 
+/* URL-mode elicitation: the answer's action, or the error. */
+static enum wymcp_err
+link_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	(void)args;
+	rc = wymcp_elicit_url(ctx, "Sign in at the provider",
+	    "https://example.com/auth?x=1", &a);
+	return wymcp_result_add(res, wymcp_textf(ctx, "url:%s",
+	    rc == WYMCP_OK ? wymcp_answer_action(a) : wymcp_strerror(rc)));
+}
+
+/* What the session id carried: the version and the asking caps. */
+static enum wymcp_err
+caps_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	(void)args;
+	return wymcp_result_add(res, wymcp_textf(ctx, "%s %s",
+	    ctx->req.version, ctx->req.session_caps == NULL ? "none" :
+	    json_object_to_json_string_ext(ctx->req.session_caps,
+	    JSON_C_TO_STRING_PLAIN)));
+}
+
 /* One log line at each priority. */
 static enum wymcp_err
 logs_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -131,6 +161,10 @@ static const struct wymcp_tool tools[] = {
 	{ .name = "needs", .description = "Requires elicitation.",
 	  .input_schema = "{\"type\":\"object\"}",
 	  .required_caps = "{\"elicitation\":{}}", .run = needs_run },
+	{ .name = "link", .description = "Asks for a URL visit.",
+	  .input_schema = "{\"type\":\"object\"}", .run = link_run },
+	{ .name = "caps", .description = "Says what the session carried.",
+	  .input_schema = "{\"type\":\"object\"}", .run = caps_run },
 	{ .name = "logs", .description = "Logs at every level.",
 	  .input_schema = "{\"type\":\"object\"}", .run = logs_run },
 	{ .name = "steps", .description = "Reports progress.",
@@ -191,6 +225,9 @@ teardown(void)
 	srv = NULL;
 }
 
+/* What serving returns (WYMCP_ERR_IO when the client hung up). */
+static enum wymcp_err	 want_rc = WYMCP_OK;
+
 /*
  * A request as a 2025-11-25 client sends it: POST, Content-Type, Accept,
  * Host, and the CGI params given (NULL-terminated), then the body.
@@ -214,7 +251,7 @@ send_env(const char *rm, const char *body, va_list ap)
 		env[n++] = p;
 	env[n] = NULL;
 	h_free(&resp);
-	ck_assert_int_eq(h_serve(srv, env, body, &resp), WYMCP_OK);
+	ck_assert_int_eq(h_serve(srv, env, body, &resp), want_rc);
 	ck_assert_ptr_nonnull(resp.headers);
 }
 
@@ -314,8 +351,8 @@ START_TEST(initialize_without_meta_is_legacy)
 	ck_assert_str_eq(compact(jp(r, "capabilities", NULL)),
 	    "{\"tools\":{},\"resources\":{},\"logging\":{}}");
 	expect_legacy_shape(r);
-	/* No session is minted. */
-	ck_assert_ptr_null(strstr(resp.headers, "Session"));
+	/* A sealed session id is minted (see the session tests). */
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Mcp-Session-Id: "));
 	/* With any version header, even the modern one. */
 	rpc("initialize", INIT_PARAMS("2025-06-18"),
 	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28", NULL);
@@ -514,8 +551,7 @@ END_TEST
 START_TEST(notifications_are_202)
 {
 	post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}",
-	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
-	    "HTTP_MCP_SESSION_ID=whatever", NULL);
+	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	ck_assert_int_eq(resp.status, 202);
 	ck_assert_uint_eq(resp.bodylen, 0);
 	post("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\","
@@ -567,7 +603,7 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 6);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 8);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
 	ck_assert_str_eq(compact(r),
@@ -605,7 +641,7 @@ START_TEST(pagination_still_works)
 	    json_object_get_string(jp(r, "nextCursor", NULL)));
 	rpc("tools/list", params, NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 2);
+	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 4);
 	ck_assert_ptr_null(jp(r, "nextCursor", NULL));
 }
 END_TEST
@@ -784,18 +820,565 @@ START_TEST(get_and_delete_are_405)
 }
 END_TEST
 
-START_TEST(session_id_is_ignored)
+/* The Mcp-Session-Id of the last response, copied into buf. */
+static const char *
+session_of(char *buf, size_t sz)
 {
-	rpc("tools/list", "{}", "HTTP_MCP_SESSION_ID=never-minted",
-	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+	const char	*p;
+	size_t		 n;
+
+	p = strstr(resp.headers, "Mcp-Session-Id: ");
+	ck_assert_msg(p != NULL, "no Mcp-Session-Id: %s", resp.headers);
+	p += 16;
+	n = strcspn(p, "\r\n");
+	ck_assert_uint_lt(n, sz);
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Initialize as `who` (NULL: nobody) and return the session id. */
+static const char *
+initialize_as(const char *who, const char *params, char *buf, size_t sz)
+{
+	char	 env[128];
+
+	snprintf(env, sizeof(env), "WYMCP_PRINCIPAL=%s", who != NULL ?
+	    who : "");
+	rpc("initialize", params, env, NULL);
+	expect_result();
+	return session_of(buf, sz);
+}
+
+START_TEST(session_id_is_minted_and_opened)
+{
+	char		 sid[2048], hdr[2100];
+	const char	*p;
+
+	initialize_as(NULL, INIT_PARAMS("2025-06-18"), sid, sizeof(sid));
+	/* Visible ASCII only (2025-11-25 transports). */
+	for (p = sid; *p != '\0'; p++)
+		ck_assert(*p >= 0x21 && *p <= 0x7e);
+	/* Different every time: a nonce. */
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("initialize", INIT_PARAMS("2025-06-18"), NULL);
+	ck_assert_ptr_null(strstr(resp.headers, sid));
+	/* It carries the version and the three asking capabilities. */
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
 	expect_legacy_shape(expect_result());
-	rpc("initialize", INIT_PARAMS("2025-11-25"),
-	    "HTTP_MCP_SESSION_ID=old", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-06-18 {\"elicitation\":{},"
+	    "\"sampling\":{},\"roots\":{}}");
+	/* The header's version wins over the session's. */
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr,
+	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"elicitation\":{},"
+	    "\"sampling\":{},\"roots\":{}}");
+	/* Only those: other capabilities are not kept. */
+	initialize_as(NULL, "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}},"
+	    "\"experimental\":{\"x\":{}}},\"clientInfo\":{\"name\":"
+	    "\"c\",\"version\":\"1\"}}", sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"elicitation\":"
+	    "{\"form\":{},\"url\":{}}}");
+	/* Without one, as before: nothing carried, 2025-03-26 assumed. */
+	rpc("tools/call", "{\"name\":\"caps\"}", NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-03-26 none");
+	/* Still nothing is asked of a legacy client (no held stream). */
+	rpc("tools/call", "{\"name\":\"ask\"}", hdr, NULL);
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+}
+END_TEST
+
+/* 404, -32001, for a session id that does not open. */
+static void
+expect_404(void)
+{
+	expect_error(404, WYMCP__SESSION_NOT_FOUND);
+}
+
+START_TEST(session_id_that_does_not_open_is_404)
+{
+	struct wymcp_server	*other;
+	char			 sid[2048], hdr[2100], bad[2100];
+	size_t			 n;
+
+	initialize_as("alice", INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_result();
+	/* Never minted. */
+	rpc("tools/list", "{}", "HTTP_MCP_SESSION_ID=never-minted", NULL);
+	expect_404();
+	/* Another principal, or none. */
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=bob", NULL);
+	expect_404();
+	rpc("tools/list", "{}", hdr, NULL);
+	expect_404();
+	/* Tampered: one character changed, or cut short. */
+	snprintf(bad, sizeof(bad), "%s", hdr);
+	n = strlen(bad) - 5;
+	bad[n] = bad[n] == 'A' ? 'B' : 'A';
+	rpc("tools/list", "{}", bad, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	bad[strlen(bad) - 10] = '\0';
+	rpc("tools/list", "{}", bad, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	/* A notification with it is 404 too; a good one is 202. */
+	post("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", bad, "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	expect_404();
+	post("{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/initialized\"}", hdr, "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	ck_assert_int_eq(resp.status, 202);
+	/* Initialize ignores an old one and mints anew. */
+	rpc("initialize", INIT_PARAMS("2025-11-25"), bad, NULL);
+	expect_result();
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Mcp-Session-Id: "));
+	/* Another key: another server's random key. */
+	other = srv;
+	srv = wymcp_server_new();
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	rpc("tools/list", "{}", hdr, "WYMCP_PRINCIPAL=alice", NULL);
+	expect_404();
+	wymcp_server_free(srv);
+	srv = other;
+	/* A modern request ignores the header. */
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "ping", NULL, NULL, (const char *[]){
+	    "HTTP_MCP_SESSION_ID=never-minted", NULL }, &resp), WYMCP_OK);
+	expect_error(404, WYMCP__METHOD_NOT_FOUND);
+}
+END_TEST
+
+START_TEST(no_key_no_session_id)
+{
+	wymcp_server_forget_random_key(srv);
+	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	expect_result();
 	ck_assert_ptr_null(strstr(resp.headers, "Session"));
-	/* Not needed either. */
+	/* And a request without one is served as before. */
 	rpc("tools/call", "{\"name\":\"steps\"}", NULL);
 	expect_result();
+}
+END_TEST
+
+START_TEST(delete_is_405_nothing_to_terminate)
+{
+	char	 sid[2048], hdr[2100];
+
+	initialize_as(NULL, INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	send_method("DELETE", hdr, NULL);
+	ck_assert_int_eq(resp.status, 405);
+	ck_assert_ptr_nonnull(strstr(resp.headers, "Allow: POST"));
+	ck_assert_ptr_nonnull(strstr(resp.body, "nothing to terminate"));
+	/* The id still opens: a token is not state. */
+	rpc("tools/list", "{}", hdr, NULL);
+	expect_result();
+}
+END_TEST
+
+/* ------------------------------------------- asking on the held stream */
+
+/* What the fake relay does (h_ask): counts, and the answers it gives. */
+static int	 holds, releases, waits, forwards;
+static int	 hold_refused;		/* hold() says no place */
+static int	 wait_mode;		/* 0 answer, 1 never, 2 hang up, */
+					/* 3 error, 4 one empty wait first, */
+					/* 5 sleep 800 ms then answer */
+static char	 last_id[2048];		/* the id of the last question */
+static char	 fwd_addr[256];		/* where forward() was sent */
+static int	 fwd_result;		/* what forward() answers */
+
+static const char *
+fake_hold(void)
+{
+	holds++;
+	return hold_refused ? NULL : "holder-1";
+}
+
+static void
+fake_release(void)
+{
+	releases++;
+}
+
+/* The id and method of the last request on the stream written so far. */
+static int
+last_request(const char *out, char *id, size_t idsz, char *method,
+    size_t msz)
+{
+	const char		*p, *last = NULL;
+	struct json_object	*o, *v;
+	char			*line;
+	int			 found = 0;
+
+	for (p = out; (p = strstr(p, "data: ")) != NULL; p += 6)
+		if (strstr(p, "\"method\":\"elicitation/create\"") != NULL ||
+		    strstr(p, "\"method\":\"sampling/createMessage\"") !=
+		    NULL || strstr(p, "\"method\":\"roots/list\"") != NULL)
+			last = p;
+	if (last == NULL)
+		return 0;
+	line = strndup(last + 6, strcspn(last + 6, "\n"));
+	if ((o = json_tokener_parse(line)) != NULL &&
+	    json_object_object_get_ex(o, "id", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		snprintf(id, idsz, "%s", json_object_get_string(v));
+		json_object_object_get_ex(o, "method", &v);
+		snprintf(method, msz, "%s", json_object_get_string(v));
+		found = 1;
+	}
+	json_object_put(o);
+	free(line);
+	return found;
+}
+
+static int
+fake_wait(const char *out, int ms, int (*take)(void *, const char *, size_t),
+    void *takearg)
+{
+	char	 id[2048], method[64], msg[4096];
+	int	 n;
+
+	waits++;
+	if (wait_mode == 1) {
+		usleep((useconds_t)ms * 1000);
+		return 0;
+	}
+	if (wait_mode == 2)
+		return 2;
+	if (wait_mode == 4 && waits == 1)
+		return 0;
+	if (wait_mode == 5)
+		usleep(800 * 1000);
+	ck_assert(last_request(out, id, sizeof(id), method, sizeof(method)));
+	snprintf(last_id, sizeof(last_id), "%s", id);
+	/* Not this holder's: refused, and the wait goes on. */
+	ck_assert_int_eq(take(takearg, "{\"jsonrpc\":\"2.0\",\"id\":\"x\","
+	    "\"result\":{}}", 38), 0);
+	if (wait_mode == 3)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"error\":{\"code\":-1,\"message\":\"User "
+		    "rejected\"}}", id);
+	else if (strcmp(method, "elicitation/create") == 0)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"action\":\"accept\",\"content\":"
+		    "{\"n\":\"Ada\"}}}", id);
+	else if (strcmp(method, "sampling/createMessage") == 0)
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"role\":\"assistant\",\"content\":"
+		    "{\"type\":\"text\",\"text\":\"hello\"},\"model\":\"m\"}}",
+		    id);
+	else
+		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
+		    "\"%s\",\"result\":{\"roots\":[]}}", id);
+	return take(takearg, msg, (size_t)n);
+}
+
+static int
+fake_forward(const char *addr, const char *msg, size_t len)
+{
+	(void)msg;
+	(void)len;
+	forwards++;
+	snprintf(fwd_addr, sizeof(fwd_addr), "%s", addr);
+	return fwd_result;
+}
+
+static const struct h_asker asker = {
+	fake_hold, fake_release, fake_wait, fake_forward, 1
+};
+
+static char	 sid_hdr[2100];
+
+/* Initialize with every asking capability; asking is on. */
+static void
+asking_setup(void)
+{
+	char	 sid[2048];
+
+	setup();
+	holds = releases = waits = forwards = hold_refused = 0;
+	wait_mode = fwd_result = 0;
+	last_id[0] = fwd_addr[0] = '\0';
+	h_ask = &asker;
+	initialize_as("alice", INIT_PARAMS("2025-11-25"), sid, sizeof(sid));
+	snprintf(sid_hdr, sizeof(sid_hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+}
+
+static void
+asking_teardown(void)
+{
+	h_ask = NULL;
+	teardown();
+}
+
+/* tools/call ask as alice with the session id; the final result. */
+static struct json_object *
+call_ask(void)
+{
+	const char	*p;
+	char		*line;
+
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
+	    NULL);
+	ck_assert_int_eq(resp.status, 200);
+	json_object_put(resp.json);
+	resp.json = NULL;
+	/* The last event is the response. */
+	if ((p = strstr(resp.body, "\"result\":{\"content\"")) == NULL)
+		return NULL;
+	while (p > resp.body && strncmp(p, "data: ", 6) != 0)
+		p--;
+	p += 6;
+	line = strndup(p, strcspn(p, "\n"));
+	resp.json = json_tokener_parse(line);
+	free(line);
+	return h_result(&resp);
+}
+
+/* How many times `what' occurs in the response body. */
+static int
+count(const char *what)
+{
+	const char	*p;
+	int		 n = 0;
+
+	for (p = resp.body; (p = strstr(p, what)) != NULL; p++)
+		n++;
+	return n;
+}
+
+START_TEST(held_stream_asks_and_reruns)
+{
+	struct json_object	*r;
+
+	r = call_ask();
+	ck_assert_ptr_nonnull(strstr(resp.headers, "text/event-stream"));
+	ck_assert_ptr_nonnull(r);
+	/* The three questions went out, one round each, then the result. */
+	ck_assert_int_eq(count("\"method\":\"elicitation/create\""), 1);
+	ck_assert_int_eq(count("\"method\":\"sampling/createMessage\""), 1);
+	ck_assert_int_eq(count("\"method\":\"roots/list\""), 1);
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+	ck_assert_ptr_null(jp(r, "isError", NULL));
+	expect_legacy_shape(r);
+	/* Never an input_required result, never a requestState. */
+	ck_assert_ptr_null(strstr(resp.body, "input_required"));
+	ck_assert_ptr_null(strstr(resp.body, "requestState"));
+	/* One place held for the whole call, given back once. */
+	ck_assert_int_eq(holds, 1);
+	ck_assert_int_eq(releases, 1);
+	ck_assert_int_eq(waits, 3);
+	/* The id is sealed, not a counter. */
+	ck_assert_uint_gt(strlen(last_id), 60);
+}
+END_TEST
+
+START_TEST(held_stream_without_session_asks_nothing)
+{
+	rpc("tools/call", "{\"name\":\"ask\"}", "WYMCP_PRINCIPAL=alice",
+	    NULL);
+	expect_result();
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 0);
+	/* Nor without SSE in Accept. */
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", "HTTP_ACCEPT=application/json", NULL);
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 0);
+}
+END_TEST
+
+START_TEST(max_asking_reached_degrades_to_notsup)
+{
+	hold_refused = 1;
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	expect_result();
+	ck_assert_int_eq(seen[0], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(seen[1], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(seen[2], WYMCP_ERR_NOTSUP);
+	ck_assert_int_eq(holds, 1);	/* asked once, refused once */
+	ck_assert_int_eq(releases, 0);
+	ck_assert_ptr_null(strstr(resp.body, "elicitation/create"));
+}
+END_TEST
+
+START_TEST(ask_timeout_is_a_tool_error)
+{
+	struct json_object	*r;
+
+	wait_mode = 1;
+	r = call_ask();
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "within 1 s"));
+	ck_assert_int_eq(releases, 1);
+}
+END_TEST
+
+START_TEST(keep_alive_comments_while_waiting)
+{
+	wait_mode = 4;
+	ck_assert_ptr_nonnull(call_ask());
+	ck_assert_int_eq(count("\n: keep-alive\n\n"), 1);
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+}
+END_TEST
+
+START_TEST(hang_up_while_asked_frees_the_worker)
+{
+	wait_mode = 2;
+	want_rc = WYMCP_ERR_IO;
+	rpc("tools/call", "{\"name\":\"ask\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	want_rc = WYMCP_OK;
+	/* The question went out; no response after it. */
+	ck_assert_int_eq(count("elicitation/create"), 1);
+	ck_assert_ptr_null(strstr(resp.body, "\"result\""));
+	ck_assert_int_eq(releases, 1);
+}
+END_TEST
+
+START_TEST(client_error_answer_is_a_tool_error)
+{
+	struct json_object	*r;
+
+	wait_mode = 3;
+	r = call_ask();
+	ck_assert_ptr_nonnull(r);
+	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "User rejected"));
+}
+END_TEST
+
+START_TEST(waiting_is_not_counted_against_the_time_limit)
+{
+	wymcp_server_set_request_timeout(srv, 500);
+	wait_mode = 5;
+	ck_assert_ptr_nonnull(call_ask());
+	ck_assert_str_eq(h_text(&resp), "success|success|success");
+	ck_assert_ptr_null(strstr(resp.body, "timed out"));
+}
+END_TEST
+
+START_TEST(url_mode_on_the_held_stream)
+{
+	char	 sid[2048];
+
+	/* Form only: not supported, nothing asked. */
+	rpc("tools/call", "{\"name\":\"link\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	ck_assert_ptr_nonnull(strstr(resp.body, "url:the client did not"));
+	ck_assert_ptr_null(strstr(resp.body, "elicitation/create"));
+	/* With elicitation.url: mode url, an elicitationId, the answer. */
+	initialize_as("alice", "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"elicitation\":{\"form\":{},\"url\":{}}},"
+	    "\"clientInfo\":{\"name\":\"c\",\"version\":\"1\"}}", sid,
+	    sizeof(sid));
+	snprintf(sid_hdr, sizeof(sid_hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/call", "{\"name\":\"link\"}", sid_hdr,
+	    "WYMCP_PRINCIPAL=alice", NULL);
+	ck_assert_int_eq(count("\"mode\":\"url\""), 1);
+	ck_assert_int_eq(count("\"url\":\"https://example.com/auth?x=1\""),
+	    1);
+	ck_assert_int_eq(count("\"elicitationId\":\""), 1);
+	ck_assert_ptr_nonnull(strstr(resp.body, "url:accept"));
+}
+END_TEST
+
+START_TEST(url_mode_modern_input_request)
+{
+	h_ask = NULL;
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "link", "{\"name\":"
+	    "\"link\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"elicitation\":{\"url\":{}}}}}", NULL, &resp), WYMCP_OK);
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "resultType", NULL)), "input_required");
+	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	    "inputRequests", "elicit-1", "params", "mode", NULL)), "url");
+	ck_assert_ptr_nonnull(jp(h_result(&resp), "inputRequests",
+	    "elicit-1", "params", "elicitationId", NULL));
+	/* Form only: not supported. */
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "link", "{\"name\":"
+	    "\"link\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
+	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
+	    "{\"elicitation\":{}}}}", NULL, &resp), WYMCP_OK);
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "url:the client did not"));
+}
+END_TEST
+
+/* POST a JSON-RPC response with id `id' as `who'. */
+static void
+post_answer(const char *id, const char *who, const char *sess)
+{
+	char	 body[4096], w[64];
+
+	snprintf(body, sizeof(body), "{\"jsonrpc\":\"2.0\",\"id\":\"%s\","
+	    "\"result\":{\"action\":\"decline\"}}", id);
+	snprintf(w, sizeof(w), "WYMCP_PRINCIPAL=%s", who);
+	post(body, w, sess, "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+}
+
+START_TEST(answers_are_relayed_to_the_holder)
+{
+	char	 id[2048], bad[2048];
+
+	ck_assert_ptr_nonnull(call_ask());
+	snprintf(id, sizeof(id), "%s", last_id);
+	/* Relayed, to the holder the id names: 202, no body. */
+	post_answer(id, "alice", sid_hdr);
+	ck_assert_int_eq(resp.status, 202);
+	ck_assert_uint_eq(resp.bodylen, 0);
+	ck_assert_int_eq(forwards, 1);
+	ck_assert_str_eq(fwd_addr, "holder-1");
+	/* The holder does not take it (answered already): 400. */
+	fwd_result = -1;
+	post_answer(id, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	ck_assert_ptr_nonnull(strstr(resp.body, "no longer waiting"));
+	fwd_result = 0;
+	forwards = 0;
+	/* Another principal (with its own session): not relayed. */
+	post_answer(id, "bob", "HTTP_X=1");
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	/* Forged: one character changed. */
+	snprintf(bad, sizeof(bad), "%s", id);
+	bad[20] = bad[20] == 'A' ? 'B' : 'A';
+	post_answer(bad, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	/* A session id that does not open: 404. */
+	post_answer(id, "alice", "HTTP_MCP_SESSION_ID=forged");
+	expect_error(404, WYMCP__SESSION_NOT_FOUND);
+	ck_assert_int_eq(forwards, 0);
+	/* A numeric id is no id of ours. */
+	post("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}",
+	    "WYMCP_PRINCIPAL=alice", sid_hdr, NULL);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+}
+END_TEST
+
+START_TEST(answer_after_the_timeout_does_not_open)
+{
+	char	 id[2048];
+
+	/* An id sealed for a 1 s question opens for 5 s more, no longer. */
+	ck_assert_ptr_nonnull(call_ask());
+	snprintf(id, sizeof(id), "%s", last_id);
+	sleep(8);
+	post_answer(id, "alice", sid_hdr);
+	expect_error(400, WYMCP__INVALID_REQUEST);
+	ck_assert_int_eq(forwards, 0);
 }
 END_TEST
 
@@ -890,8 +1473,27 @@ legacy_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, subscribe_legacy_vs_modern);
 	tcase_add_test(tc, get_and_delete_are_405);
-	tcase_add_test(tc, session_id_is_ignored);
+	tcase_add_test(tc, session_id_is_minted_and_opened);
+	tcase_add_test(tc, session_id_that_does_not_open_is_404);
+	tcase_add_test(tc, no_key_no_session_id);
+	tcase_add_test(tc, delete_is_405_nothing_to_terminate);
 	tcase_add_test(tc, progress_and_logs_stream_from_info);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("asking");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, asking_setup, asking_teardown);
+	tcase_add_test(tc, held_stream_asks_and_reruns);
+	tcase_add_test(tc, held_stream_without_session_asks_nothing);
+	tcase_add_test(tc, max_asking_reached_degrades_to_notsup);
+	tcase_add_test(tc, ask_timeout_is_a_tool_error);
+	tcase_add_test(tc, keep_alive_comments_while_waiting);
+	tcase_add_test(tc, hang_up_while_asked_frees_the_worker);
+	tcase_add_test(tc, client_error_answer_is_a_tool_error);
+	tcase_add_test(tc, waiting_is_not_counted_against_the_time_limit);
+	tcase_add_test(tc, answers_are_relayed_to_the_holder);
+	tcase_add_test(tc, answer_after_the_timeout_does_not_open);
+	tcase_add_test(tc, url_mode_on_the_held_stream);
+	tcase_add_test(tc, url_mode_modern_input_request);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,625 @@
+#!/usr/bin/env python3
+"""e2e_legacy_ask.py - 2025-11-25 clients asked on the held stream.
+
+Usage: e2e_legacy_ask.py [--builddir DIR] [--cache DIR] [--keep] [--verbose]
+
+Starts wymcp-fcgi -vv with 4 workers (examples and conformance modules,
+--ask-timeout 3, --request-timeout 2, the default --max-asking: 2)
+behind a private nginx on a loopback port; nginx sets WYMCP_PRINCIPAL
+from the test header X-Test-Principal, as an auth module would.  Then:
+
+  S  the TypeScript SDK v1 client (npm @modelcontextprotocol/sdk,
+     pinned below) with elicitation, sampling and roots handlers, as a
+     2025-11-25 client: book_room (two questions), test_sampling and a
+     roots/list tool complete; the log shows each question held by one worker and its
+     answer relayed to it by another;
+  R  refusals, by raw HTTP: a session id of another principal (404);
+     an answer posted by another principal, a forged id, a replayed
+     one, one after --ask-timeout (400 each); a question past
+     --ask-timeout finishes the call with a tool error; a third asker
+     while two hold the --max-asking places degrades (the tool answers
+     as for a client that cannot be asked); a client that hangs up
+     while asked frees its worker within a second; answers slower than
+     --request-timeout (2 s) still complete the call;
+  H  three instances (4 workers each, --relay-listen on loopback ports,
+     one key file made with --generate-key) behind one round-robin nginx
+     upstream: the SDK client's calls complete, and answers reach the
+     holder from other instances over --relay-listen (on one machine,
+     not in network namespaces).
+
+Node and the SDK come from npm into a cache directory (default
+_build/legacy-ask; Node from _build/conformance when t/conformance/run.py
+put it there).  Prints "ok - NAME" or "not ok - NAME: DETAIL", and last
+"N passed, M failed".  Exit 0, 1, or 77 without nginx or npm.
+"""
+
+import argparse
+import json
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRCDIR = os.path.dirname(os.path.dirname(HERE))
+sys.dont_write_bytecode = True	# no __pycache__ in the source tree
+try:
+    import wymcp_e2e
+    import wymcp_conformance
+    from wymcp_conformance import (NODE_MAJOR, NODE_PKG, Failed,
+                                   npm_install, pkg_version, say)
+except ModuleNotFoundError as e:
+    if e.name not in ("wymcp_e2e", "wymcp_conformance"):
+        raise
+    print("e2e_legacy_ask.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
+          "or through make" % e.name, file=sys.stderr)
+    sys.exit(2)
+from wymcp_e2e import children, tail  # noqa: E402
+
+SDK = "@modelcontextprotocol/sdk"
+SDK_VERSION = "1.32.2"
+WORKERS = 4
+ASK_TIMEOUT = 3
+REQUEST_TIMEOUT = 2	# shorter than a person takes: not counted
+MODULES = ["examples", "conformance"]
+DAY = "2026-12-01"
+LOGLINE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (\w+): (?:\[id ([^\]]*)\] )?"
+                     r"(.*)$")
+
+CLIENT = r"""
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from
+    "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ElicitRequestSchema, CreateMessageRequestSchema,
+    ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
+const url = process.argv[2];
+const seen = [];
+const client = new Client({ name: "legacy-ask-e2e", version: "1.0.0" },
+    { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
+client.setRequestHandler(ElicitRequestSchema, async (req) => {
+	seen.push("elicitation/create: " + req.params.message);
+	if (req.params.message.startsWith("Which room"))
+		return { action: "accept", content: { room: "Aurora" } };
+	return { action: "accept", content: { people: 4 } };
+});
+client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
+	seen.push("sampling/createMessage");
+	return { role: "assistant", model: "e2e-model",
+	    content: { type: "text", text: "sampled by the client" } };
+});
+client.setRequestHandler(ListRootsRequestSchema, async () => {
+	seen.push("roots/list");
+	return { roots: [{ uri: "file:///tmp", name: "tmp" }] };
+});
+const transport = new StreamableHTTPClientTransport(new URL(url),
+    { requestInit: { headers: { "X-Test-Principal": "alice" } } });
+await client.connect(transport);
+const out = { session: transport.sessionId ?? null,
+    protocol: transport.protocolVersion ?? null };
+const opts = { timeout: 60000 };
+out.book = await client.callTool({ name: "book_room",
+    arguments: { day: "%DAY%" } }, undefined, opts);
+out.sample = await client.callTool({ name: "test_sampling",
+    arguments: { prompt: "hello" } }, undefined, opts);
+out.roots = await client.callTool({
+    name: "test_input_required_result_list_roots", arguments: {} },
+    undefined, opts);
+out.seen = seen;
+console.log(JSON.stringify(out));
+await client.close();
+""".replace("%DAY%", DAY)
+
+
+class Harness(wymcp_conformance.Harness):
+    """wymcp-fcgi -vv, 4 workers, asking on, a principal from nginx."""
+
+    def paths(self):
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
+        self.mods = [os.path.join(self.builddir, "tools", ".libs",
+                                  m + ".so") for m in MODULES]
+        missing = [p for p in [self.prog] + self.mods
+                   if not os.path.exists(p)]
+        if missing:
+            raise Failed("not built: %s" % ", ".join(missing))
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-legacy-ask.")
+        os.chmod(self.tmp, 0o755)
+        self.sock = os.path.join(self.tmp, "wymcp.sock")
+        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.start_fcgi()
+        self.start_nginx()
+
+    def start_fcgi(self, extra=()):
+        argv = [self.prog, "-vv", "--listen", "unix:" + self.sock,
+                "--workers", str(WORKERS), "--ask-timeout",
+                str(ASK_TIMEOUT), "--request-timeout",
+                str(REQUEST_TIMEOUT)] + list(extra)
+        for m in self.mods:
+            argv += ["--module", m]
+        env = dict(os.environ)
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        with open(self.fcgi_log, "wb") as log:
+            self.fcgi = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=log, stderr=log, env=env,
+                                         cwd=self.tmp)
+        deadline = time.monotonic() + 30
+        while True:
+            if self.fcgi.poll() is not None:
+                raise Failed("wymcp-fcgi exited with %d:\n%s" %
+                             (self.fcgi.returncode,
+                              "\n".join(tail(self.fcgi_log, 20))))
+            if os.path.exists(self.sock):
+                self.sup = self.fcgi.pid
+                if len(children(self.sup)) >= WORKERS:
+                    break
+            if time.monotonic() > deadline:
+                raise Failed("wymcp-fcgi did not start its workers")
+            time.sleep(0.05)
+        say("# wymcp-fcgi supervisor %d, workers %r" %
+            (self.sup, sorted(children(self.sup))))
+
+    def nginx_conf(self, sock, port, port2=None):
+        conf = wymcp_conformance.Harness.nginx_conf(self, sock, port, port2)
+        return conf.replace(
+            "\t\t\tfastcgi_read_timeout 60s;\n",
+            "\t\t\tfastcgi_read_timeout 60s;\n"
+            "\t\t\tfastcgi_param WYMCP_PRINCIPAL $http_x_test_principal;\n")
+
+    def log(self):
+        """[(pid, level, reqid, message)] of wymcp-fcgi's log so far."""
+        out = []
+        with open(self.fcgi_log, errors="replace") as f:
+            for line in f:
+                m = LOGLINE.match(line.rstrip("\n"))
+                if m:
+                    out.append((int(m.group(1)), m.group(2), m.group(3),
+                                m.group(4)))
+        return out
+
+    def wait_log(self, pred, timeout=5.0):
+        deadline = time.monotonic() + timeout
+        while True:
+            hits = [e for e in self.log() if pred(e)]
+            if hits or time.monotonic() > deadline:
+                return hits
+            time.sleep(0.05)
+
+
+class Hosts(Harness):
+    """NHOSTS instances with --relay-listen behind one nginx upstream."""
+
+    NHOSTS = 3
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-legacy-hosts.")
+        os.chmod(self.tmp, 0o755)
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        key = os.path.join(self.tmp, "state.key")
+        subprocess.run([self.prog, "--generate-key", key], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.insts = []
+        for i in range(self.NHOSTS):
+            self.sock = os.path.join(self.tmp, "h%d.sock" % i)
+            self.fcgi_log = os.path.join(self.tmp, "h%d.log" % i)
+            relay = "127.0.0.1:%d" % wymcp_e2e.free_port()
+            self.start_fcgi(["--state-key-file", key,
+                             "--relay-listen", relay])
+            self.insts.append({"sock": self.sock, "log": self.fcgi_log,
+                               "proc": self.fcgi, "relay": relay,
+                               "pids": set(children(self.fcgi.pid))})
+        self.fcgi = None
+        self.start_nginx()
+
+    def nginx_conf(self, sock, port, port2=None):
+        conf = Harness.nginx_conf(self, sock, port, port2)
+        ups = "\tupstream wymcp {\n" + "".join(
+            "\t\tserver unix:%s;\n" % i["sock"] for i in self.insts) + \
+            "\t}\n\n\tserver {"
+        conf = conf.replace("\tserver {", ups, 1)
+        return re.sub(r"fastcgi_pass unix:[^;]*;", "fastcgi_pass wymcp;",
+                      conf)
+
+    def host_log(self, i):
+        self.fcgi_log = self.insts[i]["log"]
+        return self.log()
+
+    def stop(self):
+        Harness.stop(self)
+        for i in getattr(self, "insts", []):
+            if i["proc"].poll() is None:
+                wymcp_e2e.stop_pid(i["proc"].pid, i["proc"], 10)
+            for pid in i["pids"]:
+                if wymcp_e2e.alive(pid):
+                    wymcp_e2e.stop_pid(pid, None, 2)
+
+
+def hosts(builddir, res, node, script, verbose):
+    h = Hosts(builddir)
+    h.paths()
+    h.nginx_bin = wymcp_e2e.find_nginx()
+    try:
+        h.start()
+        url = "http://127.0.0.1:%d/mcp" % h.port
+        outs = []
+        for n in range(3):
+            p = subprocess.run([node, script, url], capture_output=True,
+                               text=True, timeout=120,
+                               cwd=os.path.dirname(script),
+                               stdin=subprocess.DEVNULL)
+            if verbose or p.returncode != 0:
+                for line in (p.stdout + p.stderr).splitlines():
+                    say("  | " + line)
+            try:
+                outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+            except (ValueError, IndexError):
+                outs.append({})
+        texts = [((o.get("book") or {}).get("content") or [{}])[0].get(
+            "text") for o in outs]
+        res.check(all(t == "Booked Aurora for 4 on %s." % DAY
+                      for t in texts),
+                  "H book_room completes through %d instances" % h.NHOSTS,
+                  repr(texts))
+        texts = [((o.get("sample") or {}).get("content") or [{}])[0].get(
+            "text") or "" for o in outs]
+        res.check(all("sampled by the client" in t for t in texts),
+                  "H test_sampling completes through %d instances" %
+                  h.NHOSTS, repr(texts))
+        cross = []
+        for i in range(h.NHOSTS):
+            for pid, _, _, msg in h.host_log(i):
+                if msg.startswith("relay: an answer from"):
+                    cross.append((i, pid, msg))
+                    say("#   host %d wymcp-fcgi[%d]: %s" % (i, pid, msg))
+        res.check(cross and all(m.endswith(": taken") for _, _, m in cross),
+                  "H answers reach the holder from other instances over "
+                  "--relay-listen", "%d relayed across" % len(cross))
+        bad = []
+        for i in h.insts:
+            with open(i["log"], errors="replace") as f:
+                bad += [line for line in f if "Sanitizer" in line or
+                        "runtime error:" in line]
+        res.check(not bad, "H no sanitizer report", "".join(bad[:5]))
+    except Failed as e:
+        res.fail("H setup", str(e))
+    finally:
+        h.stop()
+        h.cleanup()
+
+
+# ------------------------------------------------------------ provisioning
+
+def provision(cache):
+    """The node binary, with the SDK installed in `cache'."""
+    cache = os.path.abspath(cache)
+    conf_node = os.path.join(SRCDIR, "_build", "conformance", "node_modules",
+                             NODE_PKG, "bin", "node")
+    own_node = os.path.join(cache, "node_modules", NODE_PKG, "bin", "node")
+    specs = []
+    if pkg_version(cache, SDK) != SDK_VERSION:
+        specs.append("%s@%s" % (SDK, SDK_VERSION))
+    node = conf_node if os.path.exists(conf_node) else own_node
+    if not os.path.exists(node):
+        specs.append("%s@%d" % (NODE_PKG, NODE_MAJOR))
+        node = own_node
+    if specs:
+        npm_install(cache, specs)
+    with open(os.path.join(cache, "legacy-client.mjs"), "w") as f:
+        f.write(CLIENT)
+    return node, os.path.join(cache, "legacy-client.mjs")
+
+
+# ------------------------------------------------------------ raw HTTP
+
+class Raw:
+    """One HTTP/1.1 POST on its own socket, read as it comes."""
+
+    def __init__(self, port, body, principal, session=None,
+                 accept="application/json, text/event-stream"):
+        data = json.dumps(body).encode()
+        head = ["POST /mcp HTTP/1.1", "Host: localhost",
+                "Content-Type: application/json", "Accept: " + accept,
+                "MCP-Protocol-Version: 2025-11-25",
+                "X-Test-Principal: " + principal,
+                "Content-Length: %d" % len(data), "Connection: close"]
+        if session:
+            head.append("Mcp-Session-Id: " + session)
+        self.s = socket.create_connection(("127.0.0.1", port), 10)
+        self.s.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + data)
+        self.buf = b""
+
+    def until(self, pat, timeout=10.0):
+        """Read until `pat' (bytes regex) matches; the match or None."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(pat, self.buf, re.S)
+            if m:
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            self.s.settimeout(left)
+            try:
+                b = self.s.recv(65536)
+            except socket.timeout:
+                return None
+            if not b:
+                return re.search(pat, self.buf, re.S)
+            self.buf += b
+
+    def all(self, timeout=15.0):
+        self.until(rb"\Z(?!x)x", timeout)	# read to the end
+        return self.buf
+
+    def status(self):
+        m = re.match(rb"HTTP/1\.1 (\d+)", self.buf)
+        return int(m.group(1)) if m else 0
+
+    def close(self):
+        self.s.close()
+
+
+def events(raw):
+    """The JSON messages of an SSE body."""
+    out = []
+    for m in re.finditer(rb"^data: (.*)$", raw, re.M):
+        try:
+            out.append(json.loads(m.group(1)))
+        except ValueError:
+            pass
+    return out
+
+
+def post(port, body, principal, session=None):
+    r = Raw(port, body, principal, session)
+    r.all()
+    r.close()
+    return r
+
+
+def initialize(port, principal):
+    r = post(port, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                    "params": {"protocolVersion": "2025-11-25",
+                               "capabilities": {"elicitation": {},
+                                                "sampling": {},
+                                                "roots": {}},
+                               "clientInfo": {"name": "raw",
+                                              "version": "1"}}},
+             principal)
+    m = re.search(rb"(?im)^mcp-session-id: *(\S+)", r.buf)
+    return m.group(1).decode() if m else None
+
+
+def book(port, principal, session, rid):
+    return Raw(port, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                      "params": {"name": "book_room",
+                                 "arguments": {"day": DAY}}},
+               principal, session)
+
+
+QUESTION = rb'data: (\{[^\n]*"method":"elicitation/create"[^\n]*)\n'
+
+
+def question_id(raw, nth=1):
+    """The id of the nth elicitation/create on the stream so far."""
+    qs = [e for e in events(raw.buf) if e.get("method") ==
+          "elicitation/create"]
+    return qs[nth - 1]["id"] if len(qs) >= nth else None
+
+
+def answer(port, principal, session, qid, content):
+    return post(port, {"jsonrpc": "2.0", "id": qid,
+                       "result": {"action": "accept",
+                                  "content": content}},
+                principal, session)
+
+
+# ------------------------------------------------------------ the tests
+
+def sdk_client(h, res, node, script, verbose):
+    url = "http://127.0.0.1:%d/mcp" % h.port
+    say("# $ node legacy-client.mjs %s  (%s@%s)" % (url, SDK, SDK_VERSION))
+    try:
+        p = subprocess.run([node, script, url], capture_output=True,
+                           text=True, timeout=120,
+                           cwd=os.path.dirname(script),
+                           stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        res.fail("S sdk client", "no result after 120 s")
+        return
+    if verbose or p.returncode != 0:
+        for line in (p.stdout + p.stderr).splitlines():
+            say("  | " + line)
+    try:
+        out = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        res.fail("S sdk client", "exit %d, no JSON" % p.returncode)
+        return
+    res.check(out.get("session") is not None and len(out["session"]) > 60,
+              "S initialize minted a sealed Mcp-Session-Id",
+              repr(out.get("session")))
+    text = (out.get("book", {}).get("content") or [{}])[0].get("text")
+    res.check(text == "Booked Aurora for 4 on %s." % DAY and
+              not out["book"].get("isError"),
+              "S book_room completes through the held stream", repr(text))
+    text = (out.get("sample", {}).get("content") or [{}])[0].get("text")
+    res.check(text is not None and "sampled by the client" in text,
+              "S test_sampling completes through the held stream",
+              repr(text))
+    text = (out.get("roots", {}).get("content") or [{}])[0].get("text")
+    res.check(text == "Found 1 root(s)",
+              "S a roots/list tool completes through the held stream",
+              repr(text))
+    res.check(out.get("seen") == ["elicitation/create: Which room would "
+                                  "you like?", "elicitation/create: How "
+                                  "many people?", "sampling/createMessage",
+                                  "roots/list"],
+              "S the client's handlers were asked, in order",
+              repr(out.get("seen")))
+    # Who held, who relayed: every relayed answer by another worker.
+    log = h.log()
+    asked = [(pid, msg) for pid, _, _, msg in log
+             if "on the held stream" in msg]
+    relays = [(pid, msg) for pid, _, _, msg in log
+              if msg.startswith("answer relayed to holder ")]
+    for pid, msg in asked + relays:
+        say("#   wymcp-fcgi[%d]: %s" % (pid, msg))
+    other = [r for r in relays
+             if int(r[1].split()[-1].split(".")[0]) != r[0]]
+    res.check(len(asked) >= 4 and len(relays) >= 4 and
+              len(other) == len(relays),
+              "S each answer relayed to the holder by another worker",
+              "%d asked, %d relayed, %d by another worker" %
+              (len(asked), len(relays), len(other)))
+
+
+def refusals(h, res):
+    port = h.port
+    alice = initialize(port, "alice")
+    bob = initialize(port, "bob")
+    res.check(alice is not None and bob is not None and alice != bob,
+              "R initialize mints a session id per client")
+    # A session id used by another principal.
+    r = post(port, {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+             "bob", alice)
+    res.check(r.status() == 404 and b"-32001" in r.buf,
+              "R a session id of another principal is 404", r.buf[:200])
+
+    # One question, answered wrongly, then rightly, then replayed.
+    b = book(port, "alice", alice, 10)
+    res.check(b.until(QUESTION) is not None,
+              "R the question goes out on the held stream", b.buf[-300:])
+    q1 = question_id(b)
+    r = answer(port, "bob", bob, q1, {"room": "Aurora"})
+    res.check(r.status() == 400, "R an answer posted by another principal "
+              "is refused (400)", r.buf[:200])
+    forged = q1[:30] + ("A" if q1[30] != "A" else "B") + q1[31:]
+    r = answer(port, "alice", alice, forged, {"room": "Aurora"})
+    res.check(r.status() == 400, "R a forged id is refused (400)")
+    r = answer(port, "alice", alice, q1, {"room": "Aurora"})
+    res.check(r.status() == 202, "R the right answer is relayed (202)",
+              r.buf[:200])
+    r = answer(port, "alice", alice, q1, {"room": "Aurora"})
+    res.check(r.status() == 400, "R a replayed answer is refused (400)",
+              r.buf[:200])
+    # The second question goes unanswered past --ask-timeout.
+    res.check(b.until(QUESTION + rb".*" + QUESTION) is not None,
+              "R the tool ran again and asked its second question")
+    q2 = question_id(b, 2)
+    t0 = time.monotonic()
+    body = b.all(ASK_TIMEOUT + 10)
+    b.close()
+    final = [e for e in events(body) if e.get("id") == 10]
+    text = final[0]["result"]["content"][0]["text"] if final and \
+        "result" in final[0] else ""
+    res.check(final and final[0]["result"].get("isError") and
+              "within %d s" % ASK_TIMEOUT in text and
+              time.monotonic() - t0 < ASK_TIMEOUT + 2,
+              "R --ask-timeout ends the call with a tool error", repr(text))
+    r = answer(port, "alice", alice, q2, {"people": 2})
+    res.check(r.status() == 400, "R an answer after --ask-timeout is "
+              "refused (400)", r.buf[:200])
+
+    # A person slower than --request-timeout: the wait is not counted.
+    b = book(port, "alice", alice, 15)
+    b.until(QUESTION)
+    time.sleep(REQUEST_TIMEOUT + 0.7)
+    r1 = answer(port, "alice", alice, question_id(b), {"room": "Aurora"})
+    b.until(QUESTION + rb".*" + QUESTION)
+    time.sleep(REQUEST_TIMEOUT + 0.7)
+    r2 = answer(port, "alice", alice, question_id(b, 2), {"people": 4})
+    body = b.all(10)
+    b.close()
+    final = [e for e in events(body) if e.get("id") == 15]
+    text = final[0]["result"]["content"][0]["text"] if final and \
+        "result" in final[0] else repr(final)
+    res.check(r1.status() == 202 and r2.status() == 202 and
+              text == "Booked Aurora for 4 on %s." % DAY,
+              "R answers slower than --request-timeout %d s still complete "
+              "the call" % REQUEST_TIMEOUT, text)
+
+    # --max-asking (2 of 4 workers): a third asker degrades.
+    held = [book(port, "alice", alice, 20 + i) for i in range(2)]
+    ok = all(x.until(QUESTION) is not None for x in held)
+    res.check(ok, "R two questions held at once")
+    third = book(port, "alice", alice, 30)
+    body = third.all(10)
+    third.close()
+    res.check(b"needs a client that can ask" in body and
+              b"elicitation/create" not in body,
+              "R a third asker beyond --max-asking is not asked",
+              body[-300:])
+    res.check(bool(h.wait_log(lambda e: "--max-asking" in e[3], 2)),
+              "R the refusal is logged naming --max-asking")
+
+    # Hang-ups: both held clients go away; their workers are free.
+    t0 = time.monotonic()
+    for x in held:
+        x.close()
+    hits = h.wait_log(lambda e: "hung up while asked" in e[3], 3)
+    while len(hits) < 2 and time.monotonic() - t0 < 3:
+        hits = h.wait_log(lambda e: "hung up while asked" in e[3], 0.1)
+    took = time.monotonic() - t0
+    res.check(len(hits) >= 2 and took < 1.0,
+              "R a client that hangs up while asked frees its worker "
+              "within a second", "%d in %.2f s" % (len(hits), took))
+    # All four workers serve again at once: four quick calls in parallel.
+    rs = [Raw(port, {"jsonrpc": "2.0", "id": 40 + i, "method": "ping"},
+              "alice", alice) for i in range(WORKERS)]
+    bodies = [x.all(5) for x in rs]
+    for x in rs:
+        x.close()
+    res.check(all(b'"result":{}' in x for x in bodies),
+              "R every worker serves again after the hang-ups")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--builddir", default=".")
+    ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
+                                                    "legacy-ask"))
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+    res = wymcp_e2e.Results()
+    h = Harness(args.builddir, args.keep)
+    try:
+        h.paths()
+        if wymcp_e2e.find_nginx() is None:
+            say("# nginx is not installed: skipped")
+            return 77
+        h.nginx_bin = wymcp_e2e.find_nginx()
+        node, script = provision(args.cache)
+        h.start()
+        sdk_client(h, res, node, script, args.verbose)
+        refusals(h, res)
+        h.stop()
+        with open(h.fcgi_log, errors="replace") as f:
+            bad = [line for line in f if "Sanitizer" in line or
+                   "runtime error:" in line]
+        res.check(not bad, "no sanitizer report in the wymcp-fcgi log",
+                  "".join(bad[:5]))
+        hosts(args.builddir, res, node, script, args.verbose)
+    except Failed as e:
+        res.fail("setup", str(e))
+    finally:
+        if res.failed and h.tmp:
+            for line in tail(h.fcgi_log, 40):
+                say("# " + line)
+        h.stop()
+        if not args.keep:
+            h.cleanup()
+        else:
+            say("# kept %s" % h.tmp)
+    say("%d passed, %d failed" % (res.passed, res.failed))
+    return 1 if res.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
