@@ -48,8 +48,11 @@ It asserts:
     are a few hundred KiB, so only a leak reaches 16 MiB), and the
     supervisor's VmRSS grows by at most 1 MiB over the run (it only
     forks and reaps);
-  - after the traffic a request still succeeds, and a SIGTERM stops the
-    supervisor and every worker within --drain-timeout (5 s) plus 2 s;
+  - after the traffic a request still succeeds; a book_room call
+    completes when all 4 workers are SIGKILLed before its second and
+    before its third round (the new workers open its requestState); a
+    SIGTERM stops the supervisor and every worker within
+    --drain-timeout (5 s) plus 2 s;
   - no sanitizer report in the log.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion, a summary
@@ -125,6 +128,7 @@ class Ledger:
         self.lock = threading.Lock()
         self.reqs = []		# dicts: kind, rid, t0, t1, problems
         self.kills = []		# (t, pid)
+        self.pool_kills = []	# pids, the whole pool between rounds
         self.recover = []	# seconds each kill took to heal
         self.stuck = []		# kills after which the pool did not heal
         self.books = {"completed": 0, "retried": 0, "failed": [],
@@ -539,6 +543,35 @@ def layer(h):
             "after the soak discover and echo succeed",
             "%r" % [q["problems"] for q in L.reqs[n0:]])
 
+    # A call whose every round outlives the whole pool: the state is in
+    # requestState, sealed with the supervisor's key, which every new
+    # worker has.
+    ok_rounds = []
+    state = None
+    for n, (responses, want) in enumerate(
+            [(None, {"elicit-1": ROOM_Q}), ({"elicit-1": ROOM},
+                                            {"elicit-2": SIZE_Q}),
+             ({"elicit-2": SIZE}, None)]):
+        if n > 0:
+            old = children(h.sup)
+            for p in old:
+                os.kill(p, signal.SIGKILL)
+            deadline = time.monotonic() + RECOVER
+            while time.monotonic() < deadline:
+                ws = children(h.sup)
+                if len(ws) == WORKERS and not set(ws) & set(old):
+                    break
+                time.sleep(0.02)
+            L.pool_kills.extend(old)
+        q, st = tr.book_round(state, responses, want)
+        ok_rounds.append(not q["problems"])
+        if q["problems"]:
+            break
+        state = st
+    R.check(ok_rounds == [True] * 3, "a book_room call completes when "
+            "every worker is SIGKILLed before each of its rounds 2 and 3",
+            "rounds %r: %s" % (ok_rounds, L.reqs[-1]["problems"]))
+
     # Final SIGTERM: everything stops within the drain time.
     S.sample()
     pids = set(S.first) | set(children(h.sup))
@@ -610,9 +643,9 @@ def layer(h):
             "the killer killed %d workers in %.0f s" % (len(L.kills),
                                                        elapsed),
             "too few kills")
-    missing = [p for p in kill_pids if p not in killed]
+    missing = [p for p in kill_pids + L.pool_kills if p not in killed]
     R.check(not missing, "the supervisor logged each of the %d kills "
-            "('killed by signal 9')" % len(kill_pids),
+            "('killed by signal 9')" % (len(kill_pids) + len(L.pool_kills)),
             "not logged: %r" % (missing,))
     R.check(not other, "no worker died of anything but the killer",
             "; ".join(other[:5]))
