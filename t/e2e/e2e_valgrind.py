@@ -29,6 +29,7 @@ import argparse
 import glob
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def main():
             "--suppressions=" + SUPP,
             "--log-file=" + os.path.join(logdir, "vg.%p.log")]
     env = dict(os.environ)
-    env["WYMCP_E2E_WRAP"] = " ".join(shlex_quote(w) for w in wrap)
+    env["WYMCP_E2E_WRAP"] = " ".join(shlex.quote(w) for w in wrap)
     env["PYTHONPATH"] = os.path.join(SRCDIR, "t", "e2e", "lib") + (
         ":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
@@ -136,11 +137,6 @@ def sanitized(builddir):
     return False
 
 
-def shlex_quote(s):
-    import shlex
-    return shlex.quote(s)
-
-
 def judge(logdir):
     logs = sorted(glob.glob(os.path.join(logdir, "vg.*.log")))
     summed = errors = 0
@@ -161,8 +157,8 @@ def judge(logdir):
             bad.append((path, text))
     R.check(summed > 0, "valgrind wrote %d process logs, %d with an error "
             "summary (%d SIGKILLed by the tests)" %
-            (len(logs), summed, len(logs) - summed), "no log has an ERROR SUMMARY: did "
-            "valgrind run?")
+            (len(logs), summed, len(logs) - summed),
+            "no log has an ERROR SUMMARY: did valgrind run?")
     for path, text in bad[:5]:
         print("# ---- %s" % path)
         for ln in text.splitlines():
