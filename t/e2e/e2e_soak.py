@@ -57,6 +57,9 @@ It asserts:
     --drain-timeout (5 s) plus 2 s;
   - no sanitizer report in the log.
 
+Under WYMCP_E2E_WRAP (make check-valgrind runs a short soak under
+memcheck) the workers' VmRSS is valgrind's and is printed, not judged.
+
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion, a summary
 (requests by kind and outcome, kills, RSS and descriptor maxima) and,
 last, "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77
@@ -679,10 +682,16 @@ def layer(h):
             "%d + %d); max %d" % (fd_bound, base_fds, FD_SLACK, max_fds),
             "per worker: %r" % sorted(S.max_fds.items(),
                                       key=lambda x: -x[1])[:5])
-    R.check(max_rss <= rss_bound, "worker VmRSS stays <= %d kB (start %d "
-            "+ 16 MiB); max %d kB" % (rss_bound, base_rss, max_rss),
-            "per worker: %r" % sorted(S.max_rss.items(),
-                                      key=lambda x: -x[1])[:5])
+    if os.environ.get("WYMCP_E2E_WRAP"):
+        # valgrind's translations and shadow memory grow with the code
+        # a worker runs: its VmRSS says nothing about wymcp's.
+        R.note("worker VmRSS not judged under WYMCP_E2E_WRAP; max %d kB "
+               "(start %d)" % (max_rss, base_rss))
+    else:
+        R.check(max_rss <= rss_bound, "worker VmRSS stays <= %d kB (start "
+                "%d + 16 MiB); max %d kB" % (rss_bound, base_rss, max_rss),
+                "per worker: %r" % sorted(S.max_rss.items(),
+                                          key=lambda x: -x[1])[:5])
     s0, s1 = S.sup_series[0], S.sup_series[-1]
     sup_max_rss = max(x[1] for x in S.sup_series)
     sup_max_fds = max(x[2] for x in S.sup_series)

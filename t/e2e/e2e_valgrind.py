@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """e2e_valgrind.py - the end-to-end layer once more, wymcp-fcgi under memcheck.
 
-Usage: e2e_valgrind.py [--builddir DIR] [--keep] [SCRIPT...]
+Usage: e2e_valgrind.py [--builddir DIR] [--keep] ['SCRIPT [ARG...]'...]
 
 Runs t/e2e/e2e.py, e2e_mrtr.py and e2e_stream.py, the scripts of make
-check-e2e (or the SCRIPTs named), with
+check-e2e, then a 20 s e2e_soak.py (hang-ups, malformed requests, kills)
+(or the SCRIPTs named, each with its arguments in one word), with
 WYMCP_E2E_WRAP set, so that their harness starts every wymcp-fcgi as
 
     libtool --mode=execute valgrind --tool=memcheck --leak-check=full
@@ -16,8 +17,9 @@ the real program under valgrind).  The prefork workers are forks of the
 supervisor and each writes its own log (%p).  Then every log is read:
 any memcheck error or definite leak ("ERROR SUMMARY: N errors" with N
 > 0) fails, and its report is printed.  A process the tests SIGKILL
-writes no summary; those are counted, not judged.  The scripts must
-pass too: their timings allow the slowdown.
+writes no summary, hence no leak report; its memcheck errors, written
+as they happen, are still looked for.  The scripts must pass too: their
+timings allow the slowdown.
 
 Needs a build without sanitizers (valgrind cannot run AddressSanitizer
 binaries): runtests uses _build/dist.  Prints "ok - NAME" or "not ok -
@@ -50,6 +52,12 @@ from wymcp_e2e import R, SRCDIR  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 SUPP = os.path.join(HERE, "valgrind.supp")
 SUMMARY_RE = re.compile(r"==\d+== ERROR SUMMARY: (\d+) errors")
+# The first line of a memcheck error report, written when it happens:
+# found even in the log of a process SIGKILLed before its summary.
+REPORT_RE = re.compile(r"^==\d+== (Invalid (read|write|free)|Mismatched free|"
+                       r"Conditional jump|Use of uninitialised|Syscall param|"
+                       r"Source and destination overlap|Argument '.*' of "
+                       r"function|.*fishy)", re.M)
 DEF_RE = re.compile(r"==\d+==\s+definitely lost: ([\d,]+) bytes")
 
 
@@ -59,7 +67,8 @@ def main():
     ap.add_argument("--keep", action="store_true",
                     help="keep the valgrind logs")
     ap.add_argument("scripts", nargs="*",
-                    default=["e2e.py", "e2e_mrtr.py", "e2e_stream.py"])
+                    default=["e2e.py", "e2e_mrtr.py", "e2e_stream.py",
+                             "e2e_soak.py --seconds 20"])
     args = ap.parse_args()
     builddir = os.path.abspath(args.builddir)
     valgrind = shutil.which("valgrind")
@@ -95,14 +104,15 @@ def main():
         ":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     started = time.monotonic()
     try:
-        for script in args.scripts:
+        for words in args.scripts:
+            script, *extra = shlex.split(words)
             path = script if os.path.sep in script else \
                 os.path.join(HERE, script)
             t0 = time.monotonic()
             print("# ---- %s under memcheck" % os.path.basename(path),
                   flush=True)
             p = subprocess.run([sys.executable, path, "--builddir",
-                                builddir], env=env, stdout=subprocess.PIPE,
+                                builddir] + extra, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=900)
             out = p.stdout.decode("utf-8", "replace").splitlines()
             bad = [ln for ln in out if ln.startswith("not ok")]
@@ -146,8 +156,11 @@ def judge(logdir):
         with open(path, "rb") as f:
             text = f.read().decode("utf-8", "replace")
         m = SUMMARY_RE.findall(text)
-        if not m:
-            continue		# SIGKILLed: no summary
+        if not m:		# SIGKILLed: no summary, no leak check
+            if REPORT_RE.search(text):
+                errors += len(REPORT_RE.findall(text))
+                bad.append((path, text))
+            continue
         summed += 1
         n = int(m[-1])
         d = DEF_RE.findall(text)
@@ -163,9 +176,10 @@ def judge(logdir):
         print("# ---- %s" % path)
         for ln in text.splitlines():
             print("#   " + ln)
-    R.check(not bad, "no memcheck error and no definite leak in %d "
-            "processes (%d errors, %d bytes definitely lost)" %
-            (summed, errors, lost), "%d logs with errors" % len(bad))
+    R.check(not bad, "no memcheck error in %d process logs, no definite "
+            "leak in the %d with a summary (%d errors, %d bytes definitely "
+            "lost)" % (len(logs), summed, errors, lost),
+            "%d logs with errors" % len(bad))
     R.note("summary: %d valgrind logs, %d summaries, %d errors, %d bytes "
            "definitely lost" % (len(logs), summed, errors, lost))
 
