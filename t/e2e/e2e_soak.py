@@ -376,10 +376,13 @@ class Traffic:
     KINDS = [("discover", 2), ("list", 2), ("echo", 4), ("book", 3),
              ("malformed", 3), ("slow", 1), ("hangup", 1)]
 
-    def run(self, seed):
+    def run(self, seed, most):
+        """Requests until the deadline, and at most `most` of them."""
         random.seed(seed)
         kinds = [k for k, w in self.KINDS for _ in range(w)]
-        while time.monotonic() < self.end:
+        for _ in range(most):
+            if time.monotonic() >= self.end:
+                break
             getattr(self, random.choice(kinds))()
 
 
@@ -439,7 +442,7 @@ class Sampler:
 def killer(h, L, S, end, lock):
     """SIGKILL a random worker every 1-2 s until end; after each, wait
     (at most 5 s) for the pool to be whole again."""
-    while True:
+    for _ in range(int((end - time.monotonic()) / 1.0) + 1):
         time.sleep(random.uniform(1.0, 2.0))
         if time.monotonic() >= end:
             return
@@ -470,7 +473,9 @@ def killer(h, L, S, end, lock):
 
 
 def sampler(S, end, lock):
-    while time.monotonic() < end:
+    for _ in range(int(end - time.monotonic()) + 1):
+        if time.monotonic() >= end:
+            return
         with lock:
             S.sample()
         time.sleep(1.0)
@@ -520,7 +525,10 @@ def layer(h):
     t_start = time.monotonic()
     end = t_start + args.seconds
     tr = Traffic(h, L, end)
-    threads = [threading.Thread(target=tr.run, args=(k,), daemon=True)
+    # At most 2000 requests a second per thread (ten times what one
+    # does here): the loops end by count as well as by time.
+    most = int(args.seconds * 2000) + 1
+    threads = [threading.Thread(target=tr.run, args=(k, most), daemon=True)
                for k in range(args.threads)]
     threads.append(threading.Thread(target=killer, args=(h, L, S, end,
                                                          lock),
