@@ -394,6 +394,20 @@ def stat_fields(pid):
     return s[s.rfind(")") + 2:].split()
 
 
+def ident(pid):
+    """(pid, start time): a process, not a number the kernel reuses
+    (pid_max may be 32768, and a long soak wraps it); None when gone."""
+    try:
+        f = stat_fields(pid)
+    except OSError:
+        return None
+    return None if f[0] == "Z" else (pid, f[19])
+
+
+def ident_alive(i):
+    return ident(i[0]) == i
+
+
 def rss_kb(pid):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -409,8 +423,8 @@ def nfds(pid):
 class Sampler:
     def __init__(self, h):
         self.h = h
-        self.first = {}		# pid -> (t, rss, fds) at first sight
-        self.last = {}		# pid -> (t, rss, fds) last sample
+        self.first = {}		# ident -> (t, rss, fds) at first sight
+        self.last = {}		# ident -> (t, rss, fds) last sample
         self.max_rss = {}
         self.max_fds = {}
         self.sup_series = []	# (t, rss, fds)
@@ -425,17 +439,20 @@ class Sampler:
         except OSError:
             pass
         for pid in children(self.h.sup):
+            i = ident(pid)
             try:
                 v = (now, rss_kb(pid), nfds(pid))
             except OSError:
                 continue	# it died in between
-            self.first.setdefault(pid, v)
-            self.last[pid] = v
-            self.max_rss[pid] = max(self.max_rss.get(pid, 0), v[1])
-            self.max_fds[pid] = max(self.max_fds.get(pid, 0), v[2])
+            if i is None or ident(pid) != i:
+                continue
+            self.first.setdefault(i, v)
+            self.last[i] = v
+            self.max_rss[i] = max(self.max_rss.get(i, 0), v[1])
+            self.max_fds[i] = max(self.max_fds.get(i, 0), v[2])
 
     def age(self, pid):
-        f = self.first.get(pid)
+        f = self.first.get(ident(pid))
         return 0.0 if f is None else time.monotonic() - f[0]
 
 
@@ -484,19 +501,21 @@ def sampler(S, end, lock):
 # ------------------------------------------------------------- the soak
 
 def parse_log(h):
-    """(killed: pid -> the id of the request it was serving, "" for a
-    request whose id it had not read yet, None for none; the other
-    unexpected deaths; the step of each "client went away" line)."""
+    """(deaths: pid -> [what it was serving, in log order]: the id of
+    the request, "" for a request whose id it had not read yet, None for
+    none (a list: the PID may have been reused); the other unexpected
+    deaths; the step of each "client went away" line)."""
     killed, other, went = {}, [], []
     for line in tail(h.fcgi_log, 10 ** 7):
         m = KILLED_RE.search(line)
         if m and m.group(2) == "9":
             if m.group(3) is not None:
-                killed[int(m.group(1))] = m.group(3).strip('"')
+                v = m.group(3).strip('"')
             elif m.group(4) is not None:
-                killed[int(m.group(1))] = ""
+                v = ""
             else:
-                killed[int(m.group(1))] = None
+                v = None
+            killed.setdefault(int(m.group(1)), []).append(v)
         elif UNEXPECTED_RE.search(line):
             other.append(line.strip())
         else:
@@ -515,7 +534,8 @@ def layer(h):
     lock = threading.Lock()
     time.sleep(0.5)
     S.sample()
-    base = {p: S.first[p] for p in children(h.sup) if p in S.first}
+    base = {i: S.first[i] for i in map(ident, children(h.sup))
+            if i in S.first}
     base_fds = max(v[2] for v in base.values())
     base_rss = max(v[1] for v in base.values())
     R.note("start: supervisor %d rss %d kB fds %d; %d workers, rss <= %d "
@@ -590,25 +610,32 @@ def layer(h):
             "rounds %r: %s" % (ok_rounds, L.reqs[-1]["problems"]))
 
     # Final SIGTERM: everything stops within the drain time.
-    S.sample()
-    pids = set(S.first) | set(children(h.sup))
+    procs = {ident(p) for p in children(h.sup) + [h.sup]} - {None}
     t0 = time.monotonic()
     os.kill(h.sup, signal.SIGTERM)
     left = None
     while time.monotonic() < t0 + DRAIN + 2:
-        left = [p for p in pids | {h.sup} if alive(p)]
+        left = [i[0] for i in procs if ident_alive(i)]
         if h.fcgi.poll() is not None and not left:
             break
         time.sleep(0.02)
     took = time.monotonic() - t0
-    left = [p for p in pids | {h.sup} if alive(p)]
+    left = [i[0] for i in procs if ident_alive(i)]
     R.check(not left and h.fcgi.poll() is not None,
             "SIGTERM stops the supervisor and every worker within %d s "
             "(took %.2f s)" % (DRAIN + 2, took), "alive %r" % (left,))
 
     # Judge the requests.
     killed, other, went = parse_log(h)
-    serving = {v for v in killed.values() if v}
+    serving = {v for vs in killed.values() for v in vs if v}
+    # Each kill, in order, takes the next death line of its PID.
+    queues = {p: list(vs) for p, vs in killed.items()}
+    what, missing = [], []
+    for t, p in L.kills + [(None, p) for p in L.pool_kills]:
+        if queues.get(p):
+            what.append((t, queues[p].pop(0)))
+        else:
+            missing.append(p)
     kill_pids = [p for _, p in L.kills]
     by = {}
     unexcused = []
@@ -620,15 +647,15 @@ def layer(h):
         elif q["rid"] is not None and str(q["rid"]) in serving:
             k["excused"] += 1
             ex_log += 1
-        elif any(q["t0"] <= t <= q["t1"] and killed.get(p) == ""
-                 for t, p in L.kills):
+        elif any(t is not None and q["t0"] <= t <= q["t1"] and v == ""
+                 for t, v in what):
             # A kill during its flight of a worker still reading a
             # request ("a request being read"): the log cannot know its
             # id (and bad JSON or a GET has none).
             k["excused"] += 1
             ex_read += 1
-        elif any(q["t0"] <= t <= q["t1"] and killed.get(p, 0) is None
-                 for t, p in L.kills):
+        elif any(t is not None and q["t0"] <= t <= q["t1"] and v is None
+                 for t, v in what):
             # A kill during its flight of a worker whose board showed no
             # request: one that had accepted the connection and not yet
             # marked itself busy, or had written the response and not
@@ -643,9 +670,12 @@ def layer(h):
             "%d by the kill of a worker reading a request, %d by the kill "
             "of a worker between requests, during the flight)" %
             (ex_log, ex_read, ex_time),
-            "; ".join("%s id %r: %s" % (q["kind"], q["rid"],
-                                        " ".join(q["problems"]))
-                      for q in unexcused[:5]))
+            "; ".join("%s id %r (%.3f-%.3f s; kills near: %s): %s" % (
+                q["kind"], q["rid"], q["t0"] - t_start, q["t1"] - t_start,
+                ", ".join("%.3f s serving %r" % (t - t_start, v)
+                          for t, v in what if t is not None and
+                          q["t0"] - 1 <= t <= q["t1"] + 1) or "none",
+                " ".join(q["problems"])) for q in unexcused[:5]))
     n_ex = ex_log + ex_read + ex_time
     R.check(n_ex <= len(L.kills), "excused failures (%d) are at most one "
             "per kill (%d kills): a worker serves one request at a time" %
@@ -660,7 +690,6 @@ def layer(h):
             "the killer killed %d workers in %.0f s" % (len(L.kills),
                                                        elapsed),
             "too few kills")
-    missing = [p for p in kill_pids + L.pool_kills if p not in killed]
     R.check(not missing, "the supervisor logged each of the %d kills "
             "('killed by signal 9')" % (len(kill_pids) + len(L.pool_kills)),
             "not logged: %r" % (missing,))
@@ -728,12 +757,12 @@ def layer(h):
             L.hangups["partial body"]))
     R.note("summary: kills %d (log named the request for %d), pool whole "
            "again after max %.2f s, mean %.2f s; %d workers seen" %
-           (len(L.kills), len([p for p in kill_pids if killed.get(p)]),
+           (len(L.kills), len([v for t, v in what if t is not None and v]),
             max(L.recover or [0]),
             sum(L.recover) / max(1, len(L.recover)), len(S.first)))
     R.note("summary: workers: max VmRSS %d kB (start %d), max fds %d "
            "(start %d); longest-lived %d (%.0f s): %d -> %d kB, %d -> %d "
-           "fds" % (max_rss, base_rss, max_fds, base_fds, oldest,
+           "fds" % (max_rss, base_rss, max_fds, base_fds, oldest[0],
                     la[0] - f[0], f[1], la[1], f[2], la[2]))
     R.note("summary: supervisor: VmRSS %d -> %d kB (max %d), fds %d -> %d "
            "(max %d); %d samples; SIGTERM stop %.2f s" %
