@@ -303,6 +303,7 @@ class World:
     def start_fcgi(self):
         argv = [self.prog, "--listen", "unix:" + self.sock,
                 "--workers", str(WORKERS), "-vv", "--module", self.examples]
+        argv = wymcp_e2e.wrap_argv(argv)
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")

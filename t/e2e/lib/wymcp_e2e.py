@@ -13,6 +13,7 @@ import argparse
 import http.client
 import json
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -36,6 +37,15 @@ DEPLOY_CONF = os.path.join(SRCDIR, "deploy", "nginx", "wymcp.conf")
 DEPLOY_SOCK = "unix:/run/wymcp/wymcp.sock"
 SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
                    "runtime error:", "ERROR: UndefinedBehaviorSanitizer")
+
+
+
+def wrap_argv(argv):
+    """argv behind the words of $WYMCP_E2E_WRAP (shell-split), the
+    prefix make check-valgrind uses to run wymcp-fcgi under valgrind
+    through libtool --mode=execute; argv unchanged when it is unset."""
+    return shlex.split(os.environ.get("WYMCP_E2E_WRAP", "")) + list(argv)
+
 
 # What nginx's fastcgi_params carries, written inline so the test does not
 # depend on /etc/nginx.  HTTP_HOST is deliberately not set: nginx then
@@ -435,13 +445,18 @@ class Harness:
         self.port2 = None
         self.seen_pids = set()
         self.nginx_pids = set()
+        # What a script may change before start(): the pool size, the
+        # bundled modules loaded and further options.
+        self.nworkers = WORKERS
+        self.tools = TOOLS
+        self.extra_args = []
 
     # -- setup
 
     def paths(self):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
-                                  m + ".so") for m in TOOLS]
+                                  m + ".so") for m in self.tools]
         missing = [p for p in [self.prog] + self.mods
                    if not os.path.exists(p)]
         if missing:
@@ -458,9 +473,10 @@ class Harness:
 
     def start_fcgi(self):
         argv = [self.prog, "--listen", "unix:" + self.sock,
-                "--workers", str(WORKERS), "--max-body", str(MAX_BODY)]
+                "--workers", str(self.nworkers), "--max-body", str(MAX_BODY)]
         for m in self.mods:
             argv += ["--module", m]
+        argv = wrap_argv(argv + list(self.extra_args))
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
@@ -479,11 +495,11 @@ class Harness:
         deadline = time.monotonic() + 15
         while True:
             self.sup = self.supervisor()
-            if len(self.workers()) >= WORKERS:
+            if len(self.workers()) >= self.nworkers:
                 break
             if time.monotonic() > deadline:
                 raise Failed("supervisor %d has workers %r, want %d" %
-                             (self.sup, self.workers(), WORKERS))
+                             (self.sup, self.workers(), self.nworkers))
             time.sleep(0.05)
         R.note("wymcp-fcgi supervisor %d, workers %r" %
                (self.sup, self.workers()))
@@ -1053,7 +1069,8 @@ class Tests:
                 continue
             report("B%02d %s" % (i, name), judge(rid, r), r)
         R.note("%d hostile-request cases" % len(cases))
-        R.check(alive(self.h.sup) and len(self.h.workers()) == WORKERS,
+        R.check(alive(self.h.sup) and
+                len(self.h.workers()) == self.h.nworkers,
                 "B workers are all alive after the table",
                 "workers %r" % (self.h.workers(),))
         self.discover("after-table", ("B", "after the table"))
@@ -1069,13 +1086,17 @@ class Tests:
         report("B tools/call echo after the table", p, r)
 
 
-def run_layer(make, body, label="the wymcp-fcgi log"):
+ARGS = None		# run_layer()'s parsed options, for the scripts
+
+
+def run_layer(make, body, label="the wymcp-fcgi log", options=None):
     """The main() of an end-to-end script: options (--builddir, --keep,
-    -v), skip (77) without nginx, SIGTERM/SIGHUP as interrupts, then
+    -v, and those options(parser) adds; parsed into ARGS), skip (77)
+    without nginx, SIGTERM/SIGHUP as interrupts, then
     h = make(builddir, keep) and body(h); whatever happens, h is stopped
     and cleaned up, sanitizer reports in its logs count as a failure,
     and the last line is "N passed, M failed".  Returns the exit code."""
-    global VERBOSE
+    global VERBOSE, ARGS
     ap = argparse.ArgumentParser(
         description=sys.modules["__main__"].__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".")
@@ -1083,8 +1104,11 @@ def run_layer(make, body, label="the wymcp-fcgi log"):
                     help="keep the temporary directory")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="show every response")
+    if options is not None:
+        options(ap)
     args = ap.parse_args()
     VERBOSE = args.verbose
+    ARGS = args
 
     nginx = find_nginx()
     if nginx is None:

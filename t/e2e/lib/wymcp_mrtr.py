@@ -110,6 +110,7 @@ class Instance:
                 "--module", self.w.examples]
         if self.keyfile is not None:
             argv += ["--state-key-file", self.keyfile]
+        argv = wymcp_e2e.wrap_argv(argv)
         with open(self.log, "wb") as log:
             self.fcgi = subprocess.Popen(
                 argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
