@@ -4,9 +4,10 @@
 Usage: e2e_valgrind.py [--builddir DIR] [--keep] ['SCRIPT [ARG...]'...]
 
 Runs t/e2e/e2e.py, e2e_mrtr.py, e2e_stream.py and e2e_wire.py, the
-scripts of make check-e2e, then a 20 s e2e_soak.py (hang-ups, malformed requests, kills)
-(or the SCRIPTs named, each with its arguments in one word), with
-WYMCP_E2E_WRAP set, so that their harness starts every wymcp-fcgi as
+scripts of make check-e2e, then a 20 s e2e_soak.py (hang-ups,
+malformed requests, kills), or the SCRIPTs named, each with its
+arguments in one word, with WYMCP_E2E_WRAP set, so that their harness
+starts every wymcp-fcgi as
 
     libtool --mode=execute valgrind --tool=memcheck --leak-check=full
         --errors-for-leak-kinds=definite --trace-children=yes
@@ -112,7 +113,8 @@ def main():
             print("# ---- %s under memcheck" % os.path.basename(path),
                   flush=True)
             p = subprocess.run([sys.executable, path, "--builddir",
-                                builddir] + extra, env=env, stdout=subprocess.PIPE,
+                                builddir] + extra, env=env,
+                               stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, timeout=900)
             out = p.stdout.decode("utf-8", "replace").splitlines()
             bad = [ln for ln in out if ln.startswith("not ok")]
