@@ -93,6 +93,22 @@ struct wymcp_tool {
 	const char	*annotations;	/* JSON object text, or NULL */
 	const char	*required_caps;	/* ClientCapabilities JSON, or NULL */
 	wymcp_tool_fn	 run;		/* the body */
+	/* Added in 0.4 (read through the module's element size): */
+	int		 task_support;	/* enum wymcp_task_support */
+};
+
+/*
+ * May a call of the tool run as a task (the tasks extension,
+ * io.modelcontextprotocol/tasks; wymcp_task(3))?  Forbidden (0, what an
+ * older module's tools read as): never.  Optional: as a task when the
+ * server has a task store and the request declares the extension, else
+ * at once.  Required: only as a task; a request that does not declare
+ * the extension gets -32021.
+ */
+enum wymcp_task_support {
+	WYMCP_TASK_FORBIDDEN = 0,
+	WYMCP_TASK_OPTIONAL,
+	WYMCP_TASK_REQUIRED
 };
 
 /*
@@ -615,6 +631,37 @@ typedef void (*wymcp_request_fn)(void *arg,
     const struct wymcp_request_info *info);
 void		 wymcp_server_set_request_fn(struct wymcp_server *,
 		    wymcp_request_fn, void *arg);
+
+/*
+ * The task store (wymcp_task(3)): where tasks live, so that a tools/call
+ * of a tool with task_support can be answered with a task handle at
+ * once and run by a task runner.  `uri' is sqlite:PATH (a file every
+ * process of the host shares); NULL forgets the store.  The store is
+ * opened (and its schema created or upgraded) here, then closed: each
+ * process opens its own connection at first use, so call this before
+ * forking.  WYMCP_ERR_INVAL for a URI of no known kind, WYMCP_ERR_IO
+ * when the store cannot be opened (wymcp_server_errmsg() says why).
+ * With a store, server/discover advertises the extension.
+ */
+enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
+		    const char *uri);
+/*
+ * The ttlMs of new tasks (0: unlimited; default one hour) and how long
+ * a runner's claim on a task lasts before another runner may take it
+ * (default 30 s, renewed while the tool runs and looks at
+ * wymcp_cancelled()).  WYMCP_ERR_INVAL without a store.
+ */
+enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
+		    long long ttl_ms, long long lease_ms);
+/*
+ * Be a task runner for one task: claim a task that is ready to run,
+ * run its tool through the same run boundary as a request (with the
+ * request time limit and the request hook), and store what it ended
+ * with: completed, failed, input_required (its questions), or
+ * cancelled.  Returns 1 when a task was run, 0 when none was ready, -1
+ * when the store failed (logged).
+ */
+int		 wymcp_server_run_task(struct wymcp_server *);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

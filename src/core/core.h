@@ -15,7 +15,7 @@
 #include <setjmp.h>
 #include <pthread.h>
 
-#include "setup/setup.h"
+#include "store/store.h"
 
 /* The parsed request (serve/ fills it in; everyone reads it). */
 struct wymcp__request {
@@ -48,6 +48,7 @@ struct wymcp__call {
 	const char		*name;		/* what the state binds: */
 	struct json_object	*args;		/* name and arguments */
 	enum wymcp_err		 rc;		/* the handler's last return */
+	int			 in_task;	/* a task runner runs it */
 };
 
 /*

@@ -21,6 +21,8 @@
 
 #define FRONT_NAME		"wymcp-fcgi"
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */
+#define FRONT_TASK_TTL_DEFAULT	3600		/* --task-ttl, s */
+#define FRONT_TASK_LEASE_DEFAULT 30		/* --task-lease, s */
 #define FRONT_MAX_BODY		(1024UL * 1024 * 1024) /* --max-body bound */
 #define FRONT_KEY_BYTES		32		/* --generate-key key size */
 #define FRONT_TIMEOUT_DEFAULT	60		/* --request-timeout, s */
@@ -75,6 +77,10 @@ struct front_opts {
 	struct front_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
+	const char	 *task_store;	/* --task-store URI, or NULL */
+	int		  runners;	/* --task-runners */
+	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
+	unsigned int	  task_lease;	/* --task-lease s */
 };
 
 /*
@@ -173,6 +179,13 @@ int		 front_cgi(struct wymcp_server *, const struct front_limits *);
  * drains them; returns an exit status (in the supervisor only).
  */
 int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
-		    int workers, const struct front_limits *);
+		    int workers, int runners, const struct front_limits *);
+
+/*
+ * runner.c: a task runner (--task-runners): claims and runs tasks
+ * until told to stop; returns an exit status.
+ */
+int		 front_runner(struct wymcp_server *,
+		    const struct front_limits *, struct front_board *);
 
 #endif /* WYMCP_FRONT_H */

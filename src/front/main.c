@@ -47,7 +47,11 @@ enum {
 	OPT_MEMORY,
 	OPT_DRAIN,
 	OPT_PEER,
-	OPT_ANYPEER
+	OPT_ANYPEER,
+	OPT_TASKSTORE,
+	OPT_RUNNERS,
+	OPT_TASKTTL,
+	OPT_TASKLEASE
 };
 
 static const struct option longopts[] = {
@@ -67,6 +71,10 @@ static const struct option longopts[] = {
 	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
 	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
+	{ "task-store",		required_argument,	NULL, OPT_TASKSTORE },
+	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
+	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
+	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -100,6 +108,8 @@ usage(FILE *f)
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
+	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
+	    "       [--task-lease S]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -133,12 +143,20 @@ usage(FILE *f)
 	    "                         addresses only (repeatable)\n"
 	    "  --allow-any-peer       let a TCP socket on a non-loopback\n"
 	    "                         address accept anyone\n"
+	    "  --task-store URI       keep tasks (the tasks extension) in\n"
+	    "                         sqlite:PATH\n"
+	    "  --task-runners N       task runner processes (default 0)\n"
+	    "  --task-ttl S           ttlMs of new tasks (default %d; 0:\n"
+	    "                         unlimited)\n"
+	    "  --task-lease S         a runner's claim on a task lasts S\n"
+	    "                         seconds, renewed (default %d)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
 	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
-	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT);
+	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
+	    FRONT_TASK_TTL_DEFAULT, FRONT_TASK_LEASE_DEFAULT);
 }
 
 /*
@@ -239,6 +257,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->timeout = FRONT_TIMEOUT_DEFAULT;
 	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
 	o->drain = FRONT_DRAIN_DEFAULT;
+	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
+	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -298,6 +318,21 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_ANYPEER:
 			o->any_peer = 1;
 			break;
+		case OPT_TASKSTORE:
+			o->task_store = optarg;
+			break;
+		case OPT_RUNNERS:
+			o->runners = (int)parse_num("task-runners", optarg,
+			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_TASKTTL:
+			o->task_ttl = (unsigned int)parse_num("task-ttl",
+			    optarg, 0, 365 * 86400);
+			break;
+		case OPT_TASKLEASE:
+			o->task_lease = (unsigned int)parse_num("task-lease",
+			    optarg, 1, 86400);
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -323,6 +358,11 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		errx(2, "unexpected argument: %s (try --help)", argv[optind]);
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
+	if (o->runners > 0 && o->task_store == NULL)
+		errx(2, "--task-runners needs --task-store");
+	if (o->runners > 0 && o->workers == 0)
+		errx(2, "--task-runners needs a supervisor (--workers 1 or "
+		    "more)");
 }
 
 /*
@@ -835,6 +875,20 @@ main(int argc, char *argv[])
 
 	if (id.set)
 		drop_privileges(&id);
+	/* As the user that will write it: the store's file is created. */
+	if (opts.task_store != NULL) {
+		if (wymcp_server_set_task_store(srv, opts.task_store) !=
+		    WYMCP_OK)
+			errx(1, "--task-store: %s", wymcp_server_errmsg(srv));
+		(void)wymcp_server_set_task_limits(srv,
+		    (long long)opts.task_ttl * 1000,
+		    (long long)opts.task_lease * 1000);
+		if (opts.runners == 0)
+			front_log(WYMCP_LOG_WARNING, "--task-store without "
+			    "--task-runners: tasks are stored here but run "
+			    "only by the runners of another instance sharing "
+			    "the store");
+	}
 	memory_limit(opts.memory);
 
 	memset(&lim, 0, sizeof(lim));
@@ -869,7 +923,7 @@ main(int argc, char *argv[])
 			rc = front_worker(srv, fd, &lim, NULL);
 		else
 			rc = front_prefork(srv, fd, opts.listen != NULL,
-			    opts.workers, &lim);
+			    opts.workers, opts.runners, &lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)

@@ -40,6 +40,7 @@ struct worker {
 	int		 replace;	/* SIGHUP: stop once replaced */
 	int		 killed;	/* SIGKILL sent */
 	int		 overdue;	/* killed: past its time limit */
+	int		 runner;	/* a task runner, not a worker */
 	long long	 started;	/* fork time, ms (monotonic) */
 	long long	 stopsince;	/* first SIGTERM, ms */
 	long long	 lastterm;	/* latest SIGTERM, ms */
@@ -54,6 +55,7 @@ struct pool {
 	struct wymcp_server	*srv;		/* handed to workers */
 	int			 listenfd;	/* inherited by workers */
 	int			 want;		/* --workers */
+	int			 want_runners;	/* --task-runners */
 	const struct front_limits *lim;		/* handed to workers */
 	long long		 drain_ms;	/* --drain-timeout */
 	struct worker		*w;		/* slots */
@@ -101,23 +103,34 @@ now_ms(void)
 }
 
 /*
- * Number of live workers; `current' counts those not draining.
+ * Number of live processes, workers and runners; `current' counts the
+ * workers not draining, `runners' the runners not draining.
  */
 static size_t
-count(const struct pool *p, size_t *current)
+count2(const struct pool *p, size_t *current, size_t *runners)
 {
-	size_t	 i, live = 0, cur = 0;
+	size_t	 i, live = 0, cur = 0, run = 0;
 
 	for (i = 0; i < p->nw; i++) {
 		if (p->w[i].pid == -1)
 			continue;
 		live++;
-		if (!p->w[i].draining)
+		if (!p->w[i].draining && p->w[i].runner)
+			run++;
+		else if (!p->w[i].draining)
 			cur++;
 	}
 	if (current != NULL)
 		*current = cur;
+	if (runners != NULL)
+		*runners = run;
 	return live;
+}
+
+static size_t
+count(const struct pool *p, size_t *current)
+{
+	return count2(p, current, NULL);
 }
 
 /*
@@ -156,7 +169,7 @@ slot(struct pool *p)
  * -1 when mmap(2) or fork(2) failed.
  */
 static int
-spawn(struct pool *p, long long now)
+spawn(struct pool *p, long long now, int runner)
 {
 	struct sigaction	 sa;
 	struct front_board	*b;
@@ -191,13 +204,20 @@ spawn(struct pool *p, long long now)
 			if (p->w[i].pid != -1 && p->w[i].board != NULL)
 				(void)munmap(p->w[i].board,
 				    sizeof(*p->w[i].board));
+		if (runner) {
+			/* A runner takes no connections. */
+			(void)close(p->listenfd);
+			exit(front_runner(p->srv, p->lim, b));
+		}
 		exit(front_worker(p->srv, p->listenfd, p->lim, b));
 	}
 	memset(w, 0, sizeof(*w));
+	w->runner = runner;
 	w->pid = pid;
 	w->started = now;
 	w->board = b;
-	front_log(WYMCP_LOG_DEBUG, "started worker %ld", (long)pid);
+	front_log(WYMCP_LOG_DEBUG, "started %s %ld", runner ? "task runner" :
+	    "worker", (long)pid);
 	return 0;
 }
 
@@ -208,18 +228,22 @@ spawn(struct pool *p, long long now)
 static void
 spawn_missing(struct pool *p, long long now)
 {
-	size_t	 cur;
+	size_t	 cur, run;
 
-	count(p, &cur);
-	while (cur < (size_t)p->want && now >= p->respawn_at) {
-		if (spawn(p, now) == -1) {
+	count2(p, &cur, &run);
+	while ((cur < (size_t)p->want || run < (size_t)p->want_runners) &&
+	    now >= p->respawn_at) {
+		if (spawn(p, now, cur >= (size_t)p->want) == -1) {
 			p->backoff = p->backoff == 0 ? BACKOFF_MIN_MS :
 			    p->backoff * 2 > BACKOFF_MAX_MS ?
 			    BACKOFF_MAX_MS : p->backoff * 2;
 			p->respawn_at = now + p->backoff;
 			break;
 		}
-		cur++;
+		if (cur < (size_t)p->want)
+			cur++;
+		else
+			run++;
 	}
 }
 
@@ -433,14 +457,14 @@ drain_tick(struct pool *p, long long now)
  */
 int
 front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
-    const struct front_limits *lim)
+    int runners, const struct front_limits *lim)
 {
 	struct pool		 p;
 	struct sigaction	 sa, osa[4];
 	struct timespec		 ts;
 	sigset_t		 set, origmask, waitmask;
 	long long		 now, next;
-	size_t			 i, cur;
+	size_t			 i, cur, run;
 	int			 stopping = 0;
 	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 
@@ -448,6 +472,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	p.srv = srv;
 	p.listenfd = listenfd;
 	p.want = workers;
+	p.want_runners = runners;
 	p.lim = lim;
 	p.drain_ms = (long long)lim->drain * 1000;
 	p.self = getpid();
@@ -513,8 +538,10 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 						p.w[i].replace = 1;
 				p.backoff = 0;
 				p.respawn_at = 0;
-				for (i = 0; i < (size_t)p.want; i++)
-					if (spawn(&p, now) == -1)
+				for (i = 0; i < (size_t)(p.want +
+				    p.want_runners); i++)
+					if (spawn(&p, now, i >= (size_t)p.want)
+					    == -1)
 						break;
 				for (i = 0; i < p.nw; i++)
 					if (p.w[i].pid != -1 &&
@@ -532,9 +559,11 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 		overdue_tick(&p, now);
 		next = drain_tick(&p, now);
 		/* The boards change without a signal: look again soon. */
-		if (count(&p, &cur) > 0 && (next == -1 || next > TICK_MS))
+		if (count2(&p, &cur, &run) > 0 &&
+		    (next == -1 || next > TICK_MS))
 			next = TICK_MS;
-		if (!stopping && cur < (size_t)p.want &&
+		if (!stopping &&
+		    (cur < (size_t)p.want || run < (size_t)p.want_runners) &&
 		    (next == -1 || p.respawn_at - now < next))
 			next = p.respawn_at - now;
 		if (next >= 0) {

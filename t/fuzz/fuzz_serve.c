@@ -120,6 +120,7 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "fuzz", .tools = tools
 };
 

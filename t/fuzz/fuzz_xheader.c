@@ -63,6 +63,7 @@ static const struct wymcp_tool custom_tools[] = {
 
 static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "fuzz", .tools = custom_tools
 };
 

@@ -540,6 +540,7 @@ static const struct wymcp_tool wire_tools[] = {
 };
 static const struct wymcp_module wire_mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "elicitmod",
 	.tools = wire_tools
 };

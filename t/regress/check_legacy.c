@@ -160,12 +160,14 @@ static const struct wymcp_resource resources[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "legacymod", .tools = tools, .resources = resources
 };
 
 /* Tools only: no resources capability, no resources/ methods. */
 static const struct wymcp_module bare = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "bare", .tools = tools
 };
 

@@ -97,7 +97,8 @@ noop(struct wymcp_ctx *ctx, struct json_object *args,
 #define MOD(var, nm, tab)						\
 	static const struct wymcp_module var = {			\
 		.abi = WYMCP_ABI_VERSION,				\
-		.size = sizeof(struct wymcp_module), .name = nm, .tools = tab }
+		.size = sizeof(struct wymcp_module), .name = nm,	\
+		.tools = tab, .tool_size = sizeof(struct wymcp_tool) }
 
 /* A good module registered by most tests. */
 static const struct wymcp_tool good_tools[] = {
@@ -117,6 +118,7 @@ reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
 	struct wymcp_tool	 tab[3];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "badmod",
+	    .tool_size = sizeof(struct wymcp_tool),
 	    .tools = tab };
 	size_t			 before = srv->ntools, nmods = srv->nmods;
 
@@ -292,7 +294,8 @@ START_TEST(bad_name_rejected_atomically)
 	struct wymcp_tool	 t = { .description = "d", .run = noop };
 	struct wymcp_tool	 tab[2];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "long", .tools = tab };
+	    .size = sizeof(struct wymcp_module), .name = "long", .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
 	t.name = "has space";
@@ -434,15 +437,18 @@ START_TEST(wrong_abi_rejected)
 {
 	static const struct wymcp_module abi = { .abi = WYMCP_ABI_VERSION + 1,
 	    .size = sizeof(struct wymcp_module), .name = "abi",
+	    .tool_size = sizeof(struct wymcp_tool),
 	    .tools = good_tools };
 	static const struct wymcp_module size = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tools), .name = "size",
 	    .tools = good_tools };
 	static const struct wymcp_module noname = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = NULL,
+	    .tool_size = sizeof(struct wymcp_tool),
 	    .tools = good_tools };
 	static const struct wymcp_module notools = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "notools",
+	    .tool_size = sizeof(struct wymcp_tool),
 	    .tools = NULL };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
@@ -466,13 +472,54 @@ END_TEST
  */
 START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
 {
+	/* The 0.2 header's layout, kept frozen in setup.h. */
+	static const struct wymcp__tool_0_2 tools[] = {
+		{ .name = "good", .description = "g", .run = noop },
+		{ .name = "good.two-3_x", .description = "g2", .run = noop },
+		{ .name = NULL }
+	};
 	static const struct wymcp_module old = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tool_size), .name = "old",
-	    .tools = good_tools };
+	    .tools = (const struct wymcp_tool *)(const void *)tools };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &old), WYMCP_OK);
 	ck_assert_str_eq(names(), "good good.two-3_x");
 	ck_assert_str_eq(listed(), "good good.two-3_x");
+	/* A member added later (0.4) reads as 0 from the copy. */
+	ck_assert_int_eq(srv->tools[1].decl.task_support,
+	    WYMCP_TASK_FORBIDDEN);
+}
+END_TEST
+
+/*
+ * ABI: a module built against the 0.3 header (element sizes, but no
+ * task_support) reads as forbidding tasks, its tables walked by its
+ * own stride; one built against this header keeps what it declares.
+ */
+START_TEST(abi_task_support_read_from_decl)
+{
+	static const struct wymcp__tool_0_2 tools03[] = {
+		{ .name = "t03", .description = "d", .run = noop },
+		{ .name = "t03b", .description = "d", .run = noop },
+		{ .name = NULL }
+	};
+	static const struct wymcp_module m03 = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "m03",
+	    .tools = (const struct wymcp_tool *)(const void *)tools03,
+	    .tool_size = sizeof(struct wymcp__tool_0_2) };
+	static const struct wymcp_tool tools04[] = {
+		{ .name = "t04", .description = "d", .run = noop,
+		    .task_support = WYMCP_TASK_REQUIRED },
+		{ .name = NULL }
+	};
+	MOD(m04, "m04", tools04);
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m03), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m04), WYMCP_OK);
+	ck_assert_str_eq(names(), "t03 t03b t04");
+	ck_assert_int_eq(srv->tools[1].decl.task_support, 0);
+	ck_assert_int_eq(srv->tools[2].decl.task_support,
+	    WYMCP_TASK_REQUIRED);
 }
 END_TEST
 
@@ -576,7 +623,7 @@ START_TEST(abi_smaller_elements_refused)
 	static const struct wymcp_module small = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "small",
 	    .tools = good_tools,
-	    .tool_size = sizeof(struct wymcp_tool) - sizeof(void *) };
+	    .tool_size = WYMCP__TOOL_SIZE_0_2 - sizeof(void *) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &small),
 	    WYMCP_ERR_MODULE);
@@ -610,6 +657,7 @@ START_TEST(tool_index_finds_every_tool)
 	static char			 nm[300][8];
 	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "many",
+	    .tool_size = sizeof(struct wymcp_tool),
 	    .tools = tab };
 	size_t				 i;
 
@@ -749,6 +797,7 @@ module_suite(void)
 	tcase_add_test(tc, duplicate_across_modules_is_dup);
 	tcase_add_test(tc, wrong_abi_rejected);
 	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
+	tcase_add_test(tc, abi_task_support_read_from_decl);
 	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
 	tcase_add_test(tc, abi_smaller_elements_refused);
 	tcase_add_test(tc, tool_index_finds_every_tool);

@@ -77,6 +77,7 @@ static const struct wymcp_tool custom_tools[] = {
 static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION,
 	.size = sizeof(struct wymcp_module),
+	.tool_size = sizeof(struct wymcp_tool),
 	.name = "xheader",
 	.tools = custom_tools
 };
@@ -589,6 +590,7 @@ START_TEST(load_refusal_keeps_no_tool_of_the_module)
 	};
 	static const struct wymcp_module m = {
 		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+		.tool_size = sizeof(struct wymcp_tool),
 		.name = "two", .tools = two
 	};
 	size_t	 before = srv->ntools;
