@@ -108,8 +108,20 @@ struct wymcp_tool {
 enum wymcp_task_support {
 	WYMCP_TASK_FORBIDDEN = 0,
 	WYMCP_TASK_OPTIONAL,
-	WYMCP_TASK_REQUIRED
+	WYMCP_TASK_REQUIRED,
+	WYMCP_TASK_LATER = 0x100	/* or'ed in: at wymcp_task_start() */
 };
+/*
+ * With WYMCP_TASK_LATER or'ed into task_support, a call that becomes a
+ * task runs synchronously until its body calls wymcp_task_start(): the
+ * questions it asks before are multi round-trip requests of the
+ * tools/call itself, and the task is created there, with their
+ * answers (tasks.md "Task Creation": resolve MRTR exchanges
+ * synchronously first).  wymcp_task_start() does not return then; in a
+ * task runner, or in a call that is not becoming a task, it returns
+ * WYMCP_OK and the body goes on.  WYMCP_ERR_NORUN outside a run.
+ */
+enum wymcp_err	 wymcp_task_start(struct wymcp_ctx *);
 
 /*
  * JSON text written as JSON in C source: WYMCP_JSON({ "type": "object" })

@@ -760,6 +760,27 @@ multi_input_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    wymcp_arg_str(wymcp_answer_content(b), "name", ""));
 }
 
+/*
+ * Asks for a name as a multi round-trip request of the tools/call, then
+ * becomes a task (tasks-mrtr-composition).
+ */
+static enum wymcp_err
+tool_with_task_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = ask(ctx, "user_name", "What is your name?", name_form,
+	    &a)) != WYMCP_OK)
+		return rc == WYMCP_ERR_NOTSUP ?
+		    cannot_ask(res, "elicitation", rc) : rc;
+	if ((rc = wymcp_task_start(ctx)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "Hello, %s! (from a task)",
+	    wymcp_arg_str(wymcp_answer_content(a), "name", "stranger"));
+}
+
 static const struct wymcp_tool tools[] = {
 	/* First: the header-validation scenario calls it with {}. */
 	{
@@ -967,6 +988,13 @@ static const struct wymcp_tool tools[] = {
 		.input_schema = EMPTY_SCHEMA,
 		.run = multi_input_run,
 		.task_support = WYMCP_TASK_OPTIONAL,
+	},
+	{
+		.name = "test_tool_with_task",
+		.description = "Asks a name, then runs as a task",
+		.input_schema = EMPTY_SCHEMA,
+		.run = tool_with_task_run,
+		.task_support = WYMCP_TASK_REQUIRED | WYMCP_TASK_LATER,
 	},
 	{ .name = NULL }
 };

@@ -49,6 +49,7 @@ struct wymcp__call {
 	struct json_object	*args;		/* name and arguments */
 	enum wymcp_err		 rc;		/* the handler's last return */
 	int			 in_task;	/* a task runner runs it */
+	int			 task_ok;	/* wymcp_task_start() unwinds */
 };
 
 /*
@@ -94,13 +95,15 @@ struct wymcp__run {
 	struct json_object	*pending;	/* key -> input request */
 	struct json_object	*used;		/* key -> answer read */
 	const char		*fault;		/* invalid answer: -32602 */
+	int			 to_task;	/* wymcp_task_start() unwound */
 };
 
 /* How a run ended. */
 enum wymcp__outcome {
 	WYMCP__RUN_DONE,	/* the body returned; see rc */
 	WYMCP__RUN_INPUT,	/* stopped at unanswered questions */
-	WYMCP__RUN_FAULT	/* an answer was invalid (-32602) */
+	WYMCP__RUN_FAULT,	/* an answer was invalid (-32602) */
+	WYMCP__RUN_TASK		/* wymcp_task_start(): make it a task */
 };
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
@@ -110,6 +113,8 @@ void	 wymcp__run_stop(struct wymcp__run *) __attribute__((noreturn));
 
 /* ask.c: what the client answered. */
 int	 wymcp__responses_ok(struct json_object *);
+int	 wymcp__answer_ok(struct json_object *req, struct json_object *answer,
+	    char *why, size_t len);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
 
 /* caps.c */

@@ -184,6 +184,9 @@ wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	case WYMCP__RUN_FAULT:
 		wymcp__reply_invalid(ctx, r, run.fault);
 		return 0;
+	case WYMCP__RUN_TASK:
+		wymcp__task_create(ctx, r, name, args);
+		return 0;
 	case WYMCP__RUN_DONE:
 		break;
 	}
@@ -299,11 +302,14 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	 */
 	if (!ctx->call.in_task && t->decl.task_support != 0 &&
 	    ctx->srv->tasks != NULL && !ctx->req.legacy) {
-		if (wymcp__tasks_declared(ctx)) {
-			wymcp__task_create(ctx, r, t, args);
+		if (wymcp__tasks_declared(ctx) &&
+		    (t->decl.task_support & WYMCP_TASK_LATER))
+			ctx->call.task_ok = 1;	/* at wymcp_task_start() */
+		else if (wymcp__tasks_declared(ctx)) {
+			wymcp__task_create(ctx, r, name, args);
 			return;
-		}
-		if (t->decl.task_support == WYMCP_TASK_REQUIRED) {
+		} else if ((t->decl.task_support & ~WYMCP_TASK_LATER) ==
+		    WYMCP_TASK_REQUIRED) {
 			wymcp__reply_tasks_missing(ctx, r, wymcp_printf(ctx,
 			    "Tool %s runs only as a task: declare the "
 			    "extension " WYMCP__TASKS_EXT, name));

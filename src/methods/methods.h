@@ -73,7 +73,7 @@ int	 wymcp__tasks_declared(const struct wymcp_ctx *);
 void	 wymcp__reply_tasks_missing(struct wymcp_ctx *, struct wymcp__reply *,
 	    const char *message);
 void	 wymcp__task_create(struct wymcp_ctx *, struct wymcp__reply *,
-	    const struct wymcp__tool *, struct json_object *args);
+	    const char *tool, struct json_object *args);
 struct json_object *wymcp__task_object(const struct wymcp__task *,
 	    const char *result_type, int detailed);
 

@@ -102,6 +102,7 @@ struct change {
 	int			 renew;		/* lease ms, for renew() */
 	int			 cancelled;	/* renew() saw the mark */
 	int			 found;		/* the principal matched */
+	char			 bad[400];	/* a refused answer: why */
 };
 
 static int
@@ -123,7 +124,7 @@ update_fn(struct wymcp__task *t, void *arg)
 	struct change		*c = arg;
 	struct json_object	*pending = NULL, *answers = NULL, *v;
 	const char		*p, *a;
-	char			*np = NULL, *na = NULL;
+	char			*np = NULL, *na = NULL, why[256];
 	int			 n = 0;
 
 	if (!mine(t, c))
@@ -137,6 +138,17 @@ update_fn(struct wymcp__task *t, void *arg)
 	    json_object_new_object();
 	if (pending == NULL || answers == NULL)
 		goto fail;
+	/* Every answer to an outstanding request must fit it: or none. */
+	json_object_object_foreach(c->responses, k0, r0) {
+		if (json_object_object_get_ex(pending, k0, &v) &&
+		    !wymcp__answer_ok(v, r0, why, sizeof(why))) {
+			snprintf(c->bad, sizeof(c->bad), "Invalid params: "
+			    "inputResponses %.64s: %s", k0, why);
+			json_object_put(pending);
+			json_object_put(answers);
+			return 0;
+		}
+	}
 	json_object_object_foreach(c->responses, k, resp) {
 		if (!json_object_object_get_ex(pending, k, &v))
 			continue;
@@ -181,7 +193,10 @@ fail:
 
 /*
  * tasks/update (tasks.md "Task Update Requests"): inputResponses must
- * be an object of objects (-32602); the acknowledgement is empty.
+ * be an object of objects, and an answer to an outstanding request must
+ * fit it (-32602, nothing stored); answers to keys not outstanding are
+ * ignored, and so is an update of a finished task; the acknowledgement
+ * is empty.
  */
 void
 wymcp__tasks_update(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -209,6 +224,10 @@ wymcp__tasks_update(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		rc = 1;
 	if (rc != 0) {
 		not_found(ctx, r, rc);
+		return;
+	}
+	if (c.bad[0] != '\0') {
+		wymcp__reply_invalid(ctx, r, c.bad);
 		return;
 	}
 	ack(ctx, r);
@@ -521,8 +540,13 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	} else
 		outcome(&r, out);
 done:
-	if (ru.cancelled && out->status != WYMCP__TASK_COMPLETED)
+	/* The tool saw wymcp_cancelled() say 1: whatever it returned. */
+	if (ru.cancelled) {
 		out->status = WYMCP__TASK_CANCELLED;
+		free(out->result);
+		free(out->pending);
+		out->result = out->pending = NULL;
+	}
 	json_object_put(r.body);
 	wymcp__ctx_publish(&ctx, 1);
 	wymcp__ctx_free(&ctx);

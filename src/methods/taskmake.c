@@ -147,13 +147,14 @@ context_text(struct wymcp_ctx *ctx)
 }
 
 /*
- * tools/call of tool `t' as a task: store it (status working, ready
- * for a runner), then answer CreateTaskResult.  The arguments were
- * checked against the input schema already.
+ * tools/call of `tool' as a task: store it (status working, ready for
+ * a runner) with the answers the call gathered so far, then answer
+ * CreateTaskResult.  The arguments were checked against the input
+ * schema already.
  */
 void
 wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
-    const struct wymcp__tool *t, struct json_object *args)
+    const char *tool, struct json_object *args)
 {
 	struct wymcp__task	 task;
 	const char		*ctxt, *atxt;
@@ -174,7 +175,21 @@ wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	/* Pointers into the request's memory: put() copies them. */
 	task.principal = (char *)(ctx->who.principal != NULL ?
 	    ctx->who.principal : "");
-	task.tool = (char *)t->def->name;
+	task.tool = (char *)tool;
+	/* The answers gathered before wymcp_task_start(), if any. */
+	if (ctx->call.answers != NULL &&
+	    json_object_object_length(ctx->call.answers) > 0) {
+		if ((task.answers = (char *)wymcp__json(
+		    ctx->call.answers)) == NULL) {
+			wymcp__reply_nomem(ctx, r);
+			return;
+		}
+		if (strlen(task.answers) > WYMCP__TASK_TEXT_MAX) {
+			wymcp__reply_invalid(ctx, r, "Invalid params: the "
+			    "answers are too large for a task");
+			return;
+		}
+	}
 	task.args = (char *)atxt;
 	task.context = (char *)ctxt;
 	task.status = WYMCP__TASK_WORKING;
@@ -187,6 +202,6 @@ wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		return;
 	}
 	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: task %s created",
-	    t->def->name, task.id);
+	    tool, task.id);
 	wymcp__reply_result(ctx, r, wymcp__task_object(&task, "task", 0));
 }

@@ -8,7 +8,8 @@ REGRESS_TESTS = \
 	%reldir%/check_list \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \
-	%reldir%/check_stream
+	%reldir%/check_stream \
+	%reldir%/check_tasks
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module
 EXTRA_DIST += %reldir%/refuse-module
