@@ -110,6 +110,7 @@ class Harness(wymcp_e2e.Harness):
             argv += ["--task-store", "sqlite:" +
                      os.path.join(self.tmp, "tasks.db"),
                      "--task-runners", str(TASK_RUNNERS), "-v"]
+            argv += getattr(self, "extra_fcgi", [])
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
