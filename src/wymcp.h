@@ -674,6 +674,13 @@ enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
  * when the store failed (logged).
  */
 int		 wymcp_server_run_task(struct wymcp_server *);
+/*
+ * A descriptor that becomes readable when a task may be ready to run
+ * (PostgreSQL: LISTEN wymcp_tasks), for a runner to wait on between
+ * wymcp_server_run_task() calls; -1 when the store has none (SQLite:
+ * poll).  It stays this process's.
+ */
+int		 wymcp_server_task_fd(struct wymcp_server *);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

@@ -4,7 +4,7 @@
 # reachable without a second compile; LDADD and the flags are the same
 # for all of them.
 LDADD = t/libharness.la src/testing/libtesting.la src/libwymcp-core.la \
-	$(CHECK_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) $(SQLITE_LIBS)
+	$(CHECK_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) $(SQLITE_LIBS) $(PQ_LIBS)
 AM_CPPFLAGS += -I$(top_srcdir)/t/lib
 
 include t/lib/local.mk

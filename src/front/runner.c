@@ -26,7 +26,8 @@ onstop(int sig)
  * worker, with the same limits (the request time limit through the
  * watch, the memory limit inherited), that takes no connections.  It
  * claims a ready task (wymcp_server_run_task()), runs it, and looks
- * again; when none is ready it sleeps IDLE_MS.  Stop signals are only
+ * again; when none is ready it waits IDLE_MS, or less when the store
+ * says a task was made ready (wymcp_server_task_fd()).  Stop signals are only
  * taken between two tasks, like a worker's between two requests.
  */
 int
@@ -35,6 +36,7 @@ front_runner(struct wymcp_server *srv, const struct front_limits *lim,
 {
 	struct sigaction	 sa;
 	struct timespec		 ts;
+	struct pollfd		 pfd;
 	sigset_t		 stopset, waitmask;
 	int			 rc, status = 0;
 
@@ -71,8 +73,15 @@ front_runner(struct wymcp_server *srv, const struct front_limits *lim,
 		}
 		ts.tv_sec = 0;
 		ts.tv_nsec = IDLE_MS * 1000000L;
-		/* Stop signals are taken here only. */
-		if (ppoll(NULL, 0, &ts, &waitmask) == -1 && errno != EINTR) {
+		/*
+		 * Stop signals are taken here only.  A store that announces
+		 * new tasks (PostgreSQL NOTIFY) wakes us at once.
+		 */
+		pfd.fd = wymcp_server_task_fd(srv);
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (ppoll(&pfd, pfd.fd >= 0 ? 1 : 0, &ts, &waitmask) == -1 &&
+		    errno != EINTR) {
 			front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 			status = 1;
 			break;

@@ -3,4 +3,5 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/store.h \
 	%reldir%/row.c \
 	%reldir%/store.c \
-	%reldir%/sqlite.c
+	%reldir%/sqlite.c \
+	%reldir%/pg.c

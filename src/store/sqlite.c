@@ -418,7 +418,15 @@ lite_purge(void *h, long long now)
 	return rc == SQLITE_DONE ? 0 : fail(l, "purge");
 }
 
+/* Nothing to wait on: runners poll a file. */
+static int
+lite_fd(void *h)
+{
+	(void)h;
+	return -1;
+}
+
 const struct wymcp__store_ops wymcp__store_sqlite = {
 	"sqlite", lite_open, lite_close, lite_put, lite_get, lite_claim,
-	lite_modify, lite_purge, lite_error
+	lite_modify, lite_purge, lite_error, lite_fd
 };

@@ -25,6 +25,7 @@
 
 static const struct wymcp__store_ops *const backends[] = {
 	&wymcp__store_sqlite,
+	&wymcp__store_pg,
 };
 
 /* The back end named by `uri', or NULL. */
@@ -33,6 +34,9 @@ backend(const char *uri)
 {
 	if (strncmp(uri, "sqlite:", 7) == 0)
 		return backends[0];
+	if (strncmp(uri, "postgresql://", 13) == 0 ||
+	    strncmp(uri, "postgres://", 11) == 0)
+		return backends[1];
 	return NULL;
 }
 
@@ -66,8 +70,8 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 	if (uri == NULL)
 		return WYMCP_OK;
 	if ((ops = backend(uri)) == NULL) {
-		wymcp__seterr(srv, "task store '%s': not a sqlite:PATH URI",
-		    uri);
+		wymcp__seterr(srv, "task store '%.200s': neither sqlite:PATH "
+		    "nor postgresql://...", uri);
 		return WYMCP_ERR_INVAL;
 	}
 	/* Open it once to create or upgrade the schema, then let go. */
@@ -217,6 +221,23 @@ wymcp__store_modify(struct wymcp_server *srv, const char *id,
 	if ((rc = s->ops->modify(s->h, id, fn, arg)) < 0)
 		return logfail(srv, s);
 	return rc;
+}
+
+/* A descriptor to wait on for new tasks (PostgreSQL), or -1. */
+int
+wymcp__store_fd(struct wymcp_server *srv)
+{
+	struct wymcp__store	*s;
+
+	if (srv == NULL || (s = conn(srv)) == NULL)
+		return -1;
+	return s->ops->fd(s->h);
+}
+
+int
+wymcp_server_task_fd(struct wymcp_server *srv)
+{
+	return wymcp__store_fd(srv);
 }
 
 /* Has tasks/cancel been asked for task `id'?  (1, 0; 0 on failure.) */

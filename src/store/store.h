@@ -87,6 +87,7 @@ struct wymcp__store_ops {
 	int	(*modify)(void *h, const char *id, wymcp__task_fn, void *);
 	int	(*purge)(void *h, long long now);
 	const char *(*error)(void *h);	/* the last failure, in words */
+	int	(*fd)(void *h);		/* to wait on for new work, or -1 */
 };
 
 /* The open store a server holds (srv->tasks). */
@@ -102,6 +103,8 @@ struct wymcp__store {
 
 /* sqlite.c */
 extern const struct wymcp__store_ops wymcp__store_sqlite;
+/* pg.c */
+extern const struct wymcp__store_ops wymcp__store_pg;
 
 /* row.c: a row. */
 long long wymcp__now_ms(void);
@@ -119,5 +122,6 @@ int	 wymcp__store_claim(struct wymcp_server *, struct wymcp__task *);
 int	 wymcp__store_modify(struct wymcp_server *, const char *id,
 	    wymcp__task_fn, void *);
 int	 wymcp__store_cancelled(struct wymcp_server *, const char *id);
+int	 wymcp__store_fd(struct wymcp_server *);
 
 #endif /* WYMCP_STORE_H */

@@ -4,7 +4,10 @@
  *
  * Whole requests through the harness, and wymcp_server_run_task() as a
  * task runner would call it (in this process, or in a child that dies
- * mid-task).  Each test has a store file of its own, removed after.
+ * mid-task).  Each test has a store file of its own, removed after; with
+ * WYMCP_TEST_STORE=postgresql://... (t/regress/check-tasks-pg, a
+ * private cluster) the same tests run on PostgreSQL, the table emptied
+ * before each.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,6 +22,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <libpq-fe.h>
 #include <sqlite3.h>
 
 #include "testing/testing.h"
@@ -137,6 +141,20 @@ unlink_db(void)
 	(void)unlink(flagpath);
 }
 
+/* Empty the PostgreSQL task table: each test starts with none. */
+static void
+pg_empty(const char *uri)
+{
+	PGconn		*c = PQconnectdb(uri);
+	PGresult	*r;
+
+	ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+	r = PQexec(c, "DELETE FROM wymcp_tasks");
+	ck_assert_int_eq(PQresultStatus(r), PGRES_COMMAND_OK);
+	PQclear(r);
+	PQfinish(c);
+}
+
 static void
 setup(void)
 {
@@ -152,8 +170,12 @@ setup(void)
 	ck_assert_ptr_nonnull(srv = wymcp_server_new());
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
 	snprintf(uri, sizeof(uri), "sqlite:%s", dbpath);
+	if (getenv("WYMCP_TEST_STORE") != NULL)
+		snprintf(uri, sizeof(uri), "%s", getenv("WYMCP_TEST_STORE"));
 	ck_assert_msg(wymcp_server_set_task_store(srv, uri) == WYMCP_OK,
 	    "%s", wymcp_server_errmsg(srv));
+	if (strncmp(uri, "postgresql:", 11) == 0)
+		pg_empty(uri);
 }
 
 static void
@@ -508,6 +530,8 @@ START_TEST(schema_version)
 	sqlite3		*db;
 	char		 uri[160];
 
+	if (getenv("WYMCP_TEST_STORE") != NULL)
+		return;		/* the SQLite file's own */
 	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
 	    NULL, NULL), SQLITE_OK);

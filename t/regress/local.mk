@@ -11,5 +11,5 @@ REGRESS_TESTS = \
 	%reldir%/check_stream \
 	%reldir%/check_tasks
 check_PROGRAMS += $(REGRESS_TESTS)
-TESTS += $(REGRESS_TESTS) %reldir%/refuse-module
-EXTRA_DIST += %reldir%/refuse-module
+TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/check-tasks-pg
+EXTRA_DIST += %reldir%/refuse-module %reldir%/check-tasks-pg
