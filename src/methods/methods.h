@@ -77,10 +77,12 @@ void	 wymcp__task_create(struct wymcp_ctx *, struct wymcp__reply *,
 struct json_object *wymcp__task_object(const struct wymcp__task *,
 	    const char *result_type, int detailed);
 
-/* task.c: tasks/get, tasks/update, tasks/cancel. */
+/* task.c: tasks/get, update, cancel; subscriptions/listen (taskIds). */
 void	 wymcp__tasks_get(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_update(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_cancel(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__subscriptions_listen(struct wymcp_ctx *,
+	    struct wymcp__reply *);
 
 /* list.c: pagination (server/utilities/pagination.mdx). */
 struct wymcp__list {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "methods/methods.h"
 
@@ -581,4 +582,114 @@ wymcp_server_run_task(struct wymcp_server *srv)
 	wymcp__task_clear(&out);
 	wymcp__task_clear(&t);
 	return 1;
+}
+
+/*
+ * subscriptions/listen with taskIds only (tasks.md "Task Status
+ * Notifications"), served when the server has a task store: acknowledge
+ * the ids that are the caller's tasks, send each one's DetailedTask at
+ * once and again whenever it changes (notifications/tasks), and end the
+ * stream when every one is finished, the client goes away, or after
+ * LISTEN_MS (and before the request's time limit): a listen holds a
+ * worker, so it is bounded.  Other subscriptions are not served.
+ */
+#define LISTEN_MS	30000	/* longest listen */
+#define LISTEN_IDS	32	/* task ids per listen */
+#define LISTEN_POLL_MS	250
+
+/* The notification: the DetailedTask, without resultType. */
+static enum wymcp_err
+notify_task(struct wymcp_ctx *ctx, const struct wymcp__task *t)
+{
+	struct json_object	*o;
+
+	if ((o = wymcp__task_object(t, "complete", 1)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	json_object_object_del(o, "resultType");
+	return wymcp__notify(ctx, "notifications/tasks", o);
+}
+
+void
+wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	struct json_object	*n, *ids, *ok, *ack, *v;
+	struct wymcp__task	 t;
+	struct timespec		 ts = { 0, LISTEN_POLL_MS * 1000000L };
+	const char		*id[LISTEN_IDS];
+	long long		 seen[LISTEN_IDS], end;
+	int			 done[LISTEN_IDS], left = 0;
+	size_t			 i, k, nids = 0;
+
+	if (ctx->srv->tasks == NULL) {
+		wymcp__reply_no_method(ctx, r, 404);
+		return;
+	}
+	if (!json_object_object_get_ex(ctx->req.params, "notifications",
+	    &n) || !json_object_is_type(n, json_type_object) ||
+	    !json_object_object_get_ex(n, "taskIds", &ids) ||
+	    !json_object_is_type(ids, json_type_array)) {
+		wymcp__reply_invalid(ctx, r, "Invalid params: this server "
+		    "serves subscriptions/listen for notifications.taskIds "
+		    "only");
+		return;
+	}
+	if (!wymcp__tasks_declared(ctx)) {
+		wymcp__reply_tasks_missing(ctx, r, "Task status notifications "
+		    "need the extension " WYMCP__TASKS_EXT);
+		return;
+	}
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    (ok = wymcp_own(ctx, json_object_new_array())) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	/* The caller's own tasks among those named, at most LISTEN_IDS. */
+	for (k = 0; k < json_object_array_length(ids) && nids < LISTEN_IDS;
+	    k++) {
+		v = json_object_array_get_idx(ids, k);
+		if (!json_object_is_type(v, json_type_string) ||
+		    wymcp__store_get(ctx->srv, json_object_get_string(v),
+		    ctx->who.principal, &t) != 0)
+			continue;
+		wymcp__task_clear(&t);
+		id[nids] = json_object_get_string(v);
+		seen[nids] = -1;
+		done[nids] = 0;
+		nids++;
+		json_object_array_add(ok, json_object_get(v));
+	}
+	ack = json_object_new_object();
+	n = json_object_new_object();
+	json_object_object_add(n, "taskIds", json_object_get(ok));
+	json_object_object_add(ack, "notifications", n);
+	if (wymcp__notify(ctx, "notifications/subscriptions/acknowledged",
+	    ack) != WYMCP_OK)
+		return;
+	end = wymcp__clock_ms() + LISTEN_MS;
+	if (ctx->out.deadline > 0 && ctx->out.deadline - 1000 < end)
+		end = ctx->out.deadline - 1000;
+	left = (int)nids;
+	while (left > 0 && !wymcp__stopped(ctx)) {
+		for (i = 0; i < nids; i++) {
+			if (done[i] || wymcp__store_get(ctx->srv, id[i],
+			    ctx->who.principal, &t) != 0)
+				continue;
+			if (t.updated != seen[i]) {
+				seen[i] = t.updated;
+				if (notify_task(ctx, &t) != WYMCP_OK) {
+					wymcp__task_clear(&t);
+					return;
+				}
+			}
+			if (WYMCP__TASK_TERMINAL(t.status)) {
+				done[i] = 1;
+				left--;
+			}
+			wymcp__task_clear(&t);
+		}
+		if (left == 0 || wymcp__clock_ms() >= end)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	wymcp__reply_result(ctx, r, wymcp__result_object());
 }

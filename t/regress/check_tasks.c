@@ -524,6 +524,48 @@ START_TEST(dead_runner_lease_expires)
 }
 END_TEST
 
+/*
+ * subscriptions/listen with taskIds: the acknowledgement names the
+ * caller's tasks only; each one's status as it changes, then the end.
+ */
+START_TEST(listen_task_status)
+{
+	struct timespec	 ts = { 0, 400 * 1000000L };
+	char		 id[64], p[256];
+	const char	*w, *c;
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(id, sizeof(id), "%s", create("alice", "quick"));
+	if ((pid = fork()) == 0) {
+		nanosleep(&ts, NULL);
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	}
+	snprintf(p, sizeof(p), "\"notifications\":{\"taskIds\":[\"%s\","
+	    "\"AAAAAAAAAAAAAAAAAAAAAAAA\"]}", id);
+	req("alice", EXT, "subscriptions/listen", NULL, p);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_ptr_nonnull(strstr(resp.body,
+	    "notifications/subscriptions/acknowledged"));
+	/* The unknown id is not acknowledged. */
+	ck_assert_ptr_null(strstr(resp.body, "AAAAAAAAAAAAAAAAAAAAAAAA"));
+	w = strstr(resp.body, "\"status\":\"working\"");
+	c = strstr(resp.body, "\"status\":\"completed\"");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(c);
+	ck_assert(w < c);
+	ck_assert_ptr_nonnull(strstr(resp.body, "notifications/tasks"));
+	/* Another principal is acknowledged nothing, and it ends at once. */
+	req("bob", EXT, "subscriptions/listen", NULL, p);
+	ck_assert_ptr_nonnull(strstr(resp.body, "\"taskIds\":[]"));
+	ck_assert_ptr_null(strstr(resp.body, "notifications/tasks\""));
+	/* Without the extension: -32021. */
+	req("alice", NOEXT, "subscriptions/listen", NULL, p);
+	ck_assert_int_eq(h_code(&resp), -32021);
+}
+END_TEST
+
 /* The schema's version is kept; a newer one is refused. */
 START_TEST(schema_version)
 {
@@ -566,6 +608,7 @@ tasks_suite(void)
 	tcase_add_test(tc, cancel_running_task);
 	tcase_add_test(tc, ttl_expiry);
 	tcase_add_test(tc, dead_runner_lease_expires);
+	tcase_add_test(tc, listen_task_status);
 	tcase_add_test(tc, schema_version);
 	suite_add_tcase(s, tc);
 	return s;
