@@ -50,6 +50,8 @@ struct wymcp__call {
 	enum wymcp_err		 rc;		/* the handler's last return */
 	int			 in_task;	/* a task runner runs it */
 	int			 task_ok;	/* wymcp_task_start() unwinds */
+	const char		*task_msg;	/* a task's last progress or
+						   log line: statusMessage */
 };
 
 /*

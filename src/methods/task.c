@@ -101,6 +101,7 @@ struct change {
 	int			 claim;		/* the runner's attempt */
 	struct wymcp__task	*out;		/* the runner's outcome */
 	int			 renew;		/* lease ms, for renew() */
+	const char		*message;	/* renew(): new statusMessage */
 	int			 cancelled;	/* renew() saw the mark */
 	int			 found;		/* the principal matched */
 	char			 bad[400];	/* a refused answer: why */
@@ -294,10 +295,12 @@ wymcp__tasks_cancel(struct wymcp_ctx *ctx, struct wymcp__reply *r)
  */
 struct runner {
 	struct wymcp_server	*srv;
+	struct wymcp_ctx	*ctx;		/* the run's */
 	const char		*id;
 	int			 claim;		/* our attempt number */
 	long long		 looked;	/* ms */
 	int			 cancelled;
+	const char		*told;		/* statusMessage stored */
 };
 
 static int
@@ -324,10 +327,18 @@ renew_fn(struct wymcp__task *t, void *arg)
 {
 	struct change	*c = arg;
 
+	char	*m;
+
 	if (t->attempts != c->claim)
 		return 0;
 	c->cancelled = t->cancel;
 	t->lease = wymcp__now_ms() + c->renew;
+	if (c->message != NULL && (m = wymcp__strdup_max(c->message,
+	    WYMCP__TASK_MSG_MAX)) != NULL) {
+		free(t->message);
+		t->message = m;
+		t->updated = wymcp__now_ms();
+	}
 	return 1;
 }
 
@@ -347,6 +358,9 @@ task_gone(void *arg)
 	memset(&c, 0, sizeof(c));
 	c.claim = ru->claim;
 	c.renew = (int)ru->srv->tasks->lease;
+	/* The tool's last progress or log line, when it is new. */
+	if (ru->ctx->call.task_msg != ru->told)
+		c.message = ru->told = ru->ctx->call.task_msg;
 	if (wymcp__store_modify(ru->srv, ru->id, renew_fn, &c) == 0 &&
 	    c.cancelled)
 		ru->cancelled = 1;
@@ -496,6 +510,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	memset(&io, 0, sizeof(io));
 	memset(&ru, 0, sizeof(ru));
 	ru.srv = srv;
+	ru.ctx = &ctx;
 	ru.id = t->id;
 	ru.claim = t->attempts;
 	ru.looked = wymcp__now_ms();

@@ -93,6 +93,22 @@ slow_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_text(res, "slept");
 }
 
+/* Says how far it is, then works for 0.8 s. */
+static enum wymcp_err
+chatty_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct timespec	 ts = { 0, 20 * 1000000L };
+	int		 i;
+
+	(void)wymcp_progress(ctx, 1, 2, "half way");
+	for (i = 0; i < 40; i++) {
+		(void)wymcp_cancelled(ctx);
+		nanosleep(&ts, NULL);
+	}
+	return wymcp_result_text(res, "talked");
+}
+
 /* Dies the first time (as a SIGKILLed runner would), then completes. */
 static enum wymcp_err
 crash_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -122,6 +138,8 @@ static const struct wymcp_tool tools[] = {
 	    .run = slow_run, .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = "crash", .description = "d", .input_schema = EMPTY,
 	    .run = crash_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "chatty", .description = "d", .input_schema = EMPTY,
+	    .run = chatty_run, .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = NULL }
 };
 static const struct wymcp_module mod = { .abi = WYMCP_ABI_VERSION,
@@ -566,6 +584,25 @@ START_TEST(listen_task_status)
 }
 END_TEST
 
+/* A task's progress message is its statusMessage while it runs. */
+START_TEST(progress_is_status_message)
+{
+	struct timespec	 ts = { 0, 500 * 1000000L };
+	char		 id[64];
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(id, sizeof(id), "%s", create("alice", "chatty"));
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	nanosleep(&ts, NULL);
+	ck_assert_str_eq(status("alice", id), "working");
+	ck_assert_str_eq(str(h_result(&resp), "statusMessage"), "half way");
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_str_eq(status("alice", id), "completed");
+}
+END_TEST
+
 /* The schema's version is kept; a newer one is refused. */
 START_TEST(schema_version)
 {
@@ -609,6 +646,7 @@ tasks_suite(void)
 	tcase_add_test(tc, ttl_expiry);
 	tcase_add_test(tc, dead_runner_lease_expires);
 	tcase_add_test(tc, listen_task_status);
+	tcase_add_test(tc, progress_is_status_message);
 	tcase_add_test(tc, schema_version);
 	suite_add_tcase(s, tc);
 	return s;
