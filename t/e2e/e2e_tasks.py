@@ -15,7 +15,12 @@ modules) behind a private nginx and proves:
      answers are checked against the outstanding requests (-32602 for a
      wrong shape), other keys are ignored;
   P  another principal (WYMCP_PRINCIPAL from the web server) gets "not
-     found" for the task; a tampered id too.
+     found" for the task; a tampered id too;
+  H  three instances sharing a PostgreSQL store (a private cluster:
+     initdb into the temporary directory, a unix socket only): A and B
+     have workers only, C has the runners; a task made through A is
+     polled through B after A is stopped, and completes, run on C
+     (skipped without PostgreSQL's initdb).
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
@@ -23,11 +28,14 @@ nginx is not installed.  Python 3 standard library only.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
 import shutil
 import signal
+import socket
+import subprocess
 import sys
 import time
 
@@ -226,6 +234,135 @@ def section_p(w, tid):
           "P: a tampered id is not found", json.dumps(r)[:300])
 
 
+def pg_bindir():
+    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin")):
+        if os.access(os.path.join(d, "initdb"), os.X_OK):
+            return d
+    return None
+
+
+def as_user(argv):
+    return (["runuser", "-u", "nobody", "--"] + argv) if os.geteuid() == 0 \
+        else argv
+
+
+def section_h(h, nginx):
+    bindir = pg_bindir()
+    if bindir is None:
+        say("# H: skipped (no PostgreSQL initdb)")
+        return
+    d = os.path.join(h.tmp, "pg")
+    os.makedirs(d)
+    os.chmod(d, 0o755)
+    if os.geteuid() == 0:
+        shutil.chown(d, "nobody")
+    data = os.path.join(d, "data")
+    procs = []
+    ngx = None
+    try:
+        subprocess.run(as_user([os.path.join(bindir, "initdb"), "-D", data,
+                                "-U", "wymcp", "-A", "trust",
+                                "--no-sync"]), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
+                                "-l", os.path.join(d, "server.log"), "-w",
+                                "-o", "-k %s -c listen_addresses= "
+                                "-c fsync=off" % d, "start"]), check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(as_user([os.path.join(bindir, "createdb"), "-h", d,
+                                "-U", "wymcp", "tasks"]), check=True)
+        uri = "postgresql:///tasks?host=%s&user=wymcp" % d
+        socks = {}
+        for name, extra in (("a", []), ("b", []),
+                            ("c", ["--task-runners", "2"])):
+            socks[name] = os.path.join(h.tmp, name + ".sock")
+            argv = [h.prog, "--listen", "unix:" + socks[name], "--workers",
+                    "2", "--task-store", uri, "--task-lease", "2", "-v",
+                    "-v"] + extra
+            for m in h.mods:
+                argv += ["--module", m]
+            log = open(os.path.join(h.tmp, name + ".log"), "wb")
+            procs.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                          stdout=log, stderr=log))
+        deadline = time.monotonic() + 20
+        while not all(os.path.exists(s) for s in socks.values()):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the three instances did not start")
+            time.sleep(0.05)
+        conf = os.path.join(h.tmp, "nginx-h.conf")
+        port = wymcp_e2e.free_port()
+        locs = "".join(
+            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
+            "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
+            "\t\t\tfastcgi_pass unix:%s;\n"
+            "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" % (n, s)
+            for n, s in sorted(socks.items()))
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        with open(conf, "w") as f:
+            f.write("%sworker_processes 1;\npid %s/nginx-h.pid;\n"
+                    "error_log %s/nginx-h-error.log notice;\n"
+                    "events { worker_connections 64; }\nhttp {\n"
+                    "\taccess_log off;\n"
+                    "\tclient_body_temp_path %s/client_body;\n"
+                    "\tfastcgi_temp_path %s/fastcgi_temp;\n"
+                    "\tproxy_temp_path %s/proxy_temp;\n"
+                    "\tscgi_temp_path %s/scgi_temp;\n"
+                    "\tuwsgi_temp_path %s/uwsgi_temp;\n"
+                    "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
+                    ((user,) + (h.tmp,) * 7 + (port, locs)))
+        ngx = subprocess.Popen([nginx, "-p", h.tmp + "/", "-c", conf, "-g",
+                                "daemon off;"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("nginx (H) did not start")
+                time.sleep(0.05)
+        w = Wire(port)
+        r = w.call("tools/call", {"name": "slow_compute",
+                                  "arguments": {"seconds": 2,
+                                                "label": "across"}},
+                   "slow_compute", "/a")
+        tid = r.get("result", {}).get("taskId")
+        if not check(tid is not None, "H: a task made through host A",
+                     json.dumps(r)[:300]):
+            return
+        wymcp_e2e.stop_pid(procs[0].pid, procs[0], 10)
+        check(procs[0].poll() is not None, "H: host A is stopped")
+        deadline = time.monotonic() + 30
+        st = None
+        while time.monotonic() < deadline:
+            r = w.get(tid, "/b")
+            st = r.get("result", {}).get("status")
+            if st in ("completed", "failed", "cancelled"):
+                break
+            time.sleep(0.2)
+        check(st == "completed", "H: polled through host B, it completes",
+              json.dumps(r)[:300])
+        with open(os.path.join(h.tmp, "c.log"), errors="replace") as f:
+            clog = f.read()
+        check("task %s: running" % tid in clog,
+              "H: it ran on host C (the runners' host)", "not in c.log")
+        text = json.dumps(r.get("result", {}).get("result", {}))
+        check("across" in text, "H: the result is the tool's", text[:200])
+    except Exception as e:
+        check(False, "H: harness", repr(e))
+    finally:
+        if ngx is not None:
+            wymcp_e2e.stop_pid(ngx.pid, ngx, 10)
+        for p in procs:
+            if p.poll() is None:
+                wymcp_e2e.stop_pid(p.pid, p, 10)
+        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
+                                "-m", "immediate", "stop"]),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".")
@@ -245,6 +382,7 @@ def main():
         tid = section_b(w)
         if tid:
             section_p(w, tid)
+        section_h(h, nginx)
     except Exception as e:
         import traceback
         traceback.print_exc()
