@@ -7,6 +7,9 @@ LDADD = t/libharness.la src/testing/libtesting.la src/libwymcp-core.la \
 	$(CHECK_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) $(SQLITE_LIBS) $(PQ_LIBS)
 AM_CPPFLAGS += -I$(top_srcdir)/t/lib
 
+# The task store's benchmark (make bench-tasks): built on demand.
+EXTRA_PROGRAMS = t/bench/taskbench
+
 include t/lib/local.mk
 include t/unit/local.mk
 include t/regress/local.mk

@@ -389,6 +389,10 @@ def main():
         check(False, "harness", repr(e))
     finally:
         h.stop()
+        if h.tmp:
+            hits = h.sanitizer_reports()
+            check(not hits, "no sanitizer report in the wymcp-fcgi log",
+                  "; ".join(hits[:5]))
         if failed:
             h.dump_logs()
         if h.tmp and not args.keep:

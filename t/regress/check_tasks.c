@@ -173,10 +173,21 @@ pg_empty(const char *uri)
 	PQfinish(c);
 }
 
+static char	 uri[160];
+
+/*
+ * Before fork(): let go of this process's connection (a connection is
+ * never carried across fork(2); the child opens its own).
+ */
+static void
+release(void)
+{
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri), WYMCP_OK);
+}
+
 static void
 setup(void)
 {
-	char	 uri[160];
 
 	memset(&resp, 0, sizeof(resp));
 	book_writes = 0;
@@ -480,6 +491,7 @@ START_TEST(cancel_running_task)
 	int		 st;
 
 	snprintf(id, sizeof(id), "%s", create("alice", "slow"));
+	release();
 	if ((pid = fork()) == 0)
 		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
 	ck_assert_int_ne(pid, -1);
@@ -528,6 +540,9 @@ START_TEST(dead_runner_lease_expires)
 	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
 	    WYMCP_OK);
 	snprintf(id, sizeof(id), "%s", create("alice", "crash"));
+	release();
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
+	    WYMCP_OK);
 	if ((pid = fork()) == 0)
 		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -555,6 +570,7 @@ START_TEST(listen_task_status)
 	int		 st;
 
 	snprintf(id, sizeof(id), "%s", create("alice", "quick"));
+	release();
 	if ((pid = fork()) == 0) {
 		nanosleep(&ts, NULL);
 		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
@@ -593,6 +609,7 @@ START_TEST(progress_is_status_message)
 	int		 st;
 
 	snprintf(id, sizeof(id), "%s", create("alice", "chatty"));
+	release();
 	if ((pid = fork()) == 0)
 		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
 	nanosleep(&ts, NULL);
@@ -607,8 +624,6 @@ END_TEST
 START_TEST(schema_version)
 {
 	sqlite3		*db;
-	char		 uri[160];
-
 	if (getenv("WYMCP_TEST_STORE") != NULL)
 		return;		/* the SQLite file's own */
 	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
