@@ -239,18 +239,3 @@ wymcp_server_task_fd(struct wymcp_server *srv)
 {
 	return wymcp__store_fd(srv);
 }
-
-/* Has tasks/cancel been asked for task `id'?  (1, 0; 0 on failure.) */
-int
-wymcp__store_cancelled(struct wymcp_server *srv, const char *id)
-{
-	struct wymcp__store	*s;
-	struct wymcp__task	 t;
-	int			 c;
-
-	if ((s = conn(srv)) == NULL || s->ops->get(s->h, id, &t) != 0)
-		return 0;
-	c = t.cancel;
-	wymcp__task_clear(&t);
-	return c;
-}

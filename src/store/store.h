@@ -121,7 +121,6 @@ int	 wymcp__store_get(struct wymcp_server *, const char *id,
 int	 wymcp__store_claim(struct wymcp_server *, struct wymcp__task *);
 int	 wymcp__store_modify(struct wymcp_server *, const char *id,
 	    wymcp__task_fn, void *);
-int	 wymcp__store_cancelled(struct wymcp_server *, const char *id);
 int	 wymcp__store_fd(struct wymcp_server *);
 
 #endif /* WYMCP_STORE_H */
