@@ -661,7 +661,8 @@ enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
  * The ttlMs of new tasks (0: unlimited; default one hour) and how long
  * a runner's claim on a task lasts before another runner may take it
  * (default 30 s, renewed while the tool runs and looks at
- * wymcp_cancelled()).  WYMCP_ERR_INVAL without a store.
+ * wymcp_cancelled()), but never less than the request time limit plus
+ * 10 s.  WYMCP_ERR_INVAL without a store.
  */
 enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
 		    long long ttl_ms, long long lease_ms);

@@ -357,7 +357,7 @@ task_gone(void *arg)
 	ru->looked = now;
 	memset(&c, 0, sizeof(c));
 	c.claim = ru->claim;
-	c.renew = (int)ru->srv->tasks->lease;
+	c.renew = (int)wymcp__store_lease(ru->srv);
 	/* The tool's last progress or log line, when it is new. */
 	if (ru->ctx->call.task_msg != ru->told)
 		c.message = ru->told = ru->ctx->call.task_msg;

@@ -191,6 +191,25 @@ wymcp__store_get(struct wymcp_server *srv, const char *id,
 }
 
 /*
+ * How long a claim lasts: the configured lease, but never less than the
+ * request time limit plus WYMCP__TASK_LEASE_SLACK, so that a tool that
+ * never looks at wymcp_cancelled() (which renews the lease) is not
+ * claimed by a second runner while the first may still be running it:
+ * the first is stopped at the time limit (wymcp-fcgi's watch) before
+ * the lease can run out.
+ */
+long long
+wymcp__store_lease(const struct wymcp_server *srv)
+{
+	long long	 l = srv->tasks->lease;
+
+	if (srv->timeout_ms > 0 &&
+	    l < (long long)srv->timeout_ms + WYMCP__TASK_LEASE_SLACK)
+		l = (long long)srv->timeout_ms + WYMCP__TASK_LEASE_SLACK;
+	return l;
+}
+
+/*
  * Claim a runnable task into *t: 0, 1 when there is none, -1 on
  * failure.  A task claimed more than WYMCP__TASK_ATTEMPTS times (its
  * runners died each time) fails instead of being run again.
@@ -203,7 +222,8 @@ wymcp__store_claim(struct wymcp_server *srv, struct wymcp__task *t)
 
 	if ((s = conn(srv)) == NULL)
 		return -1;
-	if ((rc = s->ops->claim(s->h, wymcp__now_ms(), s->lease, t)) < 0)
+	if ((rc = s->ops->claim(s->h, wymcp__now_ms(),
+	    wymcp__store_lease(srv), t)) < 0)
 		return logfail(srv, s);
 	return rc;
 }

@@ -24,6 +24,7 @@
 #define WYMCP__TASK_TEXT_MAX	(4UL * 1024 * 1024) /* per JSON column */
 #define WYMCP__TASK_MSG_MAX	1024	/* statusMessage bytes */
 #define WYMCP__TASK_LEASE_MS	30000	/* a claim lasts this, renewed */
+#define WYMCP__TASK_LEASE_SLACK	10000	/* past the time limit, at least */
 #define WYMCP__TASK_ATTEMPTS	5	/* claims before it fails */
 #define WYMCP__TASK_TTL_MS	3600000	/* default ttlMs: one hour */
 #define WYMCP__TASK_POLL_MS	500	/* pollIntervalMs */
@@ -122,5 +123,6 @@ int	 wymcp__store_claim(struct wymcp_server *, struct wymcp__task *);
 int	 wymcp__store_modify(struct wymcp_server *, const char *id,
 	    wymcp__task_fn, void *);
 int	 wymcp__store_fd(struct wymcp_server *);
+long long wymcp__store_lease(const struct wymcp_server *);
 
 #endif /* WYMCP_STORE_H */

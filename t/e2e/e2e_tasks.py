@@ -4,7 +4,8 @@
 Usage: e2e_tasks.py [--builddir DIR] [--keep]
 
 Starts wymcp-fcgi (four workers, two task runners, --task-store
-sqlite:TMP/tasks.db, --task-lease 2, the examples and conformance
+sqlite:TMP/tasks.db, --request-timeout 5, so a 15 s lease, the
+examples and conformance
 modules) behind a private nginx and proves:
 
   K  a task survives its runner: slow_compute (4 s) is claimed by a
@@ -74,7 +75,9 @@ class TasksHarness(Harness):
 
     def start_fcgi(self):
         self.tasks = True
-        self.extra_fcgi = ["--task-lease", "2", "-v"]
+        # The lease is at least the time limit plus 10 s: 15 s here.
+        self.extra_fcgi = ["--task-lease", "2", "--request-timeout", "5",
+                           "-v"]
         Harness.start_fcgi(self)
 
     def nginx_conf(self, sock, port, port2=None):
@@ -171,7 +174,7 @@ def section_k(h, w):
     check(r.get("result", {}).get("status") == "working",
           "K: the task is still working after its runner died",
           json.dumps(r)[:300])
-    r = w.wait(tid, ("completed", "failed", "cancelled"), 30)
+    r = w.wait(tid, ("completed", "failed", "cancelled"), 40)
     st = r.get("result", {}).get("status")
     check(st == "completed", "K: the task completes on another runner",
           json.dumps(r)[:400])
