@@ -24,7 +24,7 @@
 #define WYMCP__TASK_TEXT_MAX	(4UL * 1024 * 1024) /* per JSON column */
 #define WYMCP__TASK_MSG_MAX	1024	/* statusMessage bytes */
 #define WYMCP__TASK_LEASE_MS	30000	/* a claim lasts this, renewed */
-#define WYMCP__TASK_LEASE_SLACK	10000	/* past the time limit, at least */
+#define WYMCP__TASK_LEASE_SLACK	10000	/* at least time limit + this */
 #define WYMCP__TASK_ATTEMPTS	5	/* claims before it fails */
 #define WYMCP__TASK_TTL_MS	3600000	/* default ttlMs: one hour */
 #define WYMCP__TASK_POLL_MS	500	/* pollIntervalMs */
