@@ -93,6 +93,9 @@ struct wymcp_tool {
 	const char	*annotations;	/* JSON object text, or NULL */
 	const char	*required_caps;	/* ClientCapabilities JSON, or NULL */
 	wymcp_tool_fn	 run;		/* the body */
+	/* Added in 0.3: read only by a library that knows it (tool_size). */
+	const char	*scopes;	/* OAuth scopes a call needs, space-
+					   separated (WYMCP_SCOPES), or NULL */
 	/* Added in 0.4 (read through the module's element size): */
 	int		 task_support;	/* enum wymcp_task_support */
 };

@@ -186,7 +186,7 @@ fault(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
     const char *why)
 {
 	run->fault = wymcp_printf(ctx, "Invalid input response %s: %s",
-	    key, why);
+	    wymcp__ctx_quote(ctx, key), why != NULL ? why : "invalid");
 	if (run->fault == NULL)
 		run->fault = "Invalid input response";
 	wymcp__run_stop(run);
@@ -202,7 +202,7 @@ check_elicit_answer(struct wymcp_ctx *ctx, struct wymcp__run *run,
     const char *key, struct json_object *a, struct json_object *schema)
 {
 	const char		*act = wymcp_answer_action(a);
-	struct json_object	*c;
+	struct json_object	*c, *props = NULL;
 	char			 why[256];
 
 	if (act == NULL || (strcmp(act, "accept") != 0 &&
@@ -218,6 +218,39 @@ check_elicit_answer(struct wymcp_ctx *ctx, struct wymcp__run *run,
 	if (wymcp__schema_validate(schema, c, why, sizeof(why)) != 1)
 		fault(ctx, run, key, wymcp_printf(ctx, "content does not "
 		    "match the requested schema: %s", why));
+	/*
+	 * The form has the properties it declares and no others
+	 * (client/elicitation.mdx: content holds the values of the
+	 * requested schema's properties), whether or not the schema says
+	 * additionalProperties: a tool reads only what it asked for, and
+	 * must not find a value it never offered the user a field for.
+	 */
+	json_object_object_get_ex(schema, "properties", &props);
+	json_object_object_foreach(c, k, v) {
+		(void)v;
+		if (!json_object_object_get_ex(props, k, NULL))
+			fault(ctx, run, key, wymcp_printf(ctx, "content has "
+			    "property '%s', which the requested schema does "
+			    "not declare", wymcp__ctx_quote(ctx, k)));
+	}
+}
+
+/*
+ * Check a sampling or roots answer against its result shape in
+ * schema.json (CreateMessageResult, ListRootsResult: shapes.c).  Does
+ * not return when it is invalid.
+ */
+static void
+check_shape(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
+    struct json_object *a, const char *shape)
+{
+	char	 why[256];
+	int	 rc;
+
+	if ((rc = wymcp__shape_check(shape, a, why, sizeof(why))) == 1)
+		return;
+	fault(ctx, run, key, rc < 0 ? "out of memory" : wymcp_printf(ctx,
+	    "not a %s: %s", shape, why));
 }
 
 /*
@@ -262,6 +295,10 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	if (json_object_object_get_ex(ctx->call.answers, key, &a)) {
 		if (schema != NULL)
 			check_elicit_answer(ctx, run, key, a, schema);
+		else if (strcmp(kind, "sample") == 0)
+			check_shape(ctx, run, key, a, "CreateMessageResult");
+		else if (strcmp(kind, "roots") == 0)
+			check_shape(ctx, run, key, a, "ListRootsResult");
 		json_object_object_add(run->used, key, json_object_get(a));
 		*answer = a;
 		return WYMCP_OK;

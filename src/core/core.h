@@ -35,6 +35,7 @@ struct wymcp__request {
 struct wymcp__who {
 	struct json_object	*assigns;	/* name -> string */
 	const char		*principal;	/* or NULL */
+	const char		*scopes;	/* WYMCP_SCOPES, or NULL */
 	const struct wymcp__tool *const *tools; /* mount list */
 	size_t			 ntools;
 	const unsigned char	*mount_digest;	/* its identity, or NULL */
@@ -119,6 +120,11 @@ int	 wymcp__answer_ok(struct json_object *req, struct json_object *answer,
 	    char *why, size_t len);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
 
+/* shapes.c: schema.json's CreateMessageResult and ListRootsResult. */
+int	 wymcp__shape_check(const char *name, struct json_object *,
+	    char *err, size_t errlen);
+const char *wymcp__shape_defs(void);
+
 /* caps.c */
 int	 wymcp__caps_missing(struct json_object *required,
 	    struct json_object *declared, struct json_object **missing);
@@ -157,6 +163,8 @@ void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
 
 /* ctx.c: the context, rebuilt from the CGI params. */
 const char *wymcp__env(char *const *env, const char *name);
+int	 wymcp__env_repeated(char *const *env, const char *name,
+	    int anycomma);
 void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
 	    char *const *env);
 void	 wymcp__ctx_free(struct wymcp_ctx *);
@@ -164,6 +172,9 @@ enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
 enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
 const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);
+const char *wymcp__ctx_quote(struct wymcp_ctx *, const char *);
+int	 wymcp__ctx_scoped(const struct wymcp_ctx *,
+	    const struct wymcp__tool *);
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);

@@ -3,9 +3,10 @@
  *
  * The web server's auth modules speak to wymcp through FastCGI params:
  * WYMCP_ASSIGN_<NAME> becomes the assign <name>, REMOTE_USER the assign
- * remote_user, WYMCP_PRINCIPAL (else REMOTE_USER) the principal, and
- * WYMCP_TOOLS narrows the mount list.  Client headers arrive as HTTP_*
- * params and can never become any of these.
+ * remote_user (empty values are no assigns), WYMCP_PRINCIPAL (when
+ * absent, REMOTE_USER) the principal, and WYMCP_TOOLS narrows the
+ * mount list.  Client headers arrive as HTTP_* params and can never
+ * become any of these.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -40,6 +41,34 @@ wymcp__env(char *const *env, const char *name)
 	return v;
 }
 
+/*
+ * Did the client send header param `name` (HTTP_*) more than once?  A
+ * web server passes a repeated header either as two params of the same
+ * name (nginx up to 1.22) or as one whose values are joined with ", "
+ * (nginx 1.23 and later, Apache mod_proxy_fcgi and mod_fcgid; RFC 9110
+ * section 5.3).  A value holding a comma followed by SP or HTAB reads as
+ * a join; with `anycomma`, for a header whose values never hold a comma,
+ * any comma does.  Returns 1 when repeated, else 0.
+ */
+int
+wymcp__env_repeated(char *const *env, const char *name, int anycomma)
+{
+	const char	*v = NULL, *c;
+	size_t		 n = strlen(name);
+
+	for (; env != NULL && *env != NULL; env++) {
+		if (strncmp(*env, name, n) != 0 || (*env)[n] != '=')
+			continue;
+		if (v != NULL)
+			return 1;
+		v = *env + n + 1;
+	}
+	for (c = v; c != NULL && (c = strchr(c, ',')) != NULL; c++)
+		if (anycomma || c[1] == ' ' || c[1] == '\t')
+			return 1;
+	return 0;
+}
+
 /* Zero the context and bind it to the server and params. */
 void
 wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
@@ -72,7 +101,12 @@ internal_name(const char *name)
 	    (name[5] == '\0' || name[5] == '_');
 }
 
-/* Add one assign; a later one with the same name wins. */
+/*
+ * Add one assign; a later one with the same name wins.  An empty value
+ * is no assign (and removes an earlier one of that name): a web server
+ * variable that is empty because nothing authenticated the request
+ * must not read as a value.
+ */
 static enum wymcp_err
 add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
     const char *val)
@@ -92,6 +126,10 @@ add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
 	}
 	if (internal_name(key))
 		return WYMCP_OK;
+	if (*val == '\0') {
+		json_object_object_del(ctx->who.assigns, key);
+		return WYMCP_OK;
+	}
 	if ((s = json_object_new_string(val)) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (json_object_object_add(ctx->who.assigns, key, s)) {
@@ -132,10 +170,18 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 		    WYMCP_OK)
 			return rc;
 	}
-	p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL");
-	if (p == NULL || *p == '\0')
+	/*
+	 * WYMCP_PRINCIPAL, when the web server passes it at all, is the
+	 * principal, and empty means anonymous: a location that sets it
+	 * from its auth module gets "" for a request nothing
+	 * authenticated, and must not fall back to REMOTE_USER, which
+	 * nginx fills from the client's own Authorization header.  Only
+	 * an absent WYMCP_PRINCIPAL falls back.
+	 */
+	if ((p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL")) == NULL)
 		p = wymcp__env(ctx->req.env, "REMOTE_USER");
 	ctx->who.principal = (p != NULL && *p != '\0') ? p : NULL;
+	ctx->who.scopes = wymcp__env(ctx->req.env, "WYMCP_SCOPES");
 	return WYMCP_OK;
 }
 
@@ -206,6 +252,37 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 	ctx->who.tools = tools;
 	ctx->who.ntools = n;
 	return WYMCP_OK;
+}
+
+/*
+ * May this request call tool t: does its token hold every scope the
+ * tool declares (struct wymcp_tool scopes, read from the registration's
+ * copy)?  The token's scopes are WYMCP_SCOPES, which the web server
+ * sets from its authorizer (wymcp-authz); without it the request holds
+ * none, so a tool that declares scopes fails closed.
+ */
+int
+wymcp__ctx_scoped(const struct wymcp_ctx *ctx, const struct wymcp__tool *t)
+{
+	const char	*need = t->decl.scopes, *have, *w;
+	size_t		 n, k;
+
+	/* Words separated by spaces only: a scope may hold a comma. */
+	for (; need != NULL && *need != '\0'; need += n) {
+		need += strspn(need, " ");
+		if ((n = strcspn(need, " ")) == 0)
+			break;
+		for (have = ctx->who.scopes; have != NULL && *have != '\0';
+		    have = w + k) {
+			w = have + strspn(have, " ");
+			k = strcspn(w, " ");
+			if (k == n && strncmp(w, need, n) == 0)
+				break;
+		}
+		if (have == NULL || *have == '\0')
+			return 0;
+	}
+	return 1;
 }
 
 /* The mounted tool called `name`, or NULL. */
@@ -286,6 +363,16 @@ struct json_object *
 wymcp_ctx_answers(const struct wymcp_ctx *ctx)
 {
 	return ctx == NULL ? NULL : ctx->call.answers;
+}
+
+/*
+ * A NUL-terminated value of the request, quoted for a message
+ * (wymcp__quote(): 64 bytes at most).  Never NULL.
+ */
+const char *
+wymcp__ctx_quote(struct wymcp_ctx *ctx, const char *v)
+{
+	return wymcp__quote(&ctx->arena, v, v != NULL ? strlen(v) : 0);
 }
 
 /* Log a line of this request's, tagged with its id. */

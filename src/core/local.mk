@@ -10,4 +10,5 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/result.c \
 	%reldir%/run.c \
 	%reldir%/seal.c \
+	%reldir%/shapes.c \
 	%reldir%/stream.c

@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,11 +33,27 @@
 extern char	**environ;
 
 /*
+ * The HTTP status of the response being written (from its CGI head),
+ * for the status page's counts: one request at a time per worker.
+ */
+static int	 resp_status;
+
+/*
  * Set by the stop signals (SIGTERM, SIGINT, SIGHUP, SIGUSR1) to the
  * signal's number.  The handler runs only while the worker waits in
  * ppoll(2); see front_worker().
  */
 static volatile sig_atomic_t	 stopsig;
+
+/* The monotonic clock in milliseconds. */
+static long long
+mono_ms(void)
+{
+	struct timespec	 ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /*
  * Stop-signal handler: remember the signal, nothing else.
@@ -75,6 +92,8 @@ fcgi_write(void *arg, const char *buf, size_t len)
 	FCGX_Request	*req = arg;
 	int		 n;
 
+	if (resp_status == 0 && len > 11 && strncmp(buf, "Status: ", 8) == 0)
+		resp_status = atoi(buf + 8);
 	while (len > 0) {
 		n = len > INT_MAX ? INT_MAX : (int)len;
 		if (FCGX_PutStr(buf, n, req->out) != n)
@@ -312,6 +331,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	char			 why[160];
 	const char		*retire = NULL;
 	int			 rc, fd, fdbase, backoff = 0, status = 0;
+	long long		 t0 = 0, ms;
 	int			 supervised = board != NULL;
 
 	if (board == NULL)
@@ -424,7 +444,15 @@ front_worker(struct wymcp_server *srv, int listenfd,
 			continue;
 		}
 
+		if (front_status_serve(lim, &req)) {
+			FCGX_Finish_r(&req);
+			(void)front_watch_end();
+			continue;
+		}
 		memset(&io, 0, sizeof(io));
+		resp_status = 0;
+		if (lim->slow_ms > 0)
+			t0 = mono_ms();
 		io.env = req.envp;
 		io.read = fcgi_read;
 		io.write = fcgi_write;
@@ -435,6 +463,18 @@ front_worker(struct wymcp_server *srv, int listenfd,
 			front_log(WYMCP_LOG_DEBUG,
 			    "the web server went away before the response "
 			    "was written");
+		front_stats_count(lim->stats, board->method, resp_status);
+		if (lim->slow_ms > 0 && (ms = mono_ms() - t0) >=
+		    (long long)lim->slow_ms) {
+			if (lim->stats != NULL)
+				__atomic_add_fetch(&lim->stats->slow, 1,
+				    __ATOMIC_RELAXED);
+			front_log(WYMCP_LOG_WARNING, "slow request: %.*s%s%.*s "
+			    "took %lld ms", (int)sizeof(board->method),
+			    board->method[0] != '\0' ? board->method : "-",
+			    board->name[0] != '\0' ? " " : "",
+			    (int)sizeof(board->name), board->name, ms);
+		}
 		/*
 		 * Finish here, with the signals still blocked, so that
 		 * the response is flushed before the next wait.

@@ -29,6 +29,7 @@
 #define FRONT_TIMEOUT_MAX	86400		/* its upper bound */
 #define FRONT_MAX_REQUESTS_DEFAULT 10000	/* --max-requests */
 #define FRONT_DRAIN_DEFAULT	30		/* --drain-timeout, s */
+#define FRONT_IDLE_DEFAULT	10		/* --idle-timeout, s */
 #define FRONT_GRACE_MS		2000	/* past a time limit: stop the worker */
 #define FRONT_BACKSTOP_MS	3000	/* then the supervisor kills it */
 #define FRONT_MEMORY_MIN	(16UL * 1024 * 1024)	/* --memory-limit */
@@ -58,6 +59,8 @@ struct front_peer {
 struct front_opts {
 	const char	 *listen;	/* --listen, or NULL: inherit */
 	int		  workers;	/* --workers, 0 = no supervisor */
+	int		  workers_max;	/* --workers MIN:MAX, else = workers */
+	unsigned int	  idle_timeout;	/* --idle-timeout s */
 	const char	**modules;	/* --module, in order */
 	size_t		  nmodules;
 	const char	**origins;	/* --allow-origin, in order */
@@ -81,6 +84,28 @@ struct front_opts {
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */
+	const char	 *status_path;	/* --status-path, or NULL */
+	struct front_peer *status_peers; /* --status-allow, in order */
+	size_t		  nstatus_peers;
+	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+};
+
+/*
+ * status.c: the figures of the status page, in one page shared by the
+ * whole pool (made before the first fork).  Workers add to `requests'
+ * and `slow' atomically; the supervisor writes the rest at each look.
+ */
+#define FRONT_NMETHODS	12		/* counted methods, "other" last */
+struct front_stats {
+	long long	 started;	/* time(3) the pool started */
+	int		 running;	/* workers, at the last look */
+	int		 busy;		/* ... of them serving */
+	int		 min, max;	/* --workers */
+	unsigned long	 respawns;	/* workers started after the first */
+	unsigned long	 max_reached;	/* times all MAX were busy */
+	unsigned long	 slow;		/* requests past --slow-log-ms */
+	unsigned int	 slow_ms;	/* --slow-log-ms */
+	unsigned long	 requests[FRONT_NMETHODS][3]; /* ok, 4xx, 5xx */
 };
 
 /*
@@ -88,6 +113,13 @@ struct front_opts {
  * shares with the supervisor.  Built by main.c, read-only after.
  */
 struct front_limits {
+	const char		*status_path;	/* --status-path, or NULL */
+	const struct front_peer	*status_peers;	/* --status-allow */
+	size_t			 nstatus_peers;
+	struct front_stats	*stats;		/* the pool's figures */
+	unsigned int		 slow_ms;	/* --slow-log-ms, 0: none */
+	int			 max_workers;	/* the pool grows up to it */
+	unsigned int		 idle;		/* s a spare worker may idle */
 	unsigned int		 timeout;	/* s, 0: none */
 	unsigned long		 max_requests;	/* 0: never recycle */
 	size_t			 memory;	/* RLIMIT_AS, 0: none */
@@ -187,5 +219,18 @@ int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
  */
 int		 front_runner(struct wymcp_server *,
 		    const struct front_limits *, struct front_board *);
+
+/*
+ * status.c: the status page.  front_stats_new() makes the shared page;
+ * front_stats_count() counts a request by method and HTTP status;
+ * front_status_serve() answers a request for --status-path (1) or
+ * leaves it to the library (0).
+ */
+struct FCGX_Request;
+struct front_stats *front_stats_new(void);
+void		 front_stats_count(struct front_stats *, const char *method,
+		    int status);
+int		 front_status_serve(const struct front_limits *,
+		    struct FCGX_Request *);
 
 #endif /* WYMCP_FRONT_H */

@@ -46,7 +46,11 @@ enum {
 	OPT_MAXREQ,
 	OPT_MEMORY,
 	OPT_DRAIN,
+	OPT_IDLE,
 	OPT_PEER,
+	OPT_STATUS,
+	OPT_STATUS_ALLOW,
+	OPT_SLOW,
 	OPT_ANYPEER,
 	OPT_TASKSTORE,
 	OPT_RUNNERS,
@@ -69,7 +73,11 @@ static const struct option longopts[] = {
 	{ "max-requests",	required_argument,	NULL, OPT_MAXREQ },
 	{ "memory-limit",	required_argument,	NULL, OPT_MEMORY },
 	{ "drain-timeout",	required_argument,	NULL, OPT_DRAIN },
+	{ "idle-timeout",	required_argument,	NULL, OPT_IDLE },
 	{ "allow-peer",		required_argument,	NULL, OPT_PEER },
+	{ "status-path",	required_argument,	NULL, OPT_STATUS },
+	{ "status-allow",	required_argument,	NULL, OPT_STATUS_ALLOW },
+	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "task-store",		required_argument,	NULL, OPT_TASKSTORE },
 	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
@@ -82,7 +90,7 @@ static const struct option longopts[] = {
 };
 
 /* The modules loaded when no --module is given. */
-static const char *const bundled[] = { "help.so", "echo.so", "whoami.so" };
+static const char *const bundled[] = { "help.so", "echo.so" };
 
 /*
  * The identity to switch to after startup, resolved before anything
@@ -102,12 +110,15 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
-	    "       [--workers N] [--module PATH]... [--state-key-file PATH]\n"
+	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
+	    "       [--module PATH]... [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
+	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
+	    "       [--slow-log-ms MS]\n"
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
 	    "       [--task-lease S]\n"
 	    "       %s --generate-key PATH\n"
@@ -115,10 +126,13 @@ usage(FILE *f)
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
 	    "                         socket on fd 0 or from systemd;\n"
 	    "                         plain CGI when there is none)\n"
-	    "  --workers N            worker processes, 0 to %d (default 1;\n"
-	    "                         0 serves in this process)\n"
+	    "  --workers N|MIN:MAX    worker processes, 0 to %d (default 1;\n"
+	    "                         0 serves in this process; MIN:MAX\n"
+	    "                         grows on demand, shrinks when idle)\n"
+	    "  --idle-timeout S       with MIN:MAX, retire a worker idle S\n"
+	    "                         seconds (default %d)\n"
 	    "  --module PATH          load a tool module (repeatable;\n"
-	    "                         default: help.so echo.so whoami.so from\n"
+	    "                         default: help.so echo.so from\n"
 	    "                         %s)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
@@ -138,6 +152,12 @@ usage(FILE *f)
 	    "                         none)\n"
 	    "  --drain-timeout S      on stop, kill a worker still busy after\n"
 	    "                         S seconds (default %d)\n"
+	    "  --status-path PATH     answer the status page at PATH (JSON;\n"
+	    "                         ?format=prometheus: Prometheus text)\n"
+	    "  --status-allow ADDR[/BITS]\n"
+	    "                         clients that may read it (repeatable;\n"
+	    "                         default: loopback only)\n"
+	    "  --slow-log-ms MS       log requests slower than MS (0: off)\n"
 	    "  --allow-peer ADDR[/BITS]\n"
 	    "                         accept FastCGI connections from these\n"
 	    "                         addresses only (repeatable)\n"
@@ -153,7 +173,8 @@ usage(FILE *f)
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
-	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, WYMCP_MODULEDIR,
+	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, FRONT_IDLE_DEFAULT,
+	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
 	    FRONT_TASK_TTL_DEFAULT, FRONT_TASK_LEASE_DEFAULT);
@@ -179,6 +200,32 @@ parse_num(const char *opt, const char *s, long long min, long long max)
 		errx(2, "--%s: %s: must be from %lld to %lld",
 		    opt, s, min, max);
 	return v;
+}
+
+/*
+ * --workers N (a fixed pool; 0: no supervisor) or MIN:MAX (a pool that
+ * grows on demand up to MAX and shrinks back to MIN when idle), or exit
+ * with a usage error.
+ */
+static void
+parse_workers(const char *s, struct front_opts *o)
+{
+	const char	*colon = strchr(s, ':');
+	char		 min[32];
+
+	if (colon == NULL) {
+		o->workers = o->workers_max = (int)parse_num("workers", s, 0,
+		    FRONT_MAX_WORKERS);
+		return;
+	}
+	if ((size_t)(colon - s) >= sizeof(min))
+		errx(2, "--workers %s: MIN:MAX, %d at most", s,
+		    FRONT_MAX_WORKERS);
+	memcpy(min, s, (size_t)(colon - s));
+	min[colon - s] = '\0';
+	o->workers = (int)parse_num("workers", min, 1, FRONT_MAX_WORKERS);
+	o->workers_max = (int)parse_num("workers", colon + 1, o->workers,
+	    FRONT_MAX_WORKERS);
 }
 
 /*
@@ -210,6 +257,25 @@ parse_size(const char *opt, const char *s, unsigned long long min,
 		errx(2, "--%s: %s: must be 0 or from %llu to %llu bytes",
 		    opt, s, min, max);
 	return (size_t)(v * mul);
+}
+
+/*
+ * Append one --status-allow entry to `o', or exit with a usage error.
+ */
+static void
+push_status_peer(struct front_opts *o, const char *spec)
+{
+	struct front_peer	*p;
+	char			 ebuf[256];
+
+	if ((p = reallocarray(o->status_peers, o->nstatus_peers + 1,
+	    sizeof(*p))) == NULL)
+		err(1, NULL);
+	o->status_peers = p;
+	if (front_peer_parse(spec, &p[o->nstatus_peers], ebuf,
+	    sizeof(ebuf)) == -1)
+		errx(2, "--status-allow: %s", ebuf);
+	o->nstatus_peers++;
 }
 
 /*
@@ -257,6 +323,7 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->timeout = FRONT_TIMEOUT_DEFAULT;
 	o->max_requests = FRONT_MAX_REQUESTS_DEFAULT;
 	o->drain = FRONT_DRAIN_DEFAULT;
+	o->idle_timeout = FRONT_IDLE_DEFAULT;
 	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
 	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
 
@@ -267,8 +334,11 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			o->listen = optarg;
 			break;
 		case OPT_WORKERS:
-			o->workers = (int)parse_num("workers", optarg,
-			    0, FRONT_MAX_WORKERS);
+			parse_workers(optarg, o);
+			break;
+		case OPT_IDLE:
+			o->idle_timeout = (unsigned int)parse_num(
+			    "idle-timeout", optarg, 1, 86400);
 			break;
 		case OPT_MODULE:
 			push(&o->modules, &o->nmodules, optarg);
@@ -311,6 +381,19 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_DRAIN:
 			o->drain = (unsigned int)parse_num("drain-timeout",
 			    optarg, 0, 3600);
+			break;
+		case OPT_STATUS:
+			if (*optarg != '/')
+				errx(2, "--status-path %s: a path, starting "
+				    "with /", optarg);
+			o->status_path = optarg;
+			break;
+		case OPT_STATUS_ALLOW:
+			push_status_peer(o, optarg);
+			break;
+		case OPT_SLOW:
+			o->slow_ms = (unsigned int)parse_num("slow-log-ms",
+			    optarg, 0, 3600000);
 			break;
 		case OPT_PEER:
 			push_peer(o, optarg, "--allow-peer");
@@ -892,6 +975,8 @@ main(int argc, char *argv[])
 	memory_limit(opts.memory);
 
 	memset(&lim, 0, sizeof(lim));
+	lim.max_workers = opts.workers_max;
+	lim.idle = opts.idle_timeout;
 	lim.timeout = opts.timeout;
 	/* Without a supervisor nothing replaces a retired process. */
 	lim.max_requests = opts.workers == 0 && !opts.max_requests_set ? 0 :
@@ -904,6 +989,16 @@ main(int argc, char *argv[])
 	lim.drain = opts.drain;
 	lim.peers = opts.peers;
 	lim.npeers = opts.npeers;
+	lim.status_path = opts.status_path;
+	lim.status_peers = opts.status_peers;
+	lim.nstatus_peers = opts.nstatus_peers;
+	lim.slow_ms = opts.slow_ms;
+	/* The pool's figures: shared by every process forked from here. */
+	if (fd != -1 && (lim.stats = front_stats_new()) != NULL) {
+		lim.stats->min = opts.workers;
+		lim.stats->max = opts.workers_max;
+		lim.stats->slow_ms = opts.slow_ms;
+	}
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);
@@ -915,10 +1010,12 @@ main(int argc, char *argv[])
 		if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 		    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
 			err(1, "fcntl");
-		front_log(WYMCP_LOG_INFO, "serving %s with %d worker%s",
+		front_log(WYMCP_LOG_INFO, "serving %s with %d%s%.0d worker%s",
 		    opts.listen != NULL ? opts.listen :
 		    fd == 3 ? "the systemd socket" : "the socket on fd 0",
-		    opts.workers, opts.workers == 1 ? "" : "s");
+		    opts.workers, opts.workers_max > opts.workers ? " to " :
+		    "", opts.workers_max > opts.workers ? opts.workers_max : 0,
+		    opts.workers_max == 1 ? "" : "s");
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd, &lim, NULL);
 		else
@@ -935,5 +1032,6 @@ main(int argc, char *argv[])
 	free(opts.modules);
 	free(opts.origins);
 	free(opts.peers);
+	free(opts.status_peers);
 	return rc;
 }

@@ -26,6 +26,9 @@
 #define BACKOFF_MIN_MS		100	/* first delay after a quick death */
 #define BACKOFF_MAX_MS		5000	/* longest delay */
 #define TICK_MS			1000	/* look at the boards this often */
+#define GROW_TICK_MS		20	/* ... when a growing pool is busy */
+#define IDLE_TICK_MS		250	/* ... when it is idle */
+#define GROW_MAX		8	/* workers started per look */
 
 /*
  * One worker process as the supervisor sees it.  A draining worker has
@@ -45,6 +48,8 @@ struct worker {
 	long long	 stopsince;	/* first SIGTERM, ms */
 	long long	 lastterm;	/* latest SIGTERM, ms */
 	struct front_board *board;	/* shared with the worker */
+	long long	 active;	/* last seen busy, ms */
+	unsigned long	 seen;		/* board->accepted then */
 };
 
 /*
@@ -54,8 +59,12 @@ struct worker {
 struct pool {
 	struct wymcp_server	*srv;		/* handed to workers */
 	int			 listenfd;	/* inherited by workers */
-	int			 want;		/* --workers */
+	int			 want;		/* --workers, or MIN */
 	int			 want_runners;	/* --task-runners */
+	int			 max;		/* MAX of --workers MIN:MAX */
+	long long		 idle_ms;	/* --idle-timeout */
+	int			 at_max;	/* MAX reached: logged once */
+	unsigned long		 started;	/* workers forked, ever */
 	const struct front_limits *lim;		/* handed to workers */
 	long long		 drain_ms;	/* --drain-timeout */
 	struct worker		*w;		/* slots */
@@ -211,10 +220,14 @@ spawn(struct pool *p, long long now, int runner)
 		}
 		exit(front_worker(p->srv, p->listenfd, p->lim, b));
 	}
+	if (p->started++ > 0 && p->lim->stats != NULL)
+		__atomic_add_fetch(&p->lim->stats->respawns, 1,
+		    __ATOMIC_RELAXED);
 	memset(w, 0, sizeof(*w));
 	w->runner = runner;
 	w->pid = pid;
 	w->started = now;
+	w->active = now;
 	w->board = b;
 	front_log(WYMCP_LOG_DEBUG, "started %s %ld", runner ? "task runner" :
 	    "worker", (long)pid);
@@ -259,6 +272,95 @@ retire(struct worker *w, long long now)
 	if (kill(w->pid, SIGTERM) == -1 && errno != ESRCH)
 		front_log(WYMCP_LOG_ERR, "kill %ld: %s", (long)w->pid,
 		    strerror(errno));
+}
+
+/*
+ * A pool of --workers MIN:MAX (php-fpm's dynamic mode): when no worker
+ * is idle and fewer than MAX run, start more (as many again as run,
+ * GROW_MAX at most per look); a worker idle for --idle-timeout is
+ * retired while more than MIN run.  A worker is busy while its board
+ * says so; one that took a connection since the last look was busy in
+ * between.  Returns how soon to look again, ms.
+ */
+static long long
+pool_tick(struct pool *p, long long now)
+{
+	struct worker	*w;
+	size_t		 i, cur = 0, idle = 0, k;
+	unsigned long	 acc;
+	int		 busy;
+
+	if (p->max <= p->want)
+		return -1;
+	for (i = 0; i < p->nw; i++) {
+		w = &p->w[i];
+		/* Task runners are not the pool's: --task-runners. */
+		if (w->pid == -1 || w->draining || w->board == NULL ||
+		    w->runner)
+			continue;
+		cur++;
+		busy = __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED);
+		acc = __atomic_load_n(&w->board->accepted, __ATOMIC_RELAXED);
+		if (busy || acc != w->seen) {
+			w->active = now;
+			w->seen = acc;
+		}
+		if (!busy)
+			idle++;
+	}
+	if (idle == 0 && cur < (size_t)p->max && now >= p->respawn_at) {
+		k = cur > 0 ? cur : 1;
+		if (k > (size_t)p->max - cur)
+			k = (size_t)p->max - cur;
+		if (k > GROW_MAX)
+			k = GROW_MAX;
+		while (k-- > 0 && spawn(p, now, 0) == 0)
+			cur++;
+		if (cur == (size_t)p->max && !p->at_max) {
+			p->at_max = 1;
+			if (p->lim->stats != NULL)
+				__atomic_add_fetch(
+				    &p->lim->stats->max_reached, 1,
+				    __ATOMIC_RELAXED);
+			front_log(WYMCP_LOG_WARNING, "pool: all %d workers "
+			    "busy (--workers %d:%d)", p->max, p->want, p->max);
+		}
+	} else if (cur < (size_t)p->max)
+		p->at_max = 0;
+	for (i = 0; i < p->nw && cur > (size_t)p->want; i++) {
+		w = &p->w[i];
+		if (w->pid == -1 || w->draining || w->board == NULL ||
+		    w->runner || now - w->active < p->idle_ms ||
+		    __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED))
+			continue;
+		front_log(WYMCP_LOG_DEBUG, "pool: retiring idle worker %ld",
+		    (long)w->pid);
+		retire(w, now);
+		cur--;
+	}
+	return idle < cur ? IDLE_TICK_MS : GROW_TICK_MS;
+}
+
+/* What the status page shows of the pool: written at each look. */
+static void
+stats_tick(struct pool *p)
+{
+	struct front_stats	*s = p->lim->stats;
+	size_t			 i;
+	int			 running = 0, busy = 0;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < p->nw; i++) {
+		if (p->w[i].pid == -1 || p->w[i].draining)
+			continue;
+		running++;
+		if (p->w[i].board != NULL && __atomic_load_n(
+		    &p->w[i].board->busy, __ATOMIC_RELAXED))
+			busy++;
+	}
+	__atomic_store_n(&s->running, running, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->busy, busy, __ATOMIC_RELAXED);
 }
 
 /*
@@ -463,7 +565,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	struct sigaction	 sa, osa[4];
 	struct timespec		 ts;
 	sigset_t		 set, origmask, waitmask;
-	long long		 now, next;
+	long long		 now, next, grow;
 	size_t			 i, cur, run;
 	int			 stopping = 0;
 	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
@@ -473,6 +575,8 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	p.listenfd = listenfd;
 	p.want = workers;
 	p.want_runners = runners;
+	p.max = lim->max_workers > workers ? lim->max_workers : workers;
+	p.idle_ms = (long long)lim->idle * 1000;
 	p.lim = lim;
 	p.drain_ms = (long long)lim->drain * 1000;
 	p.self = getpid();
@@ -557,7 +661,11 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 			spawn_missing(&p, now);
 
 		overdue_tick(&p, now);
+		stats_tick(&p);
 		next = drain_tick(&p, now);
+		if (!stopping && (grow = pool_tick(&p, now)) >= 0 &&
+		    (next == -1 || grow < next))
+			next = grow;
 		/* The boards change without a signal: look again soon. */
 		if (count2(&p, &cur, &run) > 0 &&
 		    (next == -1 || next > TICK_MS))

@@ -25,8 +25,66 @@
  * saturates integers beyond 64 bits (an id would come back changed).
  * Returns 0, -1 for a syntax error, -2 for an integer out of range.
  * UTF-8 is checked separately.
+ *
+ * The scan also notes, when given a struct scan, how many members each
+ * object has (in document order) and whether a string holds the escape
+ * \u0000.  json-c keeps the last of two members of the same name and
+ * cuts member names at U+0000 (so "a\u0000b" and "a" collide, as do
+ * two unpaired surrogates, both U+FFFD): counting what was written
+ * against what json-c built finds every duplicate json-c merged,
+ * however it was spelled (dup_members()).
  */
 #define SCAN_DEPTH	64
+#define SCAN_SMALL	16	/* objects counted without malloc */
+
+struct scan {
+	uint32_t	*counts;	/* members per object, document order */
+	size_t		 nobj;		/* objects seen */
+	size_t		 cap;		/* room in counts */
+	uint32_t	 small[SCAN_SMALL];
+	int		 nul;		/* a string holds \u0000 */
+	int		 nomem;		/* counts could not grow */
+};
+
+/* Start counting object i (document order); 0 or -1. */
+static int
+scan_object(struct scan *s, size_t *i)
+{
+	uint32_t	*n;
+	size_t		 cap;
+
+	if (s == NULL)
+		return 0;
+	if (s->counts == NULL) {
+		s->counts = s->small;
+		s->cap = SCAN_SMALL;
+	}
+	if (s->nobj == s->cap) {
+		cap = s->cap * 2;
+		if (s->counts == s->small) {
+			if ((n = reallocarray(NULL, cap, sizeof(*n))) != NULL)
+				memcpy(n, s->small, sizeof(s->small));
+		} else
+			n = reallocarray(s->counts, cap, sizeof(*n));
+		if (n == NULL) {
+			s->nomem = 1;
+			return -1;
+		}
+		s->counts = n;
+		s->cap = cap;
+	}
+	*i = s->nobj;
+	s->counts[s->nobj++] = 0;
+	return 0;
+}
+
+static void
+scan_free(struct scan *s)
+{
+	if (s->counts != s->small)
+		free(s->counts);
+	s->counts = NULL;
+}
 
 /* Skip JSON white space. */
 static size_t
@@ -38,9 +96,12 @@ ws(const char *p, size_t i, size_t len)
 	return i;
 }
 
-/* A string starting at p[i] == '"'; returns the index after it or 0. */
+/*
+ * A string starting at p[i] == '"'; returns the index after it or 0.
+ * Sets *nul when it holds the escape \u0000.
+ */
 static size_t
-scan_string(const char *p, size_t i, size_t len)
+scan_string(const char *p, size_t i, size_t len, int *nul)
 {
 	size_t	 k;
 
@@ -62,6 +123,8 @@ scan_string(const char *p, size_t i, size_t len)
 				if (i + k >= len ||
 				    !isxdigit((unsigned char)p[i + k]))
 					return 0;
+			if (memcmp(p + i + 1, "0000", 4) == 0)
+				*nul = 1;
 			i += 4;
 			break;
 		default:
@@ -128,11 +191,12 @@ scan_number(const char *p, size_t i, size_t len, int *range)
 }
 
 static int
-json_strict(const char *p, size_t len)
+json_strict(const char *p, size_t len, struct scan *s)
 {
 	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
+	size_t	 obj[SCAN_DEPTH];	/* an object's index in s->counts */
 	size_t	 i = 0, n;
-	int	 depth = 0, range = 0;
+	int	 depth = 0, range = 0, nul = 0;
 
 	/* Expect a value at p[i]. */
 value:
@@ -143,6 +207,8 @@ value:
 	case '{':
 	case '[':
 		if (depth == SCAN_DEPTH)
+			return -1;
+		if (p[i] == '{' && scan_object(s, &obj[depth]) != 0)
 			return -1;
 		stack[depth++] = p[i];
 		i = ws(p, i + 1, len);
@@ -155,7 +221,7 @@ value:
 			goto key;
 		goto value;
 	case '"':
-		if ((n = scan_string(p, i, len)) == 0)
+		if ((n = scan_string(p, i, len, &nul)) == 0)
 			return -1;
 		i = n;
 		goto after;
@@ -186,8 +252,10 @@ value:
 	/* Expect a member name and a colon, then a value. */
 key:
 	i = ws(p, i, len);
-	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len)) == 0)
+	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len, &nul)) == 0)
 		return -1;
+	if (s != NULL)
+		s->counts[obj[depth - 1]]++;
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
 		return -1;
@@ -196,8 +264,11 @@ key:
 	/* After a value: a separator, a close, or the end. */
 after:
 	i = ws(p, i, len);
-	if (depth == 0)
+	if (depth == 0) {
+		if (s != NULL)
+			s->nul = nul;
 		return i == len ? (range ? -2 : 0) : -1;
+	}
 	if (i >= len)
 		return -1;
 	if (p[i] == ',') {
@@ -215,21 +286,46 @@ after:
 }
 
 /*
- * Parse a request body.  Strict JSON, UTF-8 validated, nothing but
- * white space after the value.  Returns a new object (caller puts it) or
- * NULL when the body is not JSON, or is the JSON literal null (see
- * wymcp__is_null()).
+ * Walk what json-c built in document order against the scan's member
+ * counts: an object with fewer members than were written had two of the
+ * same name.  Returns 1 when one did, else 0.
  */
-struct json_object *
-wymcp__parse(const char *buf, size_t len)
+static int
+dup_members(struct json_object *o, const struct scan *s, size_t *i)
+{
+	size_t	 k, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_object:
+		if (*i >= s->nobj ||
+		    (uint32_t)json_object_object_length(o) != s->counts[*i])
+			return 1;
+		(*i)++;
+		json_object_object_foreach(o, key, v) {
+			(void)key;
+			if (dup_members(v, s, i))
+				return 1;
+		}
+		return 0;
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (k = 0; k < n; k++)
+			if (dup_members(json_object_array_get_idx(o, k), s, i))
+				return 1;
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* json-c's parse of text the scan passed; NULL when it fails. */
+static struct json_object *
+tokenize(const char *buf, size_t len)
 {
 	struct json_tokener	*tok;
 	struct json_object	*obj = NULL;
 	size_t			 off;
 
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
-	    !wymcp__utf8_valid(buf, len) || json_strict(buf, len) != 0)
-		return NULL;
 	if ((tok = json_tokener_new()) == NULL)
 		return NULL;
 	json_tokener_set_flags(tok,
@@ -266,6 +362,73 @@ out:
 }
 
 /*
+ * Parse a request body: strict JSON, UTF-8 validated, nothing but white
+ * space after the value, no object naming a member twice (RFC 8259
+ * section 4 leaves duplicates to the implementation; json-c would keep
+ * the last, while another reader of the same bytes may take the first).
+ * Returns a new object (caller puts it), or NULL with *fault saying why
+ * (WYMCP__JSON_NULL for the literal null, which json-c cannot return).
+ * A string holding U+0000 is returned with *fault WYMCP__JSON_NUL: the
+ * caller refuses it, knowing the request's id.
+ */
+struct json_object *
+wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
+{
+	struct json_object	*obj = NULL;
+	struct scan		 s;
+	size_t			 i = 0;
+	int			 rc;
+
+	memset(&s, 0, sizeof(s));
+	*fault = WYMCP__JSON_SYNTAX;
+	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
+	    !wymcp__utf8_valid(buf, len))
+		return NULL;
+	if ((rc = json_strict(buf, len, &s)) != 0) {
+		if (s.nomem)
+			*fault = WYMCP__JSON_NOMEM;
+		else if (rc == -2)
+			*fault = WYMCP__JSON_RANGE;
+		goto out;
+	}
+	/* json-c fails on null, on nesting past its depth, on memory. */
+	if ((obj = tokenize(buf, len)) == NULL) {
+		if (wymcp__is_null(buf, len))
+			*fault = WYMCP__JSON_NULL;
+		goto out;
+	}
+	if (dup_members(obj, &s, &i) || i != s.nobj) {
+		json_object_put(obj);
+		obj = NULL;
+		*fault = WYMCP__JSON_DUPLICATE;
+		goto out;
+	}
+	*fault = s.nul ? WYMCP__JSON_NUL : WYMCP__JSON_OK;
+out:
+	scan_free(&s);
+	return obj;
+}
+
+/*
+ * Parse JSON held to the same rules; NULL for anything
+ * wymcp__parse_ex() faults, U+0000 in a string included.  Returns a new
+ * object (caller puts it).
+ */
+struct json_object *
+wymcp__parse(const char *buf, size_t len)
+{
+	enum wymcp__json_fault	 fault;
+	struct json_object	*obj;
+
+	if ((obj = wymcp__parse_ex(buf, len, &fault)) != NULL &&
+	    fault != WYMCP__JSON_OK) {
+		json_object_put(obj);
+		obj = NULL;
+	}
+	return obj;
+}
+
+/*
  * Why wymcp__parse() refused valid-looking input: 1 when the text is
  * well-formed JSON that json-c cannot hold exactly (an integer beyond
  * 64 bits), else 0.
@@ -273,7 +436,7 @@ out:
 int
 wymcp__json_range(const char *buf, size_t len)
 {
-	return json_strict(buf, len) == -2;
+	return json_strict(buf, len, NULL) == -2;
 }
 
 /* 1 when the text is the JSON literal null, white space aside. */

@@ -63,6 +63,17 @@ void	 wymcp__arena_free(struct wymcp__arena *);
 void	 wymcp__arena_unwind(struct wymcp__arena *, struct wymcp__cleanup *);
 
 /* json.c: strict RFC 8259 in, compact out. */
+enum wymcp__json_fault {
+	WYMCP__JSON_OK,		/* parsed */
+	WYMCP__JSON_SYNTAX,	/* not RFC 8259 JSON in UTF-8 */
+	WYMCP__JSON_RANGE,	/* an integer beyond 64 bits */
+	WYMCP__JSON_NULL,	/* the literal null */
+	WYMCP__JSON_DUPLICATE,	/* an object names a member twice */
+	WYMCP__JSON_NUL,	/* a string holds U+0000 (object returned) */
+	WYMCP__JSON_NOMEM	/* out of memory */
+};
+struct json_object *wymcp__parse_ex(const char *buf, size_t len,
+	    enum wymcp__json_fault *);
 struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);
@@ -77,6 +88,8 @@ struct json_object *wymcp__response(struct json_object *id,
 	    struct json_object *result);
 
 /* text.c: bytes, UTF-8, base64, header values, word lists. */
+#define WYMCP__QUOTE_MAX	64	/* bytes of a value in a message */
+const char *wymcp__quote(struct wymcp__arena *, const char *, size_t);
 int	 wymcp__header_chars_ok(const char *);
 const char *wymcp__header_trim(struct wymcp__arena *, const char *);
 int	 wymcp__sentinel_decode(struct wymcp__arena *, const char *value,

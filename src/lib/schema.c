@@ -211,13 +211,34 @@ seterr(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
+ * How much of a member name from the instance a message quotes: at
+ * most WYMCP__QUOTE_MAX bytes, cut on a UTF-8 boundary (the rest is
+ * shown as "...").
+ */
+static int
+keylen(const char *k, const char **more)
+{
+	size_t	 n = strlen(k);
+
+	*more = "";
+	if (n <= WYMCP__QUOTE_MAX)
+		return (int)n;
+	n = WYMCP__QUOTE_MAX;
+	while (n > 0 && ((unsigned char)k[n] & 0xc0) == 0x80)
+		n--;
+	*more = "...";
+	return (int)n;
+}
+
+/*
  * Render the instance path as a JSON Pointer (RFC 6901), root first.
  * The chain is at most MAXDEPTH long, so the recursion is bounded.
  */
 static void
 eb_path(struct ebuf *eb, const struct seg *sg)
 {
-	const char	*k;
+	const char	*k, *more;
+	int		 n;
 
 	if (sg == NULL)
 		return;
@@ -227,7 +248,8 @@ eb_path(struct ebuf *eb, const struct seg *sg)
 		return;
 	}
 	eb_put(eb, "/", 1);
-	for (k = sg->key; *k != '\0'; k++) {
+	n = keylen(sg->key, &more);
+	for (k = sg->key; k < sg->key + n; k++) {
 		if (*k == '~')
 			eb_put(eb, "~0", 2);
 		else if (*k == '/')
@@ -235,6 +257,7 @@ eb_path(struct ebuf *eb, const struct seg *sg)
 		else
 			eb_put(eb, k, 1);
 	}
+	eb_put(eb, more, strlen(more));
 }
 
 /*
@@ -248,6 +271,8 @@ vfail(struct vstate *st, const struct seg *sg, const char *fmt, ...)
 {
 	struct ebuf	 eb;
 	va_list		 ap;
+	const char	*more;
+	int		 n;
 
 	if (st->quiet || st->written || st->err == NULL || st->errlen == 0)
 		return V_FAIL;
@@ -256,8 +281,10 @@ vfail(struct vstate *st, const struct seg *sg, const char *fmt, ...)
 	eb.cap = st->errlen;
 	eb.trunc = 0;
 	st->err[0] = '\0';
-	if (sg != NULL && sg->up == NULL && sg->key != NULL)
-		eb_printf(&eb, "property '%s': ", sg->key);
+	if (sg != NULL && sg->up == NULL && sg->key != NULL) {
+		n = keylen(sg->key, &more);
+		eb_printf(&eb, "property '%.*s%s': ", n, sg->key, more);
+	}
 	else if (sg != NULL) {
 		eb_put(&eb, "value at '", 10);
 		eb_path(&eb, sg);
@@ -982,7 +1009,8 @@ kw_additional(struct vstate *st, struct json_object *schema,
 {
 	struct json_object	*props = NULL, *dummy;
 	struct seg		 child;
-	int			 rc;
+	const char		*more;
+	int			 rc, n;
 
 	if (json_object_object_get_ex(schema, "patternProperties", &dummy))
 		return V_OK;
@@ -996,8 +1024,11 @@ kw_additional(struct vstate *st, struct json_object *schema,
 		    json_object_object_get_ex(props, key, &dummy))
 			continue;
 		if (json_object_is_type(ap, json_type_boolean) &&
-		    !json_object_get_boolean(ap))
-			return vfail(st, sg, "unexpected property '%s'", key);
+		    !json_object_get_boolean(ap)) {
+			n = keylen(key, &more);
+			return vfail(st, sg, "unexpected property '%.*s%s'",
+			    n, key, more);
+		}
 		child.up = sg;
 		child.key = key;
 		child.idx = 0;

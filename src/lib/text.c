@@ -54,6 +54,37 @@ wymcp__header_trim(struct wymcp__arena *a, const char *v)
 	return wymcp__arena_strndup(a, v, len);
 }
 
+/*
+ * A value quoted in an error message or a log line: at most
+ * WYMCP__QUOTE_MAX bytes, cut on a UTF-8 boundary, "..." when cut,
+ * control bytes as '?'.  In the arena; never NULL ("" when out of
+ * memory), so it can go straight into a format.
+ */
+const char *
+wymcp__quote(struct wymcp__arena *a, const char *v, size_t len)
+{
+	char	*s;
+	size_t	 n = len, i;
+
+	if (v == NULL)
+		return "";
+	if (n > WYMCP__QUOTE_MAX) {
+		n = WYMCP__QUOTE_MAX;
+		while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
+			n--;
+	}
+	if ((s = wymcp__arena_alloc(a, n + 4)) == NULL)
+		return "";
+	for (i = 0; i < n; i++)
+		s[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
+	if (n < len) {
+		memcpy(s + n, "...", 3);
+		n += 3;
+	}
+	s[n] = '\0';
+	return s;
+}
+
 /* The value of one standard base64 character, or -1. */
 static int
 b64val(unsigned char c)

@@ -7,9 +7,8 @@
  * requested URI against a template is the inverse of expansion:
  *
  *	- literal text matches itself exactly;
- *	- {var} matches one or more characters other than '/', and its
- *	  value is percent-decoded (a value that does not decode to UTF-8
- *	  without NUL makes the template not match);
+ *	- {var} matches one or more characters other than '/' that
+ *	  percent-decode to UTF-8 without NUL, and its value is decoded;
  *	- {+var} matches one or more characters of any kind, '/' included,
  *	  and its value is passed as it appears in the URI (reserved
  *	  expansion leaves percent-encoded octets as they are, so decoding
@@ -18,8 +17,15 @@
  * When several splits fit, the earlier expressions take as much as
  * they can (as a regular expression's greedy quantifiers would):
  * "file:///{+dir}/{name}" splits "file:///a/b/c" into dir "a/b" and
- * name "c".  The search remembers positions that failed and gives up
- * after MATCH_BUDGET steps, so no template and URI can make it explode.
+ * name "c".  A split whose {var} value would not decode (a
+ * percent-encoded octet cut in two, a UTF-8 sequence cut or broken,
+ * %00) is no split: the search goes on to the next one, so that the
+ * expansion of any values matches again (t/fuzz/fuzz_uritpl.c found
+ * "x:{a}3{b}" giving up on a URI whose '3' began "%3A").  What a {var}
+ * value may be is worked out once per URI (struct units), so each
+ * candidate costs the same whatever its length.  The search remembers
+ * positions that failed and gives up after MATCH_BUDGET steps, so no
+ * template and URI can make it explode.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -52,12 +58,31 @@ struct tpl {
 	struct tpl_expr	 e[TPL_MAXEXPR];
 };
 
+/*
+ * The URI as a {var} value decodes it: a unit is a percent-encoded
+ * octet (three characters) or one other byte, read from the start of
+ * the URI.  A value starting inside an octet reads its one or two
+ * remaining hex digits as characters, then falls in step.  Per position
+ * of the URI: flags, the lead unit a continuation unit belongs to, and
+ * how many bad units come before it.
+ */
+#define U_START		0x01	/* a unit starts here */
+#define U_CONT		0x02	/* ... decoding to 10xxxxxx */
+#define U_BAD		0x04	/* ... that no value may hold */
+#define U_NOLEAD	UINT32_MAX
+struct units {
+	unsigned char	*flags;		/* len entries */
+	uint32_t	*lead;		/* len: a U_CONT unit's lead, or none */
+	uint32_t	*badpfx;	/* len + 1: U_BAD units in [0, k) */
+};
+
 /* The state of one template match. */
 struct match {
 	const struct tpl *t;
 	const char	*uri;
 	size_t		 len;
 	unsigned char	*memo;		/* failed (expr, pos) bits, or NULL */
+	struct units	 u;		/* for {var} values, or all NULL */
 	size_t		 steps;
 	size_t		 start[TPL_MAXEXPR], end[TPL_MAXEXPR];
 };
@@ -267,6 +292,121 @@ tpl_parse(const char *s, struct tpl *t, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * Work out the units of m->uri (struct units).  0, or -1 when out of
+ * memory.
+ */
+static int
+units_make(struct wymcp__arena *a, struct match *m)
+{
+	struct units	*u = &m->u;
+	const char	*s = m->uri;
+	unsigned char	*byte;
+	uint32_t	*pos;
+	size_t		 len = m->len, n = 0, k, i, j, need;
+	unsigned int	 c, cp, min;
+
+	if (len >= U_NOLEAD ||
+	    (u->flags = wymcp__arena_alloc(a, len + 1)) == NULL ||
+	    (u->lead = wymcp__arena_alloc(a, (len + 1) *
+	    sizeof(*u->lead))) == NULL ||
+	    (u->badpfx = wymcp__arena_alloc(a, (len + 1) *
+	    sizeof(*u->badpfx))) == NULL ||
+	    (byte = wymcp__arena_alloc(a, len + 1)) == NULL ||
+	    (pos = wymcp__arena_alloc(a, (len + 1) * sizeof(*pos))) == NULL)
+		return -1;
+	memset(u->flags, 0, len + 1);
+	/* The units, in order: their positions and bytes. */
+	for (k = 0; k < len; n++) {
+		pos[n] = (uint32_t)k;
+		u->flags[k] = U_START;
+		u->lead[k] = U_NOLEAD;
+		if (s[k] == '%' && k + 2 < len && ishex(s[k + 1]) &&
+		    ishex(s[k + 2])) {
+			byte[n] = (unsigned char)(hexval(s[k + 1]) << 4 |
+			    hexval(s[k + 2]));
+			u->lead[k + 1] = u->lead[k + 2] = U_NOLEAD;
+			k += 3;
+		} else {
+			byte[n] = (unsigned char)s[k];
+			if (s[k] == '%')
+				u->flags[k] |= U_BAD;	/* not an octet */
+			k++;
+		}
+		if (byte[n] == 0)
+			u->flags[pos[n]] |= U_BAD;
+		if ((byte[n] & 0xc0) == 0x80)
+			u->flags[pos[n]] |= U_CONT;
+	}
+	/* UTF-8 over the units: broken sequences and strays are bad. */
+	for (i = 0; i < n; i += 1 + need) {
+		c = byte[i];
+		need = 0;
+		if (c < 0x80)
+			continue;
+		if (c >= 0xc2 && c <= 0xdf) {
+			need = 1;
+			cp = c & 0x1f;
+			min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			need = 2;
+			cp = c & 0x0f;
+			min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			need = 3;
+			cp = c & 0x07;
+			min = 0x10000;
+		} else {
+			u->flags[pos[i]] |= U_BAD;	/* stray, or no lead */
+			continue;
+		}
+		for (j = 1; j <= need; j++) {
+			if (i + j >= n || (byte[i + j] & 0xc0) != 0x80)
+				break;
+			cp = cp << 6 | (byte[i + j] & 0x3f);
+		}
+		if (j <= need || cp < min || cp > 0x10ffff ||
+		    (cp >= 0xd800 && cp <= 0xdfff)) {
+			u->flags[pos[i]] |= U_BAD;
+			need = 0;	/* what follows is read again */
+			continue;
+		}
+		for (j = 1; j <= need; j++)
+			u->lead[pos[i + j]] = pos[i];
+	}
+	u->badpfx[0] = 0;
+	for (k = 0; k < len; k++)
+		u->badpfx[k + 1] = u->badpfx[k] +
+		    ((u->flags[k] & (U_START | U_BAD)) == (U_START | U_BAD));
+	return 0;
+}
+
+/*
+ * May uri[p, x) be the value of a {var}: does it percent-decode to
+ * UTF-8 without NUL?  1 or 0, in constant time.
+ */
+static int
+value_ok(const struct match *m, size_t p, size_t x)
+{
+	const struct units	*u = &m->u;
+	size_t			 q;
+
+	/* The rest of an octet cut at p: hex digits, read as such. */
+	for (q = p; q < x && !(u->flags[q] & U_START); q++)
+		continue;
+	if (q == x)
+		return 1;
+	/* Not ending inside an octet, nor inside a UTF-8 sequence. */
+	if (x < m->len && (!(u->flags[x] & U_START) ||
+	    ((u->flags[x] & U_CONT) && u->lead[x] != U_NOLEAD &&
+	    u->lead[x] >= q)))
+		return 0;
+	/* Not starting inside a sequence, and nothing bad in between. */
+	if (u->flags[q] & U_CONT)
+		return 0;
+	return u->badpfx[x] == u->badpfx[q];
+}
+
 /* Remember that expression i cannot start at position p. */
 static void
 memo_set(struct match *m, size_t i, size_t p)
@@ -306,7 +446,8 @@ match_from(struct match *m, size_t i, size_t p)
 	if (i + 1 == m->t->n) {
 		/* The last expression runs up to the final literal. */
 		if (memcmp(m->uri + hi, e->lit, e->litlen) != 0 ||
-		    (!e->plus && memchr(m->uri + p, '/', hi - p) != NULL))
+		    (!e->plus && (memchr(m->uri + p, '/', hi - p) != NULL ||
+		    !value_ok(m, p, hi))))
 			goto fail;
 		m->start[i] = p;
 		m->end[i] = hi;
@@ -318,6 +459,7 @@ match_from(struct match *m, size_t i, size_t p)
 		if (++m->steps > MATCH_BUDGET)
 			return 0;
 		if (memcmp(m->uri + x, e->lit, e->litlen) == 0 &&
+		    (e->plus || value_ok(m, p, x)) &&
 		    match_from(m, i + 1, x + e->litlen)) {
 			m->start[i] = p;
 			m->end[i] = x;
@@ -406,6 +548,11 @@ wymcp__tpl_match(struct wymcp__arena *a, const char *tplstr, const char *uri,
 		bits = t.n * (m.len + 1);
 		if (bits <= MEMO_MAXBITS &&
 		    (m.memo = wymcp__arena_alloc(a, bits / 8 + 1)) == NULL)
+			return -1;
+		for (i = 0; i < t.n; i++)
+			if (!t.e[i].plus)
+				break;
+		if (i < t.n && units_make(a, &m) != 0)
 			return -1;
 		if (!match_from(&m, 0, t.litlen))
 			return m.steps > MATCH_BUDGET ? -2 : 0;

@@ -245,11 +245,13 @@ legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 
 /*
  * tools/call once the tool is found (server/tools.mdx "Calling Tools"):
- * the client must have declared what the tool requires (-32021), the
- * arguments must fit its input schema (-32602); then one round, and a
- * structured result must fit its output schema (-32603: the tool's
- * fault, logged).  `args` may be NULL (no arguments).  The wire
- * (tools.c) and the testing API both call this.
+ * the token must hold the tool's scopes (403 with the step-up
+ * challenge, basic/authorization), the client must have declared what
+ * the tool requires (-32021), the arguments must fit its input schema
+ * (-32602); then one round, and a structured result must fit its
+ * output schema (-32603: the tool's fault, logged).  `args` may be
+ * NULL (no arguments).  The wire (tools.c) and the testing API both
+ * call this.
  */
 void
 wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
@@ -263,6 +265,11 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	enum wymcp_err		 rc;
 	int			 m;
 
+	/* The token's scopes first: a refused call learns nothing more. */
+	if (!wymcp__ctx_scoped(ctx, t)) {
+		wymcp__reply_scope(ctx, r, t);
+		return;
+	}
 	if ((m = wymcp__caps_missing(t->reqcaps, ctx->req.caps,
 	    &missing)) < 0)
 		goto nomem;

@@ -121,7 +121,7 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		if ((p = wymcp__prompt_find(srv, refname)) == NULL) {
 			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
 			    "Unknown prompt: %s",
-			    refname));
+			    wymcp__ctx_quote(ctx, refname)));
 			return;
 		}
 		for (i = 0, a = NULL; p->def->args != NULL &&
@@ -131,7 +131,8 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		if (a == NULL || a->name == NULL) {
 			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
 			    "Unknown argument "
-			    "of prompt %s: %s", refname, aname));
+			    "of prompt %s: %s", wymcp__ctx_quote(ctx, refname),
+			    wymcp__ctx_quote(ctx, aname)));
 			return;
 		}
 		mod = p->mod;
@@ -140,13 +141,15 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		    NULL) {
 			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
 			    "Unknown resource "
-			    "template: %s", refname));
+			    "template: %s", wymcp__ctx_quote(ctx, refname)));
 			return;
 		}
 		if (is_tpl && !wymcp__template_var(refname, aname)) {
 			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
 			    "Unknown argument "
-			    "of resource template %s: %s", refname, aname));
+			    "of resource template %s: %s",
+			    wymcp__ctx_quote(ctx, refname),
+			    wymcp__ctx_quote(ctx, aname)));
 			return;
 		}
 		mod = res->mod;

@@ -14,6 +14,7 @@
 struct wymcp__reply {
 	int			 status;	/* HTTP status */
 	struct json_object	*body;		/* full JSON-RPC response */
+	const char		*challenge;	/* WWW-Authenticate, or NULL */
 };
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status, int code, const char *message,
@@ -25,6 +26,8 @@ void	 wymcp__reply_invalid(struct wymcp_ctx *, struct wymcp__reply *,
 	    const char *message);
 void	 wymcp__reply_no_method(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status);
+void	 wymcp__reply_scope(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp__tool *);
 struct json_object *wymcp__result_object(void);
 void	 wymcp__reply_result(struct wymcp_ctx *, struct wymcp__reply *,
 	    struct json_object *result);

@@ -40,6 +40,8 @@ prompt_at(const void *arg, size_t i, struct json_object **listing,
  * registration order, paged; the prompts capability (and so this
  * method) exists only when a prompt is registered.  ttlMs is the
  * smallest of the modules holding prompts, private if one says so.
+ * Nothing the web server sets (principal, assigns, WYMCP_TOOLS) narrows
+ * this list, so unlike tools/list it stays public with them.
  */
 void
 wymcp__prompts_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -97,7 +99,8 @@ args_check(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		if (!json_object_is_type(val, json_type_string)) {
 			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
 			    "Invalid params: "
-			    "argument %s must be a string", k));
+			    "argument %s must be a string",
+			    wymcp__ctx_quote(ctx, k)));
 			return -1;
 		}
 	for (i = 0; p->def->args != NULL &&
@@ -141,7 +144,7 @@ wymcp__prompts_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	name = json_object_get_string(v);
 	if ((p = wymcp__prompt_find(ctx->srv, name)) == NULL) {
 		wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
-		    "Unknown prompt: %s", name));
+		    "Unknown prompt: %s", wymcp__ctx_quote(ctx, name)));
 		return;
 	}
 	if (json_object_object_get_ex(ctx->req.params, "arguments", &args) &&

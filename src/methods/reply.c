@@ -55,9 +55,57 @@ wymcp__reply_no_method(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	const char	*msg;
 
 	msg = wymcp_printf(ctx, "Method not found: %s",
-	    ctx->req.method != NULL ? ctx->req.method : "");
+	    wymcp__ctx_quote(ctx, ctx->req.method));
 	wymcp__reply_error(ctx, r, status, WYMCP__METHOD_NOT_FOUND,
 	    msg != NULL ? msg : "Method not found", NULL);
+}
+
+/* May `s` stand in a quoted-string of a challenge (RFC 7235)? */
+static int
+quotable(const char *s)
+{
+	size_t	 n = 0;
+
+	for (; s[n] != '\0'; n++)
+		if ((unsigned char)s[n] < 0x21 || s[n] == '"' ||
+		    s[n] == '\\' || s[n] == 0x7f)
+			return 0;
+	return n > 0 && n <= 1024;
+}
+
+/*
+ * Reply 403 with the OAuth step-up challenge: the token (WYMCP_SCOPES)
+ * lacks scopes tool t declares (MCP basic/authorization "Runtime
+ * Insufficient Scope Errors", RFC 6750 section 3.1).  The challenge
+ * names all the tool's scopes at once, and the metadata URL the site
+ * passes in WYMCP_RESOURCE_METADATA; the body is a JSON-RPC error
+ * (-32600) with the same in data.
+ */
+void
+wymcp__reply_scope(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t)
+{
+	struct json_object	*data;
+	const char		*rm, *msg;
+
+	rm = wymcp__env(ctx->req.env, "WYMCP_RESOURCE_METADATA");
+	if (rm != NULL && !quotable(rm))
+		rm = NULL;
+	r->challenge = wymcp_printf(ctx, "Bearer error=\"insufficient_scope\", "
+	    "scope=\"%s\"%s%s%s, error_description=\"The tool %s needs "
+	    "scopes the token lacks\"", t->decl.scopes, rm != NULL ?
+	    ", resource_metadata=\"" : "", rm != NULL ? rm : "",
+	    rm != NULL ? "\"" : "", t->def->name);
+	if ((data = json_object_new_object()) != NULL) {
+		wymcp__put_str(data, "error", "insufficient_scope");
+		wymcp__put_str(data, "scope", t->decl.scopes);
+	}
+	msg = wymcp_printf(ctx, "Forbidden: tool %s needs the scopes %s",
+	    t->def->name, t->decl.scopes);
+	wymcp__reply_error(ctx, r, 403, WYMCP__INVALID_REQUEST,
+	    msg != NULL ? msg : "Forbidden: insufficient scope", data);
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: refused, the token "
+	    "lacks scopes of '%s'", t->def->name, t->decl.scopes);
 }
 
 /*

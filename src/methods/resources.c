@@ -60,6 +60,9 @@ resource_at(const void *arg, size_t i, struct json_object **listing,
  * A list of resources or templates: every registered entry in
  * registration order, paged.  ttlMs is the smallest of the modules the
  * list holds entries of; the list is private if one of them says so.
+ * Nothing the web server sets (principal, assigns, WYMCP_TOOLS) narrows
+ * it, so unlike tools/list it stays public with them; resources/read,
+ * whose answer may follow the assigns, is always private.
  */
 static void
 resource_list(struct wymcp_ctx *ctx, struct wymcp__reply *r,

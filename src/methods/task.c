@@ -500,11 +500,11 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
     struct wymcp__task *out)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL };
 	struct wymcp_io		 io;
 	struct runner		 ru;
 	const struct wymcp__tool *tool;
-	struct json_object	*args;
+	struct json_object	*args, *v;
 	const char		*msg;
 
 	memset(&io, 0, sizeof(io));
@@ -529,6 +529,8 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	if (ctx.who.assigns == NULL)
 		ctx.who.assigns = wymcp_own(&ctx, json_object_new_object());
 	ctx.who.principal = t->principal[0] != '\0' ? t->principal : NULL;
+	if ((v = stored(&ctx, t->context, "scopes")) != NULL)
+		ctx.who.scopes = json_object_get_string(v);
 	ctx.call.answers = stored(&ctx, t->answers, NULL);
 	ctx.call.in_task = 1;
 	args = stored(&ctx, t->args, NULL);

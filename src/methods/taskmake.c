@@ -127,7 +127,7 @@ wymcp__task_object(const struct wymcp__task *t, const char *result_type,
 
 /*
  * What a runner needs of the request besides the tool and arguments:
- * {"caps": clientCapabilities, "assigns": {...}}.  JSON text owned by
+ * {"caps": clientCapabilities, "assigns": {...}, "scopes": "..."}.  JSON text owned by
  * the request, or NULL when out of memory.
  */
 static const char *
@@ -143,6 +143,10 @@ context_text(struct wymcp_ctx *ctx)
 	if (ctx->who.assigns != NULL)
 		json_object_object_add(c, "assigns",
 		    json_object_get(ctx->who.assigns));
+	/* The token's scopes, checked at the call: the runner's too. */
+	if (ctx->who.scopes != NULL)
+		json_object_object_add(c, "scopes",
+		    json_object_new_string(ctx->who.scopes));
 	return wymcp__json(c);
 }
 

@@ -21,39 +21,61 @@ tool_at(const void *arg, size_t i, struct json_object **listing,
 /*
  * tools/list: the mounted tools in registration order, a page at a time
  * (list.c); the cursor's identity is the mount list.  The mount list may
- * follow the web server's auth (WYMCP_TOOLS set per user), so an
- * authenticated request's list is private to it; so is one holding a
- * tool of a module that marks its results private.  ttlMs is the
- * smallest of the modules whose tools are mounted.
+ * follow the web server's auth (WYMCP_TOOLS chosen per user or per
+ * role), so the list of a request with a principal or any assign is
+ * private to it (caching.mdx: "private" for scope-filtered lists); so
+ * is one holding a tool of a module that marks its results private.
+ * ttlMs is the smallest of the modules whose tools are mounted.  Tools
+ * whose scopes the token (WYMCP_SCOPES) lacks are left out: where a
+ * tool declares scopes, every list depends on the token and is private.
  */
 void
 wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	const struct wymcp_module *mod;
+	const struct wymcp__tool *const *shown;
+	const struct wymcp__tool **some;
 	struct wymcp__list	 l;
 	int64_t			 ttl;
-	size_t			 i;
+	size_t			 i, n;
 
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
 		wymcp__reply_nomem(ctx, r);
 		return;
 	}
+	shown = ctx->who.tools;
+	n = ctx->who.ntools;
+	/* Only the tools the token's scopes let it call. */
+	if (ctx->srv->tools_scoped) {
+		if ((some = wymcp_alloc(ctx, (n + 1) * sizeof(*some))) ==
+		    NULL) {
+			wymcp__reply_nomem(ctx, r);
+			return;
+		}
+		for (n = 0, i = 0; i < ctx->who.ntools; i++)
+			if (wymcp__ctx_scoped(ctx, ctx->who.tools[i]))
+				some[n++] = ctx->who.tools[i];
+		if (n < ctx->who.ntools)
+			shown = some;
+	}
 	memset(&l, 0, sizeof(l));
 	l.kind = "tools";
-	l.n = ctx->who.ntools;
+	l.n = n;
 	l.at = tool_at;
-	l.arg = ctx->who.tools;
+	l.arg = shown;
 	l.ttl = -1;
-	l.private = ctx->who.principal != NULL;
+	l.private = ctx->who.principal != NULL ||
+	    json_object_object_length(ctx->who.assigns) > 0 ||
+	    ctx->srv->tools_scoped;
 	/* The list's identity and hints: of every tool, known at load. */
-	l.id = ctx->who.mount_digest;
-	if (ctx->who.tools == ctx->srv->all) {
+	l.id = shown == ctx->who.tools ? ctx->who.mount_digest : NULL;
+	if (shown == ctx->srv->all) {
 		l.ttl = ctx->srv->tools_ttl;
 		l.private |= ctx->srv->tools_private;
 	} else
-		for (i = 0; i < ctx->who.ntools; i++) {
-			mod = ctx->who.tools[i]->mod;
+		for (i = 0; i < n; i++) {
+			mod = shown[i]->mod;
 			ttl = wymcp__module_ttl(mod);
 			if (l.ttl < 0 || ttl < l.ttl)
 				l.ttl = ttl;
@@ -96,7 +118,8 @@ wymcp__tools_call(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return;
 	}
 	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
-		msg = wymcp_printf(ctx, "Unknown tool: %s", name);
+		msg = wymcp_printf(ctx, "Unknown tool: %s",
+		    wymcp__ctx_quote(ctx, name));
 		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
 		    "Unknown tool");
 		return;

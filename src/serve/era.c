@@ -30,7 +30,9 @@
  * or _meta serverInfo; structuredContent only when an object; an unknown
  * resource is -32002).  Method-level errors go out with HTTP 200, as
  * 2025 clients read the JSON-RPC error of a 200 and only an HTTP
- * status of a 4xx (the SDK reports "Error POSTing to endpoint").
+ * status of a 4xx (the SDK reports "Error POSTing to endpoint"); the
+ * one exception is the 403 insufficient_scope step-up of a tool's
+ * scopes, an HTTP authorization answer that clients act on.
  *
  * Nothing is remembered between requests: wymcp mints no Mcp-Session-Id
  * (the header is optional for the server, and ignored on requests), so
@@ -186,6 +188,11 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	(void)wymcp__stream_init(ctx);
 	m->fn(ctx, r);
-	if (r->status >= 400 && r->status < 500)
+	/*
+	 * An HTTP authorization answer (403 with a WWW-Authenticate step-up
+	 * challenge) is transport-level in every revision
+	 * (basic/authorization "Error Handling"): it keeps its status.
+	 */
+	if (r->status >= 400 && r->status < 500 && r->challenge == NULL)
 		r->status = 200;
 }

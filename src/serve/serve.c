@@ -3,14 +3,18 @@
  *
  * The pipeline follows MCP 2026-07-28 basic/transports/streamable-http.mdx
  * and the order the official conformance suite observes: Host/Origin
- * (403), method (405), media type (415), size (413), JSON (-32700),
- * envelope (-32600), notifications (202), Mcp-Method and Mcp-Name
- * (-32020), _meta (-32602), MCP-Protocol-Version (-32020), version
- * (-32022), method lookup (-32601, 404), then the method itself.
+ * (403), method (405), media type (415), size (413), JSON (-32700,
+ * duplicate member names included), envelope (-32600), U+0000 in a
+ * string (-32602), notifications (202), a repeated MCP-Protocol-Version,
+ * Mcp-Method or Mcp-Name (-32020), Mcp-Method and Mcp-Name (-32020),
+ * _meta (-32602), MCP-Protocol-Version (-32020), version (-32022),
+ * method lookup (-32601, 404), then the method itself.
  *
- * After the envelope, the era (legacy.c): a request without the modern
+ * After the envelope, the era (era.c): a request without the modern
  * _meta may be a 2025-11-25 client's, served by wymcp__legacy_dispatch()
- * without the header and _meta checks.
+ * without the _meta checks; the mirrored headers it carries are checked
+ * all the same (2025-11-25 defines none, but a gateway in front may
+ * route on them), and only those it carries.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -34,13 +38,14 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
- * (none for 202).  `allow` adds "Allow: POST" (405).
+ * (none for 202).  `allow` adds "Allow: POST" (405), `challenge` a
+ * WWW-Authenticate header (403 insufficient_scope, methods/reply.c).
  */
 static enum wymcp_err
 respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow)
+    int allow, const char *challenge)
 {
-	char		 head[256];
+	char		 head[2048];
 	const char	*b = NULL;
 	size_t		 blen = 0;
 	int		 n;
@@ -49,9 +54,12 @@ respond(const struct wymcp_io *io, int status, struct json_object *body,
 		b = wymcp__json(body);
 		blen = strlen(b);
 	}
-	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s"
+	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s%s%s%s"
 	    "%s%sContent-Length: %zu\r\n\r\n", status,
 	    wymcp__status_text(status), allow ? "Allow: POST\r\n" : "",
+	    challenge != NULL ? "WWW-Authenticate: " : "",
+	    challenge != NULL ? challenge : "",
+	    challenge != NULL ? "\r\n" : "",
 	    b != NULL ? "Content-Type: application/json\r\n" : "",
 	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
 	if (n < 0 || (size_t)n >= sizeof(head))
@@ -158,8 +166,9 @@ mirror(struct wymcp_ctx *ctx, const char *hname, const char *hval,
 	else if (body == NULL || vlen != strlen(body) ||
 	    memcmp(v, body, vlen) != 0)
 		why = wymcp_printf(ctx, "Header mismatch: %s header value "
-		    "'%s' does not match body value '%s'", hname, v,
-		    body == NULL ? "" : body);
+		    "'%s' does not match body value '%s'", hname,
+		    wymcp__quote(&ctx->arena, v, vlen),
+		    wymcp__ctx_quote(ctx, body));
 	else
 		return NULL;
 	/* Out of memory for the message must not read as a match. */
@@ -189,9 +198,10 @@ version_data(const struct wymcp_ctx *ctx, const char *requested)
  * Headers"), before the _meta check as the conformance suite observes.
  * It needs the tool, hence the mount list; an unknown tool or malformed
  * params are left to tools/call's own -32602.  NULL when fine.
+ * `present_only`: check only the headers the request carries.
  */
 static const char *
-xparams(struct wymcp_ctx *ctx)
+xparams(struct wymcp_ctx *ctx, int present_only)
 {
 	const struct wymcp__tool *t;
 	struct json_object	*v, *args;
@@ -209,16 +219,81 @@ xparams(struct wymcp_ctx *ctx)
 		args = NULL;
 	else if (!json_object_is_type(args, json_type_object))
 		return NULL;
-	return wymcp__xparams_check(ctx, t, args);
+	return wymcp__xparams_check(ctx, t, args, present_only);
+}
+
+/*
+ * A mirrored header sent twice (RFC 9110 section 5.3: none of them is a
+ * list): a gateway may route on one value while the body names another.
+ * -32020, as a malformed header (streamable-http.mdx "Server
+ * Validation").  NULL when none is.
+ */
+static const char *
+repeated(struct wymcp_ctx *ctx)
+{
+	static const struct {
+		const char	*param;
+		const char	*name;
+		int		 anycomma;	/* no comma is ever in one */
+	} h[] = {
+		{ "HTTP_MCP_PROTOCOL_VERSION", "MCP-Protocol-Version", 1 },
+		{ "HTTP_MCP_METHOD", "Mcp-Method", 1 },
+		/* A URI may hold a comma, but not ", ". */
+		{ "HTTP_MCP_NAME", "Mcp-Name", 0 },
+	};
+	const char	*why;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
+		if (wymcp__env_repeated(ctx->req.env, h[i].param,
+		    h[i].anycomma)) {
+			why = wymcp_printf(ctx, "Header mismatch: %s header "
+			    "is repeated", h[i].name);
+			return why != NULL ? why : "Header mismatch";
+		}
+	return NULL;
+}
+
+/*
+ * Mcp-Method, Mcp-Name and Mcp-Param-* against the body.  `legacy`: a
+ * 2025-11-25 request, whose headers are checked only when present.
+ * Sets *mp to the method's table entry (NULL: unknown).  NULL when
+ * they agree, else the -32020 message.
+ */
+static const char *
+mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
+{
+	const struct wymcp__method *m;
+	struct json_object	*v;
+	const char		*h, *why;
+
+	*mp = m = wymcp__method_find(ctx->req.method);
+	h = wymcp__env(ctx->req.env, "HTTP_MCP_METHOD");
+	if ((h != NULL || !legacy) && (why = mirror(ctx, "Mcp-Method", h,
+	    ctx->req.method, 0)) != NULL)
+		return why;
+	h = wymcp__env(ctx->req.env, "HTTP_MCP_NAME");
+	if ((h != NULL || !legacy) &&
+	    m != NULL && m->name_param != NULL &&
+	    json_object_is_type(ctx->req.params, json_type_object) &&
+	    json_object_object_get_ex(ctx->req.params, m->name_param, &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    (why = mirror(ctx, "Mcp-Name", h, json_object_get_string(v),
+	    1)) != NULL)
+		return why;
+	/* Mcp-Param-* against the tool's x-mcp-header arguments. */
+	if (strcmp(ctx->req.method, "tools/call") == 0)
+		return xparams(ctx, legacy);
+	return NULL;
 }
 
 /* Everything from the parsed body to the method's reply. */
 static void
-dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
+dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
+    int nul)
 {
 	const struct wymcp__method *m;
-	struct json_object	*v;
-	const char		*why, *body;
+	const char		*why;
 	int			 code;
 
 	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
@@ -228,6 +303,17 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		return;
 	}
 	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
+	/*
+	 * Tools read C strings: a name, URI, member name or value holding
+	 * U+0000 would reach them cut short, or collide with another
+	 * (json-c cuts member names there).  A notification so written is
+	 * not accepted either (basic/transports: an HTTP error status).
+	 */
+	if (nul) {
+		fail(ctx, r, 400, WYMCP__INVALID_PARAMS, "Invalid params: a "
+		    "string in the request holds U+0000", NULL);
+		return;
+	}
 	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
 	if (ctx->req.id == NULL) {
 		/* basic/transports: an accepted notification is 202. */
@@ -235,8 +321,16 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 		return;
 	}
 	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
+	if ((why = repeated(ctx)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
 	switch (wymcp__era(ctx)) {
 	case WYMCP__ERA_LEGACY:
+		if ((why = mirrored(ctx, 1, &m)) != NULL) {
+			fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+			return;
+		}
 		wymcp__legacy_dispatch(ctx, r);
 		return;
 	case WYMCP__ERA_REFUSE:
@@ -245,26 +339,7 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
 	case WYMCP__ERA_MODERN:
 		break;
 	}
-	if ((why = mirror(ctx, "Mcp-Method", wymcp__env(ctx->req.env,
-	    "HTTP_MCP_METHOD"), ctx->req.method, 0)) != NULL) {
-		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
-		return;
-	}
-	m = wymcp__method_find(ctx->req.method);
-	if (m != NULL && m->name_param != NULL &&
-	    json_object_is_type(ctx->req.params, json_type_object) &&
-	    json_object_object_get_ex(ctx->req.params, m->name_param, &v) &&
-	    json_object_is_type(v, json_type_string)) {
-		body = json_object_get_string(v);
-		if ((why = mirror(ctx, "Mcp-Name", wymcp__env(ctx->req.env,
-		    "HTTP_MCP_NAME"), body, 1)) != NULL) {
-			fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
-			return;
-		}
-	}
-	/* Mcp-Param-* against the tool's x-mcp-header arguments. */
-	if (strcmp(ctx->req.method, "tools/call") == 0 &&
-	    (why = xparams(ctx)) != NULL) {
+	if ((why = mirrored(ctx, 0, &m)) != NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
 	}
@@ -364,8 +439,9 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL };
 	const char		*rm, *extra;
+	enum wymcp__json_fault	 fault;
 	enum wymcp_err		 rc;
 	unsigned long		 limit;
 	size_t			 len = 0;
@@ -389,13 +465,28 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
 	rm = wymcp__env(io->env, "REQUEST_METHOD");
 
-	if (!wymcp__host_allowed(srv, wymcp__env(io->env, "HTTP_HOST"),
-	    extra) || !wymcp__origin_allowed(srv,
+	/*
+	 * A repeated Origin (an origin never holds a comma) is an invalid
+	 * one: 403 (streamable-http.mdx "Security & Endpoint"), since which
+	 * value a check read and which one the browser sent cannot be told.
+	 * A repeated Host is a 400 (RFC 9112 section 3.2).
+	 */
+	if (wymcp__env_repeated(io->env, "HTTP_HOST", 1)) {
+		fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
+		    "Bad Request: repeated Host header", NULL);
+	} else if (wymcp__env_repeated(io->env, "HTTP_ORIGIN", 1)) {
+		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING,
+		    "refused a repeated Origin header");
+		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
+		    "Forbidden: repeated Origin header", NULL);
+	} else if (!wymcp__host_allowed(srv, wymcp__env(io->env,
+	    "HTTP_HOST"), extra) || !wymcp__origin_allowed(srv,
 	    wymcp__env(io->env, "HTTP_ORIGIN"), extra)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
 		    "Origin '%s': not in the allow-list (see --allow-origin)",
-		    wymcp__env(io->env, "HTTP_HOST") ?: "",
-		    wymcp__env(io->env, "HTTP_ORIGIN") ?: "");
+		    wymcp__ctx_quote(&ctx, wymcp__env(io->env, "HTTP_HOST")),
+		    wymcp__ctx_quote(&ctx, wymcp__env(io->env,
+		    "HTTP_ORIGIN")));
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: Host or Origin not allowed", NULL);
 	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
@@ -420,20 +511,27 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		else
 			fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
 			    "Payload too large", NULL);
-	} else if ((ctx.req.msg = wymcp__parse(srv->readbuf, len)) == NULL) {
-		if (wymcp__is_null(srv->readbuf, len))
+	} else if ((ctx.req.msg = wymcp__parse_ex(srv->readbuf, len,
+	    &fault)) == NULL) {
+		if (fault == WYMCP__JSON_NULL)
 			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 			    "Invalid Request: not a JSON-RPC request object",
 			    NULL);
-		else if (wymcp__json_range(srv->readbuf, len))
+		else if (fault == WYMCP__JSON_RANGE)
 			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 			    "Invalid Request: an integer is beyond the 64-bit "
 			    "range", NULL);
+		else if (fault == WYMCP__JSON_DUPLICATE)
+			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
+			    "Parse error: an object has two members of the "
+			    "same name", NULL);
+		else if (fault == WYMCP__JSON_NOMEM)
+			wymcp__reply_nomem(&ctx, &r);
 		else
 			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
 			    "Parse error: Invalid JSON", NULL);
 	} else
-		dispatch(&ctx, &r, &notify);
+		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL);
 
 	/*
 	 * Past the time limit, whatever the method answered (a result, a
@@ -454,11 +552,11 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0);
+		rc = respond(io, 202, NULL, 0, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0);
+		rc = respond(io, 500, NULL, 0, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow);
+		rc = respond(io, r.status, r.body, allow, r.challenge);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);

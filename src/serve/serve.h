@@ -36,6 +36,7 @@ void	 wymcp__legacy_dispatch(struct wymcp_ctx *, struct wymcp__reply *);
 
 /* xparams.c: Mcp-Param-* per request. */
 const char *wymcp__xparams_check(struct wymcp_ctx *,
-	    const struct wymcp__tool *, struct json_object *args);
+	    const struct wymcp__tool *, struct json_object *args,
+	    int present_only);
 
 #endif /* WYMCP_SERVE_H */

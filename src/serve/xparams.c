@@ -29,7 +29,6 @@
 #define XH_PREFIX	"HTTP_MCP_PARAM_"
 #define XH_SAFE_MAX	9007199254740991LL	/* 2^53 - 1 */
 #define XH_MAXDEPTH	64		/* nested schema objects */
-#define XH_SHOW		64		/* bytes of a value shown */
 #define XH_FALLBACK	"Header mismatch: an Mcp-Param header does not " \
 			"match the arguments"
 
@@ -47,33 +46,6 @@ mismatch(struct wymcp_ctx *ctx, const char *fmt, ...)
 	m = wymcp__arena_vprintf(&ctx->arena, fmt, ap);
 	va_end(ap);
 	return m != NULL ? m : XH_FALLBACK;
-}
-
-/*
- * A value for a message: at most XH_SHOW bytes, cut on a UTF-8
- * boundary, "..." when cut, control bytes as '?'.  Never NULL.
- */
-static const char *
-show(struct wymcp_ctx *ctx, const char *v, size_t len)
-{
-	char	*s;
-	size_t	 n = len, i;
-
-	if (n > XH_SHOW) {
-		n = XH_SHOW;
-		while (n > 0 && ((unsigned char)v[n] & 0xc0) == 0x80)
-			n--;
-	}
-	if ((s = wymcp__arena_alloc(&ctx->arena, n + 4)) == NULL)
-		return "";
-	for (i = 0; i < n; i++)
-		s[i] = (unsigned char)v[i] < 0x20 || v[i] == 0x7f ? '?' : v[i];
-	if (n < len) {
-		memcpy(s + n, "...", 3);
-		n += 3;
-	}
-	s[n] = '\0';
-	return s;
 }
 
 /* The argument path for messages: "region", "nested.zone". */
@@ -94,7 +66,7 @@ argname(struct wymcp_ctx *ctx, const struct wymcp__xparam *x)
 		len += k;
 	}
 	buf[len] = '\0';
-	return show(ctx, buf, len);
+	return wymcp__quote(&ctx->arena, buf, len);
 }
 
 /*
@@ -211,11 +183,13 @@ body_int(struct json_object *v, int64_t *out)
 
 /*
  * Check one recorded argument against its header.  NULL when they agree
- * (or the value's type is the argument schema check's business).
+ * (or the value's type is the argument schema check's business).  With
+ * `present_only` (a 2025-11-25 request, which need not send the
+ * header), a missing header is no mismatch.
  */
 static const char *
 check_one(struct wymcp_ctx *ctx, const struct wymcp__xparam *x,
-    struct json_object *args)
+    struct json_object *args, int present_only)
 {
 	struct json_object	*v;
 	const char		*h, *d, *body;
@@ -269,6 +243,8 @@ check_one(struct wymcp_ctx *ctx, const struct wymcp__xparam *x,
 		break;
 	}
 
+	if (h == NULL && present_only)
+		return NULL;
 	if (h == NULL)
 		return mismatch(ctx, "Header mismatch: Mcp-Param-%.64s header "
 		    "is missing (argument %s is in the body)", x->header,
@@ -288,25 +264,29 @@ check_one(struct wymcp_ctx *ctx, const struct wymcp__xparam *x,
 		return NULL;
 	return mismatch(ctx, "Header mismatch: Mcp-Param-%.64s header value "
 	    "'%s' does not match argument %s value '%s'", x->header,
-	    show(ctx, h, strlen(h)), argname(ctx, x), show(ctx, body, blen));
+	    wymcp__ctx_quote(ctx, h), argname(ctx, x),
+	    wymcp__quote(&ctx->arena, body, blen));
 }
 
 /*
  * The Mcp-Param-* check of a tools/call (streamable-http.mdx "Server
  * Behavior for Custom Headers", "Server Validation").  `args` is the
  * arguments object or NULL.  Mcp-Param-* params that name no recorded
- * argument are ignored.  Returns NULL when every recorded argument
- * agrees with its header, else the -32020 message (request arena).
+ * argument are ignored.  With `present_only`, only the headers the
+ * request carries are checked (2025-11-25 requests).  Returns NULL when
+ * every recorded argument agrees with its header, else the -32020
+ * message (request arena).
  */
 const char *
 wymcp__xparams_check(struct wymcp_ctx *ctx, const struct wymcp__tool *t,
-    struct json_object *args)
+    struct json_object *args, int present_only)
 {
 	const char	*why;
 	size_t		 i;
 
 	for (i = 0; i < t->nxparams; i++)
-		if ((why = check_one(ctx, &t->xparams[i], args)) != NULL)
+		if ((why = check_one(ctx, &t->xparams[i], args,
+		    present_only)) != NULL)
 			return why;
 	return NULL;
 }

@@ -132,6 +132,12 @@ read_keyfile(const char *path, size_t *len, char *err, size_t errlen)
 		}
 		got += (size_t)n;
 	}
+	/* The parser reads to the first NUL: refuse what it would skip. */
+	if (memchr(buf, '\0', got) != NULL) {
+		snprintf(err, errlen, "%s: binary data (a NUL byte): not a "
+		    "key file", path);
+		goto fail;
+	}
 	buf[got] = '\0';
 	*len = got;
 	close(fd);

@@ -36,17 +36,22 @@ wymcp__tool_clear(struct wymcp__tool *t)
 
 /*
  * Parse a JSON text that must be an object.  Returns a new object or
- * NULL with a reason in the server's errmsg.
+ * NULL with a reason in the server's errmsg.  A string holding U+0000
+ * is left to the checks of what it is (x-mcp-header refuses it by
+ * name); no request can carry one.
  */
 static struct json_object *
 parse_object(struct wymcp_server *srv, const char *tool, const char *what,
     const char *text)
 {
 	struct json_object	*o;
+	enum wymcp__json_fault	 fault;
 
-	o = wymcp__parse(text, strlen(text));
+	o = wymcp__parse_ex(text, strlen(text), &fault);
 	if (o == NULL) {
-		wymcp__seterr(srv, "tool %s: %s is not valid JSON", tool, what);
+		wymcp__seterr(srv, "tool %s: %s is not valid JSON%s", tool,
+		    what, fault == WYMCP__JSON_DUPLICATE ? " (an object has "
+		    "two members of the same name)" : "");
 		return NULL;
 	}
 	if (!json_object_is_type(o, json_type_object)) {
@@ -71,6 +76,21 @@ registered(const struct wymcp_server *srv, const char *name)
 }
 
 /*
+ * Is `s` a space-separated list of OAuth scope-tokens (RFC 6749
+ * section 3.3: %x21 / %x23-5B / %x5D-7E), as the WWW-Authenticate
+ * challenge quotes them?
+ */
+static int
+scopes_ok(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s != ' ' && ((unsigned char)*s < 0x21 || *s == '"' ||
+		    *s == '\\' || (unsigned char)*s > 0x7e))
+			return 0;
+	return 1;
+}
+
+/*
  * Check one tool declaration and build its registration: parsed schemas
  * and the Tool object tools/list sends.  Returns WYMCP_OK or an error
  * with the reason in errmsg; `t` is untouched on error.
@@ -81,6 +101,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 {
 	struct json_object	*l = NULL, *in = NULL, *out = NULL;
 	struct json_object	*ann = NULL, *caps = NULL;
+	struct wymcp_tool	 decl;
 	char			 why[256];
 	size_t			 stride;
 	enum wymcp_err		 rc = WYMCP_ERR_SCHEMA;
@@ -96,6 +117,21 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		    "are required", def->name);
 		return WYMCP_ERR_INVAL;
 	}
+	/*
+	 * Members added after 0.2 are read from this copy, cut at the
+	 * module's stride: a member its header lacked reads as 0.
+	 */
+	stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
+	memset(&decl, 0, sizeof(decl));
+	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
+	if (decl.scopes != NULL && !scopes_ok(decl.scopes)) {
+		wymcp__seterr(srv, "tool %s: scopes '%s' is not a list of "
+		    "OAuth scope-tokens (RFC 6749 3.3) separated by spaces",
+		    def->name, decl.scopes);
+		return WYMCP_ERR_INVAL;
+	}
+	if (decl.scopes != NULL && *decl.scopes == '\0')
+		decl.scopes = NULL;
 	/* All errors from here on use goto fail. */
 	in = def->input_schema == NULL ?
 	    json_tokener_parse("{\"type\":\"object\"}") :
@@ -145,10 +181,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		goto fail;
 	}
 	t->def = def;
-	stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
-	memset(&t->decl, 0, sizeof(t->decl));
-	memcpy(&t->decl, def, stride < sizeof(t->decl) ? stride :
-	    sizeof(t->decl));
+	t->decl = decl;
 	t->mod = mod;
 	t->input = in;
 	t->output = out;
@@ -383,7 +416,10 @@ wymcp__tools_index(struct wymcp_server *srv)
 	}
 	srv->tools_ttl = -1;
 	srv->tools_private = 0;
+	srv->tools_scoped = 0;
 	for (i = 0; i < srv->ntools; i++) {
+		if (srv->tools[i].decl.scopes != NULL)
+			srv->tools_scoped = 1;
 		all[i] = &srv->tools[i];
 		slot = name_hash(srv->tools[i].def->name,
 		    strlen(srv->tools[i].def->name)) & (n - 1);

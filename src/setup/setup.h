@@ -101,6 +101,7 @@ struct wymcp_server {
 	unsigned char		 mount_digest[32]; /* of all tools, in order */
 	int64_t			 tools_ttl;	/* smallest module ttlMs */
 	int			 tools_private;	/* a module is private */
+	int			 tools_scoped;	/* a tool declares scopes */
 	struct wymcp__module	*mods;
 	size_t			 nmods;
 	struct wymcp__resource	*resources;	/* fixed URIs */

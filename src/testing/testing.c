@@ -88,6 +88,9 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 	if (o->principal != NULL && (ctx->who.principal =
 	    wymcp_strdup(ctx, o->principal)) == NULL)
 		goto fail;
+	if (o->scopes != NULL && (ctx->who.scopes =
+	    wymcp_strdup(ctx, o->scopes)) == NULL)
+		goto fail;
 	if (o->meta != NULL) {
 		if ((ctx->req.meta = json_in(ctx, o->meta, json_type_object)) ==
 		    NULL)
@@ -228,7 +231,7 @@ one_round(struct wymcp_ctx *ctx, const char *method,
     void (*fn)(struct wymcp_ctx *, struct wymcp__reply *, void *),
     void *arg, struct wymcp_testing_round *r)
 {
-	struct wymcp__reply	 reply = { 0, NULL };
+	struct wymcp__reply	 reply = { 0, NULL, NULL };
 
 	if (wymcp_own(ctx, params) == NULL)
 		return WYMCP_ERR_NOMEM;
@@ -536,6 +539,8 @@ request_env(struct wymcp_ctx *ctx, const struct wymcp__tool *t,
 	env[n++] = wymcp_printf(ctx, "CONTENT_LENGTH=%zu", bodylen);
 	if (ctx->who.principal != NULL)
 		env[n++] = envvar(ctx, "WYMCP_PRINCIPAL", ctx->who.principal);
+	if (ctx->who.scopes != NULL)
+		env[n++] = envvar(ctx, "WYMCP_SCOPES", ctx->who.scopes);
 	if (ctx->who.assigns != NULL) {
 		json_object_object_foreach(ctx->who.assigns, k, v) {
 			if ((name = wymcp_printf(ctx, "WYMCP_ASSIGN_%s", k)) ==

@@ -42,6 +42,8 @@ struct wymcp_testing_opts {
 					   e.g. {"elicit-1":{"action":…}} */
 	const struct wymcp_module *const *mount; /* NULL-terminated
 					   modules forming the mount list */
+	const char	*scopes;	/* the token's OAuth scopes, space-
+					   separated, as WYMCP_SCOPES */
 };
 
 /* How a round ended. */

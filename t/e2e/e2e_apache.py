@@ -951,18 +951,42 @@ class Tests(wymcp_e2e.Tests):
                 p.append("tools %r" % (names,))
         report("A /mcp-public: a smuggled Wymcp-Tools header does not "
                "change the mount list", p, r)
-        # Apache sends REMOTE_USER only for a user an auth module
-        # checked: an unchecked Basic username on the anonymous
-        # location gives no principal (tools/list would be "private").
+        # /mcp-public sets the assign tenant: its tools/list may differ
+        # from another location's by assigns alone, so it is private.
         rid, r = self.call("tools/list", path="/mcp-public",
-                           extra={"Authorization": basic("mallory", "x")},
                            client=self.anon)
         p = judge_result(r, rid)
-        if not p and r.json["result"].get("cacheScope") != "public":
-            p.append("cacheScope %r: the request has a principal" %
-                     r.json["result"].get("cacheScope"))
-        report("A /mcp-public with an unchecked 'Authorization: Basic "
-               "mallory': no principal (cacheScope public)", p, r)
+        if not p and r.json["result"].get("cacheScope") != "private":
+            p.append("cacheScope %r" % r.json["result"].get("cacheScope"))
+        report("A /mcp-public (an assign, no principal) tools/list is "
+               "cacheScope private", p, r)
+        # Apache sends REMOTE_USER only for a user an auth module
+        # checked: an unchecked Basic username on a location without
+        # auth (the test-only /mcp-limit, all tools mounted) gives no
+        # principal and no assign.
+        saved, self.c = self.c, self.anon
+        obj, p, r = self.whoami("/mcp-limit",
+                                {"Authorization": basic("mallory", "x")})
+        self.c = saved
+        if obj is not None and (obj.get("principal") is not None or
+                                obj.get("assigns") != {}):
+            p.append("whoami %r" % (obj,))
+        report("A /mcp-limit with an unchecked 'Authorization: Basic "
+               "mallory': no principal, no assigns", p, r)
+        # Apache passes a repeated header as one param, the values
+        # joined with ", ": Mcp-Name whoami then echo is refused.
+        rid = self.next_id()
+        body = wymcp_e2e.rpc(rid, "tools/call", {
+            "name": "echo", "arguments": {"text": "x"}})
+        r = self.anon.send("POST", "/mcp-limit", enc(body),
+                           wymcp_e2e.hlist(std_headers("tools/call",
+                                                       "whoami")) +
+                           [("Mcp-Name", "echo")])
+        p = judge_error(r, 400, -32020, rid)
+        if not p and "repeated" not in r.json["error"]["message"]:
+            p.append("message %r" % r.json["error"]["message"])
+        report("A Mcp-Name: whoami, then Mcp-Name: echo (Apache joins "
+               "them): 400 -32020", p, r)
         rid, r = self.call("tools/list", path="/mcp")
         p = judge_result(r, rid)
         if not p and r.json["result"].get("cacheScope") != "private":

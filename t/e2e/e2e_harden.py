@@ -373,6 +373,14 @@ class World:
         self.orphan = Instance(self, "orphan", [], nworkers=1)
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
+        self.status = Instance(self, "status", [
+            "--status-path", "/status", "--status-allow", "127.0.0.1",
+            "--slow-log-ms", "100"])
+        self.closed = Instance(self, "closed", [
+            "--status-path", "/closed", "--status-allow", "192.0.2.0/24"],
+            nworkers=1)
+        self.pool = Instance(self, "pool", [
+            "--workers", "4:128", "--idle-timeout", "2"], nworkers=4)
         self.v6only = Instance(self, "v6only", ["--allow-peer", "::1"],
                                nworkers=1, listen="[::]:%d" % self.p6)
         self.v4only = Instance(self, "v4only", [
@@ -397,8 +405,10 @@ class World:
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
-                     self.orphan, self.drain):
+                     self.orphan, self.drain, self.pool, self.status,
+                     self.closed):
             locs += self.location("/" + inst.name, "unix:" + inst.sock)
+        locs += self.location("/status-mcp", "unix:" + self.status.sock)
         locs += self.location(
             "/limits-1s", "unix:" + self.limits.sock,
             "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 1;\n")
@@ -679,6 +689,162 @@ def test_recycle(w):
             " | ".join(tail(inst.log, 5)))
 
 
+def pss_kib(pid):
+    """The proportional set size of a process, KiB (0 when gone)."""
+    try:
+        with open("/proc/%d/smaps_rollup" % pid) as f:
+            for line in f:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def test_pool(w):
+    """--workers 4:128: 64 concurrent 200 ms calls grow the pool, every
+    call is served, the workers' memory stays small, and the pool is
+    back to 4 once the load is over (--idle-timeout 2)."""
+    inst = w.pool
+    if not inst.start():
+        return
+    stop = time.monotonic() + 4.0
+    results, lock = [], threading.Lock()
+
+    def client():
+        while time.monotonic() < stop:
+            r = post(w.port, "/pool", "sleep_quietly", {"ms": 200},
+                     timeout=30)
+            with lock:
+                results.append(r)
+
+    threads = [threading.Thread(target=client, daemon=True)
+               for _ in range(64)]
+    for th in threads:
+        th.start()
+    peak, peak_pss = 0, 0
+    while any(th.is_alive() for th in threads):
+        ws = inst.workers()
+        if len(ws) > peak:
+            peak = len(ws)
+            peak_pss = sum(pss_kib(pid) for pid in ws)
+        time.sleep(0.1)
+    for th in threads:
+        th.join()
+    bad = [r.brief() for r in results
+           if r.status != 200 or r.text() != "slept"]
+    R.check(results and not bad, "W %d calls of 200 ms, 64 at a time, "
+            "all served" % len(results), "; ".join(bad[:3]))
+    R.note("W %d calls in 4 s (%.0f/s), the pool peaked at %d workers, "
+           "%d KiB PSS together" % (len(results), len(results) / 4.0,
+                                    peak, peak_pss))
+    R.check(peak >= 32, "W the pool grew under load (peak %d workers, "
+            "from 4)" % peak)
+    R.check(peak <= 128, "W never beyond MAX (peak %d)" % peak)
+    R.check(0 < peak_pss <= 256 * 1024, "W the workers' PSS at the peak "
+            "is within 256 MiB (%d KiB)" % peak_pss)
+    deadline = time.monotonic() + 15.0
+    while len(inst.workers()) != 4 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    R.check(len(inst.workers()) == 4, "W back to 4 workers within 15 s of "
+            "the load's end (--idle-timeout 2)",
+            "workers %r" % inst.workers())
+
+
+PROM_PARSE = """
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+out = {}
+for fam in text_string_to_metric_families(sys.stdin.read()):
+    for s in fam.samples:
+        out.setdefault(fam.name + ":" + fam.type, []).append(
+            [s.name, s.labels, s.value])
+print(json.dumps(out))
+"""
+
+
+def get(port, path, headers=()):
+    """A GET; (status, content type, body text)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.putrequest("GET", path, skip_accept_encoding=True)
+        for k, v in headers:
+            conn.putheader(k, v)
+        conn.endheaders()
+        r = conn.getresponse()
+        return r.status, r.getheader("Content-Type") or "", \
+            r.read().decode("utf-8", "replace")
+    except (OSError, http.client.HTTPException) as ex:
+        return 0, "", repr(ex)
+    finally:
+        conn.close()
+
+
+def test_status(w):
+    """--status-path: the pool and its requests, as JSON and as
+    Prometheus text a real parser reads; its own allow-list; slow
+    requests logged with method, tool and duration."""
+    inst = w.status
+    if not inst.start() or not w.closed.start():
+        return
+    for i in range(3):
+        post(w.port, "/status-mcp", "count_slowly", {"to": 1,
+                                                    "delay_ms": 0})
+    post(w.port, "/status-mcp", "no_such_tool")
+    post(w.port, "/status-mcp", "sleep_quietly", {"ms": 150})
+    time.sleep(1.2)		# the supervisor looks once a second
+    st, ctype, body = get(w.port, "/status")
+    try:
+        page = json.loads(body)
+    except ValueError:
+        page = None
+    R.check(st == 200 and ctype == "application/json" and page,
+            "S the status page answers JSON", "%d %s %s" % (st, ctype,
+                                                         body[:200]))
+    if page:
+        calls = page["requests"]["tools/call"]
+        R.check(page["workers"]["running"] == 2 and
+                page["workers"]["min"] == 2, "S it shows the 2 workers",
+                json.dumps(page["workers"]))
+        R.check(calls["ok"] == 5 and calls["client_error"] == 0,
+                "S it counts the tools/call requests by outcome (5 ok; an "
+                "unknown tool is a JSON-RPC error of a 200)",
+                json.dumps(calls))
+        R.check(page["slowRequests"] == 1 and page["slowMs"] == 100,
+                "S one request past --slow-log-ms 100",
+                "%r" % page["slowRequests"])
+    slow = inst.wait_for(lambda e: "slow request: tools/call "
+                         "sleep_quietly took" in e[3], 3.0)
+    R.check(slow, "S the slow request is logged with its method, tool "
+            "and duration", " | ".join(tail(inst.log, 3)))
+    st, ctype, text = get(w.port, "/status?format=prometheus")
+    R.check(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
+            "S ?format=prometheus answers the text format", ctype)
+    parser = "/usr/bin/python3"
+    if not os.path.exists(parser):
+        R.fail("S the Prometheus text parses", "no /usr/bin/python3")
+        return
+    p = subprocess.run([parser, "-c", PROM_PARSE], input=text,
+                       capture_output=True, text=True)
+    if p.returncode != 0 and "prometheus_client" in p.stderr:
+        R.fail("S the Prometheus text parses", "Debian's "
+               "python3-prometheus-client is not installed")
+        return
+    fams = json.loads(p.stdout) if p.returncode == 0 else {}
+    R.check(p.returncode == 0 and "wymcp_requests:counter" in fams and
+            "wymcp_workers:gauge" in fams,
+            "S a real Prometheus parser reads it (prometheus_client)",
+            p.stderr[-300:])
+    if fams:
+        ok = [v for n, lab, v in fams["wymcp_requests:counter"]
+              if lab == {"method": "tools/call", "outcome": "ok"}]
+        R.check(ok == [5.0], "S wymcp_requests_total{method=tools/call,"
+                "outcome=ok} is 5", "%r" % ok)
+    st, _, body = get(w.port, "/closed")
+    R.check(st == 403, "S a client outside --status-allow gets 403",
+            "%d %s" % (st, body[:80]))
+
+
 def test_backoff(w):
     inst = w.plain
     if not inst.started and not inst.start():
@@ -876,6 +1042,8 @@ def layer(w):
     test_gone(w)
     test_memory(w)
     test_recycle(w)
+    test_pool(w)
+    test_status(w)
     test_backoff(w)
     test_parent(w)
     test_peers(w)

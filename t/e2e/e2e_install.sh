@@ -378,6 +378,33 @@ else
 	notok "a tool author's test builds with pkg-config wymcp-testing" "$out"
 fi
 
+# Without --module, the bundled modules themselves: help and echo, never
+# whoami (it shows every assign).  The binary looks in $moduledir, not
+# under DESTDIR: in a mount namespace of its own (root), a tmpfs over
+# the directory above it holds a bind mount of the staged one.
+parent=$(dirname "$moduledir")
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null 2>&1 ||
+    [ ! -d "$parent" ]; then
+	note "skipped: the bundled modules loaded (needs root, unshare and" \
+	    "$parent)"
+else
+	body='{"jsonrpc":"2.0","id":6,"method":"tools/list","params":{'$meta'}}'
+	resp=$(printf '%s' "$body" | env -i PATH=/usr/bin:/bin:/usr/sbin:/sbin \
+	    LD_LIBRARY_PATH="$LD_LIBRARY_PATH" REQUEST_METHOD=POST \
+	    CONTENT_TYPE=application/json CONTENT_LENGTH=${#body} \
+	    HTTP_HOST=localhost HTTP_MCP_PROTOCOL_VERSION=2026-07-28 \
+	    HTTP_MCP_METHOD=tools/list \
+	    unshare --mount --propagation private sh -c '
+		mount -t tmpfs tmpfs "$1" && mkdir "$2" &&
+		mount --bind "$3" "$2" && exec "$4"' sh "$parent" \
+	    "$moduledir" "$dest$moduledir" "$fcgi" 2>&1)
+	names=$(grep -o '"name":"[a-z_]*","title"' <<<"$resp" |
+	    cut -d'"' -f4 | tr '\n' ' ')
+	check "without --module: the bundled help and echo, not whoami \
+(tools: ${names:-none: $(head -c 300 <<<"$resp")})" \
+	    test "$names" = "help echo "
+fi
+
 # --- make install of the example, make uninstall ----------------------
 
 if out=$(make -C "$ex" install DESTDIR="$dest" \

@@ -120,8 +120,8 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "fuzz", .tools = tools
+	.name = "fuzz", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* Log lines are formatted but dropped. */

@@ -86,8 +86,8 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "fuzzstate", .tools = tools
+	.name = "fuzzstate", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* The in-memory request and response. */

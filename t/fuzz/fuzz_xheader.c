@@ -63,8 +63,8 @@ static const struct wymcp_tool custom_tools[] = {
 
 static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "fuzz", .tools = custom_tools
+	.name = "fuzz", .tools = custom_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void
@@ -246,7 +246,7 @@ fuzz_schema(const uint8_t *data, size_t size)
 	/* Nothing in the body, nothing in the headers: fine. */
 	env[0] = NULL;
 	wymcp__ctx_init(&ctx, srv, env);
-	if ((why = wymcp__xparams_check(&ctx, t, NULL)) != NULL)
+	if ((why = wymcp__xparams_check(&ctx, t, NULL, 0)) != NULL)
 		fail("no arguments, no headers refused", why);
 	wymcp__ctx_free(&ctx);
 	/* A header for an argument the body lacks: refused. */
@@ -255,7 +255,7 @@ fuzz_schema(const uint8_t *data, size_t size)
 		env[0] = e;
 		env[1] = NULL;
 		wymcp__ctx_init(&ctx, srv, env);
-		if ((why = wymcp__xparams_check(&ctx, t, NULL)) == NULL)
+		if ((why = wymcp__xparams_check(&ctx, t, NULL, 0)) == NULL)
 			fail("header without argument accepted", e);
 		check_message(why);
 		wymcp__ctx_free(&ctx);
@@ -497,7 +497,7 @@ fuzz_call(const uint8_t *data, size_t size)
 		want = ref_one(args, paths[j], npaths[j], types[j], hv[j],
 		    dup[j]);
 	wymcp__ctx_init(&ctx, srv, env);
-	why = wymcp__xparams_check(&ctx, &srv->tools[0], args);
+	why = wymcp__xparams_check(&ctx, &srv->tools[0], args, 0);
 	if (why != NULL)
 		check_message(why);
 	if ((why == NULL) != want)

@@ -1,8 +1,11 @@
 # t/fuzz: libFuzzer entry points.  `make check` builds them with a small
-# replay driver and runs every seed; t/fuzz/run builds them with clang
-# -fsanitize=fuzzer for real fuzzing.
+# replay driver and runs every seed (t/fuzz/replay-all); t/fuzz/run
+# builds them with clang -fsanitize=fuzzer for real fuzzing (`make fuzz`,
+# and the "fuzz" layer of ./runtests).
 FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
-	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader
+	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader \
+	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
+	%reldir%/replay_jwt
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c %reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
 	%reldir%/replay.c
@@ -11,5 +14,15 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay.c
 %canon_reldir%_replay_xheader_SOURCES = %reldir%/fuzz_xheader.c \
 	%reldir%/replay.c
+%canon_reldir%_replay_uritpl_SOURCES = %reldir%/fuzz_uritpl.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_inputs_SOURCES = %reldir%/fuzz_inputs.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_keyfile_SOURCES = %reldir%/fuzz_keyfile.c \
+	%reldir%/replay.c
+# wymcp-authz's tokens and key sets (src/authz/libauthz.la).
+%canon_reldir%_replay_jwt_SOURCES = %reldir%/fuzz_jwt.c %reldir%/replay.c
+%canon_reldir%_replay_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
+%canon_reldir%_replay_jwt_LDADD = $(AUTHZ_LIBS)
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += %reldir%/replay-all

@@ -23,3 +23,11 @@ check_LTLIBRARIES += %reldir%/rogue.la
 %canon_reldir%_rogue_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
 	-rpath /nowhere
 %canon_reldir%_rogue_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
+# The OAuth end-to-end test's tools (t/oauth): a plain one and one that
+# needs a scope.
+check_LTLIBRARIES += %reldir%/oauthmod.la
+%canon_reldir%_oauthmod_la_SOURCES = %reldir%/oauthmod.c
+%canon_reldir%_oauthmod_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_oauthmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)

@@ -540,9 +540,9 @@ static const struct wymcp_tool wire_tools[] = {
 };
 static const struct wymcp_module wire_mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "elicitmod",
-	.tools = wire_tools
+	.tools = wire_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* The testing API. */

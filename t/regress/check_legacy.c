@@ -160,15 +160,15 @@ static const struct wymcp_resource resources[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "legacymod", .tools = tools, .resources = resources
+	.name = "legacymod", .tools = tools, .resources = resources,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* Tools only: no resources capability, no resources/ methods. */
 static const struct wymcp_module bare = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "bare", .tools = tools
+	.name = "bare", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void

@@ -212,8 +212,8 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "limits", .tools = tools
+	.name = "limits", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* The request hook: keep what the program would. */

@@ -80,37 +80,37 @@ static const struct wymcp_prompt prompts_b[] = {
 /* Module A: default hints (ttl_ms 0 means 300000, public). */
 static const struct wymcp_module mod_a = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "a", .tools = tools_a, .resources = res_a,
+	.tool_size = sizeof(struct wymcp_tool),
 	.templates = tpl_a, .prompts = prompts_a
 };
 /* Module B: a shorter ttl. */
 static const struct wymcp_module mod_b = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "b", .tools = tools_b, .resources = res_b,
+	.tool_size = sizeof(struct wymcp_tool),
 	.templates = tpl_b, .prompts = prompts_b, .ttl_ms = 60000
 };
 /* Module B again, but private and with a negative ttl (0). */
 static const struct wymcp_module mod_b_private = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "b", .tools = tools_b, .resources = res_b,
+	.tool_size = sizeof(struct wymcp_tool),
 	.templates = tpl_b, .prompts = prompts_b, .ttl_ms = -5,
 	.private_cache = 1
 };
 /* Module B with a ttl above the default: the smallest still wins. */
 static const struct wymcp_module mod_b_long = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "b", .tools = tools_b, .resources = res_b,
+	.tool_size = sizeof(struct wymcp_tool),
 	.templates = tpl_b, .prompts = prompts_b, .ttl_ms = 3600000
 };
 /* Tools only. */
 static const struct wymcp_module mod_tools = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "tools", .tools = tools_a
+	.name = "tools", .tools = tools_a,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 /*
  * A module built before ttl_ms existed: its size ends before the
@@ -119,7 +119,8 @@ static const struct wymcp_module mod_tools = {
 static const struct wymcp_module mod_old = {
 	.abi = WYMCP_ABI_VERSION,
 	.size = offsetof(struct wymcp_module, ttl_ms),
-	.name = "old", .tools = tools_b, .ttl_ms = 5, .private_cache = 1
+	.name = "old", .tools = tools_b, .ttl_ms = 5, .private_cache = 1,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void
@@ -656,12 +657,10 @@ END_TEST
 /* Templates alone offer resources (and completions), not prompts. */
 static const struct wymcp_module mod_tpl_only = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "tpl", .templates = tpl_b
 };
 static const struct wymcp_module mod_prompts_only = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "pr", .prompts = prompts_b
 };
 

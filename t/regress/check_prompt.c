@@ -213,7 +213,6 @@ static const struct wymcp_resource fixed[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "prompts", .prompts = prompts, .templates = templates,
 	.resources = fixed, .complete = complete
 };
@@ -229,7 +228,6 @@ static const struct wymcp_prompt lone[] = {
 };
 static const struct wymcp_module mod_lone = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "lone", .prompts = lone
 };
 

@@ -181,7 +181,6 @@ static const struct wymcp_resource templates[] = {
 };
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "res", .resources = resources, .templates = templates
 };
 
@@ -193,7 +192,6 @@ static const struct wymcp_resource minute_res[] = {
 };
 static const struct wymcp_module mod_minute = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "minute", .resources = minute_res, .ttl_ms = 60000
 };
 

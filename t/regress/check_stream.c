@@ -179,8 +179,8 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "streamer", .tools = tools
+	.name = "streamer", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void

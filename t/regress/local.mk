@@ -8,8 +8,10 @@ REGRESS_TESTS = \
 	%reldir%/check_list \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \
+	%reldir%/check_scopes \
 	%reldir%/check_stream \
-	%reldir%/check_tasks
+	%reldir%/check_tasks \
+	%reldir%/check_wire
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/check-tasks-pg
 EXTRA_DIST += %reldir%/refuse-module %reldir%/check-tasks-pg

@@ -29,8 +29,8 @@ static const struct wymcp_tool tools[] = {
 };
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "ctxmod", .tools = tools
+	.name = "ctxmod", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 /* Log lines the server handed out. */
@@ -214,6 +214,7 @@ START_TEST(empty_values_give_no_principal)
 	const char *const e3[] = { "WYMCP_PRINCIPAL=", "REMOTE_USER=carol",
 	    NULL };
 	const char *const e4[] = { NULL };
+	const char *const e5[] = { "REMOTE_USER=carol", NULL };
 
 	assigns(e1);
 	ck_assert_ptr_null(wymcp_ctx_principal(&ctx));
@@ -223,12 +224,42 @@ START_TEST(empty_values_give_no_principal)
 	assigns(e2);
 	ck_assert_ptr_null(wymcp_ctx_principal(&ctx));
 	wymcp__ctx_free(&ctx);
-	/* An empty WYMCP_PRINCIPAL falls back to REMOTE_USER. */
+	/*
+	 * A WYMCP_PRINCIPAL that is present but empty is anonymous: it
+	 * does not fall back to REMOTE_USER (nginx fills that from the
+	 * client's own Authorization header where nothing checked it).
+	 */
 	assigns(e3);
+	ck_assert_ptr_null(wymcp_ctx_principal(&ctx));
+	ck_assert_str_eq(wymcp_ctx_assign(&ctx, "remote_user"), "carol");
+	wymcp__ctx_free(&ctx);
+	/* Only an absent one does. */
+	assigns(e5);
 	ck_assert_str_eq(wymcp_ctx_principal(&ctx), "carol");
 	wymcp__ctx_free(&ctx);
 	assigns(e4);
 	ck_assert_ptr_null(wymcp_ctx_principal(&ctx));
+	ck_assert_str_eq(assigns_json(), "{}");
+}
+END_TEST
+
+START_TEST(empty_assigns_dropped)
+{
+	const char *const e1[] = { "WYMCP_ASSIGN_ROLE=",
+	    "WYMCP_ASSIGN_TENANT=acme", NULL };
+	/*
+	 * A later empty one removes the earlier value (a location's
+	 * fastcgi_param over an included one).
+	 */
+	const char *const e2[] = { "WYMCP_ASSIGN_ROLE=admin",
+	    "WYMCP_ASSIGN_ROLE=", NULL };
+
+	assigns(e1);
+	ck_assert_ptr_null(wymcp_ctx_assign(&ctx, "role"));
+	ck_assert_str_eq(assigns_json(), "{\"tenant\":\"acme\"}");
+	wymcp__ctx_free(&ctx);
+	assigns(e2);
+	ck_assert_ptr_null(wymcp_ctx_assign(&ctx, "role"));
 	ck_assert_str_eq(assigns_json(), "{}");
 }
 END_TEST
@@ -478,6 +509,7 @@ ctx_suite(void)
 	tcase_add_test(tc, principal_param_wins_over_remote_user);
 	tcase_add_test(tc, principal_only_from_param);
 	tcase_add_test(tc, empty_values_give_no_principal);
+	tcase_add_test(tc, empty_assigns_dropped);
 	tcase_add_test(tc, internal_names_filtered);
 	tcase_add_test(tc, client_headers_never_assigns_or_principal);
 	tcase_add_test(tc, assign_invalid_names_ignored);

@@ -97,8 +97,8 @@ noop(struct wymcp_ctx *ctx, struct json_object *args,
 #define MOD(var, nm, tab)						\
 	static const struct wymcp_module var = {			\
 		.abi = WYMCP_ABI_VERSION,				\
-		.size = sizeof(struct wymcp_module), .name = nm,	\
-		.tools = tab, .tool_size = sizeof(struct wymcp_tool) }
+		.size = sizeof(struct wymcp_module), .name = nm, .tools = tab, \
+		.tool_size = sizeof(struct wymcp_tool) }
 
 /* A good module registered by most tests. */
 static const struct wymcp_tool good_tools[] = {
@@ -118,8 +118,8 @@ reject(const struct wymcp_tool *bad, enum wymcp_err want, const char *part)
 	struct wymcp_tool	 tab[3];
 	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "badmod",
-	    .tool_size = sizeof(struct wymcp_tool),
-	    .tools = tab };
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	size_t			 before = srv->ntools, nmods = srv->nmods;
 
 	memset(tab, 0, sizeof(tab));
@@ -437,19 +437,20 @@ START_TEST(wrong_abi_rejected)
 {
 	static const struct wymcp_module abi = { .abi = WYMCP_ABI_VERSION + 1,
 	    .size = sizeof(struct wymcp_module), .name = "abi",
-	    .tool_size = sizeof(struct wymcp_tool),
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module size = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tools), .name = "size",
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module noname = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = NULL,
-	    .tool_size = sizeof(struct wymcp_tool),
-	    .tools = good_tools };
+	    .tools = good_tools,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	static const struct wymcp_module notools = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "notools",
-	    .tool_size = sizeof(struct wymcp_tool),
-	    .tools = NULL };
+	    .tools = NULL,
+	    .tool_size = sizeof(struct wymcp_tool) };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &abi), WYMCP_ERR_MODULE);
 	expect_errmsg("ABI");
@@ -472,17 +473,18 @@ END_TEST
  */
 START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
 {
-	/* The 0.2 header's layout, kept frozen in setup.h. */
-	static const struct wymcp__tool_0_2 tools[] = {
+	/* The 0.2 header's elements, packed at its size. */
+	static const struct wymcp__tool_0_2 tools_0_2[] = {
 		{ .name = "good", .description = "g", .run = noop },
 		{ .name = "good.two-3_x", .description = "g2", .run = noop },
 		{ .name = NULL }
 	};
 	static const struct wymcp_module old = { .abi = WYMCP_ABI_VERSION,
 	    .size = offsetof(struct wymcp_module, tool_size), .name = "old",
-	    .tools = (const struct wymcp_tool *)(const void *)tools };
+	    .tools = (const struct wymcp_tool *)(const void *)tools_0_2 };
 
 	ck_assert_int_eq(wymcp_server_add_module(srv, &old), WYMCP_OK);
+	ck_assert_ptr_null(srv->tools[0].decl.scopes);
 	ck_assert_str_eq(names(), "good good.two-3_x");
 	ck_assert_str_eq(listed(), "good good.two-3_x");
 	/* A member added later (0.4) reads as 0 from the copy. */
@@ -492,20 +494,20 @@ START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
 END_TEST
 
 /*
- * ABI: a module built against the 0.3 header (element sizes, but no
- * task_support) reads as forbidding tasks, its tables walked by its
- * own stride; one built against this header keeps what it declares.
+ * ABI: a module whose elements end before task_support (an older
+ * header) reads as forbidding tasks, its tables walked by its own
+ * stride; one built against this header keeps what it declares.
  */
 START_TEST(abi_task_support_read_from_decl)
 {
-	static const struct wymcp__tool_0_2 tools03[] = {
+	static const struct wymcp__tool_0_2 old[] = {
 		{ .name = "t03", .description = "d", .run = noop },
 		{ .name = "t03b", .description = "d", .run = noop },
 		{ .name = NULL }
 	};
 	static const struct wymcp_module m03 = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "m03",
-	    .tools = (const struct wymcp_tool *)(const void *)tools03,
+	    .tools = (const struct wymcp_tool *)(const void *)old,
 	    .tool_size = sizeof(struct wymcp__tool_0_2) };
 	static const struct wymcp_tool tools04[] = {
 		{ .name = "t04", .description = "d", .run = noop,
@@ -617,6 +619,45 @@ START_TEST(abi_larger_elements_walked_by_their_stride)
 }
 END_TEST
 
+/*
+ * ABI: a module built against a header without the 0.3 member scopes
+ * (tool_size is the 0.2 element size).  Its elements are packed at
+ * that stride, so the bytes where a later header has scopes are the
+ * next element's name: the registration's copy must read scopes as
+ * NULL, the tools must be listed and callable without WYMCP_SCOPES.
+ */
+START_TEST(abi_tool_without_scopes_needs_none)
+{
+	static const struct wymcp__tool_0_2 old[] = {
+		{ .name = "one", .description = "d", .run = noop },
+		{ .name = "two", .description = "d", .run = noop },
+		{ .name = NULL }
+	};
+	static const struct wymcp_module mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "noscopes",
+	    .tools = (const struct wymcp_tool *)(const void *)old,
+	    .tool_size = sizeof(struct wymcp__tool_0_2) };
+	struct h_resp	 r;
+	const char	*wrong;
+
+	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_ptr_null(srv->tools[0].decl.scopes);
+	ck_assert_ptr_null(srv->tools[1].decl.scopes);
+	/* What the element's def would wrongly give at this header's size. */
+	memcpy(&wrong, (const char *)old + offsetof(struct wymcp_tool,
+	    scopes), sizeof(wrong));
+	ck_assert_str_eq(wrong, "two");
+	ck_assert_str_eq(listed(), "one two");
+	memset(&r, 0, sizeof(r));
+	ck_assert_int_eq(h_call(srv, "tools/call", "one", "{\"name\":"
+	    "\"one\"}", NULL, &r), WYMCP_OK);
+	ck_assert_int_eq(r.status, 200);
+	ck_assert_int_eq(h_code(&r), 0);
+	h_free(&r);
+}
+END_TEST
+
 /* Elements smaller than any header ever had are refused. */
 START_TEST(abi_smaller_elements_refused)
 {
@@ -657,8 +698,8 @@ START_TEST(tool_index_finds_every_tool)
 	static char			 nm[300][8];
 	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
 	    .size = sizeof(struct wymcp_module), .name = "many",
-	    .tool_size = sizeof(struct wymcp_tool),
-	    .tools = tab };
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
 	size_t				 i;
 
 	memset(tab, 0, sizeof(tab));
@@ -799,6 +840,7 @@ module_suite(void)
 	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
 	tcase_add_test(tc, abi_task_support_read_from_decl);
 	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
+	tcase_add_test(tc, abi_tool_without_scopes_needs_none);
 	tcase_add_test(tc, abi_smaller_elements_refused);
 	tcase_add_test(tc, tool_index_finds_every_tool);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);

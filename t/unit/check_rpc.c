@@ -183,6 +183,94 @@ START_TEST(parse_deep_nesting_rejected)
 }
 END_TEST
 
+/* wymcp__parse_ex() on a literal: the fault, the object put. */
+static enum wymcp__json_fault
+fault_of(const char *s)
+{
+	enum wymcp__json_fault	 f;
+
+	json_object_put(wymcp__parse_ex(s, strlen(s), &f));
+	return f;
+}
+
+START_TEST(parse_duplicate_members_rejected)
+{
+	static const char *const dups[] = {
+		"{\"a\":1,\"a\":1}",
+		"{\"a\":1,\"b\":2,\"a\":3}",
+		"[{\"x\":{\"y\":[{\"z\":1,\"z\":2}]}}]",
+		"{\"a\":{\"k\":1},\"a\":{\"k\":1,\"l\":2}}",
+		"{\"ab\":1,\"\\u0061b\":2}",
+		"{\"\\/\":1,\"/\":2}",
+		"{\"a\\u0000b\":1,\"a\\u0000c\":2}",
+		"{\"\\ud800\":1,\"\\udfff\":2}",
+		"{\"\\ud800\":1,\"\\ufffd\":2}",
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(dups) / sizeof(dups[0]); i++) {
+		ck_assert_msg(fault_of(dups[i]) == WYMCP__JSON_DUPLICATE,
+		    "%s: %d", dups[i], fault_of(dups[i]));
+		ck_assert_ptr_null(wymcp__parse(dups[i], strlen(dups[i])));
+	}
+	ck_assert_int_eq(fault_of("{\"a\":{\"a\":{\"a\":1}},\"b\":"
+	    "[{\"a\":1},{\"a\":2}]}"), WYMCP__JSON_OK);
+	ck_assert_int_eq(fault_of("{}"), WYMCP__JSON_OK);
+	ck_assert_int_eq(fault_of("[{},{},{}]"), WYMCP__JSON_OK);
+}
+END_TEST
+
+START_TEST(parse_many_objects_counted)
+{
+	char			*buf;
+	size_t			 i, n = 5000, len = 0;
+	struct json_object	*o;
+	enum wymcp__json_fault	 f;
+
+	/* More objects than the scan counts without allocating. */
+	buf = malloc(n * 16 + 16);
+	ck_assert_ptr_nonnull(buf);
+	buf[len++] = '[';
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(buf + len, "%s{\"k\":%zu}",
+		    i > 0 ? "," : "", i);
+	buf[len++] = ']';
+	o = wymcp__parse_ex(buf, len, &f);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(f, WYMCP__JSON_OK);
+	json_object_put(o);
+	/* The last one names k twice. */
+	len--;
+	len += (size_t)sprintf(buf + len, ",{\"k\":1,\"k\":2}]");
+	ck_assert_ptr_null(wymcp__parse_ex(buf, len, &f));
+	ck_assert_int_eq(f, WYMCP__JSON_DUPLICATE);
+	free(buf);
+}
+END_TEST
+
+START_TEST(parse_nul_escape_flagged)
+{
+	struct json_object	*o;
+	enum wymcp__json_fault	 f;
+
+	o = wymcp__parse_ex("{\"a\":\"x\\u0000y\"}", 16, &f);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(f, WYMCP__JSON_NUL);
+	json_object_put(o);
+	ck_assert_int_eq(fault_of("{\"k\\u0000\":1}"), WYMCP__JSON_NUL);
+	ck_assert_int_eq(fault_of("[\"\\u0000\"]"), WYMCP__JSON_NUL);
+	/* An escaped backslash, then "u0000": no NUL. */
+	ck_assert_int_eq(fault_of("[\"\\\\u0000\"]"), WYMCP__JSON_OK);
+	ck_assert_int_eq(fault_of("[\"\\u0001\"]"), WYMCP__JSON_OK);
+	/* wymcp__parse() refuses it. */
+	ck_assert_ptr_null(P("[\"\\u0000\"]"));
+	ck_assert_int_eq(fault_of("null"), WYMCP__JSON_NULL);
+	ck_assert_int_eq(fault_of("[1"), WYMCP__JSON_SYNTAX);
+	ck_assert_int_eq(fault_of("[18446744073709551616]"),
+	    WYMCP__JSON_RANGE);
+}
+END_TEST
+
 /* Run the envelope check on a literal. */
 static int
 env(const char *text, struct json_object **msg, struct json_object **id,
@@ -655,6 +743,9 @@ rpc_suite(void)
 	tcase_add_test(tc, parse_json_c_leniencies_rejected);
 	tcase_add_test(tc, parse_bare_scalars_accepted);
 	tcase_add_test(tc, parse_deep_nesting_rejected);
+	tcase_add_test(tc, parse_duplicate_members_rejected);
+	tcase_add_test(tc, parse_many_objects_counted);
+	tcase_add_test(tc, parse_nul_escape_flagged);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("envelope");

@@ -92,8 +92,8 @@ static const struct wymcp_tool tools[] = {
 };
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "sealmod", .tools = tools
+	.name = "sealmod", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void
@@ -824,6 +824,26 @@ START_TEST(keyfile_without_keys_refused)
 }
 END_TEST
 
+START_TEST(keyfile_with_nul_refused)
+{
+	/* The parser stopped at the NUL and loaded K2 alone. */
+	static const char	 text[] = K2 "\n# old keys\0\nnot a key\n";
+	const char		*p;
+	int			 fd;
+
+	p = write_file("keys", "", 0600);
+	fd = open(p, O_WRONLY | O_TRUNC);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(write(fd, text, sizeof(text) - 1),
+	    (ssize_t)sizeof(text) - 1);
+	close(fd);
+	ck_assert_int_eq(wymcp_server_load_state_keys(srv, p),
+	    WYMCP_ERR_STATE);
+	ck_assert_msg(strstr(wymcp_server_errmsg(srv), "NUL") != NULL, "%s",
+	    wymcp_server_errmsg(srv));
+}
+END_TEST
+
 START_TEST(failed_key_load_keeps_the_keys)
 {
 	char		 st[STATE_MAX];
@@ -994,6 +1014,7 @@ seal_suite(void)
 	tcase_add_test(tc, keyfile_loose_mode_refused);
 	tcase_add_test(tc, keyfile_malformed_line_refused_with_file_and_line);
 	tcase_add_test(tc, keyfile_without_keys_refused);
+	tcase_add_test(tc, keyfile_with_nul_refused);
 	tcase_add_test(tc, failed_key_load_keeps_the_keys);
 	tcase_add_test(tc, key_generate_creates_mode_0600);
 	tcase_add_test(tc, key_generate_puts_a_new_key_first);

@@ -176,28 +176,28 @@ static const struct wymcp_tool mod_bad_tools[] = {
 };
 static const struct wymcp_module mod_a = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "a", .tools = mod_a_tools
+	.name = "a", .tools = mod_a_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 static const struct wymcp_module mod_b = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "b", .tools = mod_b_tools
+	.name = "b", .tools = mod_b_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 static const struct wymcp_module mod_dup = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "dup", .tools = mod_dup_tools
+	.name = "dup", .tools = mod_dup_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 static const struct wymcp_module mod_bad = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	.name = "bad", .tools = mod_bad_tools
+	.name = "bad", .tools = mod_bad_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 static const struct wymcp_module mod_abi = {
 	.abi = WYMCP_ABI_VERSION + 1, .size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
-	    .name = "abi", .tools = mod_a_tools
+	    .name = "abi", .tools = mod_a_tools,
+	    .tool_size = sizeof(struct wymcp_tool)
 };
 
 static struct wymcp_ctx			*ctx;

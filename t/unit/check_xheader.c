@@ -77,9 +77,9 @@ static const struct wymcp_tool custom_tools[] = {
 static const struct wymcp_module custom_mod = {
 	.abi = WYMCP_ABI_VERSION,
 	.size = sizeof(struct wymcp_module),
-	.tool_size = sizeof(struct wymcp_tool),
 	.name = "xheader",
-	.tools = custom_tools
+	.tools = custom_tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static void
@@ -590,8 +590,8 @@ START_TEST(load_refusal_keeps_no_tool_of_the_module)
 	};
 	static const struct wymcp_module m = {
 		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-		.tool_size = sizeof(struct wymcp_tool),
-		.name = "two", .tools = two
+		.name = "two", .tools = two,
+		.tool_size = sizeof(struct wymcp_tool)
 	};
 	size_t	 before = srv->ntools;
 
@@ -817,7 +817,7 @@ START_TEST(param_message_is_short_and_clean)
 	n = (size_t)snprintf(h, sizeof(h), "HTTP_MCP_PARAM_REGION=");
 	memset(h + n, 'x', 300);
 	h[n + 300] = '\0';
-	call("custom", "{\"region\":\"line1\\nline2\\u0000z\"}", h,
+	call("custom", "{\"region\":\"line1\\nline2\\u0001z\"}", h,
 	    (char *)NULL);
 	mismatch("...' does not match argument region value "
 	    "'line1?line2?z'");

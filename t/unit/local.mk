@@ -5,12 +5,15 @@ UNIT_TESTS = \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
+	%reldir%/check_jwt \
 	%reldir%/check_module \
 	%reldir%/check_peer \
 	%reldir%/check_rpc \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
+	%reldir%/check_shapes \
 	%reldir%/check_testing \
+	%reldir%/check_uritpl \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
@@ -18,3 +21,7 @@ TESTS += $(UNIT_TESTS)
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c src/front/peer.c \
 	src/front/front.h
+
+# wymcp-authz's tokens, keys and answers (src/authz/libauthz.la).
+%canon_reldir%_check_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
+%canon_reldir%_check_jwt_LDADD = $(AUTHZ_LIBS) $(CHECK_LIBS)

@@ -1,0 +1,124 @@
+/* fetch.c - HTTP(S) with libcurl: the JWKS, and token introspection */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "authz/authz.h"
+
+#define FETCH_TIMEOUT_S		10	/* the whole transfer */
+#define FETCH_CONNECT_S		5
+
+struct sink {
+	struct authz_buf	*out;
+	size_t			 max;
+	int			 toobig;
+};
+
+/* libcurl write callback: keep at most sink->max bytes. */
+static size_t
+collect(char *ptr, size_t size, size_t n, void *arg)
+{
+	struct sink	*s = arg;
+	size_t		 len = size * n;
+
+	if (s->out->len + len > s->max) {
+		s->toobig = 1;
+		return 0;		/* ends the transfer */
+	}
+	authz_buf_add(s->out, ptr, len);
+	return s->out->failed ? 0 : len;
+}
+
+/*
+ * One request with libcurl: GET `url`, or POST `form` (an
+ * application/x-www-form-urlencoded body) with HTTP Basic credentials
+ * `user`/`password` when form is not NULL.  http or https only, no
+ * redirects, certificates checked.  Returns 0 on a 2xx answer of at
+ * most `max` bytes, else -1 with the reason in err (never the body,
+ * the credentials or the form).
+ */
+static int
+request(const char *url, const char *form, const char *user,
+    const char *password, size_t max, struct authz_buf *out, char *err,
+    size_t errlen)
+{
+	CURL		*c;
+	CURLcode	 cc;
+	struct curl_slist *hdrs = NULL;
+	struct sink	 s = { out, max, 0 };
+	char		 cerr[CURL_ERROR_SIZE] = "";
+	long		 code = 0;
+	int		 rc = -1;
+
+	if ((c = curl_easy_init()) == NULL) {
+		snprintf(err, errlen, "curl_easy_init failed");
+		return -1;
+	}
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)FETCH_TIMEOUT_S);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, (long)FETCH_CONNECT_S);
+	curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, AUTHZ_NAME);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	if (form != NULL) {
+		hdrs = curl_slist_append(hdrs, "Accept: application/json");
+		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, form);
+		curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(c, CURLOPT_USERNAME, user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, password);
+	}
+	cc = curl_easy_perform(c);
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (s.toobig)
+		snprintf(err, errlen, "%s: larger than %zu bytes", url, max);
+	else if (out->failed)
+		snprintf(err, errlen, "%s: out of memory", url);
+	else if (cc != CURLE_OK)
+		snprintf(err, errlen, "%s: %s", url, cerr[0] != '\0' ? cerr :
+		    curl_easy_strerror(cc));
+	else if (code < 200 || code > 299)
+		snprintf(err, errlen, "%s: HTTP status %ld", url, code);
+	else
+		rc = 0;
+	curl_easy_cleanup(c);
+	curl_slist_free_all(hdrs);
+	return rc;
+}
+
+/* GET `url` into `out` (the JWKS); as request(). */
+int
+authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
+    size_t errlen)
+{
+	return request(url, NULL, NULL, NULL, max, out, err, errlen);
+}
+
+/* POST the form with Basic credentials (RFC 7662); as request(). */
+int
+authz_post(const char *url, const char *form, const char *user,
+    const char *password, size_t max, struct authz_buf *out, char *err,
+    size_t errlen)
+{
+	return request(url, form, user, password, max, out, err, errlen);
+}
+
+/*
+ * `s` (len bytes) percent-encoded for a form body; caller frees with
+ * curl_free().  NULL when out of memory.
+ */
+char *
+authz_form_escape(const char *s, size_t len)
+{
+	return curl_easy_escape(NULL, s, (int)len);
+}

@@ -1,0 +1,824 @@
+/*
+ * main.c - wymcp-authz: options, the FastCGI socket, privileges, and
+ * the workers
+ *
+ * The supervisor loads the key set, opens (or inherits) the socket,
+ * switches to --user, then keeps --workers processes that each accept
+ * one FastCGI connection at a time; --workers 0 serves in this
+ * process.  SIGHUP reloads the key set (forwarded to every worker);
+ * SIGTERM and SIGINT stop: each worker finishes the request in hand.
+ * Logs go to stderr, one line each; no token, key or secret is ever
+ * logged (answer.c logs the fixed reasons of authz_why() only).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <grp.h>
+#include <limits.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <fcgiapp.h>
+#include <sodium.h>
+
+#include "authz/authz.h"
+
+#define SOCKET_MODE	0660
+#define STOP_WAIT_S	10	/* then SIGKILL the workers left */
+
+static int			 logmax = WYMCP_LOG_WARNING;
+static volatile sig_atomic_t	 got_stop, got_hup, got_chld;
+
+/* One line to stderr, one write(2), control characters replaced. */
+static void
+logline(int prio, const char *fmt, ...)
+{
+	char	 msg[1024], line[1200];
+	va_list	 ap;
+	size_t	 len, i;
+	int	 n;
+	ssize_t	 w;
+
+	if (prio > logmax)
+		return;
+	va_start(ap, fmt);
+	(void)vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	n = snprintf(line, sizeof(line), "%s[%ld]: %s: %s", AUTHZ_NAME,
+	    (long)getpid(), prio <= WYMCP_LOG_ERR ? "error" :
+	    prio == WYMCP_LOG_WARNING ? "warning" : prio <= WYMCP_LOG_INFO ?
+	    "info" : "debug", msg);
+	if (n < 0)
+		return;
+	len = (size_t)n < sizeof(line) - 1 ? (size_t)n : sizeof(line) - 2;
+	for (i = 0; i < len; i++)
+		if ((unsigned char)line[i] < 0x20 || line[i] == 0x7f)
+			line[i] = '?';
+	line[len++] = '\n';
+	w = write(STDERR_FILENO, line, len);
+	(void)w;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: %s [-hVv] --issuer URL... --audience URI\n"
+	    "       (--jwks-file PATH | --jwks-url URL)... [--scope SCOPE]...\n"
+	    "       [--principal-claim CLAIM] [--assign-claim CLAIM[=NAME]]..."
+	    "\n"
+	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
+	    "       [--introspect URL --introspect-client-id ID\n"
+	    "        --introspect-secret-file PATH]\n"
+	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
+	    "       [--workers N] [--user USER] [--group GROUP]\n"
+	    "\n"
+	    "  --issuer URL           accept tokens of this issuer\n"
+	    "                         (repeatable)\n"
+	    "  --audience URI         this resource's canonical URI (aud)\n"
+	    "  --jwks-file PATH       verification keys (JWKS) from a file\n"
+	    "  --jwks-url URL         verification keys fetched over HTTP(S)\n"
+	    "  --scope SCOPE          a scope every token needs (repeatable)\n"
+	    "  --principal-claim C    the claim naming the principal (sub)\n"
+	    "  --assign-claim C[=N]   pass claim C on as assign N\n"
+	    "                         (repeatable)\n"
+	    "  --leeway SECONDS       clock skew allowed (default 30)\n"
+	    "  --resource-metadata U  the metadata URL of the challenges\n"
+	    "                         (default: from --audience, RFC 9728)\n"
+	    "  --introspect URL       check opaque tokens there (RFC 7662)\n"
+	    "  --introspect-client-id ID, --introspect-secret-file PATH\n"
+	    "                         its client credentials (mode 0600)\n"
+	    "  --listen ADDR          create the FastCGI socket (default:\n"
+	    "                         the socket on fd 0 or from systemd)\n"
+	    "  --workers N            worker processes, 0 to %d (default 2;\n"
+	    "                         0 serves in this process)\n"
+	    "  --user USER            run as USER after startup (root only)\n"
+	    "  --group GROUP          run with GROUP (default: USER's group)\n"
+	    "  -v, --verbose          log info; twice: debug\n"
+	    "  -h, --help             print this help and exit\n"
+	    "  -V, --version          print the version and exit\n",
+	    AUTHZ_NAME, AUTHZ_MAX_WORKERS);
+}
+
+struct opts {
+	struct authz		 a;
+	char			*metadata;	/* derived, or NULL */
+	const char		*secret_file;	/* --introspect-secret-file */
+	const char		*listen;
+	long			 workers;
+	const char		*user, *group;
+};
+
+/* Append to a growing array of strings; exits when out of memory. */
+static void
+push(const char ***arr, size_t *n, const char *s)
+{
+	const char	**na;
+
+	if ((na = reallocarray(*arr, *n + 1, sizeof(**arr))) == NULL)
+		err(1, NULL);
+	na[(*n)++] = s;
+	*arr = na;
+}
+
+/* Is s fit for a quoted-string of a challenge (no '"', '\', controls)? */
+static int
+quotable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if ((unsigned char)*s < 0x21 || *s == '"' || *s == '\\' ||
+		    *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* --assign-claim CLAIM[=NAME]; NAME defaults to CLAIM. */
+static void
+add_assign(struct authz_conf *c, const char *arg)
+{
+	struct authz_assign	*na;
+	char			*claim, *name, *eq;
+	size_t			 i;
+
+	if ((claim = strdup(arg)) == NULL)
+		err(1, NULL);
+	if ((eq = strchr(claim, '=')) != NULL)
+		*eq = '\0';
+	name = eq != NULL ? eq + 1 : claim;
+	if (*claim == '\0' || *name == '\0' || strlen(name) > 64)
+		errx(2, "--assign-claim %s: expected CLAIM or CLAIM=NAME", arg);
+	for (i = 0; name[i] != '\0'; i++) {
+		if (!isalnum((unsigned char)name[i]) && name[i] != '_')
+			errx(2, "--assign-claim %s: NAME may hold letters, "
+			    "digits and '_' only", arg);
+		name[i] = (char)tolower((unsigned char)name[i]);
+	}
+	if (strncmp(name, "wymcp", 5) == 0)
+		errx(2, "--assign-claim %s: names starting with wymcp are "
+		    "reserved", arg);
+	if ((na = reallocarray(c->assigns, c->nassigns + 1,
+	    sizeof(*na))) == NULL)
+		err(1, NULL);
+	na[c->nassigns].claim = claim;
+	na[c->nassigns].name = name;
+	c->assigns = na;
+	c->nassigns++;
+}
+
+static long
+number(const char *opt, const char *s, long min, long max)
+{
+	char	*e;
+	long	 v;
+
+	errno = 0;
+	v = strtol(s, &e, 10);
+	if (*s == '\0' || *e != '\0' || errno != 0 || v < min || v > max)
+		errx(2, "%s %s: expected a number from %ld to %ld", opt, s,
+		    min, max);
+	return v;
+}
+
+static void
+parse(int argc, char *argv[], struct opts *o)
+{
+	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
+	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
+	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
+	    O_INTRO_SECRET };
+	static const struct option longopts[] = {
+		{ "issuer", required_argument, NULL, O_ISSUER },
+		{ "audience", required_argument, NULL, O_AUDIENCE },
+		{ "jwks-file", required_argument, NULL, O_JWKS_FILE },
+		{ "jwks-url", required_argument, NULL, O_JWKS_URL },
+		{ "scope", required_argument, NULL, O_SCOPE },
+		{ "principal-claim", required_argument, NULL, O_PRINCIPAL },
+		{ "assign-claim", required_argument, NULL, O_ASSIGN },
+		{ "leeway", required_argument, NULL, O_LEEWAY },
+		{ "resource-metadata", required_argument, NULL, O_METADATA },
+		{ "listen", required_argument, NULL, O_LISTEN },
+		{ "workers", required_argument, NULL, O_WORKERS },
+		{ "user", required_argument, NULL, O_USER },
+		{ "group", required_argument, NULL, O_GROUP },
+		{ "introspect", required_argument, NULL, O_INTROSPECT },
+		{ "introspect-client-id", required_argument, NULL,
+		    O_INTRO_ID },
+		{ "introspect-secret-file", required_argument, NULL,
+		    O_INTRO_SECRET },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct authz_conf	*c = &o->a.conf;
+	size_t			 i;
+	char			*url;
+	int			 ch;
+
+	c->principal = "sub";
+	c->leeway = 30;
+	o->workers = 2;
+	while ((ch = getopt_long(argc, argv, "hVv", longopts, NULL)) != -1) {
+		switch (ch) {
+		case O_ISSUER:
+			push(&c->issuers, &c->nissuers, optarg);
+			break;
+		case O_AUDIENCE:
+			c->audience = optarg;
+			break;
+		case O_JWKS_FILE:
+			o->a.keys.file = optarg;
+			break;
+		case O_JWKS_URL:
+			o->a.keys.url = optarg;
+			break;
+		case O_SCOPE:
+			push(&c->scopes, &c->nscopes, optarg);
+			break;
+		case O_PRINCIPAL:
+			c->principal = optarg;
+			break;
+		case O_ASSIGN:
+			add_assign(c, optarg);
+			break;
+		case O_LEEWAY:
+			c->leeway = number("--leeway", optarg, 0, 3600);
+			break;
+		case O_METADATA:
+			c->metadata = optarg;
+			break;
+		case O_LISTEN:
+			o->listen = optarg;
+			break;
+		case O_WORKERS:
+			o->workers = number("--workers", optarg, 0,
+			    AUTHZ_MAX_WORKERS);
+			break;
+		case O_USER:
+			o->user = optarg;
+			break;
+		case O_GROUP:
+			o->group = optarg;
+			break;
+		case O_INTROSPECT:
+			o->a.intro.url = optarg;
+			break;
+		case O_INTRO_ID:
+			o->a.intro.client_id = optarg;
+			break;
+		case O_INTRO_SECRET:
+			o->secret_file = optarg;
+			break;
+		case 'v':
+			if (logmax < WYMCP_LOG_DEBUG)
+				logmax = logmax < WYMCP_LOG_INFO ?
+				    WYMCP_LOG_INFO : WYMCP_LOG_DEBUG;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("%s %s\n", AUTHZ_NAME, WYMCP_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc)
+		errx(2, "unexpected argument %s (see --help)", argv[optind]);
+	if (c->nissuers == 0 || c->audience == NULL)
+		errx(2, "--issuer and --audience are required (see --help)");
+	if (o->a.keys.file == NULL && o->a.keys.url == NULL &&
+	    o->a.intro.url == NULL)
+		errx(2, "--jwks-file, --jwks-url or --introspect is required "
+		    "(see --help)");
+	if ((o->a.intro.url != NULL) != (o->a.intro.client_id != NULL) ||
+	    (o->a.intro.url != NULL) != (o->secret_file != NULL))
+		errx(2, "--introspect, --introspect-client-id and "
+		    "--introspect-secret-file go together");
+	if (o->group != NULL && o->user == NULL)
+		errx(2, "--group needs --user");
+	for (i = 0; i < c->nissuers; i++)
+		if (!quotable(c->issuers[i]))
+			errx(2, "--issuer %s: not a URL", c->issuers[i]);
+	for (i = 0; i < c->nscopes; i++)
+		if (!quotable(c->scopes[i]) || strlen(c->scopes[i]) > 256)
+			errx(2, "--scope %s: not a scope-token (RFC 6749 3.3)",
+			    c->scopes[i]);
+	if ((url = authz_metadata_url(c->audience, &c->endpoint)) == NULL)
+		errx(2, "--audience %s: expected an absolute http(s) URI "
+		    "without query or fragment", c->audience);
+	if (c->metadata == NULL)
+		c->metadata = o->metadata = url;
+	else
+		free(url);
+	if (!quotable(c->metadata))
+		errx(2, "--resource-metadata %s: not a URL", c->metadata);
+}
+
+/*
+ * The introspection client secret: the file's first line, from a file
+ * nobody but its owner may read (like wymcp-fcgi's key file).  Exits
+ * on failure; the secret is never printed.
+ */
+static char *
+read_secret(const char *path)
+{
+	struct stat	 st;
+	char		 buf[4096], *s;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1 ||
+	    fstat(fd, &st) == -1)
+		err(1, "--introspect-secret-file %s", path);
+	if (st.st_mode & 077)
+		errx(1, "--introspect-secret-file %s: readable by others "
+		    "(chmod 600)", path);
+	if ((n = read(fd, buf, sizeof(buf) - 1)) < 0)
+		err(1, "--introspect-secret-file %s", path);
+	close(fd);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (buf[0] == '\0')
+		errx(1, "--introspect-secret-file %s: empty", path);
+	if ((s = strdup(buf)) == NULL)
+		err(1, NULL);
+	sodium_memzero(buf, sizeof(buf));
+	return s;
+}
+
+/* A listening socket? */
+static int
+listening(int fd)
+{
+	struct stat	 st;
+	socklen_t	 len = sizeof(int);
+	int		 val = 0;
+
+	if (fstat(fd, &st) == -1 || !S_ISSOCK(st.st_mode))
+		return 0;
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &val, &len) == -1)
+		return 0;
+	return val != 0;
+}
+
+/* unix:PATH, a stale socket file replaced; mode 0660, owned by id. */
+static int
+listen_unix(const char *path, uid_t uid, gid_t gid, int chown_it)
+{
+	struct sockaddr_un	 sun;
+	struct stat		 st;
+	mode_t			 old;
+	int			 fd, c, rc;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (*path == '\0' || strlen(path) >= sizeof(sun.sun_path))
+		errx(2, "--listen unix:%s: empty or too long a path", path);
+	memcpy(sun.sun_path, path, strlen(path));
+	if (lstat(path, &st) == 0) {
+		if (!S_ISSOCK(st.st_mode))
+			errx(1, "--listen unix:%s: not a socket", path);
+		if ((c = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) != -1
+		    && connect(c, (struct sockaddr *)&sun, sizeof(sun)) == 0)
+			errx(1, "--listen unix:%s: in use", path);
+		if (c != -1)
+			close(c);
+		if (unlink(path) == -1)
+			err(1, "--listen unix:%s", path);
+	}
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		err(1, "socket");
+	old = umask(0777 & ~SOCKET_MODE);
+	rc = bind(fd, (struct sockaddr *)&sun, sizeof(sun));
+	umask(old);
+	if (rc == -1)
+		err(1, "--listen unix:%s: bind", path);
+	if (chmod(path, SOCKET_MODE) == -1 ||
+	    (chown_it && chown(path, uid, gid) == -1) ||
+	    listen(fd, SOMAXCONN) == -1)
+		err(1, "--listen unix:%s", path);
+	return fd;
+}
+
+/* HOST:PORT or [IPV6]:PORT. */
+static int
+listen_tcp(const char *spec)
+{
+	struct addrinfo	 hints, *res, *ai;
+	char		*copy, *host, *port, *p;
+	int		 fd = -1, on = 1, gai;
+
+	if ((host = copy = strdup(spec)) == NULL)
+		err(1, NULL);
+	if (*host == '[') {
+		host++;
+		if ((p = strchr(host, ']')) == NULL || p[1] != ':')
+			errx(2, "--listen %s: expected [IPV6]:PORT", spec);
+		*p = '\0';
+		port = p + 2;
+	} else if ((p = strrchr(host, ':')) == NULL ||
+	    strchr(host, ':') != p)
+		errx(2, "--listen %s: expected unix:PATH, HOST:PORT or "
+		    "[IPV6]:PORT", spec);
+	else {
+		*p = '\0';
+		port = p + 1;
+	}
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+	if ((gai = getaddrinfo(*host != '\0' ? host : NULL, port, &hints,
+	    &res)) != 0)
+		errx(1, "--listen %s: %s", spec, gai_strerror(gai));
+	for (ai = res; ai != NULL && fd == -1; ai = ai->ai_next) {
+		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+		    ai->ai_protocol)) == -1)
+			continue;
+		if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on,
+		    sizeof(on)) == -1 || bind(fd, ai->ai_addr,
+		    ai->ai_addrlen) == -1 || listen(fd, SOMAXCONN) == -1) {
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	free(copy);
+	if (fd == -1)
+		err(1, "--listen %s", spec);
+	return fd;
+}
+
+/* The socket systemd (fd 3) or a spawner (fd 0) handed over. */
+static int
+inherited(void)
+{
+	const char	*pid = getenv("LISTEN_PID");
+	const char	*fds = getenv("LISTEN_FDS");
+
+	if (pid != NULL && fds != NULL &&
+	    strtoll(pid, NULL, 10) == (long long)getpid()) {
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		if (strcmp(fds, "1") != 0 || !listening(3))
+			errx(1, "systemd passed LISTEN_FDS=%s: one listening "
+			    "socket expected", fds);
+		return 3;
+	}
+	if (listening(STDIN_FILENO))
+		return STDIN_FILENO;
+	errx(2, "no FastCGI socket: give --listen, or start under "
+	    "systemd or spawn-fcgi");
+}
+
+/* --user/--group: resolve (as root only), then switch for good. */
+static void
+switch_user(const struct opts *o)
+{
+	struct passwd	*pw;
+	struct group	*gr;
+	gid_t		 gid;
+
+	if (o->user == NULL)
+		return;
+	if ((pw = getpwnam(o->user)) == NULL)
+		errx(1, "--user %s: no such user", o->user);
+	gid = pw->pw_gid;
+	if (o->group != NULL) {
+		if ((gr = getgrnam(o->group)) == NULL)
+			errx(1, "--group %s: no such group", o->group);
+		gid = gr->gr_gid;
+	}
+	if (setgroups(1, &gid) == -1 || setgid(gid) == -1 ||
+	    setuid(pw->pw_uid) == -1)
+		err(1, "switching to %s", o->user);
+	if (pw->pw_uid != 0 && setuid(0) != -1)
+		errx(1, "could regain root after switching users");
+	logline(WYMCP_LOG_INFO, "running as uid %lu, gid %lu",
+	    (unsigned long)pw->pw_uid, (unsigned long)gid);
+}
+
+static void
+onsig(int sig)
+{
+	if (sig == SIGHUP)
+		got_hup = 1;
+	else if (sig == SIGCHLD)
+		got_chld = 1;
+	else
+		got_stop = sig;
+}
+
+/* Install onsig for each of the signals in set, no SA_RESTART. */
+static void
+handle(const sigset_t *set, const int *sigs)
+{
+	struct sigaction	 sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = onsig;
+	sa.sa_mask = *set;
+	for (; *sigs != 0; sigs++)
+		if (sigaction(*sigs, &sa, NULL) == -1)
+			err(1, "sigaction");
+}
+
+/* Write a whole response to the request's stdout. */
+static void
+reply(FCGX_Request *req, const struct authz_buf *b)
+{
+	static const char nomem[] = "Status: 500 Internal Server Error\r\n"
+	    "Content-Length: 0\r\n\r\n";
+
+	if (b->failed || b->data == NULL)
+		FCGX_PutStr(nomem, (int)sizeof(nomem) - 1, req->out);
+	else
+		FCGX_PutStr(b->data, (int)b->len, req->out);
+}
+
+/*
+ * A worker: accept and answer until a stop signal.  The signals are
+ * blocked except inside ppoll(2) (the listening socket is
+ * non-blocking), so none interrupts a request; SIGHUP only marks the
+ * key set stale, reloaded before the next check.
+ */
+static int
+worker(struct authz *a, int listenfd)
+{
+	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
+				    0 };
+	FCGX_Request		 req;
+	struct authz_buf	 out;
+	struct pollfd		 pfd;
+	struct sigaction	 sa;
+	sigset_t		 set, waitmask;
+	int			 rc;
+
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, listenfd,
+	    FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
+		logline(WYMCP_LOG_ERR, "libfcgi initialization failed");
+		return 1;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, &waitmask);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGHUP);
+	sigdelset(&waitmask, SIGUSR1);
+	handle(&set, sigs);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	while (!got_stop) {
+		if (got_hup) {
+			got_hup = 0;
+			a->keys.stale = 1;
+			logline(WYMCP_LOG_INFO, "SIGHUP: the keys will be "
+			    "reloaded");
+		}
+		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
+		pfd.events = POLLIN;
+		pfd.revents = 0;
+		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
+			if (errno == EINTR)
+				continue;
+			logline(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
+			return 1;
+		}
+		if ((rc = FCGX_Accept_r(&req)) < 0) {
+			if (rc != -EAGAIN && rc != -EWOULDBLOCK) {
+				logline(WYMCP_LOG_WARNING, "accept failed "
+				    "(%d)", rc);
+				(void)poll(NULL, 0, 100);
+			}
+			continue;
+		}
+		memset(&out, 0, sizeof(out));
+		authz_answer(a, req.envp, time(NULL), &out);
+		reply(&req, &out);
+		authz_buf_free(&out);
+		FCGX_Finish_r(&req);
+	}
+	if (req.ipcFd >= 0)
+		FCGX_Free(&req, 1);
+	return 0;
+}
+
+/* Start one worker; its pid, or -1. */
+static pid_t
+spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
+{
+	pid_t	 pid;
+
+	if ((pid = fork()) == -1) {
+		logline(WYMCP_LOG_ERR, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, oldmask, NULL);
+		signal(SIGCHLD, SIG_DFL);
+		_exit(worker(a, listenfd));
+	}
+	return pid;
+}
+
+/*
+ * The supervisor: keep `n' workers, replace one that dies (at most
+ * one a second), forward SIGHUP, and on SIGTERM/SIGINT stop them all
+ * (SIGKILL after STOP_WAIT_S).  Returns the exit status.
+ */
+static int
+supervise(struct authz *a, int listenfd, size_t n)
+{
+	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD,
+				    0 };
+	struct timespec		 second = { 1, 0 };
+	sigset_t		 set, old;
+	pid_t			*pids, pid;
+	size_t			 i, live;
+	time_t			 deadline;
+	int			 st;
+
+	if ((pids = calloc(n, sizeof(*pids))) == NULL)
+		err(1, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	handle(&set, sigs);
+	for (i = 0; i < n; i++)
+		pids[i] = spawn(a, listenfd, &old);
+	logline(WYMCP_LOG_INFO, "%zu workers started", n);
+	while (!got_stop) {
+		sigsuspend(&old);
+		if (got_hup) {
+			got_hup = 0;
+			logline(WYMCP_LOG_INFO, "SIGHUP: workers reload the "
+			    "keys");
+			for (i = 0; i < n; i++)
+				if (pids[i] > 0)
+					kill(pids[i], SIGHUP);
+		}
+		if (!got_chld)
+			continue;
+		got_chld = 0;
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			for (i = 0; i < n; i++)
+				if (pids[i] == pid) {
+					logline(WYMCP_LOG_WARNING, "worker %ld "
+					    "ended (status %d)", (long)pid,
+					    st);
+					pids[i] = -1;
+				}
+		if (got_stop)
+			break;
+		for (i = 0; i < n; i++)
+			if (pids[i] <= 0) {
+				/* A crash loop must not spin. */
+				(void)ppoll(NULL, 0, &second, &old);
+				if (!got_stop)
+					pids[i] = spawn(a, listenfd, &old);
+			}
+	}
+	for (i = 0; i < n; i++)
+		if (pids[i] > 0)
+			kill(pids[i], SIGTERM);
+	deadline = time(NULL) + STOP_WAIT_S;
+	for (;;) {
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
+			for (i = 0; i < n; i++)
+				if (pids[i] == pid)
+					pids[i] = -1;
+		for (live = 0, i = 0; i < n; i++)
+			live += pids[i] > 0;
+		if (live == 0)
+			break;
+		if (time(NULL) >= deadline) {
+			for (i = 0; i < n; i++)
+				if (pids[i] > 0)
+					kill(pids[i], SIGKILL);
+		}
+		(void)poll(NULL, 0, 50);
+	}
+	free(pids);
+	logline(WYMCP_LOG_INFO, "stopped");
+	return 0;
+}
+
+/* What parse() and the key set allocated, released before exit. */
+static void
+release(struct opts *o)
+{
+	size_t	 i;
+
+	authz_keyset_clear(&o->a.keys);
+	authz_introspect_clear(&o->a.intro);
+	if (o->a.intro.secret != NULL) {
+		sodium_memzero(o->a.intro.secret, strlen(o->a.intro.secret));
+		free(o->a.intro.secret);
+	}
+	for (i = 0; i < o->a.conf.nassigns; i++)
+		free((char *)o->a.conf.assigns[i].claim);
+	free(o->a.conf.assigns);
+	free(o->a.conf.issuers);
+	free(o->a.conf.scopes);
+	free(o->metadata);
+	curl_global_cleanup();
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct opts	 o;
+	struct authz_keyset file;
+	char		 why[512];
+	int		 fd, flags, rc;
+
+	memset(&o, 0, sizeof(o));
+	o.a.log = logline;
+	parse(argc, argv, &o);
+	if (sodium_init() < 0)
+		errx(1, "libsodium initialization failed");
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0)
+		errx(1, "libcurl initialization failed");
+	if (o.user != NULL && geteuid() != 0)
+		errx(1, "--user %s: only root can switch users", o.user);
+
+	if (o.secret_file != NULL)
+		o.a.intro.secret = read_secret(o.secret_file);
+
+	/* The keys: a bad file is fatal, an unreachable URL is not. */
+	if (o.a.keys.file != NULL) {
+		memset(&file, 0, sizeof(file));
+		file.file = o.a.keys.file;
+		if (authz_keyset_load(&file, time(NULL), why, sizeof(why)))
+			errx(1, "%s", why);
+		authz_keyset_clear(&file);
+	}
+	if ((o.a.keys.file != NULL || o.a.keys.url != NULL) &&
+	    authz_keyset_load(&o.a.keys, time(NULL), why, sizeof(why))) {
+		logline(WYMCP_LOG_WARNING, "%s: every token is refused until "
+		    "the keys load (retried at most once a minute)", why);
+		o.a.keys.loaded = 0;
+	} else if (o.a.keys.file != NULL || o.a.keys.url != NULL)
+		logline(WYMCP_LOG_INFO, "%zu verification keys loaded",
+		    o.a.keys.nkeys);
+
+	if (o.listen == NULL)
+		fd = inherited();
+	else if (strncmp(o.listen, "unix:", 5) == 0) {
+		struct passwd	*pw = NULL;
+		struct group	*gr = NULL;
+
+		if (o.user != NULL && (pw = getpwnam(o.user)) == NULL)
+			errx(1, "--user %s: no such user", o.user);
+		if (o.group != NULL && (gr = getgrnam(o.group)) == NULL)
+			errx(1, "--group %s: no such group", o.group);
+		fd = listen_unix(o.listen + 5, pw != NULL ? pw->pw_uid : 0,
+		    gr != NULL ? gr->gr_gid : pw != NULL ? pw->pw_gid : 0,
+		    pw != NULL);
+	} else
+		fd = listen_tcp(o.listen);
+	/* Workers race for connections: accept(2) must never block. */
+	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
+	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
+		err(1, "fcntl");
+	switch_user(&o);
+	logline(WYMCP_LOG_INFO, "serving %s for %zu issuer(s)",
+	    o.a.conf.audience, o.a.conf.nissuers);
+	rc = o.workers == 0 ? worker(&o.a, fd) :
+	    supervise(&o.a, fd, (size_t)o.workers);
+	release(&o);
+	return rc;
+}

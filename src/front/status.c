@@ -1,0 +1,245 @@
+/*
+ * status.c - the status page: the pool and its requests for operators
+ *
+ * Like php-fpm's pm.status_path: with --status-path, a request the web
+ * server routes to that path is answered by the worker itself, never by
+ * the library, as JSON or (?format=prometheus, or an Accept naming
+ * text/plain) Prometheus text format 0.0.4.  Only addresses of its own
+ * allow-list (--status-allow; loopback by default) may read it: the
+ * client's address is REMOTE_ADDR, which the web server sets.
+ *
+ * The figures live in one page shared by the whole pool (made before
+ * the first fork): workers count their requests into it with atomic
+ * additions; the supervisor writes what it sees of the pool at each of
+ * its looks.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <fcgiapp.h>
+
+#include "front.h"
+
+/* The methods counted by name; anything else is "other". */
+static const char *const methods[FRONT_NMETHODS] = {
+	"server/discover", "tools/list", "tools/call", "resources/list",
+	"resources/templates/list", "resources/read", "prompts/list",
+	"prompts/get", "completion/complete", "initialize", "ping", "other"
+};
+static const char *const outcomes[3] = { "ok", "client_error",
+	"server_error" };
+
+/* The page, shared when made before the fork.  NULL on failure. */
+struct front_stats *
+front_stats_new(void)
+{
+	struct front_stats	*s;
+
+	s = mmap(NULL, sizeof(*s), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (s == MAP_FAILED) {
+		front_log(WYMCP_LOG_ERR, "mmap: %s", strerror(errno));
+		return NULL;
+	}
+	memset(s, 0, sizeof(*s));
+	s->started = (long long)time(NULL);
+	return s;
+}
+
+/* Count one request: its method and its HTTP status (0: none written). */
+void
+front_stats_count(struct front_stats *s, const char *method, int status)
+{
+	size_t	 m, o;
+
+	if (s == NULL)
+		return;
+	for (m = 0; m < FRONT_NMETHODS - 1; m++)
+		if (strcmp(method, methods[m]) == 0)
+			break;
+	o = status >= 200 && status < 400 ? 0 : status >= 400 &&
+	    status < 500 ? 1 : 2;
+	__atomic_add_fetch(&s->requests[m][o], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * Is the client at REMOTE_ADDR allowed to read the page?  The allow-list
+ * when there is one, else loopback addresses only.
+ */
+static int
+allowed(const struct front_limits *lim, const char *addr)
+{
+	struct sockaddr_storage	 ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 len;
+
+	if (addr == NULL)
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, addr, &sin->sin_addr) == 1) {
+		sin->sin_family = AF_INET;
+		len = sizeof(*sin);
+	} else if (inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1) {
+		sin6->sin6_family = AF_INET6;
+		len = sizeof(*sin6);
+	} else
+		return 0;
+	if (lim->nstatus_peers == 0)
+		return front_addr_loopback((struct sockaddr *)&ss, len);
+	return front_peer_allowed(lim->status_peers, lim->nstatus_peers,
+	    (struct sockaddr *)&ss, len);
+}
+
+/* Append to the page being built; the length so far. */
+static size_t
+put(char *buf, size_t cap, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t
+put(char *buf, size_t cap, size_t n, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 w;
+
+	if (n >= cap)
+		return n;
+	va_start(ap, fmt);
+	w = vsnprintf(buf + n, cap - n, fmt, ap);
+	va_end(ap);
+	return w < 0 ? n : n + (size_t)w;
+}
+
+/* The page as JSON into buf; its length. */
+static size_t
+json(const struct front_stats *s, char *buf, size_t cap)
+{
+	size_t	 n = 0, m, o;
+	int	 first = 1;
+
+	n = put(buf, cap, n, "{\"uptimeSeconds\":%lld,\"workers\":{"
+	    "\"running\":%d,\"busy\":%d,\"idle\":%d,\"min\":%d,\"max\":%d,"
+	    "\"maxReached\":%lu,\"respawns\":%lu},\"requests\":{",
+	    (long long)time(NULL) - s->started, s->running, s->busy,
+	    s->running - s->busy, s->min, s->max, s->max_reached,
+	    s->respawns);
+	for (m = 0; m < FRONT_NMETHODS; m++) {
+		n = put(buf, cap, n, "%s\"%s\":{", first ? "" : ",",
+		    methods[m]);
+		first = 0;
+		for (o = 0; o < 3; o++)
+			n = put(buf, cap, n, "%s\"%s\":%lu", o ? "," : "",
+			    outcomes[o], s->requests[m][o]);
+		n = put(buf, cap, n, "}");
+	}
+	n = put(buf, cap, n, "},\"slowRequests\":%lu,\"slowMs\":%u,"
+	    "\"heldByQuestions\":0}", s->slow, s->slow_ms);
+	return n;
+}
+
+/* The page as Prometheus text into buf; its length. */
+static size_t
+prometheus(const struct front_stats *s, char *buf, size_t cap)
+{
+	size_t	 n = 0, m, o;
+
+	n = put(buf, cap, n,
+	    "# HELP wymcp_uptime_seconds Seconds since the pool started.\n"
+	    "# TYPE wymcp_uptime_seconds gauge\n"
+	    "wymcp_uptime_seconds %lld\n"
+	    "# HELP wymcp_workers Worker processes by state.\n"
+	    "# TYPE wymcp_workers gauge\n"
+	    "wymcp_workers{state=\"busy\"} %d\n"
+	    "wymcp_workers{state=\"idle\"} %d\n"
+	    "# HELP wymcp_workers_max The most workers the pool may run.\n"
+	    "# TYPE wymcp_workers_max gauge\n"
+	    "wymcp_workers_max %d\n"
+	    "# HELP wymcp_max_reached_total Times every worker was busy at "
+	    "the maximum.\n"
+	    "# TYPE wymcp_max_reached_total counter\n"
+	    "wymcp_max_reached_total %lu\n"
+	    "# HELP wymcp_respawns_total Workers started after the first "
+	    "ones.\n"
+	    "# TYPE wymcp_respawns_total counter\n"
+	    "wymcp_respawns_total %lu\n"
+	    "# HELP wymcp_requests_total Requests by method and outcome.\n"
+	    "# TYPE wymcp_requests_total counter\n",
+	    (long long)time(NULL) - s->started, s->busy,
+	    s->running - s->busy, s->max, s->max_reached, s->respawns);
+	for (m = 0; m < FRONT_NMETHODS; m++)
+		for (o = 0; o < 3; o++)
+			n = put(buf, cap, n, "wymcp_requests_total{method="
+			    "\"%s\",outcome=\"%s\"} %lu\n", methods[m],
+			    outcomes[o], s->requests[m][o]);
+	n = put(buf, cap, n,
+	    "# HELP wymcp_slow_requests_total Requests slower than "
+	    "--slow-log-ms.\n"
+	    "# TYPE wymcp_slow_requests_total counter\n"
+	    "wymcp_slow_requests_total %lu\n"
+	    "# HELP wymcp_workers_held_by_questions Workers waiting for a "
+	    "person's answer.\n"
+	    "# TYPE wymcp_workers_held_by_questions gauge\n"
+	    "wymcp_workers_held_by_questions 0\n", s->slow);
+	return n;
+}
+
+/*
+ * Answer the request if it is for the status page: 1 when answered
+ * (the page, or 403 for a client the allow-list does not name), 0 when
+ * it is not for the page.
+ */
+int
+front_status_serve(const struct front_limits *lim, FCGX_Request *req)
+{
+	static char	 page[16384];
+	char		 head[256];
+	const char	*uri, *q, *accept;
+	size_t		 n;
+	int		 prom, hlen;
+
+	if (lim->status_path == NULL || lim->stats == NULL)
+		return 0;
+	if ((uri = FCGX_GetParam("DOCUMENT_URI", req->envp)) == NULL &&
+	    (uri = FCGX_GetParam("SCRIPT_NAME", req->envp)) == NULL)
+		return 0;
+	if (strcmp(uri, lim->status_path) != 0)
+		return 0;
+	if (!allowed(lim, FCGX_GetParam("REMOTE_ADDR", req->envp))) {
+		FCGX_PutS("Status: 403 Forbidden\r\n"
+		    "Content-Type: text/plain\r\n\r\nForbidden\n", req->out);
+		return 1;
+	}
+	q = FCGX_GetParam("QUERY_STRING", req->envp);
+	accept = FCGX_GetParam("HTTP_ACCEPT", req->envp);
+	prom = (q != NULL && strstr(q, "format=prometheus") != NULL) ||
+	    (accept != NULL && strstr(accept, "text/plain") != NULL &&
+	    strstr(accept, "json") == NULL);
+	n = prom ? prometheus(lim->stats, page, sizeof(page)) :
+	    json(lim->stats, page, sizeof(page));
+	if (n >= sizeof(page))
+		n = sizeof(page) - 1;
+	/* libfcgi's own printf knows no %zu: the head is formatted here. */
+	hlen = snprintf(head, sizeof(head), "Status: 200 OK\r\n"
+	    "Content-Type: %s\r\nCache-Control: no-store\r\n"
+	    "Content-Length: %zu\r\n\r\n", prom ?
+	    "text/plain; version=0.0.4; charset=utf-8" : "application/json",
+	    n);
+	if (hlen > 0 && (size_t)hlen < sizeof(head))
+		FCGX_PutStr(head, hlen, req->out);
+	FCGX_PutStr(page, (int)n, req->out);
+	return 1;
+}
