@@ -655,6 +655,10 @@ sep1330_run(struct wymcp_ctx *ctx, struct json_object *args,
 static const char confirm_form[] = WYMCP_JSON({ "type": "object",
     "properties": { "confirm": { "type": "boolean" } },
     "required": ["confirm"] });
+/* multi_input: the suite answers {"name": ..., "confirm": true}. */
+static const char multi_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "name": { "type": "string" },
+    "confirm": { "type": "boolean" } }, "required": ["name"] });
 static const char slow_schema[] = WYMCP_JSON({ "type": "object",
     "properties": { "seconds": { "type": "number", "minimum": 0 },
     "label": { "type": "string" } } });
@@ -747,10 +751,10 @@ multi_input_run(struct wymcp_ctx *ctx, struct json_object *args,
 	enum wymcp_err		 rc;
 
 	(void)wymcp_input_batch(ctx);
-	rc = ask(ctx, "first", "First name?", name_form, &a);
+	rc = ask(ctx, "first", "First name?", multi_form, &a);
 	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
 		return rc;
-	rc = ask(ctx, "second", "Second name?", name_form, &b);
+	rc = ask(ctx, "second", "Second name?", multi_form, &b);
 	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
 		return rc;
 	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)

@@ -159,24 +159,26 @@ wymcp__answer_ok(struct json_object *req, struct json_object *answer,
 		}
 		if (wymcp__schema_validate(s, c, why, len) != 1)
 			return 0;
-		return 1;
-	}
-	if (strcmp(method, "sampling/createMessage") == 0) {
-		if (!json_object_object_get_ex(answer, "role", &v) ||
-		    !json_object_is_type(v, json_type_string) ||
-		    !json_object_object_get_ex(answer, "content", &v)) {
-			snprintf(why, len, "a sampling answer needs role and "
-			    "content");
-			return 0;
+		/* As check_elicit_answer(): declared properties only. */
+		json_object_object_get_ex(s, "properties", &v);
+		json_object_object_foreach(c, k, cv) {
+			(void)cv;
+			if (!json_object_object_get_ex(v, k, NULL)) {
+				snprintf(why, len, "content has property "
+				    "'%.64s', which the requested schema does "
+				    "not declare", k);
+				return 0;
+			}
 		}
 		return 1;
 	}
-	if (strcmp(method, "roots/list") == 0 &&
-	    (!json_object_object_get_ex(answer, "roots", &v) ||
-	    !json_object_is_type(v, json_type_array))) {
-		snprintf(why, len, "a roots answer needs a roots array");
-		return 0;
-	}
+	/* As check_shape(): schema.json's result shapes. */
+	if (strcmp(method, "sampling/createMessage") == 0)
+		return wymcp__shape_check("CreateMessageResult", answer, why,
+		    len) == 1;
+	if (strcmp(method, "roots/list") == 0)
+		return wymcp__shape_check("ListRootsResult", answer, why,
+		    len) == 1;
 	return 1;
 }
 
