@@ -76,7 +76,8 @@ static const char plain_sample[] = WYMCP_JSON({ "messages": [{
     "role": "user", "content": { "type": "text",
     "text": "Sample request" } }], "maxTokens": 50 });
 
-#define JSON_FLAGS	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define JSON_FLAGS							\
+	(JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
 
 /* Parse constant JSON text into an object owned by the request. */
 static struct json_object *
@@ -703,7 +704,8 @@ static const struct wymcp_tool tools[] = {
 	},
 	{
 		.name = "test_streaming_elicitation",
-		.description = "Diagnostic: response stream carries no requests",
+		.description = "Diagnostic: response stream carries no "
+		    "requests",
 		.input_schema = EMPTY_SCHEMA,
 		.run = streaming_run,
 	},

@@ -155,10 +155,10 @@ fail:
  * digits; blank lines and lines starting with '#' are skipped; spaces,
  * tabs and a CR around a line are ignored.  With `keys` non-NULL, the
  * keys are returned in a new array (the caller wipes and frees it).
- * *nkeys is the number of keys.  0, or -1 with the reason in err: "N: ..."
- * for line N, so that a caller puts "PATH:" before it.  The loader and --generate-key's writer both read
- * key files through this function, so a file one accepts the other
- * accepts too.
+ * *nkeys is the number of keys.  0, or -1 with the reason in err:
+ * "N: ..." for line N, so that a caller puts "PATH:" before it.  The
+ * loader and --generate-key's writer both read key files through this
+ * function, so a file one accepts the other accepts too.
  */
 int
 wymcp__keyfile_parse(const char *buf, size_t len, struct wymcp__key **keys,

@@ -29,7 +29,7 @@ struct wymcp__xparam {
  */
 struct wymcp__tool {
 	const struct wymcp_tool	*def;		/* the module's declaration */
-	struct wymcp_tool	 decl;		/* the same, this header's size */
+	struct wymcp_tool	 decl;		/* the same, at our size */
 	const struct wymcp_module *mod;	/* the module that declares it */
 	struct json_object	*listing;	/* Tool object for tools/list */
 	struct json_object	*input;		/* parsed inputSchema */

@@ -496,7 +496,7 @@ END_TEST
  */
 struct big_tool {
 	struct wymcp_tool	 t;
-	const char		*later[3];	/* members a later header adds */
+	const char		*later[3];	/* a later header's members */
 };
 struct big_arg {
 	struct wymcp_prompt_arg	 a;
