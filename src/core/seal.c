@@ -184,42 +184,38 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	return 0;
 }
 
+/* The expiry, seconds since the epoch, big-endian, into pt[0..4). */
+static void
+put_expiry(unsigned char *pt, int64_t at)
+{
+	uint32_t	 e = (uint32_t)at;
+
+	pt[0] = (unsigned char)(e >> 24);
+	pt[1] = (unsigned char)(e >> 16);
+	pt[2] = (unsigned char)(e >> 8);
+	pt[3] = (unsigned char)e;
+}
+
 /*
- * Seal the answers of an interrupted run with the request's bindings.
- * Returns the token (arena-owned) or NULL on failure.
+ * Seal a plaintext as a token of `version` (every token wymcp mints:
+ * requestState, Mcp-Session-Id, held request ids): base64url of
+ * version | key id | nonce | ciphertext+tag under the first key, the
+ * first five bytes as additional data.  The plaintext is wiped.  The
+ * token (arena-owned), or NULL.
  */
-const char *
-wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
+static const char *
+seal_token(struct wymcp_ctx *ctx, unsigned char version, unsigned char *pt,
+    size_t ptlen)
 {
 	const struct wymcp_server *srv = ctx->srv;
-	unsigned char		*bin, *pt;
-	const char		*js = NULL;
-	char			*tok;
-	size_t			 jslen = 0, ptlen, binlen;
+	unsigned char		*bin;
 	unsigned long long	 clen;
-	uint32_t		 exp;
+	size_t			 binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
+	char			*tok;
 
-	if (srv->nkeys == 0)
+	if ((bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
 		return NULL;
-	if (answers != NULL && json_object_object_length(answers) > 0) {
-		js = wymcp__json(answers);
-		jslen = strlen(js);
-	}
-	ptlen = FIXED_LEN + jslen;
-	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
-	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
-		return NULL;
-	exp = (uint32_t)((int64_t)time(NULL) + (int64_t)srv->state_ttl);
-	pt[0] = (unsigned char)(exp >> 24);
-	pt[1] = (unsigned char)(exp >> 16);
-	pt[2] = (unsigned char)(exp >> 8);
-	pt[3] = (unsigned char)exp;
-	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
-		return NULL;
-	if (jslen > 0)
-		memcpy(pt + FIXED_LEN, js, jslen);
-	bin[0] = SEAL_VERSION;
+	bin[0] = version;
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
@@ -234,6 +230,84 @@ wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
 }
 
 /*
+ * Open a token of `version` of at most `maxtok` characters whose
+ * plaintext holds at least `minpt` bytes and has not expired: the
+ * plaintext (arena-owned, a NUL after its end) and *ptlen, or NULL
+ * with *why ("malformed", "unknown key", "authentication failed",
+ * "expired").
+ */
+static unsigned char *
+open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
+    size_t maxtok, size_t minpt, size_t *ptlen, const char **why)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__key	*k = NULL;
+	unsigned char		*bin, *pt;
+	size_t			 toklen = strlen(tok), binlen, i;
+	unsigned long long	 n;
+	uint32_t		 exp;
+
+	*why = "malformed";
+	if (toklen == 0 || toklen > maxtok ||
+	    (bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
+	    NULL)
+		return NULL;
+	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
+	    binlen < HEAD_LEN + NONCE_LEN + minpt + TAG_LEN ||
+	    bin[0] != version)
+		return NULL;
+	for (i = 0; i < srv->nkeys && k == NULL; i++)
+		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
+			k = &srv->keys[i];
+	*why = "unknown key";
+	if (k == NULL ||
+	    (pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
+		return NULL;
+	*why = "authentication failed";
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &n, NULL,
+	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
+	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || n < minpt)
+		return NULL;
+	pt[n] = '\0';
+	*why = "expired";
+	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
+	    (uint32_t)pt[2] << 8 | pt[3];
+	if ((int64_t)exp < (int64_t)time(NULL))
+		return NULL;
+	*ptlen = (size_t)n;
+	return pt;
+}
+
+/*
+ * Seal the answers of an interrupted run with the request's bindings.
+ * Returns the token (arena-owned) or NULL on failure.
+ */
+const char *
+wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	unsigned char		*pt;
+	const char		*js = NULL;
+	size_t			 jslen = 0, ptlen;
+
+	if (srv->nkeys == 0)
+		return NULL;
+	if (answers != NULL && json_object_object_length(answers) > 0) {
+		js = wymcp__json(answers);
+		jslen = strlen(js);
+	}
+	ptlen = FIXED_LEN + jslen;
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
+		return NULL;
+	put_expiry(pt, (int64_t)time(NULL) + (int64_t)srv->state_ttl);
+	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
+		return NULL;
+	if (jslen > 0)
+		memcpy(pt + FIXED_LEN, js, jslen);
+	return seal_token(ctx, SEAL_VERSION, pt, ptlen);
+}
+
+/*
  * Open a requestState and check every binding.  Returns 0 with
  * *answers (request-owned) or -1; the reason is logged at info level
  * only, since the client gets one message whatever failed.
@@ -242,42 +316,14 @@ int
 wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
     struct json_object **answers)
 {
-	const struct wymcp_server *srv = ctx->srv;
-	const struct wymcp__key	*k = NULL;
 	struct json_object	*a = NULL;
-	unsigned char		*bin, *pt, want[BIND_LEN], tags[TAGS_LEN];
-	const char		*why = "malformed", *js;
-	size_t			 toklen = strlen(tok), binlen, i;
-	unsigned long long	 ptlen;
-	uint32_t		 exp;
+	unsigned char		*pt, want[BIND_LEN], tags[TAGS_LEN];
+	const char		*why, *js;
+	size_t			 ptlen;
 
 	*answers = NULL;
-	if (toklen == 0 || toklen > TOKEN_MAX)
-		goto fail;
-	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
-	    NULL)
-		goto fail;
-	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
-	    binlen < HEAD_LEN + NONCE_LEN + FIXED_LEN + TAG_LEN ||
-	    bin[0] != SEAL_VERSION)
-		goto fail;
-	for (i = 0; i < srv->nkeys && k == NULL; i++)
-		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
-			k = &srv->keys[i];
-	why = "unknown key";
-	if (k == NULL)
-		goto fail;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
-		goto fail;
-	why = "authentication failed";
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
-	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
-	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen < FIXED_LEN)
-		goto fail;
-	why = "expired";
-	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
-	    (uint32_t)pt[2] << 8 | pt[3];
-	if ((int64_t)exp < (int64_t)time(NULL))
+	if ((pt = open_token(ctx, tok, SEAL_VERSION, TOKEN_MAX, FIXED_LEN,
+	    &ptlen, &why)) == NULL)
 		goto fail;
 	why = "malformed payload";
 	if (bind(ctx, want, tags))
@@ -309,9 +355,9 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 fail:
 	json_object_put(a);
 	/* Keys that differ between hosts are a deployment error: say so. */
-	wymcp__ctx_log(ctx, k == NULL && strcmp(why, "unknown key") == 0 ?
+	wymcp__ctx_log(ctx, strcmp(why, "unknown key") == 0 ?
 	    WYMCP_LOG_WARNING : WYMCP_LOG_INFO, "requestState refused: %s%s",
-	    why, k == NULL && strcmp(why, "unknown key") == 0 ? " (do all "
+	    why, strcmp(why, "unknown key") == 0 ? " (do all "
 	    "hosts share one --state-key-file?)" : "");
 	return -1;
 }
@@ -359,12 +405,9 @@ wymcp__session_seal(struct wymcp_ctx *ctx, const char *version,
 	    "roots" };
 	const struct wymcp_server *srv = ctx->srv;
 	struct json_object	*s, *c, *v;
-	unsigned char		*bin, *pt;
+	unsigned char		*pt;
 	const char		*js;
-	char			*tok;
-	size_t			 jslen, ptlen, binlen, i;
-	unsigned long long	 clen;
-	uint32_t		 exp;
+	size_t			 jslen, ptlen, i;
 
 	if (srv->nkeys == 0 || wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    (s = wymcp_own(ctx,
@@ -382,72 +425,28 @@ wymcp__session_seal(struct wymcp_ctx *ctx, const char *version,
 	if ((jslen = strlen(js)) > SESSION_MAX)
 		return NULL;
 	ptlen = SESSION_FIXED + jslen;
-	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
-	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
 		return NULL;
-	exp = (uint32_t)((int64_t)time(NULL) + WYMCP__SESSION_TTL);
-	pt[0] = (unsigned char)(exp >> 24);
-	pt[1] = (unsigned char)(exp >> 16);
-	pt[2] = (unsigned char)(exp >> 8);
-	pt[3] = (unsigned char)exp;
+	put_expiry(pt, (int64_t)time(NULL) + WYMCP__SESSION_TTL);
 	session_bind(ctx, pt + EXPIRY_LEN);
 	memcpy(pt + SESSION_FIXED, js, jslen);
-	bin[0] = SESSION_VERSION;
-	memcpy(bin + 1, srv->keys[0].id, 4);
-	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
-	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
-	    &clen, pt, ptlen, bin, HEAD_LEN, NULL, bin + HEAD_LEN,
-	    srv->keys[0].key);
-	if ((tok = wymcp__arena_alloc(&ctx->arena,
-	    wymcp__b64url_len(binlen) + 1)) == NULL)
-		return NULL;
-	wymcp__b64url_encode(tok, bin, binlen);
-	return tok;
+	return seal_token(ctx, SESSION_VERSION, pt, ptlen);
 }
 
 int
 wymcp__session_open(struct wymcp_ctx *ctx, const char *tok,
     const char **version, struct json_object **caps)
 {
-	const struct wymcp_server *srv = ctx->srv;
-	const struct wymcp__key	*k = NULL;
 	struct json_object	*s = NULL, *v, *c;
-	unsigned char		*bin, *pt, want[BIND_LEN];
-	const char		*why = "malformed";
-	size_t			 toklen = strlen(tok), binlen, i;
-	unsigned long long	 ptlen;
-	uint32_t		 exp;
+	unsigned char		*pt, want[BIND_LEN];
+	const char		*why;
+	size_t			 ptlen;
 
 	*version = NULL;
 	*caps = NULL;
-	if (toklen == 0 || toklen > wymcp__b64url_len(HEAD_LEN + NONCE_LEN +
-	    SESSION_FIXED + SESSION_MAX + TAG_LEN))
-		goto fail;
-	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
-	    NULL)
-		goto fail;
-	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
-	    binlen < HEAD_LEN + NONCE_LEN + SESSION_FIXED + TAG_LEN ||
-	    bin[0] != SESSION_VERSION)
-		goto fail;
-	for (i = 0; i < srv->nkeys && k == NULL; i++)
-		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
-			k = &srv->keys[i];
-	why = "unknown key";
-	if (k == NULL)
-		goto fail;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
-		goto fail;
-	why = "authentication failed";
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
-	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
-	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen < SESSION_FIXED)
-		goto fail;
-	why = "expired";
-	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
-	    (uint32_t)pt[2] << 8 | pt[3];
-	if ((int64_t)exp < (int64_t)time(NULL))
+	if ((pt = open_token(ctx, tok, SESSION_VERSION,
+	    wymcp__b64url_len(HEAD_LEN + NONCE_LEN + SESSION_FIXED +
+	    SESSION_MAX + TAG_LEN), SESSION_FIXED, &ptlen, &why)) == NULL)
 		goto fail;
 	why = "other principal";
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK)
@@ -470,9 +469,9 @@ wymcp__session_open(struct wymcp_ctx *ctx, const char *tok,
 	return 0;
 fail:
 	json_object_put(s);
-	wymcp__ctx_log(ctx, k == NULL && strcmp(why, "unknown key") == 0 ?
+	wymcp__ctx_log(ctx, strcmp(why, "unknown key") == 0 ?
 	    WYMCP_LOG_WARNING : WYMCP_LOG_INFO, "Mcp-Session-Id refused: "
-	    "%s%s", why, k == NULL && strcmp(why, "unknown key") == 0 ?
+	    "%s%s", why, strcmp(why, "unknown key") == 0 ?
 	    " (do all hosts share one --state-key-file?)" : "");
 	return -1;
 }
@@ -512,83 +511,35 @@ wymcp__askid_seal(struct wymcp_ctx *ctx, const char *holder,
     const char *key, unsigned int ttl)
 {
 	const struct wymcp_server *srv = ctx->srv;
-	unsigned char		*bin, *pt;
-	char			*tok;
+	unsigned char		*pt;
 	size_t			 hlen = strlen(holder) + 1, klen = strlen(key);
-	size_t			 ptlen, binlen;
-	unsigned long long	 clen;
-	uint32_t		 exp;
+	size_t			 ptlen;
 
 	if (srv->nkeys == 0 || hlen + klen > ASKID_MAX ||
 	    wymcp__ctx_assigns(ctx) != WYMCP_OK)
 		return NULL;
 	ptlen = ASKID_FIXED + hlen + klen;
-	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL ||
-	    (bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
+	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
 		return NULL;
-	exp = (uint32_t)((int64_t)time(NULL) + (int64_t)ttl + 5);
-	pt[0] = (unsigned char)(exp >> 24);
-	pt[1] = (unsigned char)(exp >> 16);
-	pt[2] = (unsigned char)(exp >> 8);
-	pt[3] = (unsigned char)exp;
+	put_expiry(pt, (int64_t)time(NULL) + (int64_t)ttl + 5);
 	askid_bind(ctx, pt + EXPIRY_LEN);
 	memcpy(pt + ASKID_FIXED, holder, hlen);
 	memcpy(pt + ASKID_FIXED + hlen, key, klen);
-	bin[0] = ASKID_VERSION;
-	memcpy(bin + 1, srv->keys[0].id, 4);
-	randombytes_buf(bin + HEAD_LEN, NONCE_LEN);
-	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + HEAD_LEN + NONCE_LEN,
-	    &clen, pt, ptlen, bin, HEAD_LEN, NULL, bin + HEAD_LEN,
-	    srv->keys[0].key);
-	if ((tok = wymcp__arena_alloc(&ctx->arena,
-	    wymcp__b64url_len(binlen) + 1)) == NULL)
-		return NULL;
-	wymcp__b64url_encode(tok, bin, binlen);
-	return tok;
+	return seal_token(ctx, ASKID_VERSION, pt, ptlen);
 }
 
 int
 wymcp__askid_open(struct wymcp_ctx *ctx, const char *tok,
     const char **holder)
 {
-	const struct wymcp_server *srv = ctx->srv;
-	const struct wymcp__key	*k = NULL;
-	unsigned char		*bin, *pt, want[BIND_LEN];
-	const char		*why = "malformed";
-	size_t			 toklen = strlen(tok), binlen, i;
-	unsigned long long	 ptlen;
-	uint32_t		 exp;
+	unsigned char		*pt, want[BIND_LEN];
+	const char		*why;
+	size_t			 ptlen;
 
 	*holder = NULL;
-	if (toklen == 0 || toklen > wymcp__b64url_len(HEAD_LEN + NONCE_LEN +
-	    ASKID_FIXED + ASKID_MAX + TAG_LEN))
-		goto fail;
-	if ((bin = wymcp__arena_alloc(&ctx->arena, toklen / 4 * 3 + 3)) ==
-	    NULL)
-		goto fail;
-	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
-	    binlen < HEAD_LEN + NONCE_LEN + ASKID_FIXED + 1 + TAG_LEN ||
-	    bin[0] != ASKID_VERSION)
-		goto fail;
-	for (i = 0; i < srv->nkeys && k == NULL; i++)
-		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)
-			k = &srv->keys[i];
-	why = "unknown key";
-	if (k == NULL)
-		goto fail;
-	if ((pt = wymcp__arena_alloc(&ctx->arena, binlen + 1)) == NULL)
-		goto fail;
-	why = "authentication failed";
-	if (crypto_aead_xchacha20poly1305_ietf_decrypt(pt, &ptlen, NULL,
-	    bin + HEAD_LEN + NONCE_LEN, binlen - HEAD_LEN - NONCE_LEN, bin,
-	    HEAD_LEN, bin + HEAD_LEN, k->key) != 0 || ptlen <= ASKID_FIXED)
-		goto fail;
-	pt[ptlen] = '\0';
-	why = "expired";
-	exp = (uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
-	    (uint32_t)pt[2] << 8 | pt[3];
-	if ((int64_t)exp < (int64_t)time(NULL))
+	if ((pt = open_token(ctx, tok, ASKID_VERSION,
+	    wymcp__b64url_len(HEAD_LEN + NONCE_LEN + ASKID_FIXED + ASKID_MAX +
+	    TAG_LEN), ASKID_FIXED + 1, &ptlen, &why)) == NULL)
 		goto fail;
 	why = "other principal";
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK)
