@@ -210,9 +210,10 @@ seal_token(struct wymcp_ctx *ctx, unsigned char version, unsigned char *pt,
 	const struct wymcp_server *srv = ctx->srv;
 	unsigned char		*bin;
 	unsigned long long	 clen;
-	size_t			 binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
+	size_t			 binlen;
 	char			*tok;
 
+	binlen = HEAD_LEN + NONCE_LEN + ptlen + TAG_LEN;
 	if ((bin = wymcp__arena_alloc(&ctx->arena, binlen)) == NULL)
 		return NULL;
 	bin[0] = version;
