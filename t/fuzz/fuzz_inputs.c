@@ -85,9 +85,15 @@ seen_elicit(struct json_object *a)
 	json_object_object_foreach(c, k, val) {
 		if (strcmp(k, "name") == 0)
 			continue;
+		/* JSON Schema: 308e7 is an integer too (json-c: double). */
 		if (strcmp(k, "age") != 0 ||
-		    !json_object_is_type(val, json_type_int) ||
-		    json_object_get_int64(val) < 0)
+		    !(json_object_is_type(val, json_type_int) ?
+		    json_object_get_int64(val) >= 0 :
+		    json_object_is_type(val, json_type_double) &&
+		    json_object_get_double(val) >= 0 &&
+		    json_object_get_double(val) < 9e18 &&
+		    json_object_get_double(val) ==
+		    (double)(long long)json_object_get_double(val)))
 			bad("accepted content with another property",
 			    json_object_to_json_string(a));
 	}
