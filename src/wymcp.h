@@ -96,7 +96,35 @@ struct wymcp_tool {
 	/* Added in 0.3: read only by a library that knows it (tool_size). */
 	const char	*scopes;	/* OAuth scopes a call needs, space-
 					   separated (WYMCP_SCOPES), or NULL */
+	/* Added in 0.4 (read through the module's element size): */
+	int		 task_support;	/* enum wymcp_task_support */
 };
+
+/*
+ * May a call of the tool run as a task (the tasks extension,
+ * io.modelcontextprotocol/tasks; wymcp_task(3))?  Forbidden (0, what an
+ * older module's tools read as): never.  Optional: as a task when the
+ * server has a task store and the request declares the extension, else
+ * at once.  Required: only as a task; a request that does not declare
+ * the extension gets -32021.
+ */
+enum wymcp_task_support {
+	WYMCP_TASK_FORBIDDEN = 0,
+	WYMCP_TASK_OPTIONAL,
+	WYMCP_TASK_REQUIRED,
+	WYMCP_TASK_LATER = 0x100	/* or'ed in: at wymcp_task_start() */
+};
+/*
+ * With WYMCP_TASK_LATER or'ed into task_support, a call that becomes a
+ * task runs synchronously until its body calls wymcp_task_start(): the
+ * questions it asks before are multi round-trip requests of the
+ * tools/call itself, and the task is created there, with their
+ * answers (tasks.md "Task Creation": resolve MRTR exchanges
+ * synchronously first).  wymcp_task_start() does not return then; in a
+ * task runner, or in a call that is not becoming a task, it returns
+ * WYMCP_OK and the body goes on.  WYMCP_ERR_NORUN outside a run.
+ */
+enum wymcp_err	 wymcp_task_start(struct wymcp_ctx *);
 
 /*
  * JSON text written as JSON in C source: WYMCP_JSON({ "type": "object" })
@@ -657,6 +685,45 @@ typedef void (*wymcp_request_fn)(void *arg,
     const struct wymcp_request_info *info);
 void		 wymcp_server_set_request_fn(struct wymcp_server *,
 		    wymcp_request_fn, void *arg);
+
+/*
+ * The task store (wymcp_task(3)): where tasks live, so that a tools/call
+ * of a tool with task_support can be answered with a task handle at
+ * once and run by a task runner.  `uri' is sqlite:PATH (a file every
+ * process of the host shares); NULL forgets the store.  The store is
+ * opened (and its schema created or upgraded) here, then closed: each
+ * process opens its own connection at first use, so call this before
+ * forking.  WYMCP_ERR_INVAL for a URI of no known kind, WYMCP_ERR_IO
+ * when the store cannot be opened (wymcp_server_errmsg() says why).
+ * With a store, server/discover advertises the extension.
+ */
+enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
+		    const char *uri);
+/*
+ * The ttlMs of new tasks (0: unlimited; default one hour) and how long
+ * a runner's claim on a task lasts before another runner may take it
+ * (default 30 s, renewed while the tool runs and looks at
+ * wymcp_cancelled()), but never less than the request time limit plus
+ * 10 s.  WYMCP_ERR_INVAL without a store.
+ */
+enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
+		    long long ttl_ms, long long lease_ms);
+/*
+ * Be a task runner for one task: claim a task that is ready to run,
+ * run its tool through the same run boundary as a request (with the
+ * request time limit and the request hook), and store what it ended
+ * with: completed, failed, input_required (its questions), or
+ * cancelled.  Returns 1 when a task was run, 0 when none was ready, -1
+ * when the store failed (logged).
+ */
+int		 wymcp_server_run_task(struct wymcp_server *);
+/*
+ * A descriptor that becomes readable when a task may be ready to run
+ * (PostgreSQL: LISTEN wymcp_tasks), for a runner to wait on between
+ * wymcp_server_run_task() calls; -1 when the store has none (SQLite:
+ * poll).  It stays this process's.
+ */
+int		 wymcp_server_task_fd(struct wymcp_server *);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

@@ -4,8 +4,11 @@
 # reachable without a second compile; LDADD and the flags are the same
 # for all of them.
 LDADD = t/libharness.la src/testing/libtesting.la src/libwymcp-core.la \
-	$(CHECK_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS)
+	$(CHECK_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) $(SQLITE_LIBS) $(PQ_LIBS)
 AM_CPPFLAGS += -I$(top_srcdir)/t/lib
+
+# The task store's benchmark (make bench-tasks): built on demand.
+EXTRA_PROGRAMS = t/bench/taskbench
 
 include t/lib/local.mk
 include t/unit/local.mk

@@ -651,6 +651,141 @@ sep1330_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return elicited(res, "Elicitation completed", a);
 }
 
+/* ------------------------------------- the tasks extension (tasks-*) */
+
+static const char confirm_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "confirm": { "type": "boolean" } },
+    "required": ["confirm"] });
+/* multi_input: the suite answers {"name": ..., "confirm": true}. */
+static const char multi_form[] = WYMCP_JSON({ "type": "object",
+    "properties": { "name": { "type": "string" },
+    "confirm": { "type": "boolean" } }, "required": ["name"] });
+static const char slow_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "seconds": { "type": "number", "minimum": 0 },
+    "label": { "type": "string" } } });
+static const char name_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "name": { "type": "string" } } });
+static const char file_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "filename": { "type": "string" } } });
+/* protocol_error_job promises structuredContent and gives none. */
+static const char never_schema[] = WYMCP_JSON({ "type": "object",
+    "properties": { "never": { "type": "string" } },
+    "required": ["never"] });
+
+/* Sleep `ms' in steps of 50 ms; 1 when cancelled meanwhile. */
+static int
+nap(struct wymcp_ctx *ctx, long ms)
+{
+	struct timespec	 ts = { 0, 50 * 1000000L };
+
+	for (; ms > 0; ms -= 50) {
+		if (wymcp_cancelled(ctx))
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return wymcp_cancelled(ctx);
+}
+
+static enum wymcp_err
+greet_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_text(res, "Hello, %s!",
+	    wymcp_arg_str(args, "name", "World"));
+}
+
+/* Task support optional: a task when the client takes one. */
+static enum wymcp_err
+slow_compute_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	double	 s = wymcp_arg_num(args, "seconds", 0);
+
+	if (s > 3600)
+		s = 3600;
+	if (nap(ctx, (long)(s * 1000)))
+		return wymcp_result_error(res, "Cancelled");
+	return wymcp_result_text(res, "Computed %s after %g s",
+	    wymcp_arg_str(args, "label", "result"), s);
+}
+
+/* Task support required: completes with a tool error. */
+static enum wymcp_err
+failing_job_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	(void)nap(ctx, 1000);
+	return wymcp_result_error(res, "The job failed, as it always does");
+}
+
+/* A JSON-RPC error: the result does not match the outputSchema. */
+static enum wymcp_err
+protocol_error_job_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_text(res, "no structured content");
+}
+
+static enum wymcp_err
+confirm_delete_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a, *c;
+	const char		*f = wymcp_arg_str(args, "filename", "file");
+	enum wymcp_err		 rc;
+
+	if ((rc = ask(ctx, "confirm", "Delete this file?", confirm_form,
+	    &a)) != WYMCP_OK)
+		return rc == WYMCP_ERR_NOTSUP ?
+		    cannot_ask(res, "elicitation", rc) : rc;
+	c = wymcp_answer_content(a);
+	if (wymcp_arg_bool(c, "confirm", 0))
+		return wymcp_result_text(res, "Deleted %s", f);
+	return wymcp_result_text(res, "Kept %s", f);
+}
+
+static enum wymcp_err
+multi_input_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a = NULL, *b = NULL;
+	enum wymcp_err		 rc;
+
+	(void)wymcp_input_batch(ctx);
+	rc = ask(ctx, "first", "First name?", multi_form, &a);
+	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
+		return rc;
+	rc = ask(ctx, "second", "Second name?", multi_form, &b);
+	if (rc != WYMCP_OK && rc != WYMCP_ERR_PENDING)
+		return rc;
+	if ((rc = wymcp_input_flush(ctx)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "Both answered: %s, %s",
+	    wymcp_arg_str(wymcp_answer_content(a), "name", ""),
+	    wymcp_arg_str(wymcp_answer_content(b), "name", ""));
+}
+
+/*
+ * Asks for a name as a multi round-trip request of the tools/call, then
+ * becomes a task (tasks-mrtr-composition).
+ */
+static enum wymcp_err
+tool_with_task_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a;
+	enum wymcp_err		 rc;
+
+	if ((rc = ask(ctx, "user_name", "What is your name?", name_form,
+	    &a)) != WYMCP_OK)
+		return rc == WYMCP_ERR_NOTSUP ?
+		    cannot_ask(res, "elicitation", rc) : rc;
+	if ((rc = wymcp_task_start(ctx)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "Hello, %s! (from a task)",
+	    wymcp_arg_str(wymcp_answer_content(a), "name", "stranger"));
+}
+
 static const struct wymcp_tool tools[] = {
 	/* First: the header-validation scenario calls it with {}. */
 	{
@@ -816,6 +951,56 @@ static const struct wymcp_tool tools[] = {
 		    "improvements per SEP-1330",
 		.input_schema = EMPTY_SCHEMA,
 		.run = sep1330_run,
+	},
+	/* The tasks extension's scenarios (tasks-*): last. */
+	{
+		.name = "greet",
+		.description = "Greets by name (never a task)",
+		.input_schema = name_schema,
+		.run = greet_run,
+	},
+	{
+		.name = "slow_compute",
+		.description = "Computes for a number of seconds",
+		.input_schema = slow_schema,
+		.run = slow_compute_run,
+		.task_support = WYMCP_TASK_OPTIONAL,
+	},
+	{
+		.name = "failing_job",
+		.description = "A job that ends with a tool error",
+		.input_schema = EMPTY_SCHEMA,
+		.run = failing_job_run,
+		.task_support = WYMCP_TASK_REQUIRED,
+	},
+	{
+		.name = "protocol_error_job",
+		.description = "A job that ends with a JSON-RPC error",
+		.input_schema = EMPTY_SCHEMA,
+		.output_schema = never_schema,
+		.run = protocol_error_job_run,
+		.task_support = WYMCP_TASK_OPTIONAL,
+	},
+	{
+		.name = "confirm_delete",
+		.description = "Deletes a file after asking",
+		.input_schema = file_schema,
+		.run = confirm_delete_run,
+		.task_support = WYMCP_TASK_OPTIONAL,
+	},
+	{
+		.name = "multi_input",
+		.description = "Asks two questions at once",
+		.input_schema = EMPTY_SCHEMA,
+		.run = multi_input_run,
+		.task_support = WYMCP_TASK_OPTIONAL,
+	},
+	{
+		.name = "test_tool_with_task",
+		.description = "Asks a name, then runs as a task",
+		.input_schema = EMPTY_SCHEMA,
+		.run = tool_with_task_run,
+		.task_support = WYMCP_TASK_REQUIRED | WYMCP_TASK_LATER,
 	},
 	{ .name = NULL }
 };

@@ -170,6 +170,8 @@ static const struct wymcp_tool tools[] = {
 		    "description": "The day, e.g. 2026-12-01." } },
 		    "required": ["day"], "additionalProperties": false }),
 		.run = book_room_run,
+		/* With a task store, a client may take it as a task. */
+		.task_support = WYMCP_TASK_OPTIONAL,
 	},
 	{
 		.name = "purge_cache",

@@ -118,6 +118,72 @@ wymcp__elicit_schema_ok(struct json_object *s, char *err, size_t errlen)
 	return 1;
 }
 
+/*
+ * Does `answer' fit the input request `req' ({method, params}) it
+ * answers?  An elicitation's: an ElicitResult (accept, decline, cancel;
+ * an accepted form's content matches params.requestedSchema); a
+ * sampling request's: a CreateMessageResult (role and content);
+ * roots/list's: a ListRootsResult (roots, an array).  1, or 0 with the
+ * reason: a task's tasks/update refuses what a request's run would.
+ */
+int
+wymcp__answer_ok(struct json_object *req, struct json_object *answer,
+    char *why, size_t len)
+{
+	struct json_object	*m, *p, *s, *c, *v;
+	const char		*method, *act;
+
+	why[0] = '\0';
+	if (!json_object_is_type(answer, json_type_object)) {
+		snprintf(why, len, "an answer must be an object");
+		return 0;
+	}
+	method = json_object_object_get_ex(req, "method", &m) ?
+	    json_object_get_string(m) : "";
+	if (strcmp(method, "elicitation/create") == 0) {
+		act = wymcp_answer_action(answer);
+		if (act == NULL || (strcmp(act, "accept") != 0 &&
+		    strcmp(act, "decline") != 0 &&
+		    strcmp(act, "cancel") != 0)) {
+			snprintf(why, len,
+			    "action must be accept, decline or cancel");
+			return 0;
+		}
+		if (strcmp(act, "accept") != 0 ||
+		    !json_object_object_get_ex(req, "params", &p) ||
+		    !json_object_object_get_ex(p, "requestedSchema", &s))
+			return 1;
+		if (!json_object_object_get_ex(answer, "content", &c) ||
+		    !json_object_is_type(c, json_type_object)) {
+			snprintf(why, len,
+			    "an accepted form answer needs a content object");
+			return 0;
+		}
+		if (wymcp__schema_validate(s, c, why, len) != 1)
+			return 0;
+		/* As check_elicit_answer(): declared properties only. */
+		json_object_object_get_ex(s, "properties", &v);
+		json_object_object_foreach(c, k, cv) {
+			(void)cv;
+			if (!json_object_object_get_ex(v, k, NULL)) {
+				snprintf(why, len, "content has property "
+				    "'%.64s', which the requested schema does "
+				    "not declare", k);
+				return 0;
+			}
+		}
+		return 1;
+	}
+	/* As check_shape(): schema.json's result shapes. */
+	if (strcmp(method, "sampling/createMessage") == 0)
+		return wymcp__shape_check("CreateMessageResult", answer, why,
+		    len) == 1;
+	if (strcmp(method, "roots/list") == 0)
+		return wymcp__shape_check("ListRootsResult", answer, why,
+		    len) == 1;
+	return 1;
+}
+
 /* Fail the call with -32602: an answer the tool must never see. */
 static void
 fault(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,

@@ -15,7 +15,7 @@
 #include <setjmp.h>
 #include <pthread.h>
 
-#include "setup/setup.h"
+#include "store/store.h"
 
 /* The parsed request (serve/ fills it in; everyone reads it). */
 struct wymcp__request {
@@ -50,6 +50,10 @@ struct wymcp__call {
 	const char		*name;		/* what the state binds: */
 	struct json_object	*args;		/* name and arguments */
 	enum wymcp_err		 rc;		/* the handler's last return */
+	int			 in_task;	/* a task runner runs it */
+	int			 task_ok;	/* wymcp_task_start() unwinds */
+	const char		*task_msg;	/* a task's last progress or
+						   log line: statusMessage */
 };
 
 /*
@@ -104,13 +108,15 @@ struct wymcp__run {
 	struct json_object	*pending;	/* key -> input request */
 	struct json_object	*used;		/* key -> answer read */
 	const char		*fault;		/* invalid answer: -32602 */
+	int			 to_task;	/* wymcp_task_start() unwound */
 };
 
 /* How a run ended. */
 enum wymcp__outcome {
 	WYMCP__RUN_DONE,	/* the body returned; see rc */
 	WYMCP__RUN_INPUT,	/* stopped at unanswered questions */
-	WYMCP__RUN_FAULT	/* an answer was invalid (-32602) */
+	WYMCP__RUN_FAULT,	/* an answer was invalid (-32602) */
+	WYMCP__RUN_TASK		/* wymcp_task_start(): make it a task */
 };
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
@@ -120,6 +126,8 @@ void	 wymcp__run_stop(struct wymcp__run *) __attribute__((noreturn));
 
 /* ask.c: what the client answered. */
 int	 wymcp__responses_ok(struct json_object *);
+int	 wymcp__answer_ok(struct json_object *req, struct json_object *answer,
+	    char *why, size_t len);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
 
 /* shapes.c: schema.json's CreateMessageResult and ListRootsResult. */

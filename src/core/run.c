@@ -56,6 +56,9 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 			outcome = WYMCP__RUN_INPUT;
 		} else
 			outcome = WYMCP__RUN_DONE;
+	} else if (run->to_task) {
+		*rc = WYMCP_ERR_PENDING;
+		outcome = WYMCP__RUN_TASK;
 	} else if (run->fault != NULL) {
 		*rc = WYMCP_ERR_INVAL;
 		outcome = WYMCP__RUN_FAULT;
@@ -111,4 +114,28 @@ wymcp_input_flush(struct wymcp_ctx *ctx)
 	if (json_object_object_length(run->pending) > 0)
 		wymcp__run_stop(run);
 	return WYMCP_OK;
+}
+
+/*
+ * From here on the call runs as a task (the tasks extension): in a
+ * request that may make it one, the round ends here and the call core
+ * stores the task with the answers gathered so far (the questions
+ * asked before were multi round-trip requests, resolved synchronously:
+ * tasks.md "Task Creation"); in a task runner, and in a request that
+ * cannot make a task, the call goes on.
+ */
+enum wymcp_err
+wymcp_task_start(struct wymcp_ctx *ctx)
+{
+	struct wymcp__run	*run;
+
+	if (ctx == NULL)
+		return WYMCP_ERR_INVAL;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (ctx->call.in_task || !ctx->call.task_ok)
+		return WYMCP_OK;
+	run->to_task = 1;
+	wymcp__run_stop(run);
+	return WYMCP_OK;	/* not reached */
 }

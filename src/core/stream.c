@@ -484,6 +484,10 @@ wymcp_progress(struct wymcp_ctx *ctx, double progress, double total,
 	/* Token or not: a tool that reports progress learns it is over. */
 	if (wymcp__stopped(ctx))
 		return WYMCP_ERR_IO;
+	/* In a task, the message becomes its statusMessage (runner). */
+	if (ctx->call.in_task && message != NULL &&
+	    wymcp__utf8_valid(message, strlen(message)))
+		ctx->call.task_msg = wymcp_strdup(ctx, message);
 	if (ctx->out.progress_token == NULL)
 		return WYMCP_OK;
 	if (!isfinite(progress) || isnan(total) || isinf(total) ||
@@ -636,6 +640,14 @@ wymcp_log(struct wymcp_ctx *ctx, int prio, const char *fmt, ...)
 	    prio <= ctx->srv->logmax;
 	client = ctx->out.loglevel >= 0 && prio <= ctx->out.loglevel &&
 	    !stopped;
+	/* A task's info lines and above become its statusMessage. */
+	if (ctx->call.in_task && prio <= WYMCP_LOG_INFO) {
+		va_start(ap, fmt);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
+		va_end(ap);
+		if (wymcp__utf8_valid(buf, strlen(buf)))
+			ctx->call.task_msg = wymcp_strdup(ctx, buf);
+	}
 	if (server || client) {
 		va_start(ap, fmt);
 		vsnprintf(buf, sizeof(buf), fmt, ap);

@@ -21,6 +21,8 @@
 
 #define FRONT_NAME		"wymcp-fcgi"
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */
+#define FRONT_TASK_TTL_DEFAULT	3600		/* --task-ttl, s */
+#define FRONT_TASK_LEASE_DEFAULT 30		/* --task-lease, s */
 #define FRONT_MAX_BODY		(1024UL * 1024 * 1024) /* --max-body bound */
 #define FRONT_KEY_BYTES		32		/* --generate-key key size */
 #define FRONT_TIMEOUT_DEFAULT	60		/* --request-timeout, s */
@@ -81,6 +83,10 @@ struct front_opts {
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
+	const char	 *task_store;	/* --task-store URI, or NULL */
+	int		  runners;	/* --task-runners */
+	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
+	unsigned int	  task_lease;	/* --task-lease s */
 	const char	 *status_path;	/* --status-path, or NULL */
 	struct front_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
@@ -225,7 +231,14 @@ int		 front_cgi(struct wymcp_server *, const struct front_limits *);
  * drains them; returns an exit status (in the supervisor only).
  */
 int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
-		    int workers, const struct front_limits *);
+		    int workers, int runners, const struct front_limits *);
+
+/*
+ * runner.c: a task runner (--task-runners): claims and runs tasks
+ * until told to stop; returns an exit status.
+ */
+int		 front_runner(struct wymcp_server *,
+		    const struct front_limits *, struct front_board *);
 
 /*
  * relay.c: asking older clients.  front_relay_setup() (main.c, before

@@ -54,7 +54,11 @@ enum {
 	OPT_ANYPEER,
 	OPT_ASKTIMEOUT,
 	OPT_MAXASKING,
-	OPT_RELAYLISTEN
+	OPT_RELAYLISTEN,
+	OPT_TASKSTORE,
+	OPT_RUNNERS,
+	OPT_TASKTTL,
+	OPT_TASKLEASE
 };
 
 static const struct option longopts[] = {
@@ -82,6 +86,10 @@ static const struct option longopts[] = {
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
+	{ "task-store",		required_argument,	NULL, OPT_TASKSTORE },
+	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
+	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
+	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -120,6 +128,8 @@ usage(FILE *f)
 	    "       [--relay-listen HOST:PORT]\n"
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS]\n"
+	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
+	    "       [--task-lease S]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -168,6 +178,13 @@ usage(FILE *f)
 	    "                         (default: half the workers; 0: none)\n"
 	    "  --relay-listen ADDR    take answers for this instance's\n"
 	    "                         questions from other hosts here\n"
+	    "  --task-store URI       keep tasks (the tasks extension) in\n"
+	    "                         sqlite:PATH\n"
+	    "  --task-runners N       task runner processes (default 0)\n"
+	    "  --task-ttl S           ttlMs of new tasks (default %d; 0:\n"
+	    "                         unlimited)\n"
+	    "  --task-lease S         a runner's claim on a task lasts S\n"
+	    "                         seconds, renewed (default %d)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
@@ -175,7 +192,8 @@ usage(FILE *f)
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
-	    WYMCP_ASK_TIMEOUT_DEFAULT);
+	    WYMCP_ASK_TIMEOUT_DEFAULT, FRONT_TASK_TTL_DEFAULT,
+	    FRONT_TASK_LEASE_DEFAULT);
 }
 
 /*
@@ -324,6 +342,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->ask_timeout = WYMCP_ASK_TIMEOUT_DEFAULT;
 	o->max_asking = -1;
 	o->idle_timeout = FRONT_IDLE_DEFAULT;
+	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
+	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -414,6 +434,21 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 				    "or [IPV6]:PORT", optarg);
 			o->relay_listen = optarg;
 			break;
+		case OPT_TASKSTORE:
+			o->task_store = optarg;
+			break;
+		case OPT_RUNNERS:
+			o->runners = (int)parse_num("task-runners", optarg,
+			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_TASKTTL:
+			o->task_ttl = (unsigned int)parse_num("task-ttl",
+			    optarg, 0, 365 * 86400);
+			break;
+		case OPT_TASKLEASE:
+			o->task_lease = (unsigned int)parse_num("task-lease",
+			    optarg, 1, 86400);
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -439,6 +474,11 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		errx(2, "unexpected argument: %s (try --help)", argv[optind]);
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
+	if (o->runners > 0 && o->task_store == NULL)
+		errx(2, "--task-runners needs --task-store");
+	if (o->runners > 0 && o->workers == 0)
+		errx(2, "--task-runners needs a supervisor (--workers 1 or "
+		    "more)");
 }
 
 /*
@@ -962,6 +1002,20 @@ main(int argc, char *argv[])
 
 	if (id.set)
 		drop_privileges(&id);
+	/* As the user that will write it: the store's file is created. */
+	if (opts.task_store != NULL) {
+		if (wymcp_server_set_task_store(srv, opts.task_store) !=
+		    WYMCP_OK)
+			errx(1, "--task-store: %s", wymcp_server_errmsg(srv));
+		(void)wymcp_server_set_task_limits(srv,
+		    (long long)opts.task_ttl * 1000,
+		    (long long)opts.task_lease * 1000);
+		if (opts.runners == 0)
+			front_log(WYMCP_LOG_WARNING, "--task-store without "
+			    "--task-runners: tasks are stored here but run "
+			    "only by the runners of another instance sharing "
+			    "the store");
+	}
 	memory_limit(opts.memory);
 
 	memset(&lim, 0, sizeof(lim));
@@ -1021,7 +1075,7 @@ main(int argc, char *argv[])
 			rc = front_worker(srv, fd, &lim, NULL);
 		else
 			rc = front_prefork(srv, fd, opts.listen != NULL,
-			    opts.workers, &lim);
+			    opts.workers, opts.runners, &lim);
 		front_relay_cleanup(&lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&

@@ -43,6 +43,7 @@ struct worker {
 	int		 replace;	/* SIGHUP: stop once replaced */
 	int		 killed;	/* SIGKILL sent */
 	int		 overdue;	/* killed: past its time limit */
+	int		 runner;	/* a task runner, not a worker */
 	long long	 started;	/* fork time, ms (monotonic) */
 	long long	 stopsince;	/* first SIGTERM, ms */
 	long long	 lastterm;	/* latest SIGTERM, ms */
@@ -59,6 +60,7 @@ struct pool {
 	struct wymcp_server	*srv;		/* handed to workers */
 	int			 listenfd;	/* inherited by workers */
 	int			 want;		/* --workers, or MIN */
+	int			 want_runners;	/* --task-runners */
 	int			 max;		/* MAX of --workers MIN:MAX */
 	long long		 idle_ms;	/* --idle-timeout */
 	int			 at_max;	/* MAX reached: logged once */
@@ -110,23 +112,34 @@ now_ms(void)
 }
 
 /*
- * Number of live workers; `current' counts those not draining.
+ * Number of live processes, workers and runners; `current' counts the
+ * workers not draining, `runners' the runners not draining.
  */
 static size_t
-count(const struct pool *p, size_t *current)
+count2(const struct pool *p, size_t *current, size_t *runners)
 {
-	size_t	 i, live = 0, cur = 0;
+	size_t	 i, live = 0, cur = 0, run = 0;
 
 	for (i = 0; i < p->nw; i++) {
 		if (p->w[i].pid == -1)
 			continue;
 		live++;
-		if (!p->w[i].draining)
+		if (!p->w[i].draining && p->w[i].runner)
+			run++;
+		else if (!p->w[i].draining)
 			cur++;
 	}
 	if (current != NULL)
 		*current = cur;
+	if (runners != NULL)
+		*runners = run;
 	return live;
+}
+
+static size_t
+count(const struct pool *p, size_t *current)
+{
+	return count2(p, current, NULL);
 }
 
 /*
@@ -165,7 +178,7 @@ slot(struct pool *p)
  * -1 when mmap(2) or fork(2) failed.
  */
 static int
-spawn(struct pool *p, long long now)
+spawn(struct pool *p, long long now, int runner)
 {
 	struct sigaction	 sa;
 	struct front_board	*b;
@@ -200,17 +213,24 @@ spawn(struct pool *p, long long now)
 			if (p->w[i].pid != -1 && p->w[i].board != NULL)
 				(void)munmap(p->w[i].board,
 				    sizeof(*p->w[i].board));
+		if (runner) {
+			/* A runner takes no connections. */
+			(void)close(p->listenfd);
+			exit(front_runner(p->srv, p->lim, b));
+		}
 		exit(front_worker(p->srv, p->listenfd, p->lim, b));
 	}
 	if (p->started++ > 0 && p->lim->stats != NULL)
 		__atomic_add_fetch(&p->lim->stats->respawns, 1,
 		    __ATOMIC_RELAXED);
 	memset(w, 0, sizeof(*w));
+	w->runner = runner;
 	w->pid = pid;
 	w->started = now;
 	w->active = now;
 	w->board = b;
-	front_log(WYMCP_LOG_DEBUG, "started worker %ld", (long)pid);
+	front_log(WYMCP_LOG_DEBUG, "started %s %ld", runner ? "task runner" :
+	    "worker", (long)pid);
 	return 0;
 }
 
@@ -221,18 +241,22 @@ spawn(struct pool *p, long long now)
 static void
 spawn_missing(struct pool *p, long long now)
 {
-	size_t	 cur;
+	size_t	 cur, run;
 
-	count(p, &cur);
-	while (cur < (size_t)p->want && now >= p->respawn_at) {
-		if (spawn(p, now) == -1) {
+	count2(p, &cur, &run);
+	while ((cur < (size_t)p->want || run < (size_t)p->want_runners) &&
+	    now >= p->respawn_at) {
+		if (spawn(p, now, cur >= (size_t)p->want) == -1) {
 			p->backoff = p->backoff == 0 ? BACKOFF_MIN_MS :
 			    p->backoff * 2 > BACKOFF_MAX_MS ?
 			    BACKOFF_MAX_MS : p->backoff * 2;
 			p->respawn_at = now + p->backoff;
 			break;
 		}
-		cur++;
+		if (cur < (size_t)p->want)
+			cur++;
+		else
+			run++;
 	}
 }
 
@@ -270,7 +294,9 @@ pool_tick(struct pool *p, long long now)
 		return -1;
 	for (i = 0; i < p->nw; i++) {
 		w = &p->w[i];
-		if (w->pid == -1 || w->draining || w->board == NULL)
+		/* Task runners are not the pool's: --task-runners. */
+		if (w->pid == -1 || w->draining || w->board == NULL ||
+		    w->runner)
 			continue;
 		cur++;
 		busy = __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED);
@@ -288,7 +314,7 @@ pool_tick(struct pool *p, long long now)
 			k = (size_t)p->max - cur;
 		if (k > GROW_MAX)
 			k = GROW_MAX;
-		while (k-- > 0 && spawn(p, now) == 0)
+		while (k-- > 0 && spawn(p, now, 0) == 0)
 			cur++;
 		if (cur == (size_t)p->max && !p->at_max) {
 			p->at_max = 1;
@@ -304,7 +330,7 @@ pool_tick(struct pool *p, long long now)
 	for (i = 0; i < p->nw && cur > (size_t)p->want; i++) {
 		w = &p->w[i];
 		if (w->pid == -1 || w->draining || w->board == NULL ||
-		    now - w->active < p->idle_ms ||
+		    w->runner || now - w->active < p->idle_ms ||
 		    __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED))
 			continue;
 		front_log(WYMCP_LOG_DEBUG, "pool: retiring idle worker %ld",
@@ -535,14 +561,14 @@ drain_tick(struct pool *p, long long now)
  */
 int
 front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
-    const struct front_limits *lim)
+    int runners, const struct front_limits *lim)
 {
 	struct pool		 p;
 	struct sigaction	 sa, osa[4];
 	struct timespec		 ts;
 	sigset_t		 set, origmask, waitmask;
 	long long		 now, next, grow;
-	size_t			 i, cur;
+	size_t			 i, cur, run;
 	int			 stopping = 0;
 	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 
@@ -550,6 +576,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	p.srv = srv;
 	p.listenfd = listenfd;
 	p.want = workers;
+	p.want_runners = runners;
 	p.max = lim->max_workers > workers ? lim->max_workers : workers;
 	p.idle_ms = (long long)lim->idle * 1000;
 	p.lim = lim;
@@ -617,8 +644,10 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 						p.w[i].replace = 1;
 				p.backoff = 0;
 				p.respawn_at = 0;
-				for (i = 0; i < (size_t)p.want; i++)
-					if (spawn(&p, now) == -1)
+				for (i = 0; i < (size_t)(p.want +
+				    p.want_runners); i++)
+					if (spawn(&p, now, i >= (size_t)p.want)
+					    == -1)
 						break;
 				for (i = 0; i < p.nw; i++)
 					if (p.w[i].pid != -1 &&
@@ -640,9 +669,11 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 		    (next == -1 || grow < next))
 			next = grow;
 		/* The boards change without a signal: look again soon. */
-		if (count(&p, &cur) > 0 && (next == -1 || next > TICK_MS))
+		if (count2(&p, &cur, &run) > 0 &&
+		    (next == -1 || next > TICK_MS))
 			next = TICK_MS;
-		if (!stopping && cur < (size_t)p.want &&
+		if (!stopping &&
+		    (cur < (size_t)p.want || run < (size_t)p.want_runners) &&
 		    (next == -1 || p.respawn_at - now < next))
 			next = p.respawn_at - now;
 		if (next >= 0) {

@@ -178,6 +178,28 @@ held_failed(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 }
 
 /*
+ * A task's round ended at questions (a runner runs it): the questions
+ * are the task's inputRequests, kept in the store, not sealed
+ * (methods/task.c reads this reply).
+ */
+static void
+task_input(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    struct wymcp__run *run)
+{
+	struct json_object	*res;
+
+	if ((res = json_object_new_object()) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	json_object_object_add(res, "resultType",
+	    json_object_new_string("input_required"));
+	json_object_object_add(res, "inputRequests",
+	    json_object_get(run->pending));
+	wymcp__reply_result(ctx, r, res);
+}
+
+/*
  * One round of a handler that may ask (tools/call, prompts/get,
  * resources/read): bind `name' and `args' (what a sealed requestState
  * is tied to), gather the answers this round carries, run the body, and
@@ -213,10 +235,16 @@ wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	}
 	switch (outcome) {
 	case WYMCP__RUN_INPUT:
-		input_required(ctx, r, &run);
+		if (ctx->call.in_task)
+			task_input(ctx, r, &run);
+		else
+			input_required(ctx, r, &run);
 		return 0;
 	case WYMCP__RUN_FAULT:
 		wymcp__reply_invalid(ctx, r, run.fault);
+		return 0;
+	case WYMCP__RUN_TASK:
+		wymcp__task_create(ctx, r, name, args);
 		return 0;
 	case WYMCP__RUN_DONE:
 		break;
@@ -331,6 +359,28 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		wymcp__reply_invalid(ctx, r, msg != NULL ? msg :
 		    "Invalid arguments");
 		return;
+	}
+
+	/*
+	 * The tasks extension: a tool that may run as a task, on a
+	 * server with a store, called by a request that declares the
+	 * extension, is answered with a task handle (taskmake.c).
+	 */
+	if (!ctx->call.in_task && t->decl.task_support != 0 &&
+	    ctx->srv->tasks != NULL && !ctx->req.legacy) {
+		if (wymcp__tasks_declared(ctx) &&
+		    (t->decl.task_support & WYMCP_TASK_LATER))
+			ctx->call.task_ok = 1;	/* at wymcp_task_start() */
+		else if (wymcp__tasks_declared(ctx)) {
+			wymcp__task_create(ctx, r, name, args);
+			return;
+		} else if ((t->decl.task_support & ~WYMCP_TASK_LATER) ==
+		    WYMCP_TASK_REQUIRED) {
+			wymcp__reply_tasks_missing(ctx, r, wymcp_printf(ctx,
+			    "Tool %s runs only as a task: declare the "
+			    "extension " WYMCP__TASKS_EXT, name));
+			return;
+		}
 	}
 
 	if ((res = wymcp__result_new(ctx)) == NULL)

@@ -73,15 +73,16 @@ wymcp__supported_versions(const struct wymcp_ctx *ctx)
 /*
  * What this server offers (server/discover.mdx; the same object is the
  * legacy initialize's capabilities): no listChanged and no subscribe,
- * since subscriptions/listen is not served and no stream is ever held
- * (README).  logging: tools' wymcp_log() lines reach clients that ask
- * with _meta logLevel (and legacy clients, from info up).  A new
- * object, NULL when out of memory.
+ * since subscriptions/listen serves task ids only, and only with a
+ * task store (README).  logging: tools' wymcp_log() lines reach
+ * clients that ask with _meta logLevel (and legacy clients, from info
+ * up).  `modern` (server/discover) adds the tasks extension when there
+ * is a store.  A new object, NULL when out of memory.
  */
 struct json_object *
-wymcp__server_caps(const struct wymcp_server *srv)
+wymcp__server_caps(const struct wymcp_server *srv, int modern)
 {
-	struct json_object	*caps;
+	struct json_object	*caps, *ext;
 
 	if ((caps = json_object_new_object()) == NULL)
 		return NULL;
@@ -96,6 +97,13 @@ wymcp__server_caps(const struct wymcp_server *srv)
 		json_object_object_add(caps, "completions",
 		    json_object_new_object());
 	json_object_object_add(caps, "logging", json_object_new_object());
+	/* The tasks extension, with a store to keep tasks in. */
+	if (modern && srv->tasks != NULL) {
+		ext = json_object_new_object();
+		json_object_object_add(ext, WYMCP__TASKS_EXT,
+		    json_object_new_object());
+		json_object_object_add(caps, "extensions", ext);
+	}
 	return caps;
 }
 
@@ -115,7 +123,7 @@ wymcp__discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	json_object_object_add(res, "supportedVersions",
 	    wymcp__supported_versions(ctx));
 	json_object_object_add(res, "capabilities",
-	    wymcp__server_caps(ctx->srv));
+	    wymcp__server_caps(ctx->srv, 1));
 	wymcp__cache_hints(res, 0);
 	wymcp__reply_result(ctx, r, res);
 	return;

@@ -61,7 +61,7 @@ wymcp__initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (json_object_object_add(res, "protocolVersion",
 	    json_object_new_string(ver)) ||
 	    json_object_object_add(res, "capabilities",
-	    wymcp__server_caps(ctx->srv)) ||
+	    wymcp__server_caps(ctx->srv, 0)) ||
 	    json_object_object_add(res, "serverInfo",
 	    json_object_get(info))) {
 		json_object_put(res);

@@ -10,4 +10,6 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/reply.c \
 	%reldir%/resources.c \
 	%reldir%/table.c \
+	%reldir%/task.c \
+	%reldir%/taskmake.c \
 	%reldir%/tools.c

@@ -50,7 +50,8 @@ int	 wymcp__legacy_on(const struct wymcp_ctx *);
 int	 wymcp__legacy_version(const char *);
 const char *wymcp__legacy_latest(void);
 struct json_object *wymcp__supported_versions(const struct wymcp_ctx *);
-struct json_object *wymcp__server_caps(const struct wymcp_server *);
+struct json_object *wymcp__server_caps(const struct wymcp_server *,
+	    int modern);
 void	 wymcp__discover(struct wymcp_ctx *, struct wymcp__reply *);
 
 /*
@@ -65,6 +66,27 @@ int	 wymcp__round(struct wymcp_ctx *, struct wymcp__reply *,
 void	 wymcp__tool_call(struct wymcp_ctx *, struct wymcp__reply *,
 	    const struct wymcp__tool *, struct json_object *args);
 struct json_object *wymcp__call_result(struct wymcp_result *);
+
+/*
+ * taskmake.c: the tasks extension (io.modelcontextprotocol/tasks):
+ * does the request declare it, the -32021 for one that does not, a new
+ * task for a tools/call, and a task as the wire shows it.
+ */
+#define WYMCP__TASKS_EXT	"io.modelcontextprotocol/tasks"
+int	 wymcp__tasks_declared(const struct wymcp_ctx *);
+void	 wymcp__reply_tasks_missing(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char *message);
+void	 wymcp__task_create(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char *tool, struct json_object *args);
+struct json_object *wymcp__task_object(const struct wymcp__task *,
+	    const char *result_type, int detailed);
+
+/* task.c: tasks/get, update, cancel; subscriptions/listen (taskIds). */
+void	 wymcp__tasks_get(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__tasks_update(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__tasks_cancel(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__subscriptions_listen(struct wymcp_ctx *,
+	    struct wymcp__reply *);
 
 /* list.c: pagination (server/utilities/pagination.mdx). */
 struct wymcp__list {

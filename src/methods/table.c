@@ -21,6 +21,10 @@ static const struct wymcp__method methods[] = {
 	{ "resources/read",		"uri",	wymcp__resources_read },
 	{ "resources/templates/list",	NULL,	wymcp__templates_list },
 	{ "server/discover",		NULL,	wymcp__discover },
+	{ "subscriptions/listen",	NULL,	wymcp__subscriptions_listen },
+	{ "tasks/cancel",		"taskId", wymcp__tasks_cancel },
+	{ "tasks/get",			"taskId", wymcp__tasks_get },
+	{ "tasks/update",		"taskId", wymcp__tasks_update },
 	{ "tools/call",			"name",	wymcp__tools_call },
 	{ "tools/list",			NULL,	wymcp__tools_list },
 };

@@ -56,6 +56,9 @@ wymcp_server_free(struct wymcp_server *srv)
 	if (srv == NULL)
 		return;
 	wymcp__modules_free(srv);
+	/* The store layer is above this one: it left its destructor. */
+	if (srv->tasks_free != NULL)
+		srv->tasks_free(srv->tasks);
 	for (i = 0; i < srv->nmemo; i++) {
 		free(srv->memo[i].text);
 		json_object_put(srv->memo[i].schema);

@@ -90,6 +90,7 @@ struct wymcp__key {
 	unsigned char	 id[4];		/* BLAKE2b of the key, truncated */
 };
 
+struct wymcp__store;	/* store/store.h */
 struct wymcp_server {
 	struct wymcp__tool	*tools;		/* registration order */
 	size_t			 ntools;
@@ -126,6 +127,8 @@ struct wymcp_server {
 	int			 keys_random;	/* keys[0] made at new() */
 	unsigned int		 state_ttl;	/* seconds */
 	int			 legacy;	/* serve 2025-11-25 clients */
+	struct wymcp__store	*tasks;		/* task store, or NULL */
+	void			(*tasks_free)(struct wymcp__store *);
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
 	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */

@@ -78,6 +78,14 @@ BASELINE = {
     "2025-11-25": os.path.join(HERE, "expected-failures-2025.yaml"),
 }
 SUITE_TIMEOUT = 600	# seconds for each suite run
+# The tasks extension's scenarios (run.py --tasks): each on its own, at
+# the wire the suite infers for an extension (2026-07-28), against a
+# server with a task store and task runners.
+TASKS = ["tasks-lifecycle", "tasks-capability-negotiation",
+         "tasks-wire-fields", "tasks-request-state-removal",
+         "tasks-mrtr-input", "tasks-request-headers",
+         "tasks-dispatch-and-envelope", "tasks-status-notifications",
+         "tasks-required-task-error", "tasks-mrtr-composition"]
 
 
 # ------------------------------------------------------------ provisioning
@@ -194,7 +202,9 @@ def read_baseline(path):
 
 def run_suite(node, entry, url, outdir, rev, scenario, logpath, verbose):
     argv = [node, entry, "server", "--url", url, "-o", outdir]
-    if scenario:
+    if scenario and rev == "tasks":
+        argv += ["--scenario", scenario]
+    elif scenario:
         argv += ["--scenario", scenario, "--spec-version", rev]
     else:
         argv += ["--requirements", rev]
@@ -337,6 +347,9 @@ def main():
                     + " then ".join(REQUIREMENTS) + ")")
     ap.add_argument("--scenario", help="run only this scenario, at "
                     "--spec-version REV (the first --requirements)")
+    ap.add_argument("--tasks", action="store_true",
+                    help="run the tasks-* scenarios instead, one by one, "
+                    "against a server with a task store")
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds for each suite run "
                     "(default: %(default)s)")
@@ -365,6 +378,7 @@ def main():
     t0 = time.monotonic()
     h = Harness(args.builddir, args.keep)
     h.nginx_bin = nginx
+    h.tasks = args.tasks
     passed = failed = 0
     problems = []
     interrupted = False
@@ -386,22 +400,35 @@ def main():
                     if baseline else ""))
         h.start()
         url = "http://127.0.0.1:%d/mcp" % h.port
+        if args.tasks:
+            sets = [("tasks", [args.scenario] if args.scenario else TASKS,
+                     {})]
         for rev, scored, baseline in sets:
             say("# ---- requirements %s" % rev)
             outdir = os.path.join(h.tmp, "results-" + rev)
             os.makedirs(outdir)
-            rc, elapsed = run_suite(node, entry, url, outdir, rev,
-                                    args.scenario,
-                                    os.path.join(h.tmp,
-                                                 "suite-%s.log" % rev),
-                                    args.verbose)
+            if rev == "tasks":
+                rc, elapsed = 0, 0.0
+                for name in scored:
+                    r, e = run_suite(node, entry, url, outdir, rev, name,
+                                     os.path.join(h.tmp, "suite-%s.log" %
+                                                  name), args.verbose)
+                    rc = rc or r
+                    elapsed += e
+            else:
+                rc, elapsed = run_suite(node, entry, url, outdir, rev,
+                                        args.scenario,
+                                        os.path.join(h.tmp,
+                                                     "suite-%s.log" % rev),
+                                        args.verbose)
             say("# suite (%s) exited %s after %.1f s" % (
                 rev, "(killed: timeout %d s)" % SUITE_TIMEOUT
                 if rc is None else rc, elapsed))
             if rc != 0:
                 problems.append("the suite (%s) exited %s" % (
                     rev, "on timeout" if rc is None else rc))
-            p, f = judge(read_checks(outdir), scored, args.scenario, rev,
+            p, f = judge(read_checks(outdir), scored,
+                         None if rev == "tasks" else args.scenario, rev,
                          baseline)
             say("# %s: %d passed, %d failed" % (rev, p, f))
             passed += p

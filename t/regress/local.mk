@@ -10,7 +10,8 @@ REGRESS_TESTS = \
 	%reldir%/check_resource \
 	%reldir%/check_scopes \
 	%reldir%/check_stream \
+	%reldir%/check_tasks \
 	%reldir%/check_wire
 check_PROGRAMS += $(REGRESS_TESTS)
-TESTS += $(REGRESS_TESTS) %reldir%/refuse-module
-EXTRA_DIST += %reldir%/refuse-module
+TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/check-tasks-pg
+EXTRA_DIST += %reldir%/refuse-module %reldir%/check-tasks-pg

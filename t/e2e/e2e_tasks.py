@@ -1,0 +1,410 @@
+#!/usr/bin/env python3
+"""e2e_tasks.py - the tasks extension end to end, through a real nginx.
+
+Usage: e2e_tasks.py [--builddir DIR] [--keep]
+
+Starts wymcp-fcgi (four workers, two task runners, --task-store
+sqlite:TMP/tasks.db, --request-timeout 5, so a 15 s lease, the
+examples and conformance
+modules) behind a private nginx and proves:
+
+  K  a task survives its runner: slow_compute (4 s) is claimed by a
+     runner, which is SIGKILLed mid-run; the supervisor replaces it, the
+     lease expires and the task completes on another runner (the log
+     names both runners; the second attempt is another process);
+  B  book_room as a task, through tasks/update twice, completes; the
+     answers are checked against the outstanding requests (-32602 for a
+     wrong shape), other keys are ignored;
+  P  another principal (WYMCP_PRINCIPAL from the web server) gets "not
+     found" for the task; a tampered id too;
+  H  three instances sharing a PostgreSQL store (a private cluster:
+     initdb into the temporary directory, a unix socket only): A and B
+     have workers only, C has the runners; a task made through A is
+     polled through B after A is stopped, and completes, run on C
+     (skipped without PostgreSQL's initdb).
+
+Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
+"N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
+nginx is not installed.  Python 3 standard library only.
+"""
+
+import argparse
+import glob
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+import wymcp_e2e
+from wymcp_e2e import Client, enc, hlist, std_headers
+import wymcp_conformance
+from wymcp_conformance import Harness, say
+
+EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}},
+       "elicitation": {}}
+META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "e2e-tasks",
+                                               "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": EXT}
+
+passed = failed = 0
+
+
+def check(cond, name, detail=""):
+    global passed, failed
+    if cond:
+        passed += 1
+        say("ok - %s" % name)
+    else:
+        failed += 1
+        say("not ok - %s: %s" % (name, detail))
+    return cond
+
+
+class TasksHarness(Harness):
+    def paths(self):
+        Harness.paths(self)
+        self.mods.append(os.path.join(self.builddir, "tools", ".libs",
+                                      "examples.so"))
+
+    def start_fcgi(self):
+        self.tasks = True
+        # The lease is at least the time limit plus 10 s: 15 s here.
+        self.extra_fcgi = ["--task-lease", "2", "--request-timeout", "5",
+                           "-v"]
+        Harness.start_fcgi(self)
+
+    def nginx_conf(self, sock, port, port2=None):
+        # /mcp as alice, /bob as bob: the principal is the web server's.
+        conf = Harness.nginx_conf(self, sock, port, port2)
+        loc = conf[conf.index("\t\tlocation = /mcp {"):
+                   conf.index("\t\t}\n", conf.index("location = /mcp")) + 4]
+        alice = loc.replace("include fastcgi_params;",
+                            "include fastcgi_params;\n\t\t\t"
+                            "fastcgi_param WYMCP_PRINCIPAL alice;")
+        bob = loc.replace("location = /mcp", "location = /bob").replace(
+            "include fastcgi_params;", "include fastcgi_params;\n\t\t\t"
+            "fastcgi_param WYMCP_PRINCIPAL bob;")
+        return conf.replace(loc, alice + bob)
+
+
+class Wire:
+    def __init__(self, port):
+        self.c = Client(port)
+        self.nid = 0
+
+    def call(self, method, params, name=None, path="/mcp"):
+        self.nid += 1
+        params = dict(params)
+        params["_meta"] = META
+        body = {"jsonrpc": "2.0", "id": self.nid, "method": method,
+                "params": params}
+        r = self.c.send("POST", path, enc(body),
+                        hlist(std_headers(method, name)))
+        try:
+            return json.loads(r.raw.decode("utf-8"))
+        except ValueError:
+            return {"raw": r.raw.decode("utf-8", "replace"),
+                    "status": r.status}
+
+    def tool(self, name, args):
+        return self.call("tools/call", {"name": name, "arguments": args},
+                         name)
+
+    def get(self, tid, path="/mcp"):
+        return self.call("tasks/get", {"taskId": tid}, tid, path)
+
+    def update(self, tid, responses, path="/mcp"):
+        return self.call("tasks/update", {"taskId": tid,
+                                          "inputResponses": responses},
+                         tid, path)
+
+    def wait(self, tid, want, timeout=20):
+        deadline = time.monotonic() + timeout
+        r = None
+        while time.monotonic() < deadline:
+            r = self.get(tid)
+            st = r.get("result", {}).get("status")
+            if st in want:
+                return r
+            time.sleep(0.2)
+        return r
+
+
+def runner_of(log, tid, attempt):
+    """The pid that logged running task `tid` at `attempt`, or None."""
+    pat = re.compile(r"wymcp-fcgi\[(\d+)\]: debug: \[id %s\] task %s: "
+                     r"running \S+ \(attempt %d\)" % (re.escape(tid),
+                                                       re.escape(tid),
+                                                       attempt))
+    try:
+        with open(log, errors="replace") as f:
+            for line in f:
+                m = pat.search(line)
+                if m:
+                    return int(m.group(1))
+    except OSError:
+        pass
+    return None
+
+
+def section_k(h, w):
+    r = w.tool("slow_compute", {"seconds": 4, "label": "survivor"})
+    tid = r.get("result", {}).get("taskId")
+    if not check(tid is not None, "K: slow_compute answers a task handle",
+                 json.dumps(r)[:300]):
+        return
+    pid = None
+    deadline = time.monotonic() + 10
+    while pid is None and time.monotonic() < deadline:
+        pid = runner_of(h.fcgi_log, tid, 1)
+        time.sleep(0.1)
+    if not check(pid is not None, "K: a runner claims the task",
+                 "no 'running' line in the log"):
+        return
+    os.kill(pid, signal.SIGKILL)
+    say("# SIGKILLed runner %d mid-task" % pid)
+    r = w.get(tid)
+    check(r.get("result", {}).get("status") == "working",
+          "K: the task is still working after its runner died",
+          json.dumps(r)[:300])
+    r = w.wait(tid, ("completed", "failed", "cancelled"), 40)
+    st = r.get("result", {}).get("status")
+    check(st == "completed", "K: the task completes on another runner",
+          json.dumps(r)[:400])
+    other = runner_of(h.fcgi_log, tid, 2)
+    check(other is not None and other != pid,
+          "K: the second attempt ran in another process",
+          "attempt 2 by %r, attempt 1 by %d" % (other, pid))
+    text = json.dumps(r.get("result", {}).get("result", {}))
+    check("survivor" in text, "K: its result is the tool's", text[:300])
+
+
+def section_b(w):
+    r = w.tool("book_room", {"day": "2026-12-01"})
+    tid = r.get("result", {}).get("taskId")
+    if not check(tid is not None, "B: book_room answers a task handle",
+                 json.dumps(r)[:300]):
+        return
+    r = w.wait(tid, ("input_required",))
+    ir = r.get("result", {}).get("inputRequests", {})
+    check(list(ir) == ["elicit-1"], "B: the first question is asked",
+          json.dumps(r)[:300])
+    r = w.update(tid, {"elicit-1": {"action": "accept",
+                                    "content": {"room": "Nowhere"}}})
+    check(r.get("error", {}).get("code") == -32602,
+          "B: an answer outside the requested schema is refused",
+          json.dumps(r)[:300])
+    r = w.update(tid, {"elicit-9": {"action": "accept"}})
+    check(r.get("result") is not None and "taskId" not in r["result"],
+          "B: an answer to a key not asked is ignored (ack)",
+          json.dumps(r)[:300])
+    r = w.update(tid, {"elicit-1": {"action": "accept",
+                                    "content": {"room": "Cirrus"}}})
+    check(r.get("result", {}).get("resultType") == "complete",
+          "B: the first answer is taken", json.dumps(r)[:300])
+    r = w.wait(tid, ("input_required",))
+    ir = r.get("result", {}).get("inputRequests", {})
+    check(list(ir) == ["elicit-2"], "B: then the second question",
+          json.dumps(r)[:300])
+    w.update(tid, {"elicit-2": {"action": "accept",
+                                "content": {"people": 4}}})
+    r = w.wait(tid, ("completed", "failed", "cancelled"))
+    text = json.dumps(r.get("result", {}).get("result", {}))
+    check("Booked Cirrus for 4 on 2026-12-01" in text,
+          "B: book_room completes with both answers", text[:300])
+    return tid
+
+
+def section_p(w, tid):
+    r = w.get(tid, "/bob")
+    check(r.get("error", {}).get("code") == -32602,
+          "P: another principal's tasks/get is not found",
+          json.dumps(r)[:300])
+    r = w.update(tid, {"elicit-1": {"action": "cancel"}}, "/bob")
+    check(r.get("error", {}).get("code") == -32602,
+          "P: another principal's tasks/update is not found",
+          json.dumps(r)[:300])
+    bad = tid[:-1] + ("A" if tid[-1] != "A" else "B")
+    r = w.get(bad)
+    check(r.get("error", {}).get("code") == -32602,
+          "P: a tampered id is not found", json.dumps(r)[:300])
+
+
+def pg_bindir():
+    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin")):
+        if os.access(os.path.join(d, "initdb"), os.X_OK):
+            return d
+    return None
+
+
+def as_user(argv):
+    return (["runuser", "-u", "nobody", "--"] + argv) if os.geteuid() == 0 \
+        else argv
+
+
+def section_h(h, nginx):
+    bindir = pg_bindir()
+    if bindir is None:
+        say("# H: skipped (no PostgreSQL initdb)")
+        return
+    d = os.path.join(h.tmp, "pg")
+    os.makedirs(d)
+    os.chmod(d, 0o755)
+    if os.geteuid() == 0:
+        shutil.chown(d, "nobody")
+    data = os.path.join(d, "data")
+    procs = []
+    ngx = None
+    try:
+        subprocess.run(as_user([os.path.join(bindir, "initdb"), "-D", data,
+                                "-U", "wymcp", "-A", "trust",
+                                "--no-sync"]), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
+                                "-l", os.path.join(d, "server.log"), "-w",
+                                "-o", "-k %s -c listen_addresses= "
+                                "-c fsync=off" % d, "start"]), check=True,
+                       stdout=subprocess.DEVNULL)
+        subprocess.run(as_user([os.path.join(bindir, "createdb"), "-h", d,
+                                "-U", "wymcp", "tasks"]), check=True)
+        uri = "postgresql:///tasks?host=%s&user=wymcp" % d
+        socks = {}
+        for name, extra in (("a", []), ("b", []),
+                            ("c", ["--task-runners", "2"])):
+            socks[name] = os.path.join(h.tmp, name + ".sock")
+            argv = [h.prog, "--listen", "unix:" + socks[name], "--workers",
+                    "2", "--task-store", uri, "--task-lease", "2", "-v",
+                    "-v"] + extra
+            for m in h.mods:
+                argv += ["--module", m]
+            log = open(os.path.join(h.tmp, name + ".log"), "wb")
+            procs.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                          stdout=log, stderr=log))
+        deadline = time.monotonic() + 20
+        while not all(os.path.exists(s) for s in socks.values()):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the three instances did not start")
+            time.sleep(0.05)
+        conf = os.path.join(h.tmp, "nginx-h.conf")
+        port = wymcp_e2e.free_port()
+        locs = "".join(
+            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
+            "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
+            "\t\t\tfastcgi_pass unix:%s;\n"
+            "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" % (n, s)
+            for n, s in sorted(socks.items()))
+        user = "user root;\n" if os.geteuid() == 0 else ""
+        with open(conf, "w") as f:
+            f.write("%sworker_processes 1;\npid %s/nginx-h.pid;\n"
+                    "error_log %s/nginx-h-error.log notice;\n"
+                    "events { worker_connections 64; }\nhttp {\n"
+                    "\taccess_log off;\n"
+                    "\tclient_body_temp_path %s/client_body;\n"
+                    "\tfastcgi_temp_path %s/fastcgi_temp;\n"
+                    "\tproxy_temp_path %s/proxy_temp;\n"
+                    "\tscgi_temp_path %s/scgi_temp;\n"
+                    "\tuwsgi_temp_path %s/uwsgi_temp;\n"
+                    "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
+                    ((user,) + (h.tmp,) * 7 + (port, locs)))
+        ngx = subprocess.Popen([nginx, "-p", h.tmp + "/", "-c", conf, "-g",
+                                "daemon off;"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("nginx (H) did not start")
+                time.sleep(0.05)
+        w = Wire(port)
+        r = w.call("tools/call", {"name": "slow_compute",
+                                  "arguments": {"seconds": 2,
+                                                "label": "across"}},
+                   "slow_compute", "/a")
+        tid = r.get("result", {}).get("taskId")
+        if not check(tid is not None, "H: a task made through host A",
+                     json.dumps(r)[:300]):
+            return
+        wymcp_e2e.stop_pid(procs[0].pid, procs[0], 10)
+        check(procs[0].poll() is not None, "H: host A is stopped")
+        deadline = time.monotonic() + 30
+        st = None
+        while time.monotonic() < deadline:
+            r = w.get(tid, "/b")
+            st = r.get("result", {}).get("status")
+            if st in ("completed", "failed", "cancelled"):
+                break
+            time.sleep(0.2)
+        check(st == "completed", "H: polled through host B, it completes",
+              json.dumps(r)[:300])
+        with open(os.path.join(h.tmp, "c.log"), errors="replace") as f:
+            clog = f.read()
+        check("task %s: running" % tid in clog,
+              "H: it ran on host C (the runners' host)", "not in c.log")
+        text = json.dumps(r.get("result", {}).get("result", {}))
+        check("across" in text, "H: the result is the tool's", text[:200])
+    except Exception as e:
+        check(False, "H: harness", repr(e))
+    finally:
+        if ngx is not None:
+            wymcp_e2e.stop_pid(ngx.pid, ngx, 10)
+        for p in procs:
+            if p.poll() is None:
+                wymcp_e2e.stop_pid(p.pid, p, 10)
+        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
+                                "-m", "immediate", "stop"]),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--builddir", default=".")
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    nginx = wymcp_e2e.find_nginx()
+    if nginx is None:
+        say("SKIP: nginx is not installed")
+        return 77
+    h = TasksHarness(args.builddir, args.keep)
+    h.nginx_bin = nginx
+    try:
+        h.paths()
+        h.start()
+        w = Wire(h.port)
+        section_k(h, w)
+        tid = section_b(w)
+        if tid:
+            section_p(w, tid)
+        section_h(h, nginx)
+    except Exception as e:
+        import traceback
+        traceback.print_exc()
+        check(False, "harness", repr(e))
+    finally:
+        h.stop()
+        if h.tmp:
+            hits = h.sanitizer_reports()
+            check(not hits, "no sanitizer report in the wymcp-fcgi log",
+                  "; ".join(hits[:5]))
+        if failed:
+            h.dump_logs()
+        if h.tmp and not args.keep:
+            shutil.rmtree(h.tmp, ignore_errors=True)
+        elif h.tmp:
+            say("# kept %s" % h.tmp)
+    say("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,681 @@
+/*
+ * check_tasks.c - the tasks extension on a SQLite store in the build
+ * tree (store/, methods/task.c, methods/taskmake.c)
+ *
+ * Whole requests through the harness, and wymcp_server_run_task() as a
+ * task runner would call it (in this process, or in a child that dies
+ * mid-task).  Each test has a store file of its own, removed after; with
+ * WYMCP_TEST_STORE=postgresql://... (t/regress/check-tasks-pg, a
+ * private cluster) the same tests run on PostgreSQL, the table emptied
+ * before each.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/wait.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <libpq-fe.h>
+#include <sqlite3.h>
+
+#include "testing/testing.h"
+#include "harness.h"
+
+#define CAPS_META(caps)							\
+	"{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","	\
+	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\","	\
+	"\"version\":\"1\"},"						\
+	"\"io.modelcontextprotocol/clientCapabilities\":" caps "}"
+#define EXT	CAPS_META("{\"elicitation\":{},\"extensions\":"	\
+	"{\"io.modelcontextprotocol/tasks\":{}}}")
+#define NOEXT	CAPS_META("{\"elicitation\":{}}")
+
+#define ROOM_SCHEMA "{\"type\":\"object\",\"properties\":{\"room\":" \
+	"{\"type\":\"string\",\"enum\":[\"Aurora\",\"Borealis\"]}}," \
+	"\"required\":[\"room\"]}"
+#define SIZE_SCHEMA "{\"type\":\"object\",\"properties\":{\"people\":" \
+	"{\"type\":\"integer\",\"minimum\":1}},\"required\":[\"people\"]}"
+
+static struct wymcp_server *srv;
+static struct h_resp	 resp;
+static char		 dbpath[128], flagpath[128];
+static int		 book_writes;
+
+/* book: two questions, one write, the seed's way. */
+static enum wymcp_err
+book_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*a, *b;
+	enum wymcp_err		 rc;
+
+	if ((rc = wymcp_elicit(ctx, "Which room?", ROOM_SCHEMA, &a)) !=
+	    WYMCP_OK)
+		return rc;
+	if ((rc = wymcp_elicit(ctx, "How many?", SIZE_SCHEMA, &b)) !=
+	    WYMCP_OK)
+		return rc;
+	book_writes++;
+	return wymcp_result_text(res, "Booked %s for %d",
+	    wymcp_arg_str(wymcp_answer_content(a), "room", "?"),
+	    (int)wymcp_arg_int(wymcp_answer_content(b), "people", 0));
+}
+
+static enum wymcp_err
+quick_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return wymcp_result_text(res, "quick by %s",
+	    wymcp_ctx_principal(ctx) != NULL ? wymcp_ctx_principal(ctx) :
+	    "nobody");
+}
+
+/* Runs until cancelled (or 10 s). */
+static enum wymcp_err
+slow_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct timespec	 ts = { 0, 20 * 1000000L };
+	int		 i;
+
+	for (i = 0; i < 500; i++) {
+		if (wymcp_cancelled(ctx))
+			return wymcp_result_error(res, "stopped");
+		nanosleep(&ts, NULL);
+	}
+	return wymcp_result_text(res, "slept");
+}
+
+/* Says how far it is, then works for 0.8 s. */
+static enum wymcp_err
+chatty_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct timespec	 ts = { 0, 20 * 1000000L };
+	int		 i;
+
+	(void)wymcp_progress(ctx, 1, 2, "half way");
+	for (i = 0; i < 40; i++) {
+		(void)wymcp_cancelled(ctx);
+		nanosleep(&ts, NULL);
+	}
+	return wymcp_result_text(res, "talked");
+}
+
+/* Dies the first time (as a SIGKILLed runner would), then completes. */
+static enum wymcp_err
+crash_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	FILE	*f;
+
+	if (access(flagpath, F_OK) != 0) {
+		if ((f = fopen(flagpath, "w")) != NULL)
+			fclose(f);
+		_exit(9);
+	}
+	return wymcp_result_text(res, "survived");
+}
+
+#define EMPTY	"{\"type\":\"object\"}"
+static const struct wymcp_tool tools[] = {
+	{ .name = "book", .description = "d", .input_schema = EMPTY,
+	    .run = book_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "quick", .description = "d", .input_schema = EMPTY,
+	    .run = quick_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "need", .description = "d", .input_schema = EMPTY,
+	    .run = quick_run, .task_support = WYMCP_TASK_REQUIRED },
+	{ .name = "never", .description = "d", .input_schema = EMPTY,
+	    .run = quick_run },
+	{ .name = "slow", .description = "d", .input_schema = EMPTY,
+	    .run = slow_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "crash", .description = "d", .input_schema = EMPTY,
+	    .run = crash_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "chatty", .description = "d", .input_schema = EMPTY,
+	    .run = chatty_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = NULL }
+};
+static const struct wymcp_module mod = { .abi = WYMCP_ABI_VERSION,
+    .size = sizeof(struct wymcp_module), .name = "tasks", .tools = tools,
+    .tool_size = sizeof(struct wymcp_tool) };
+
+static void
+unlink_db(void)
+{
+	char	 p[160];
+
+	(void)unlink(dbpath);
+	snprintf(p, sizeof(p), "%s-wal", dbpath);
+	(void)unlink(p);
+	snprintf(p, sizeof(p), "%s-shm", dbpath);
+	(void)unlink(p);
+	(void)unlink(flagpath);
+}
+
+/* Empty the PostgreSQL task table: each test starts with none. */
+static void
+pg_empty(const char *uri)
+{
+	PGconn		*c = PQconnectdb(uri);
+	PGresult	*r;
+
+	ck_assert_int_eq(PQstatus(c), CONNECTION_OK);
+	r = PQexec(c, "DELETE FROM wymcp_tasks");
+	ck_assert_int_eq(PQresultStatus(r), PGRES_COMMAND_OK);
+	PQclear(r);
+	PQfinish(c);
+}
+
+static char	 uri[160];
+
+/*
+ * Before fork(): let go of this process's connection (a connection is
+ * never carried across fork(2); the child opens its own).
+ */
+static void
+release(void)
+{
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri), WYMCP_OK);
+}
+
+static void
+setup(void)
+{
+
+	memset(&resp, 0, sizeof(resp));
+	book_writes = 0;
+	snprintf(dbpath, sizeof(dbpath), "check_tasks-%ld.db",
+	    (long)getpid());
+	snprintf(flagpath, sizeof(flagpath), "check_tasks-%ld.flag",
+	    (long)getpid());
+	unlink_db();
+	ck_assert_ptr_nonnull(srv = wymcp_server_new());
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	snprintf(uri, sizeof(uri), "sqlite:%s", dbpath);
+	if (getenv("WYMCP_TEST_STORE") != NULL)
+		snprintf(uri, sizeof(uri), "%s", getenv("WYMCP_TEST_STORE"));
+	ck_assert_msg(wymcp_server_set_task_store(srv, uri) == WYMCP_OK,
+	    "%s", wymcp_server_errmsg(srv));
+	if (strncmp(uri, "postgresql:", 11) == 0)
+		pg_empty(uri);
+}
+
+static void
+teardown(void)
+{
+	h_free(&resp);
+	wymcp_server_free(srv);
+	srv = NULL;
+	unlink_db();
+}
+
+/* Serve `method' with `params' (object text, "_meta" added) as `who'. */
+static void
+req(const char *who, const char *meta, const char *method,
+    const char *name, const char *params)
+{
+	char		 principal[64], body[4096];
+	const char	*extra[2] = { NULL, NULL };
+
+	h_free(&resp);
+	if (who != NULL) {
+		snprintf(principal, sizeof(principal), "WYMCP_PRINCIPAL=%s",
+		    who);
+		extra[0] = principal;
+	}
+	snprintf(body, sizeof(body), "{\"_meta\":%s%s%s}", meta,
+	    params[0] != '\0' ? "," : "", params);
+	ck_assert_int_eq(h_call(srv, method, name, body, extra, &resp),
+	    WYMCP_OK);
+}
+
+static const char *
+str(struct json_object *o, const char *k)
+{
+	struct json_object	*v;
+
+	if (o == NULL || !json_object_object_get_ex(o, k, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* tools/call `tool' as a task; returns its id (static storage). */
+static const char *
+create(const char *who, const char *tool)
+{
+	static char	 id[64];
+	char		 p[128];
+
+	snprintf(p, sizeof(p), "\"name\":\"%s\",\"arguments\":{}", tool);
+	req(who, EXT, "tools/call", tool, p);
+	ck_assert_ptr_nonnull(h_result(&resp));
+	ck_assert_str_eq(str(h_result(&resp), "resultType"), "task");
+	ck_assert_str_eq(str(h_result(&resp), "status"), "working");
+	snprintf(id, sizeof(id), "%s", str(h_result(&resp), "taskId"));
+	return id;
+}
+
+/* tasks/get: the status, or NULL for an error (h_code() says which). */
+static const char *
+status(const char *who, const char *id)
+{
+	char	 p[128];
+
+	snprintf(p, sizeof(p), "\"taskId\":\"%s\"", id);
+	req(who, EXT, "tasks/get", id, p);
+	if (h_result(&resp) == NULL)
+		return NULL;
+	ck_assert_str_eq(str(h_result(&resp), "resultType"), "complete");
+	return str(h_result(&resp), "status");
+}
+
+static void
+update(const char *who, const char *id, const char *responses)
+{
+	char	 p[1024];
+
+	snprintf(p, sizeof(p), "\"taskId\":\"%s\",\"inputResponses\":%s", id,
+	    responses);
+	req(who, EXT, "tasks/update", id, p);
+}
+
+static void
+cancel(const char *who, const char *id)
+{
+	char	 p[128];
+
+	snprintf(p, sizeof(p), "\"taskId\":\"%s\"", id);
+	req(who, EXT, "tasks/cancel", id, p);
+}
+
+/* The ack: exactly {"resultType":"complete"} (plus serverInfo _meta). */
+static void
+expect_ack(void)
+{
+	struct json_object	*r = h_result(&resp);
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(str(r, "resultType"), "complete");
+	ck_assert_ptr_null(str(r, "taskId"));
+	ck_assert_ptr_null(str(r, "status"));
+}
+
+/* A new task is stored before its handle goes out, and runs. */
+START_TEST(create_get_run_complete)
+{
+	const char		*id = create("alice", "quick");
+	struct json_object	*r, *res;
+
+	ck_assert_uint_eq(strlen(id), 24);
+	ck_assert_ptr_nonnull(str(h_result(&resp), "createdAt"));
+	ck_assert(json_object_object_get_ex(h_result(&resp), "ttlMs", &r));
+	ck_assert_int_eq(json_object_get_int(r), 3600000);
+	/* No result, error or inputRequests in a CreateTaskResult. */
+	ck_assert(!json_object_object_get_ex(h_result(&resp), "result",
+	    NULL));
+	ck_assert_str_eq(status("alice", id), "working");
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);	/* none left */
+	ck_assert_str_eq(status("alice", id), "completed");
+	r = h_result(&resp);
+	ck_assert(json_object_object_get_ex(r, "result", &res));
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(res, "content"),
+	    0), "text")), "quick by alice");
+}
+END_TEST
+
+/* Without the extension: at once, -32021, or refused. */
+START_TEST(undeclared_client)
+{
+	struct json_object	*e, *d;
+
+	req(NULL, NOEXT, "tools/call", "quick",
+	    "\"name\":\"quick\",\"arguments\":{}");
+	ck_assert_str_eq(h_text(&resp), "quick by nobody");
+	req(NULL, NOEXT, "tools/call", "need",
+	    "\"name\":\"need\",\"arguments\":{}");
+	ck_assert_int_eq(h_code(&resp), -32021);
+	ck_assert(json_object_object_get_ex(resp.json, "error", &e));
+	ck_assert(json_object_object_get_ex(e, "data", &d));
+	ck_assert_str_eq(json_object_to_json_string(d),
+	    "{ \"requiredCapabilities\": { \"extensions\": { "
+	    "\"io.modelcontextprotocol\\/tasks\": { } } } }");
+	req(NULL, NOEXT, "tasks/get", "x", "\"taskId\":\"x\"");
+	ck_assert_int_eq(h_code(&resp), -32021);
+	req(NULL, NOEXT, "tasks/cancel", "x", "\"taskId\":\"x\"");
+	ck_assert_int_eq(h_code(&resp), -32021);
+	/* A tool that forbids tasks answers at once, extension or not. */
+	req(NULL, EXT, "tools/call", "never",
+	    "\"name\":\"never\",\"arguments\":{}");
+	ck_assert_str_eq(h_text(&resp), "quick by nobody");
+	/* discover advertises the extension. */
+	req(NULL, NOEXT, "server/discover", NULL, "");
+	ck_assert_ptr_nonnull(strstr(resp.body,
+	    "\"extensions\":{\"io.modelcontextprotocol/tasks\":{}}"));
+}
+END_TEST
+
+#define ROOM	"{\"elicit-1\":{\"action\":\"accept\","		\
+	"\"content\":{\"room\":\"Aurora\"}}}"
+#define PEOPLE	"{\"elicit-2\":{\"action\":\"accept\","		\
+	"\"content\":{\"people\":3}}}"
+
+/* book through tasks/update twice; wrong keys and shapes refused. */
+START_TEST(book_through_update_twice)
+{
+	const char		*id = create("alice", "book");
+	struct json_object	*ir;
+
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "input_required");
+	ck_assert(json_object_object_get_ex(h_result(&resp), "inputRequests",
+	    &ir));
+	ck_assert_str_eq(str(json_object_object_get(ir, "elicit-1"),
+	    "method"), "elicitation/create");
+	/* Not a ready task: no runner takes it. */
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);
+	/* A wrong shape: refused, nothing stored. */
+	update("alice", id, "{\"elicit-1\":{\"action\":\"maybe\"}}");
+	ck_assert_int_eq(h_code(&resp), -32602);
+	update("alice", id, "{\"elicit-1\":{\"action\":\"accept\","
+	    "\"content\":{\"room\":\"Cellar\"}}}");
+	ck_assert_int_eq(h_code(&resp), -32602);
+	update("alice", id, "{\"elicit-1\":7}");
+	ck_assert_int_eq(h_code(&resp), -32602);
+	update("alice", id, "[]");
+	ck_assert_int_eq(h_code(&resp), -32602);
+	/* A key not outstanding is ignored (tasks.md: SHOULD ignore). */
+	update("alice", id, "{\"nope\":{\"action\":\"cancel\"}}");
+	expect_ack();
+	ck_assert_str_eq(status("alice", id), "input_required");
+	/* The right answer: working again, and the second question. */
+	update("alice", id, ROOM);
+	expect_ack();
+	ck_assert_str_eq(status("alice", id), "working");
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "input_required");
+	ck_assert(json_object_object_get_ex(h_result(&resp), "inputRequests",
+	    &ir));
+	ck_assert(json_object_object_get_ex(ir, "elicit-2", NULL));
+	ck_assert(!json_object_object_get_ex(ir, "elicit-1", NULL));
+	update("alice", id, PEOPLE);
+	expect_ack();
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "completed");
+	ck_assert_ptr_nonnull(strstr(resp.body, "Booked Aurora for 3"));
+	ck_assert_int_eq(book_writes, 1);
+	/* An update to a finished task changes nothing. */
+	update("alice", id, ROOM);
+	expect_ack();
+	ck_assert_str_eq(status("alice", id), "completed");
+}
+END_TEST
+
+/* Another principal's task is "not found", whatever the method. */
+START_TEST(other_principal_not_found)
+{
+	char	 id[64];
+
+	snprintf(id, sizeof(id), "%s", create("alice", "book"));
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_ptr_null(status("bob", id));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	ck_assert_ptr_nonnull(strstr(resp.body, "Task not found"));
+	ck_assert_ptr_null(status(NULL, id));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	update("bob", id, ROOM);
+	ck_assert_int_eq(h_code(&resp), -32602);
+	cancel("bob", id);
+	ck_assert_int_eq(h_code(&resp), -32602);
+	/* Alice's task is untouched. */
+	ck_assert_str_eq(status("alice", id), "input_required");
+}
+END_TEST
+
+/* Guessed and tampered ids are "not found"; ids do not repeat. */
+START_TEST(guessed_and_tampered_ids)
+{
+	char	 id[64], other[64];
+
+	snprintf(id, sizeof(id), "%s", create("alice", "quick"));
+	snprintf(other, sizeof(other), "%s", create("alice", "quick"));
+	ck_assert_str_ne(id, other);
+	ck_assert_ptr_null(status("alice", "AAAAAAAAAAAAAAAAAAAAAAAA"));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	id[5] = id[5] == 'A' ? 'B' : 'A';
+	ck_assert_ptr_null(status("alice", id));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	ck_assert_ptr_null(status("alice", "x' OR '1'='1"));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	id[5] = '\0';
+	ck_assert_ptr_null(status("alice", id));
+	ck_assert_int_eq(h_code(&resp), -32602);
+}
+END_TEST
+
+/* A waiting task is cancelled at once; cancel again is an ack. */
+START_TEST(cancel_waiting_task)
+{
+	char	 id[64];
+
+	snprintf(id, sizeof(id), "%s", create("alice", "book"));
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	cancel("alice", id);
+	expect_ack();
+	ck_assert_str_eq(status("alice", id), "cancelled");
+	ck_assert(!json_object_object_get_ex(h_result(&resp),
+	    "inputRequests", NULL));
+	cancel("alice", id);
+	expect_ack();
+	update("alice", id, ROOM);
+	expect_ack();
+	ck_assert_str_eq(status("alice", id), "cancelled");
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);
+}
+END_TEST
+
+/* A running task: its runner's tool sees wymcp_cancelled(). */
+START_TEST(cancel_running_task)
+{
+	struct timespec	 ts = { 0, 300 * 1000000L };
+	char		 id[64];
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(id, sizeof(id), "%s", create("alice", "slow"));
+	release();
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	ck_assert_int_ne(pid, -1);
+	nanosleep(&ts, NULL);
+	ck_assert_str_eq(status("alice", id), "working");
+	cancel("alice", id);
+	expect_ack();
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_str_eq(status("alice", id), "cancelled");
+}
+END_TEST
+
+/* Past its TTL a task is "not found", then deleted. */
+START_TEST(ttl_expiry)
+{
+	struct timespec	 ts = { 0, 400 * 1000000L };
+	struct json_object *v;
+	char		 id[64];
+
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 300, 30000),
+	    WYMCP_OK);
+	snprintf(id, sizeof(id), "%s", create("alice", "quick"));
+	ck_assert(json_object_object_get_ex(h_result(&resp), "ttlMs", &v));
+	ck_assert_int_eq(json_object_get_int(v), 300);
+	ck_assert_str_eq(status("alice", id), "working");
+	nanosleep(&ts, NULL);
+	ck_assert_ptr_null(status("alice", id));
+	ck_assert_int_eq(h_code(&resp), -32602);
+	/* An expired task is not run either. */
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);
+}
+END_TEST
+
+/*
+ * A runner that dies mid-task leaves its lease; once it expires,
+ * another runner claims the task and completes it.
+ */
+START_TEST(dead_runner_lease_expires)
+{
+	struct timespec	 ts = { 0, 500 * 1000000L };
+	char		 id[64];
+	pid_t		 pid;
+	int		 st;
+
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
+	    WYMCP_OK);
+	snprintf(id, sizeof(id), "%s", create("alice", "crash"));
+	release();
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
+	    WYMCP_OK);
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 9);
+	ck_assert_str_eq(status("alice", id), "working");
+	/* The lease holds for a while: nobody else takes it yet. */
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "completed");
+	ck_assert_ptr_nonnull(strstr(resp.body, "survived"));
+}
+END_TEST
+
+/*
+ * subscriptions/listen with taskIds: the acknowledgement names the
+ * caller's tasks only; each one's status as it changes, then the end.
+ */
+START_TEST(listen_task_status)
+{
+	struct timespec	 ts = { 0, 400 * 1000000L };
+	char		 id[64], p[256];
+	const char	*w, *c;
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(id, sizeof(id), "%s", create("alice", "quick"));
+	release();
+	if ((pid = fork()) == 0) {
+		nanosleep(&ts, NULL);
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	}
+	snprintf(p, sizeof(p), "\"notifications\":{\"taskIds\":[\"%s\","
+	    "\"AAAAAAAAAAAAAAAAAAAAAAAA\"]}", id);
+	req("alice", EXT, "subscriptions/listen", NULL, p);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_ptr_nonnull(strstr(resp.body,
+	    "notifications/subscriptions/acknowledged"));
+	/* The unknown id is not acknowledged. */
+	ck_assert_ptr_null(strstr(resp.body, "AAAAAAAAAAAAAAAAAAAAAAAA"));
+	w = strstr(resp.body, "\"status\":\"working\"");
+	c = strstr(resp.body, "\"status\":\"completed\"");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(c);
+	ck_assert(w < c);
+	ck_assert_ptr_nonnull(strstr(resp.body, "notifications/tasks"));
+	/* Another principal is acknowledged nothing, and it ends at once. */
+	req("bob", EXT, "subscriptions/listen", NULL, p);
+	ck_assert_ptr_nonnull(strstr(resp.body, "\"taskIds\":[]"));
+	ck_assert_ptr_null(strstr(resp.body, "notifications/tasks\""));
+	/* Without the extension: -32021. */
+	req("alice", NOEXT, "subscriptions/listen", NULL, p);
+	ck_assert_int_eq(h_code(&resp), -32021);
+}
+END_TEST
+
+/* A task's progress message is its statusMessage while it runs. */
+START_TEST(progress_is_status_message)
+{
+	struct timespec	 ts = { 0, 500 * 1000000L };
+	char		 id[64];
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(id, sizeof(id), "%s", create("alice", "chatty"));
+	release();
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	nanosleep(&ts, NULL);
+	ck_assert_str_eq(status("alice", id), "working");
+	ck_assert_str_eq(str(h_result(&resp), "statusMessage"), "half way");
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_str_eq(status("alice", id), "completed");
+}
+END_TEST
+
+/* The schema's version is kept; a newer one is refused. */
+START_TEST(schema_version)
+{
+	sqlite3		*db;
+	if (getenv("WYMCP_TEST_STORE") != NULL)
+		return;		/* the SQLite file's own */
+	ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "PRAGMA user_version = 99", NULL,
+	    NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	snprintf(uri, sizeof(uri), "sqlite:%s", dbpath);
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri),
+	    WYMCP_ERR_IO);
+	ck_assert_ptr_nonnull(strstr(wymcp_server_errmsg(srv), "newer"));
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, "mysql:x"),
+	    WYMCP_ERR_INVAL);
+	/* Without a store: no extension, and task tools run at once. */
+	req(NULL, EXT, "tools/call", "need",
+	    "\"name\":\"need\",\"arguments\":{}");
+	ck_assert_str_eq(h_text(&resp), "quick by nobody");
+}
+END_TEST
+
+static Suite *
+tasks_suite(void)
+{
+	Suite	*s = suite_create("tasks");
+	TCase	*tc = tcase_create("sqlite");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, create_get_run_complete);
+	tcase_add_test(tc, undeclared_client);
+	tcase_add_test(tc, book_through_update_twice);
+	tcase_add_test(tc, other_principal_not_found);
+	tcase_add_test(tc, guessed_and_tampered_ids);
+	tcase_add_test(tc, cancel_waiting_task);
+	tcase_add_test(tc, cancel_running_task);
+	tcase_add_test(tc, ttl_expiry);
+	tcase_add_test(tc, dead_runner_lease_expires);
+	tcase_add_test(tc, listen_task_status);
+	tcase_add_test(tc, progress_is_status_message);
+	tcase_add_test(tc, schema_version);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner	*sr;
+	int	 nfailed;
+
+	sr = srunner_create(tasks_suite());
+	srunner_run_all(sr, CK_ENV);
+	nfailed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
