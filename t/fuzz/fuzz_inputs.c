@@ -32,6 +32,7 @@
 #include "config.h"
 #endif
 
+#include <float.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,15 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 #define ALICE	"{\"elicit-1\":{\"action\":\"accept\",\"content\":" \
 	"{\"name\":\"Alice\",\"age\":30}}}"
 #define INPUT_MAX	(64 * 1024)
+
+/* Whether `d' is a finite integral number, 0 or more. */
+static int
+double_natural(double d)
+{
+	if (!(d >= 0) || d > DBL_MAX)
+		return 0;
+	return d >= 9007199254740992.0 || d == (double)(int64_t)d;
+}
 
 static void
 bad(const char *why, const char *what)
@@ -85,15 +95,15 @@ seen_elicit(struct json_object *a)
 	json_object_object_foreach(c, k, val) {
 		if (strcmp(k, "name") == 0)
 			continue;
-		/* JSON Schema: 308e7 is an integer too (json-c: double). */
+		/*
+		 * JSON Schema: 308e7 and 1e19 are integers too (json-c:
+		 * doubles); every double from 2^53 up is integral.
+		 */
 		if (strcmp(k, "age") != 0 ||
 		    !(json_object_is_type(val, json_type_int) ?
 		    json_object_get_int64(val) >= 0 :
 		    json_object_is_type(val, json_type_double) &&
-		    json_object_get_double(val) >= 0 &&
-		    json_object_get_double(val) < 9e18 &&
-		    json_object_get_double(val) ==
-		    (double)(long long)json_object_get_double(val)))
+		    double_natural(json_object_get_double(val))))
 			bad("accepted content with another property",
 			    json_object_to_json_string(a));
 	}
