@@ -690,7 +690,8 @@ void		 wymcp_server_set_request_fn(struct wymcp_server *,
  * The task store (wymcp_task(3)): where tasks live, so that a tools/call
  * of a tool with task_support can be answered with a task handle at
  * once and run by a task runner.  `uri' is sqlite:PATH (a file every
- * process of the host shares); NULL forgets the store.  The store is
+ * process of the host shares) or postgresql://... (a libpq connection
+ * URI, for several hosts); NULL forgets the store.  The store is
  * opened (and its schema created or upgraded) here, then closed: each
  * process opens its own connection at first use, so call this before
  * forking.  WYMCP_ERR_INVAL for a URI of no known kind, WYMCP_ERR_IO
@@ -724,6 +725,20 @@ int		 wymcp_server_run_task(struct wymcp_server *);
  * poll).  It stays this process's.
  */
 int		 wymcp_server_task_fd(struct wymcp_server *);
+/*
+ * How many live tasks the store holds, by state, for an operator's
+ * status page: waiting for a runner, held by a runner now, and waiting
+ * for the client's input.  Filled by the caller's struct (zeroed first);
+ * one query of the store.  WYMCP_ERR_INVAL without a store,
+ * WYMCP_ERR_IO when the store fails (logged).
+ */
+struct wymcp_task_depth {
+	long long	 waiting;	/* ready to run, no runner has it */
+	long long	 running;	/* claimed by a runner */
+	long long	 input_required; /* waiting for tasks/update */
+};
+enum wymcp_err	 wymcp_server_task_depth(struct wymcp_server *,
+		    struct wymcp_task_depth *);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

@@ -488,7 +488,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 			continue;
 		}
 
-		if (front_status_serve(lim, &req)) {
+		if (front_status_serve(srv, lim, &req)) {
 			FCGX_Finish_r(&req);
 			(void)front_watch_end();
 			continue;

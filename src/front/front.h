@@ -269,13 +269,14 @@ void		 front_relay_serve(int relayfd);
  * status.c: the status page.  front_stats_new() makes the shared page;
  * front_stats_count() counts a request by method and HTTP status;
  * front_status_serve() answers a request for --status-path (1) or
- * leaves it to the library (0).
+ * leaves it to the library (0); with a task store it counts the tasks
+ * through `srv'.
  */
 struct FCGX_Request;
 struct front_stats *front_stats_new(void);
 void		 front_stats_count(struct front_stats *, const char *method,
 		    int status);
-int		 front_status_serve(const struct front_limits *,
-		    struct FCGX_Request *);
+int		 front_status_serve(struct wymcp_server *,
+		    const struct front_limits *, struct FCGX_Request *);
 
 #endif /* WYMCP_FRONT_H */

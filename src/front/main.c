@@ -179,7 +179,7 @@ usage(FILE *f)
 	    "  --relay-listen ADDR    take answers for this instance's\n"
 	    "                         questions from other hosts here\n"
 	    "  --task-store URI       keep tasks (the tasks extension) in\n"
-	    "                         sqlite:PATH\n"
+	    "                         sqlite:PATH or postgresql://...\n"
 	    "  --task-runners N       task runner processes (default 0)\n"
 	    "  --task-ttl S           ttlMs of new tasks (default %d; 0:\n"
 	    "                         unlimited)\n"

@@ -11,7 +11,10 @@
  * The figures live in one page shared by the whole pool (made before
  * the first fork): workers count their requests into it with atomic
  * additions; the supervisor writes what it sees of the pool at each of
- * its looks.
+ * its looks.  Two are read when the page is asked for: the workers a
+ * 2025-11-25 client's question holds (the relay page's count, which
+ * --max-asking caps) and, with a task store, its tasks by state (one
+ * query).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -124,9 +127,33 @@ put(char *buf, size_t cap, size_t n, const char *fmt, ...)
 	return w < 0 ? n : n + (size_t)w;
 }
 
+/* What is read when the page is asked for. */
+struct now {
+	int			 held;		/* workers held by questions */
+	int			 max_asking;	/* their cap, 0: none asked */
+	int			 tasks;		/* a store answered */
+	struct wymcp_task_depth	 depth;
+};
+
+/* Fill *nw for the page. */
+static void
+look(struct wymcp_server *srv, const struct front_limits *lim,
+    struct now *nw)
+{
+	memset(nw, 0, sizeof(*nw));
+	if (lim->relay != NULL) {
+		nw->held = __atomic_load_n(&lim->relay->asking,
+		    __ATOMIC_RELAXED);
+		nw->max_asking = lim->relay->max;
+	}
+	/* WYMCP_ERR_INVAL: no task store. */
+	nw->tasks = wymcp_server_task_depth(srv, &nw->depth) == WYMCP_OK;
+}
+
 /* The page as JSON into buf; its length. */
 static size_t
-json(const struct front_stats *s, char *buf, size_t cap)
+json(const struct front_stats *s, const struct now *nw, char *buf,
+    size_t cap)
 {
 	size_t	 n = 0, m, o;
 	int	 first = 1;
@@ -147,13 +174,21 @@ json(const struct front_stats *s, char *buf, size_t cap)
 		n = put(buf, cap, n, "}");
 	}
 	n = put(buf, cap, n, "},\"slowRequests\":%lu,\"slowMs\":%u,"
-	    "\"heldByQuestions\":0}", s->slow, s->slow_ms);
+	    "\"heldByQuestions\":%d,\"maxAsking\":%d", s->slow, s->slow_ms,
+	    nw->held, nw->max_asking);
+	if (nw->tasks)
+		n = put(buf, cap, n, ",\"tasks\":{\"waiting\":%lld,"
+		    "\"running\":%lld,\"inputRequired\":%lld}",
+		    nw->depth.waiting, nw->depth.running,
+		    nw->depth.input_required);
+	n = put(buf, cap, n, "}");
 	return n;
 }
 
 /* The page as Prometheus text into buf; its length. */
 static size_t
-prometheus(const struct front_stats *s, char *buf, size_t cap)
+prometheus(const struct front_stats *s, const struct now *nw, char *buf,
+    size_t cap)
 {
 	size_t	 n = 0, m, o;
 
@@ -193,7 +228,21 @@ prometheus(const struct front_stats *s, char *buf, size_t cap)
 	    "# HELP wymcp_workers_held_by_questions Workers waiting for a "
 	    "person's answer.\n"
 	    "# TYPE wymcp_workers_held_by_questions gauge\n"
-	    "wymcp_workers_held_by_questions 0\n", s->slow);
+	    "wymcp_workers_held_by_questions %d\n"
+	    "# HELP wymcp_max_asking Workers questions may hold at once "
+	    "(--max-asking).\n"
+	    "# TYPE wymcp_max_asking gauge\n"
+	    "wymcp_max_asking %d\n", s->slow, nw->held, nw->max_asking);
+	if (nw->tasks)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_tasks Live tasks in the task store by "
+		    "state.\n"
+		    "# TYPE wymcp_tasks gauge\n"
+		    "wymcp_tasks{state=\"waiting\"} %lld\n"
+		    "wymcp_tasks{state=\"running\"} %lld\n"
+		    "wymcp_tasks{state=\"input_required\"} %lld\n",
+		    nw->depth.waiting, nw->depth.running,
+		    nw->depth.input_required);
 	return n;
 }
 
@@ -203,9 +252,11 @@ prometheus(const struct front_stats *s, char *buf, size_t cap)
  * it is not for the page.
  */
 int
-front_status_serve(const struct front_limits *lim, FCGX_Request *req)
+front_status_serve(struct wymcp_server *srv, const struct front_limits *lim,
+    FCGX_Request *req)
 {
 	static char	 page[16384];
+	struct now	 nw;
 	char		 head[256];
 	const char	*uri, *q, *accept;
 	size_t		 n;
@@ -228,8 +279,9 @@ front_status_serve(const struct front_limits *lim, FCGX_Request *req)
 	prom = (q != NULL && strstr(q, "format=prometheus") != NULL) ||
 	    (accept != NULL && strstr(accept, "text/plain") != NULL &&
 	    strstr(accept, "json") == NULL);
-	n = prom ? prometheus(lim->stats, page, sizeof(page)) :
-	    json(lim->stats, page, sizeof(page));
+	look(srv, lim, &nw);
+	n = prom ? prometheus(lim->stats, &nw, page, sizeof(page)) :
+	    json(lim->stats, &nw, page, sizeof(page));
 	if (n >= sizeof(page))
 		n = sizeof(page) - 1;
 	/* libfcgi's own printf knows no %zu: the head is formatted here. */

@@ -443,7 +443,31 @@ pg_fd(void *h)
 	return PQsocket(p->db);
 }
 
+/* Live tasks by state, as lite_depth() counts them. */
+static int
+pg_depth(void *h, long long now, long long n[3])
+{
+	struct pg	*p = h;
+	PGresult	*res;
+	char		 a[24];
+	const char	*v[1] = { a };
+	int		 i;
+
+	snprintf(a, sizeof(a), "%lld", now);
+	res = PQexecParams(p->db, "SELECT "
+	    "COUNT(*) FILTER (WHERE queued = 1 AND lease < $1), "
+	    "COUNT(*) FILTER (WHERE queued = 1 AND lease >= $1), "
+	    "COUNT(*) FILTER (WHERE status = 1) FROM wymcp_tasks "
+	    "WHERE expires = 0 OR expires > $1", 1, NULL, v, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		return fail(p, "depth", res);
+	for (i = 0; i < 3; i++)
+		n[i] = strtoll(PQgetvalue(res, 0, i), NULL, 10);
+	PQclear(res);
+	return 0;
+}
+
 const struct wymcp__store_ops wymcp__store_pg = {
 	"postgresql", pg_open, pg_close, pg_put, pg_get, pg_claim, pg_modify,
-	pg_purge, pg_error, pg_fd
+	pg_purge, pg_error, pg_fd, pg_depth
 };

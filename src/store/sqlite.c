@@ -426,7 +426,36 @@ lite_fd(void *h)
 	return -1;
 }
 
+/*
+ * Live tasks by state: queued with no lease (waiting), queued under a
+ * lease (running), input_required.
+ */
+static int
+lite_depth(void *h, long long now, long long n[3])
+{
+	struct lite	*l = h;
+	sqlite3_stmt	*st = NULL;
+	int		 i;
+
+	if (sqlite3_prepare_v2(l->db, "SELECT "
+	    "COALESCE(SUM(queued = 1 AND lease < ?1), 0), "
+	    "COALESCE(SUM(queued = 1 AND lease >= ?1), 0), "
+	    "COALESCE(SUM(status = 1), 0) FROM wymcp_tasks "
+	    "WHERE expires = 0 OR expires > ?1", -1, &st, NULL) !=
+	    SQLITE_OK)
+		return fail(l, "depth");
+	(void)sqlite3_bind_int64(st, 1, now);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return fail(l, "depth");
+	}
+	for (i = 0; i < 3; i++)
+		n[i] = sqlite3_column_int64(st, i);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 const struct wymcp__store_ops wymcp__store_sqlite = {
 	"sqlite", lite_open, lite_close, lite_put, lite_get, lite_claim,
-	lite_modify, lite_purge, lite_error, lite_fd
+	lite_modify, lite_purge, lite_error, lite_fd, lite_depth
 };

@@ -259,3 +259,26 @@ wymcp_server_task_fd(struct wymcp_server *srv)
 {
 	return wymcp__store_fd(srv);
 }
+
+enum wymcp_err
+wymcp_server_task_depth(struct wymcp_server *srv,
+    struct wymcp_task_depth *d)
+{
+	struct wymcp__store	*s;
+	long long		 n[3] = { 0, 0, 0 };
+
+	if (d != NULL)
+		memset(d, 0, sizeof(*d));
+	if (srv == NULL || d == NULL || srv->tasks == NULL)
+		return WYMCP_ERR_INVAL;
+	if ((s = conn(srv)) == NULL)
+		return WYMCP_ERR_IO;
+	if (s->ops->depth(s->h, wymcp__now_ms(), n) != 0) {
+		(void)logfail(srv, s);
+		return WYMCP_ERR_IO;
+	}
+	d->waiting = n[0];
+	d->running = n[1];
+	d->input_required = n[2];
+	return WYMCP_OK;
+}

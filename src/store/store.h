@@ -89,6 +89,8 @@ struct wymcp__store_ops {
 	int	(*purge)(void *h, long long now);
 	const char *(*error)(void *h);	/* the last failure, in words */
 	int	(*fd)(void *h);		/* to wait on for new work, or -1 */
+	/* Live tasks at `now': waiting, running, input_required. */
+	int	(*depth)(void *h, long long now, long long n[3]);
 };
 
 /* The open store a server holds (srv->tasks). */

@@ -11,14 +11,16 @@ from the test header X-Test-Principal, as an auth module would.  Then:
   S  the TypeScript SDK v1 client (npm @modelcontextprotocol/sdk,
      pinned below) with elicitation, sampling and roots handlers, as a
      2025-11-25 client: book_room (two questions), test_sampling and a
-     roots/list tool complete; the log shows each question held by one worker and its
-     answer relayed to it by another;
+     roots/list tool complete; the log shows each question held by one
+     worker and its answer relayed to it by another;
   R  refusals, by raw HTTP: a session id of another principal (404);
      an answer posted by another principal, a forged id, a replayed
      one, one after --ask-timeout (400 each); a question past
      --ask-timeout finishes the call with a tool error; a third asker
      while two hold the --max-asking places degrades (the tool answers
-     as for a client that cannot be asked); a client that hangs up
+     as for a client that cannot be asked), and the status page
+     (--status-path) counts the two held workers, then none once their
+     clients hang up; a client that hangs up
      while asked frees its worker within a second; answers slower than
      --request-timeout (2 s) still complete the call;
   H  three instances (4 workers each, --relay-listen on loopback ports,
@@ -34,6 +36,7 @@ put it there).  Prints "ok - NAME" or "not ok - NAME: DETAIL", and last
 """
 
 import argparse
+import http.client
 import json
 import os
 import re
@@ -66,6 +69,7 @@ ASK_TIMEOUT = 3
 REQUEST_TIMEOUT = 2	# shorter than a person takes: not counted
 MODULES = ["examples", "conformance"]
 DAY = "2026-12-01"
+STATUS = "/wymcp-status"
 LOGLINE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (\w+): (?:\[id ([^\]]*)\] )?"
                      r"(.*)$")
 
@@ -139,7 +143,7 @@ class Harness(wymcp_conformance.Harness):
         argv = [self.prog, "-vv", "--listen", "unix:" + self.sock,
                 "--workers", str(WORKERS), "--ask-timeout",
                 str(ASK_TIMEOUT), "--request-timeout",
-                str(REQUEST_TIMEOUT)] + list(extra)
+                str(REQUEST_TIMEOUT), "--status-path", STATUS] + list(extra)
         for m in self.mods:
             argv += ["--module", m]
         env = dict(os.environ)
@@ -167,10 +171,17 @@ class Harness(wymcp_conformance.Harness):
 
     def nginx_conf(self, sock, port, port2=None):
         conf = wymcp_conformance.Harness.nginx_conf(self, sock, port, port2)
-        return conf.replace(
+        conf = conf.replace(
             "\t\t\tfastcgi_read_timeout 60s;\n",
             "\t\t\tfastcgi_read_timeout 60s;\n"
             "\t\t\tfastcgi_param WYMCP_PRINCIPAL $http_x_test_principal;\n")
+        return conf.replace(
+            "\t\tlocation = /mcp {",
+            "\t\tlocation = %s {\n"
+            "\t\t\tinclude fastcgi_params;\n"
+            "\t\t\tfastcgi_pass unix:%s;\n"
+            "\t\t}\n\n"
+            "\t\tlocation = /mcp {" % (STATUS, sock), 1)
 
     def log(self):
         """[(pid, level, reqid, message)] of wymcp-fcgi's log so far."""
@@ -383,6 +394,29 @@ def post(port, body, principal, session=None):
     return r
 
 
+def status_page(port, prometheus=False):
+    """The status page: its JSON, or its Prometheus text."""
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    try:
+        c.request("GET", STATUS + ("?format=prometheus" if prometheus
+                                   else ""))
+        r = c.getresponse()
+        body = r.read().decode()
+    finally:
+        c.close()
+    return body if prometheus else json.loads(body)
+
+
+def held_gauge(port, want, timeout=1.0):
+    """heldByQuestions once it is `want' (or at the timeout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        n = status_page(port).get("heldByQuestions")
+        if n == want or time.monotonic() > deadline:
+            return n
+        time.sleep(0.05)
+
+
 def initialize(port, principal):
     r = post(port, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                     "params": {"protocolVersion": "2025-11-25",
@@ -548,6 +582,14 @@ def refusals(h, res):
     held = [book(port, "alice", alice, 20 + i) for i in range(2)]
     ok = all(x.until(QUESTION) is not None for x in held)
     res.check(ok, "R two questions held at once")
+    page = status_page(port)
+    prom = status_page(port, prometheus=True)
+    res.check(page.get("heldByQuestions") == 2 and
+              page.get("maxAsking") == 2 and
+              re.search(r"(?m)^wymcp_workers_held_by_questions 2$", prom)
+              and re.search(r"(?m)^wymcp_max_asking 2$", prom),
+              "R the status page counts the two workers held by questions",
+              "%r" % page)
     third = book(port, "alice", alice, 30)
     body = third.all(10)
     third.close()
@@ -569,6 +611,9 @@ def refusals(h, res):
     res.check(len(hits) >= 2 and took < 1.0,
               "R a client that hangs up while asked frees its worker "
               "within a second", "%d in %.2f s" % (len(hits), took))
+    n = held_gauge(port, 0)
+    res.check(n == 0, "R the status page holds none after the hang-ups",
+              "heldByQuestions %r" % n)
     # All four workers serve again at once: four quick calls in parallel.
     rs = [Raw(port, {"jsonrpc": "2.0", "id": 40 + i, "method": "ping"},
               "alice", alice) for i in range(WORKERS)]

@@ -11,10 +11,12 @@ modules) behind a private nginx and proves:
   K  a task survives its runner: slow_compute (4 s) is claimed by a
      runner, which is SIGKILLed mid-run; the supervisor replaces it, the
      lease expires and the task completes on another runner (the log
-     names both runners; the second attempt is another process);
+     names both runners; the second attempt is another process); the
+     status page (--status-path) counts the task running meanwhile;
   B  book_room as a task, through tasks/update twice, completes; the
      answers are checked against the outstanding requests (-32602 for a
-     wrong shape), other keys are ignored;
+     wrong shape), other keys are ignored; the status page counts it
+     input_required while it waits;
   P  another principal (WYMCP_PRINCIPAL from the web server) gets "not
      found" for the task; a tampered id too;
   H  three instances sharing a PostgreSQL store (a private cluster:
@@ -30,6 +32,7 @@ nginx is not installed.  Python 3 standard library only.
 
 import argparse
 import glob
+import http.client
 import json
 import os
 import re
@@ -53,6 +56,7 @@ META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                                                "version": "1"},
         "io.modelcontextprotocol/clientCapabilities": EXT}
 
+STATUS = "/wymcp-status"
 passed = failed = 0
 
 
@@ -77,7 +81,7 @@ class TasksHarness(Harness):
         self.tasks = True
         # The lease is at least the time limit plus 10 s: 15 s here.
         self.extra_fcgi = ["--task-lease", "2", "--request-timeout", "5",
-                           "-v"]
+                           "--status-path", STATUS, "-v"]
         Harness.start_fcgi(self)
 
     def nginx_conf(self, sock, port, port2=None):
@@ -91,7 +95,9 @@ class TasksHarness(Harness):
         bob = loc.replace("location = /mcp", "location = /bob").replace(
             "include fastcgi_params;", "include fastcgi_params;\n\t\t\t"
             "fastcgi_param WYMCP_PRINCIPAL bob;")
-        return conf.replace(loc, alice + bob)
+        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
+                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
+        return conf.replace(loc, alice + bob + status)
 
 
 class Wire:
@@ -137,6 +143,25 @@ class Wire:
         return r
 
 
+def task_depth(port, want, timeout=5):
+    """The status page's tasks once they are `want' (or at the
+    timeout), and its Prometheus text."""
+    deadline = time.monotonic() + timeout
+    while True:
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", STATUS)
+        got = json.loads(c.getresponse().read()).get("tasks")
+        c.close()
+        if got == want or time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    c.request("GET", STATUS + "?format=prometheus")
+    prom = c.getresponse().read().decode()
+    c.close()
+    return got, prom
+
+
 def runner_of(log, tid, attempt):
     """The pid that logged running task `tid` at `attempt`, or None."""
     pat = re.compile(r"wymcp-fcgi\[(\d+)\]: debug: \[id %s\] task %s: "
@@ -168,6 +193,11 @@ def section_k(h, w):
     if not check(pid is not None, "K: a runner claims the task",
                  "no 'running' line in the log"):
         return
+    got, prom = task_depth(h.port, {"waiting": 0, "running": 1,
+                                    "inputRequired": 0})
+    check(got == {"waiting": 0, "running": 1, "inputRequired": 0} and
+          re.search(r'(?m)^wymcp_tasks\{state="running"\} 1$', prom),
+          "K: the status page counts the running task", repr(got))
     os.kill(pid, signal.SIGKILL)
     say("# SIGKILLed runner %d mid-task" % pid)
     r = w.get(tid)
@@ -186,7 +216,7 @@ def section_k(h, w):
     check("survivor" in text, "K: its result is the tool's", text[:300])
 
 
-def section_b(w):
+def section_b(h, w):
     r = w.tool("book_room", {"day": "2026-12-01"})
     tid = r.get("result", {}).get("taskId")
     if not check(tid is not None, "B: book_room answers a task handle",
@@ -196,6 +226,12 @@ def section_b(w):
     ir = r.get("result", {}).get("inputRequests", {})
     check(list(ir) == ["elicit-1"], "B: the first question is asked",
           json.dumps(r)[:300])
+    want = {"waiting": 0, "running": 0, "inputRequired": 1}
+    got, prom = task_depth(h.port, want)
+    check(got == want and re.search(
+          r'(?m)^wymcp_tasks\{state="input_required"\} 1$', prom),
+          "B: the status page counts the task waiting for input",
+          repr(got))
     r = w.update(tid, {"elicit-1": {"action": "accept",
                                     "content": {"room": "Nowhere"}}})
     check(r.get("error", {}).get("code") == -32602,
@@ -382,7 +418,7 @@ def main():
         h.start()
         w = Wire(h.port)
         section_k(h, w)
-        tid = section_b(w)
+        tid = section_b(h, w)
         if tid:
             section_p(w, tid)
         section_h(h, nginx)

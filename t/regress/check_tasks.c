@@ -643,6 +643,48 @@ START_TEST(schema_version)
 }
 END_TEST
 
+/*
+ * wymcp_server_task_depth(), for the status page: the live tasks by
+ * state (a task under a dead runner's lease is running until the lease
+ * ends).
+ */
+START_TEST(depth_by_state)
+{
+	struct wymcp_task_depth	 d;
+	pid_t			 pid;
+	int			 st;
+
+	ck_assert_int_eq(wymcp_server_task_depth(NULL, &d), WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert(d.waiting == 0 && d.running == 0 && d.input_required == 0);
+	(void)create("alice", "book");
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	(void)create("alice", "crash");
+	release();
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 60000),
+	    WYMCP_OK);
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 9);
+	(void)create("bob", "quick");
+	(void)create("bob", "quick");
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert_int_eq(d.waiting, 2);
+	ck_assert_int_eq(d.running, 1);
+	ck_assert_int_eq(d.input_required, 1);
+	/* Run one quick task: one waiting left. */
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert_int_eq(d.waiting, 1);
+	ck_assert_int_eq(d.running, 1);
+	ck_assert_int_eq(d.input_required, 1);
+	/* Without a store. */
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, NULL), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_ERR_INVAL);
+}
+END_TEST
+
 static Suite *
 tasks_suite(void)
 {
@@ -663,6 +705,7 @@ tasks_suite(void)
 	tcase_add_test(tc, listen_task_status);
 	tcase_add_test(tc, progress_is_status_message);
 	tcase_add_test(tc, schema_version);
+	tcase_add_test(tc, depth_by_state);
 	suite_add_tcase(s, tc);
 	return s;
 }
