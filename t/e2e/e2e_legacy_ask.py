@@ -13,6 +13,10 @@ from the test header X-Test-Principal, as an auth module would.  Then:
      2025-11-25 client: book_room (two questions), test_sampling and a
      roots/list tool complete; the log shows each question held by one
      worker and its answer relayed to it by another;
+  M  mcp-remote (npm, pinned below) in its default mode, the stdio
+     bridge desktop clients use for remote servers: a stdio client that
+     declared elicitation is asked book_room's two questions through
+     it, and the call completes;
   R  refusals, by raw HTTP: a session id of another principal (404);
      an answer posted by another principal, a forged id, a replayed
      one, one after --ask-timeout (400 each); a question past
@@ -29,7 +33,7 @@ from the test header X-Test-Principal, as an auth module would.  Then:
      holder from other instances over --relay-listen (on one machine,
      not in network namespaces).
 
-Node and the SDK come from npm into a cache directory (default
+Node, the SDK and mcp-remote come from npm into a cache directory (default
 _build/legacy-ask; Node from _build/conformance when t/conformance/run.py
 put it there).  Prints "ok - NAME" or "not ok - NAME: DETAIL", and last
 "N passed, M failed".  Exit 0, 1, or 77 without nginx or npm.
@@ -40,6 +44,7 @@ import http.client
 import json
 import os
 import re
+import select
 import socket
 import subprocess
 import sys
@@ -64,6 +69,8 @@ from wymcp_e2e import children, tail  # noqa: E402
 
 SDK = "@modelcontextprotocol/sdk"
 SDK_VERSION = "1.32.2"
+REMOTE = "mcp-remote"
+REMOTE_VERSION = "0.15.1"
 WORKERS = 4
 ASK_TIMEOUT = 3
 REQUEST_TIMEOUT = 2	# shorter than a person takes: not counted
@@ -321,6 +328,10 @@ def provision(cache):
         node = own_node
     if specs:
         npm_install(cache, specs)
+    # mcp-remote in a directory of its own: its express is not the SDK's.
+    remote = os.path.join(cache, "mcp-remote")
+    if pkg_version(remote, REMOTE) != REMOTE_VERSION:
+        npm_install(remote, ["%s@%s" % (REMOTE, REMOTE_VERSION)])
     with open(os.path.join(cache, "legacy-client.mjs"), "w") as f:
         f.write(CLIENT)
     return node, os.path.join(cache, "legacy-client.mjs")
@@ -513,6 +524,112 @@ def sdk_client(h, res, node, script, verbose):
               (len(asked), len(relays), len(other)))
 
 
+class Stdio:
+    """A desktop client's side of mcp-remote: JSON-RPC lines on its
+    standard input and output."""
+
+    def __init__(self, argv, env, cwd, log):
+        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=log,
+                                  env=env, cwd=cwd)
+        self.buf = b""
+
+    def send(self, msg):
+        self.p.stdin.write(json.dumps(msg).encode() + b"\n")
+        self.p.stdin.flush()
+
+    def read(self, timeout):
+        """The next message, or None at the timeout or the end."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.p.stdout], [], [],
+                                              left)[0]:
+                return None
+            b = os.read(self.p.stdout.fileno(), 65536)
+            if not b:
+                return None
+            self.buf += b
+        line, self.buf = self.buf.split(b"\n", 1)
+        try:
+            return json.loads(line)
+        except ValueError:
+            return {"unparsed": line.decode("utf-8", "replace")}
+
+    def stop(self):
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
+        try:
+            self.p.wait(5)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+
+
+def mcp_remote(h, res, node, cache, verbose):
+    """mcp-remote in its default mode (2025-11-25, streamable HTTP
+    first), the stdio bridge desktop clients use for a remote server:
+    a stdio client that declared elicitation is asked book_room's two
+    questions through it, and the call completes."""
+    proxy = os.path.join(os.path.abspath(cache), "mcp-remote",
+                         "node_modules", REMOTE, "dist", "proxy.js")
+    url = "http://127.0.0.1:%d/mcp" % h.port
+    say("# $ node proxy.js %s --header X-Test-Principal:alice  (%s@%s)" %
+        (url, REMOTE, REMOTE_VERSION))
+    home = os.path.join(h.tmp, "remote-home")
+    os.makedirs(home, exist_ok=True)
+    env = dict(os.environ, HOME=home, MCP_REMOTE_CONFIG_DIR=home)
+    logpath = os.path.join(h.tmp, "mcp-remote.log")
+    with open(logpath, "wb") as log:
+        c = Stdio([node, proxy, url, "--header", "X-Test-Principal:alice"],
+                  env, home, log)
+    asked, result, init = [], None, None
+    try:
+        c.send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"protocolVersion": "2025-11-25",
+                           "capabilities": {"elicitation": {}},
+                           "clientInfo": {"name": "desktop-e2e",
+                                          "version": "1"}}})
+        init = c.read(30)
+        c.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        c.send({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "book_room",
+                           "arguments": {"day": DAY}}})
+        deadline = time.monotonic() + 60
+        while result is None and time.monotonic() < deadline:
+            m = c.read(deadline - time.monotonic())
+            if m is None:
+                break
+            if m.get("method") == "elicitation/create":
+                q = m.get("params", {}).get("message", "")
+                asked.append(q)
+                content = {"room": "Aurora"} if q.startswith("Which") \
+                    else {"people": 2}
+                c.send({"jsonrpc": "2.0", "id": m["id"],
+                        "result": {"action": "accept",
+                                   "content": content}})
+            elif m.get("id") == 2:
+                result = m
+    finally:
+        c.stop()
+    if verbose or result is None:
+        for line in tail(logpath, 20):
+            say("  | " + line)
+    res.check(init is not None and init.get("result", {}).get(
+              "protocolVersion") == "2025-11-25",
+              "M mcp-remote initializes as a 2025-11-25 client",
+              repr(init)[:300])
+    res.check(asked == ["Which room would you like?",
+                        "How many people?"],
+              "M mcp-remote's client is asked both questions", repr(asked))
+    text = ((result or {}).get("result", {}).get("content") or
+            [{}])[0].get("text")
+    res.check(text == "Booked Aurora for 2 on %s." % DAY,
+              "M book_room completes through mcp-remote", repr(result)[:300])
+
+
 def refusals(h, res):
     port = h.port
     alice = initialize(port, "alice")
@@ -643,6 +760,7 @@ def main():
         node, script = provision(args.cache)
         h.start()
         sdk_client(h, res, node, script, args.verbose)
+        mcp_remote(h, res, node, args.cache, args.verbose)
         refusals(h, res)
         h.stop()
         with open(h.fcgi_log, errors="replace") as f:
