@@ -147,7 +147,7 @@ class Net:
 
     def add_lan(self, x):
         """A bridge in the root namespace on 10.213.X.0/24, with .1."""
-        br = "wybr%d" % self.tag
+        br = "wylan%d" % self.tag		# not wy?r: add_ns()
         run(["ip", "link", "add", br, "type", "bridge", "forward_delay",
              "0"])
         self.links.append(br)
