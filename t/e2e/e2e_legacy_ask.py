@@ -650,6 +650,9 @@ def netns(builddir, res, node, script, verbose, keep=False):
     except (Failed, wymcp_e2e.Failed) as e:
         res.fail("N setup", str(e))
     finally:
+        # Signals now would only interrupt the cleanup.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
         h.stop()
         h.net.teardown()
         if h.net.namespaces:

@@ -548,6 +548,9 @@ def section_n(prog, mods, nginx, bindir, tmp):
     except Exception as e:
         check(False, "N: harness", repr(e))
     finally:
+        # Signals now would only interrupt the cleanup.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
         if ngx is not None:
             wymcp_e2e.stop_pid(ngx.pid, ngx, 10)
         for p in procs.values():
