@@ -505,7 +505,7 @@ def netns_sdk(h, res, node, script, verbose):
     """N: the SDK client through the upstream of the three hosts."""
     url = "http://127.0.0.1:%d/mcp" % h.port
     outs = []
-    for n in range(3):
+    for _ in range(3):
         p = subprocess.run([node, script, url], capture_output=True,
                            text=True, timeout=120,
                            cwd=os.path.dirname(script),

@@ -413,7 +413,7 @@ def log_lines(path):
         return []
 
 
-def start_host(prog, mods, net, h, name, uri, tmp, extra):
+def start_host(prog, mods, h, name, uri, tmp, extra):
     """wymcp-fcgi in host h's namespace, FastCGI on its address from
     nginx's only; (Popen, log path) once its workers are ready."""
     log = os.path.join(tmp, name + ".log")
@@ -466,7 +466,7 @@ def section_n(prog, mods, nginx, bindir, tmp):
             if not net.wait_reachable(hh):
                 raise RuntimeError("%s not reachable" % hh["addr"])
             procs[n], logs[n] = start_host(
-                prog, mods, net, hh, n, uri, tmp,
+                prog, mods, hh, n, uri, tmp,
                 ["--task-runners", "2"] if n == "c" else [])
         port = wymcp_e2e.free_port()
         locs = "".join(
