@@ -45,15 +45,12 @@ veth and process it made is removed again, also on failure or a signal.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise.  Python
-3 standard library only; harness pieces are in t/e2e/lib/wymcp_e2e.py
-and wymcp_mrtr.py (PYTHONPATH).
+3 standard library only; harness pieces are in t/e2e/lib/wymcp_e2e.py,
+wymcp_mrtr.py and wymcp_netns.py (the namespaces; PYTHONPATH).
 """
 
 import argparse
-import ipaddress
-import json
 import os
-import random
 import re
 import shutil
 import signal
@@ -69,165 +66,25 @@ sys.dont_write_bytecode = True		# no __pycache__ in the source tree
 try:
     import wymcp_e2e
     import wymcp_mrtr
+    import wymcp_netns
 except ModuleNotFoundError as e:
-    if e.name not in ("wymcp_e2e", "wymcp_mrtr"):
+    if e.name not in ("wymcp_e2e", "wymcp_mrtr", "wymcp_netns"):
         raise
     print("e2e_hosts.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import (R, Client, Failed, alive, enc, hlist,  # noqa
-                       report, std_headers, stop_pid, tail)
+from wymcp_e2e import (R, Client, Failed, enc, hlist, report,  # noqa
+                       std_headers, tail)
 from wymcp_mrtr import (ROOM, ROOM_Q, SIZE, SIZE_Q,  # noqa: E402
                         judge_bad_state, judge_done, judge_input, key_id,
                         read_keys, token_key_id, write_keyfile)
+from wymcp_netns import Net, Skip  # noqa: E402
 
 WORKERS = 2
 PORT = 9000
 HOSTS = ("h1", "h2")
 UPSTREAM_CONF = os.path.join(wymcp_e2e.SRCDIR, "deploy", "nginx",
                              "upstream-hosts.conf")
-
-
-class Skip(Exception):
-    """The environment cannot run this test (exit 77)."""
-
-
-# --------------------------------------------------------------- network
-
-def run(argv, check=True):
-    """Run a command; (rc, output).  Raises Failed when check and rc."""
-    p = subprocess.run(argv, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       check=False)
-    out = p.stdout.decode("utf-8", "replace").strip()
-    if check and p.returncode != 0:
-        raise Failed("%s: exit %d: %s" % (" ".join(argv), p.returncode, out))
-    return p.returncode, out
-
-
-class Net:
-    """The namespaces and veth pairs this run made, and only those."""
-
-    def __init__(self):
-        self.tag = os.getpid()
-        self.namespaces = []		# names we added
-        self.links = []			# root-side veth names we added
-        self.hosts = {}			# name -> dict
-
-    def taken(self):
-        """Every IPv4 network already in use here (addresses and routes
-        of every table; the default route excepted)."""
-        nets = []
-        rc, out = run(["ip", "-j", "-4", "addr", "show"], check=False)
-        for ifc in (json.loads(out) if rc == 0 and out else []):
-            for a in ifc.get("addr_info", []):
-                nets.append(ipaddress.ip_network(
-                    "%s/%s" % (a["local"], a["prefixlen"]), strict=False))
-        rc, out = run(["ip", "-j", "-4", "route", "show", "table", "all"],
-                      check=False)
-        for rt in (json.loads(out) if rc == 0 and out else []):
-            dst = rt.get("dst")
-            if not dst or dst == "default":
-                continue
-            try:
-                nets.append(ipaddress.ip_network(dst, strict=False))
-            except ValueError:
-                pass
-        return nets
-
-    def pick_subnets(self, n):
-        taken = self.taken()
-        free = [x for x in range(1, 255)
-                if not any(ipaddress.ip_network("10.213.%d.0/24" % x)
-                           .overlaps(t) for t in taken)]
-        if len(free) < n:
-            raise Skip("no free 10.213.X.0/24 subnet here (all overlap "
-                       "existing addresses or routes)")
-        return random.sample(free, n)
-
-    def add_host(self, name, x):
-        ns = "wymcp-%s-%d" % (name, self.tag)
-        vr = "wy%sr%d" % (name[1:], self.tag)		# root side
-        vn = "wy%sn%d" % (name[1:], self.tag)		# namespace side
-        rc, out = run(["ip", "netns", "add", ns], check=False)
-        if rc != 0:
-            if "Operation not permitted" in out or \
-                    "Permission denied" in out:
-                raise Skip("ip netns add: %s" % out)
-            raise Failed("ip netns add %s: %s" % (ns, out))
-        self.namespaces.append(ns)
-        run(["ip", "link", "add", vr, "type", "veth", "peer", "name", vn,
-             "netns", ns])
-        self.links.append(vr)
-        net = "10.213.%d" % x
-        # No IPv6 link-local addresses: nothing but our IPv4 traffic
-        # crosses the pair.
-        run(["ip", "link", "set", "dev", vr, "addrgenmode", "none"])
-        run(["ip", "-n", ns, "link", "set", "dev", vn, "addrgenmode",
-             "none"])
-        run(["ip", "addr", "add", net + ".1/24", "dev", vr])
-        # A second root-side address that the host does not accept
-        # FastCGI from (FCGI_WEB_SERVER_ADDRS names .1 only).
-        run(["ip", "addr", "add", net + ".3/24", "dev", vr])
-        run(["ip", "link", "set", "dev", vr, "up"])
-        run(["ip", "-n", ns, "addr", "add", net + ".2/24", "dev", vn])
-        run(["ip", "-n", ns, "link", "set", "dev", vn, "up"])
-        run(["ip", "-n", ns, "link", "set", "dev", "lo", "up"])
-        h = {"ns": ns, "veth": vr, "addr": net + ".2", "peer": net + ".1",
-             "stranger": net + ".3"}
-        self.hosts[name] = h
-        R.note("%s: namespace %s, veth %s, wymcp-fcgi on %s:%d, nginx "
-               "from %s" % (name, ns, vr, h["addr"], PORT, h["peer"]))
-        return h
-
-    def wait_reachable(self, h, timeout=10):
-        """Until the namespace side answers ARP (ping is not used: a TCP
-        connect to a closed port is refused once the link is up)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.settimeout(1)
-            try:
-                s.connect((h["addr"], PORT))
-                return True
-            except ConnectionRefusedError:
-                return True
-            except OSError:
-                time.sleep(0.05)
-            finally:
-                s.close()
-        return False
-
-    def leftover_pids(self):
-        pids = set()
-        for ns in self.namespaces:
-            rc, out = run(["ip", "netns", "pids", ns], check=False)
-            if rc == 0:
-                pids.update(int(p) for p in out.split() if p.isdigit())
-        return pids
-
-    def teardown(self):
-        """Delete what we made.  Processes still inside our namespaces
-        can only be ours: they are stopped by PID first."""
-        for pid in sorted(self.leftover_pids()):
-            if alive(pid):
-                stop_pid(pid, None, 5)
-        for ns in self.namespaces:
-            run(["ip", "netns", "del", ns], check=False)
-        for vr in self.links:
-            # Gone with its peer's namespace; make sure.
-            if run(["ip", "link", "show", "dev", vr], check=False)[0] == 0:
-                run(["ip", "link", "del", "dev", vr], check=False)
-
-    def leftovers(self):
-        left = []
-        rc, out = run(["ip", "netns", "list"], check=False)
-        names = {ln.split()[0] for ln in out.splitlines() if ln.strip()}
-        left += [ns for ns in self.namespaces if ns in names]
-        left += [vr for vr in self.links
-                 if run(["ip", "link", "show", "dev", vr],
-                        check=False)[0] == 0]
-        return left
 
 
 # --------------------------------------------------------------- FastCGI
@@ -351,7 +208,7 @@ class Host(wymcp_mrtr.Instance):
 class World(wymcp_mrtr.World):
     def __init__(self, builddir, keep):
         super().__init__(builddir, keep)
-        self.net = Net()
+        self.net = Net(PORT)
         self.hosts = {}
 
     def paths(self):
@@ -956,11 +813,9 @@ def main():
         print("SKIP: nginx is not installed (Debian: apt-get install "
               "nginx-light)")
         return 77
-    if shutil.which("ip") is None:
-        print("SKIP: ip (iproute2) is not installed")
-        return 77
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root (ip netns add)")
+    why = wymcp_netns.unavailable()
+    if why is not None:
+        print("SKIP: %s" % why)
         return 77
 
     def on_signal(signum, frame):

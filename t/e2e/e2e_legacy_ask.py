@@ -2,6 +2,7 @@
 """e2e_legacy_ask.py - 2025-11-25 clients asked on the held stream.
 
 Usage: e2e_legacy_ask.py [--builddir DIR] [--cache DIR] [--keep] [--verbose]
+       e2e_legacy_ask.py --netns [--builddir DIR] [--cache DIR] [--keep]
 
 Starts wymcp-fcgi -vv with 4 workers (examples and conformance modules,
 --ask-timeout 3, --request-timeout 2, the default --max-asking: 2)
@@ -31,12 +32,37 @@ from the test header X-Test-Principal, as an auth module would.  Then:
      one key file made with --generate-key) behind one round-robin nginx
      upstream: the SDK client's calls complete, and answers reach the
      holder from other instances over --relay-listen (on one machine,
-     not in network namespaces).
+     not in network namespaces: for machines without root).
 
-Node, the SDK and mcp-remote come from npm into a cache directory (default
-_build/legacy-ask; Node from _build/conformance when t/conformance/run.py
-put it there).  Prints "ok - NAME" or "not ok - NAME: DETAIL", and last
-"N passed, M failed".  Exit 0, 1, or 77 without nginx or npm.
+With --netns, only these (the hosts e2e layer of runtests; root): three
+hosts, network namespaces on one bridge in the root namespace (a LAN,
+t/e2e/lib/wymcp_netns.py), each wymcp-fcgi with 4 workers listening on
+its own address, FastCGI on port 9000 and --relay-listen on port 9100,
+--allow-peer naming nginx's address and the two other hosts (not
+--allow-any-peer), one key file; nginx in the root namespace, an
+upstream of the three (/mcp) and /h1, /h2, /h3 pinned to one each:
+
+  N  the SDK client, three times through the upstream: book_room,
+     test_sampling and the roots/list tool complete; every relayed
+     answer in the holders' logs came from another host's address (not
+     nginx's, not the holder's) and was taken, each forwarded by a
+     worker of that host to the holder's --relay-listen address, and
+     every question asked on a host was answered on that holder;
+  P  --allow-peer on the relay port: while h1 holds a question (asked
+     through /h1), an answer for it sent straight to h1's relay port
+     from an address of the LAN no host allows is closed without a
+     reply byte, h1 logs "relay: refused ADDR (not an --allow-peer
+     address)" and the question stays unanswered; the same bytes from
+     nginx's address (allowed) are taken ('A'), and the call completes
+     with its second answer posted through h2.
+
+Every namespace, veth and process of --netns is removed again, also on
+failure or a signal; without root or ip it prints "SKIP: ..." and exits
+77.  Node, the SDK and mcp-remote come from npm into a cache directory
+(default _build/legacy-ask; Node from _build/conformance when
+t/conformance/run.py put it there).  Prints "ok - NAME" or "not ok -
+NAME: DETAIL", and last "N passed, M failed".  Exit 0, 1 (also when npm
+is missing: the layer needs it), or 77 without nginx.
 """
 
 import argparse
@@ -45,6 +71,7 @@ import json
 import os
 import re
 import select
+import signal
 import socket
 import subprocess
 import sys
@@ -57,10 +84,11 @@ sys.dont_write_bytecode = True	# no __pycache__ in the source tree
 try:
     import wymcp_e2e
     import wymcp_conformance
+    import wymcp_netns
     from wymcp_conformance import (NODE_MAJOR, NODE_PKG, Failed,
                                    npm_install, pkg_version, say)
 except ModuleNotFoundError as e:
-    if e.name not in ("wymcp_e2e", "wymcp_conformance"):
+    if e.name not in ("wymcp_e2e", "wymcp_conformance", "wymcp_netns"):
         raise
     print("e2e_legacy_ask.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
@@ -77,6 +105,9 @@ REQUEST_TIMEOUT = 2	# shorter than a person takes: not counted
 MODULES = ["examples", "conformance"]
 DAY = "2026-12-01"
 STATUS = "/wymcp-status"
+FCGI_PORT = 9000	# --netns: on each host's own address
+RELAY_PORT = 9100
+NETNS_ASK_TIMEOUT = 10	# time for P's three relay connections
 LOGLINE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (\w+): (?:\[id ([^\]]*)\] )?"
                      r"(.*)$")
 
@@ -311,6 +342,360 @@ def hosts(builddir, res, node, script, verbose):
         h.cleanup()
 
 
+# ------------------------------------------------- hosts in namespaces
+
+class NetHosts(Harness):
+    """NHOSTS hosts, each a network namespace on one bridge (a LAN),
+    each wymcp-fcgi listening on its own address for FastCGI and for
+    --relay-listen, --allow-peer naming nginx and the other hosts; one
+    nginx in the root namespace, an upstream of the three and /hN
+    pinned to host N."""
+
+    NHOSTS = 3
+
+    def __init__(self, builddir, keep=False):
+        Harness.__init__(self, builddir, keep)
+        self.net = wymcp_netns.Net(FCGI_PORT)
+        self.insts = []
+
+    def start(self):
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-legacy-netns.")
+        os.chmod(self.tmp, 0o755)
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.sock = None
+        key = os.path.join(self.tmp, "state.key")
+        subprocess.run([self.prog, "--generate-key", key], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.net.add_lan(self.net.pick_subnets(1)[0])
+        hs = [self.net.add_lan_host("h%d" % (i + 1))
+              for i in range(self.NHOSTS)]
+        for h in hs:
+            if not self.net.wait_reachable(h):
+                raise Failed("%s not reachable" % h["addr"])
+        self.peer = self.net.lan["peer"]
+        # An address of the root namespace on the LAN that no host
+        # names in --allow-peer.
+        self.stranger = self.net.add_lan_addr()
+        for i, h in enumerate(hs):
+            self.start_host(i, h, [o["addr"] for o in hs if o is not h],
+                            key)
+        self.start_nginx()
+
+    def start_host(self, i, h, others, key):
+        relay = "%s:%d" % (h["addr"], RELAY_PORT)
+        log = os.path.join(self.tmp, "h%d.log" % (i + 1))
+        argv = ["ip", "netns", "exec", h["ns"], self.prog, "-vv",
+                "--listen", "%s:%d" % (h["addr"], FCGI_PORT),
+                "--workers", str(WORKERS), "--ask-timeout",
+                str(NETNS_ASK_TIMEOUT), "--request-timeout",
+                str(REQUEST_TIMEOUT), "--state-key-file", key,
+                "--relay-listen", relay, "--allow-peer", self.peer]
+        for a in others:
+            argv += ["--allow-peer", a]
+        for m in self.mods:
+            argv += ["--module", m]
+        env = dict(os.environ)
+        env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+        env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+        with open(log, "wb") as f:
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                    stdout=f, stderr=f, env=env,
+                                    cwd=self.tmp)
+        inst = {"name": "h%d" % (i + 1), "ns": h["ns"], "addr": h["addr"],
+                "relay": relay, "log": log, "proc": proc, "pids": set()}
+        self.insts.append(inst)
+        serving = "serving %s:%d with %d workers" % (h["addr"], FCGI_PORT,
+                                                    WORKERS)
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise Failed("%s: wymcp-fcgi exited with %d: %s" %
+                             (inst["name"], proc.returncode,
+                              " | ".join(tail(log, 5))))
+            msgs = [e[3] for e in self.host_log(i)]
+            inst["pids"] |= set(children(proc.pid))
+            if serving in msgs and "answers from other hosts are taken " \
+                    "on " + relay in msgs and \
+                    len(children(proc.pid)) >= WORKERS:
+                break
+            if time.monotonic() > deadline:
+                raise Failed("%s: not serving with %d workers after 30 s: "
+                             "%s" % (inst["name"], WORKERS,
+                                     " | ".join(tail(log, 5))))
+            time.sleep(0.05)
+        for e in self.host_log(i):
+            m = re.search(r"\(relay (/\S+)\)$", e[3])
+            if m:
+                inst["dir"] = m.group(1)
+        say("# %s: supervisor %d, workers %r, FastCGI %s:%d, relay %s" %
+            (inst["name"], proc.pid, sorted(children(proc.pid)),
+             h["addr"], FCGI_PORT, relay))
+
+    def nginx_conf(self, sock, port, port2=None):
+        user = "user root;\n" if os.geteuid() == 0 else ""
+
+        def loc(path, target):
+            return ("\t\tlocation = %s {\n"
+                    "\t\t\tinclude fastcgi_params;\n"
+                    "\t\t\tfastcgi_pass %s;\n"
+                    "\t\t\tfastcgi_keep_conn off;\n"
+                    "\t\t\tfastcgi_buffering off;\n"
+                    "\t\t\tfastcgi_intercept_errors off;\n"
+                    "\t\t\tfastcgi_read_timeout 60s;\n"
+                    "\t\t\tfastcgi_param WYMCP_PRINCIPAL "
+                    "$http_x_test_principal;\n"
+                    "\t\t}\n" % (path, target))
+        ups = "".join("\t\tserver %s:%d;\n" % (i["addr"], FCGI_PORT)
+                      for i in self.insts)
+        locs = loc("/mcp", "wymcp") + "".join(
+            loc("/" + i["name"], "%s:%d" % (i["addr"], FCGI_PORT))
+            for i in self.insts)
+        return """\
+{user}worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections 256; }}
+http {{
+	access_log {t}/nginx-access.log;
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+
+	upstream wymcp {{
+{ups}	}}
+
+	server {{
+		listen 127.0.0.1:{port};
+		server_name localhost;
+{locs}	}}
+}}
+""".format(user=user, t=self.tmp, port=port, ups=ups, locs=locs)
+
+    def host_log(self, i):
+        self.fcgi_log = self.insts[i]["log"]
+        return self.log()
+
+    def wait_host_log(self, i, pred, timeout=5.0):
+        self.fcgi_log = self.insts[i]["log"]
+        return self.wait_log(pred, timeout)
+
+    def stop(self):
+        Harness.stop(self)
+        for i in self.insts:
+            i["pids"] |= set(children(i["proc"].pid))
+            if i["proc"].poll() is None:
+                wymcp_e2e.stop_pid(i["proc"].pid, i["proc"], 10)
+            for pid in i["pids"]:
+                if wymcp_e2e.alive(pid):
+                    wymcp_e2e.stop_pid(pid, None, 2)
+
+
+def relay_send(src, dst, data):
+    """Connect from address src to the relay socket dst, send data, shut
+    our half down and read to the end: (bytes, what ended it)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(15)
+    got, how = b"", "closed"
+    try:
+        s.bind((src, 0))
+        s.connect(dst)
+        try:
+            s.sendall(data)
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            how = "send: %s" % e.__class__.__name__
+        while True:
+            try:
+                b = s.recv(4096)
+            except OSError as e:
+                how = "recv: %s" % e.__class__.__name__
+                break
+            if not b:
+                break
+            got += b
+    finally:
+        s.close()
+    return got, how
+
+
+def netns_sdk(h, res, node, script, verbose):
+    """N: the SDK client through the upstream of the three hosts."""
+    url = "http://127.0.0.1:%d/mcp" % h.port
+    outs = []
+    for _ in range(3):
+        p = subprocess.run([node, script, url], capture_output=True,
+                           text=True, timeout=120,
+                           cwd=os.path.dirname(script),
+                           stdin=subprocess.DEVNULL)
+        if verbose or p.returncode != 0:
+            for line in (p.stdout + p.stderr).splitlines():
+                say("  | " + line)
+        try:
+            outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            outs.append({})
+
+    def texts(key):
+        return [((o.get(key) or {}).get("content") or [{}])[0].get("text")
+                or "" for o in outs]
+    t = texts("book")
+    res.check(all(x == "Booked Aurora for 4 on %s." % DAY for x in t),
+              "N book_room completes through %d hosts in network "
+              "namespaces" % h.NHOSTS, repr(t))
+    t = texts("sample")
+    res.check(all("sampled by the client" in x for x in t),
+              "N test_sampling completes through %d hosts in network "
+              "namespaces" % h.NHOSTS, repr(t))
+    t = texts("roots")
+    res.check(all(x == "Found 1 root(s)" for x in t),
+              "N a roots/list tool completes through %d hosts in network "
+              "namespaces" % h.NHOSTS, repr(t))
+    addrs = [i["addr"] for i in h.insts]
+    relays = [i["relay"] for i in h.insts]
+    taken, sent, asked, answered = [], [], 0, 0
+    rx = re.compile(r"^relay: an answer from (\S+) for holder (\S+): (\w+)$")
+    fx = re.compile(r"^answer relayed to holder ([^/\s]+)/\S+$")
+    for k in range(h.NHOSTS):
+        for pid, _, _, msg in h.host_log(k):
+            m = rx.match(msg)
+            if m:
+                taken.append((k, m.group(1), m.group(3)))
+                say("#   %s wymcp-fcgi[%d]: %s" % (h.insts[k]["name"],
+                                                   pid, msg))
+            m = fx.match(msg)
+            if m and m.group(1) != relays[k]:
+                sent.append((k, m.group(1)))
+            if ": asked the client " in msg and \
+                    msg.endswith(" on the held stream"):
+                asked += 1
+            if "(relayed to this holder, %s/" % relays[k] in msg:
+                answered += 1
+    res.check(taken and all(v == "taken" for _, _, v in taken) and
+              all(a in addrs and a != addrs[k] for k, a, _ in taken),
+              "N answers reach the holder over --relay-listen from "
+              "another host's address (not nginx's, not its own), and "
+              "are taken", repr(taken))
+    res.check(len(sent) == len(taken) and
+              all(r in relays and r != relays[k] for k, r in sent),
+              "N each came from a worker on another host that forwarded "
+              "it to the holder's --relay-listen address",
+              "%d forwarded to other hosts, %d taken from them" %
+              (len(sent), len(taken)))
+    res.check(asked >= 4 * len(outs) and answered == asked,
+              "N every question asked on a host was answered on that "
+              "holder", "%d asked, %d answered" % (asked, answered))
+
+
+def netns_refusal(h, res):
+    """P: --allow-peer on the relay socket."""
+    port = h.port
+    h1 = h.insts[0]
+    sess = initialize(port, "alice", "/h1")
+    b = book(port, "alice", sess, 50, "/h1")
+    try:
+        if not res.check(b.until(QUESTION) is not None,
+                         "P book_room pinned to h1 asks its first "
+                         "question", b.buf[-300:]):
+            return
+        qid = question_id(b)
+        held = os.listdir(h1["dir"]) if h1.get("dir") else []
+        if not res.check(len(held) == 1, "P h1 holds the question (one "
+                         "relay socket in %s)" % h1.get("dir"),
+                         repr(held)):
+            return
+        data = ("%s\n" % held[0]).encode() + \
+            json.dumps(answer_body(qid, {"room": "Aurora"})).encode()
+        relay = (h1["addr"], RELAY_PORT)
+        mark = len(h.host_log(0))
+        got, how = relay_send(h.stranger, relay, data)
+        res.check(got == b"", "P a relay connection to h1 from %s (not in "
+                  "its --allow-peer) is closed without a reply" %
+                  h.stranger, "got %r (%s)" % (got, how))
+        res.check(bool(h.wait_host_log(
+            0, lambda e: e[3] == "relay: refused %s (not an --allow-peer "
+            "address)" % h.stranger, 3)),
+            "P h1 logs 'relay: refused %s (not an --allow-peer address)'" %
+            h.stranger, " | ".join(tail(h1["log"], 3)))
+        again = b.until(QUESTION + rb".*" + QUESTION, 1.0)
+        logged = [e for e in h.host_log(0)[mark:]
+                  if "the client answered" in e[3] or
+                  e[3].startswith("relay: an answer from %s " % h.stranger)]
+        res.check(again is None and not logged, "P the refused answer is "
+                  "not taken (no second question, nothing answered in "
+                  "h1's log)", repr(logged))
+        # The same bytes from nginx's address (allowed): taken.
+        got, how = relay_send(h.peer, relay, data)
+        res.check(got == b"A", "P the same answer from %s (allowed) is "
+                  "taken: 'A'" % h.peer, "got %r (%s)" % (got, how))
+        res.check(bool(h.wait_host_log(
+            0, lambda e: e[3] == "relay: an answer from %s for holder %s: "
+            "taken" % (h.peer, held[0]), 3)),
+            "P h1 logs the answer from %s as taken" % h.peer,
+            " | ".join(tail(h1["log"], 3)))
+        if not res.check(b.until(QUESTION + rb".*" + QUESTION, 10)
+                         is not None, "P then the tool asks its second "
+                         "question"):
+            return
+        r = answer(port, "alice", sess, question_id(b, 2), {"people": 4},
+                   "/h2")
+        body = b.all(15)
+        final = [e for e in events(body) if e.get("id") == 50]
+        text = final[0]["result"]["content"][0]["text"] if final and \
+            "result" in final[0] else repr(final)
+        res.check(r.status() == 202 and
+                  text == "Booked Aurora for 4 on %s." % DAY,
+                  "P the second answer, posted through h2, completes the "
+                  "call", "%d %s" % (r.status(), text))
+        res.check(len(children(h1["proc"].pid)) == WORKERS,
+                  "P h1 still has %d workers" % WORKERS)
+    finally:
+        b.close()
+
+
+def netns(builddir, res, node, script, verbose, keep=False):
+    h = NetHosts(builddir, keep)
+    h.paths()
+    h.nginx_bin = wymcp_e2e.find_nginx()
+    skipped = False
+    try:
+        h.start()
+        netns_sdk(h, res, node, script, verbose)
+        netns_refusal(h, res)
+    except wymcp_netns.Skip as e:
+        say("SKIP: %s" % e)
+        skipped = True
+    except (Failed, wymcp_e2e.Failed) as e:
+        res.fail("N setup", str(e))
+    finally:
+        # Signals now would only interrupt the cleanup.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        h.stop()
+        h.net.teardown()
+        if h.net.namespaces:
+            left = h.net.leftovers()
+            res.check(not left, "every namespace, veth and bridge this run "
+                      "made is gone", "left: %r" % left)
+        bad = []
+        for i in h.insts:
+            with open(i["log"], errors="replace") as f:
+                bad += [line for line in f if "Sanitizer" in line or
+                        "runtime error:" in line]
+        if h.insts:
+            res.check(not bad, "N no sanitizer report in any host's log",
+                      "".join(bad[:5]))
+        if res.failed and h.tmp:
+            for i in h.insts:
+                for line in tail(i["log"], 30):
+                    say("# %s: %s" % (i["name"], line))
+            for line in tail(h.nginx_log, 10):
+                say("# nginx: %s" % line)
+        h.cleanup()
+    return skipped
+
+
 # ------------------------------------------------------------ provisioning
 
 def provision(cache):
@@ -343,9 +728,10 @@ class Raw:
     """One HTTP/1.1 POST on its own socket, read as it comes."""
 
     def __init__(self, port, body, principal, session=None,
-                 accept="application/json, text/event-stream"):
+                 accept="application/json, text/event-stream",
+                 path="/mcp"):
         data = json.dumps(body).encode()
-        head = ["POST /mcp HTTP/1.1", "Host: localhost",
+        head = ["POST %s HTTP/1.1" % path, "Host: localhost",
                 "Content-Type: application/json", "Accept: " + accept,
                 "MCP-Protocol-Version: 2025-11-25",
                 "X-Test-Principal: " + principal,
@@ -398,8 +784,8 @@ def events(raw):
     return out
 
 
-def post(port, body, principal, session=None):
-    r = Raw(port, body, principal, session)
+def post(port, body, principal, session=None, path="/mcp"):
+    r = Raw(port, body, principal, session, path=path)
     r.all()
     r.close()
     return r
@@ -428,7 +814,7 @@ def held_gauge(port, want, timeout=1.0):
         time.sleep(0.05)
 
 
-def initialize(port, principal):
+def initialize(port, principal, path="/mcp"):
     r = post(port, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                     "params": {"protocolVersion": "2025-11-25",
                                "capabilities": {"elicitation": {},
@@ -436,16 +822,16 @@ def initialize(port, principal):
                                                 "roots": {}},
                                "clientInfo": {"name": "raw",
                                               "version": "1"}}},
-             principal)
+             principal, path=path)
     m = re.search(rb"(?im)^mcp-session-id: *(\S+)", r.buf)
     return m.group(1).decode() if m else None
 
 
-def book(port, principal, session, rid):
+def book(port, principal, session, rid, path="/mcp"):
     return Raw(port, {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                       "params": {"name": "book_room",
                                  "arguments": {"day": DAY}}},
-               principal, session)
+               principal, session, path=path)
 
 
 QUESTION = rb'data: (\{[^\n]*"method":"elicitation/create"[^\n]*)\n'
@@ -458,11 +844,14 @@ def question_id(raw, nth=1):
     return qs[nth - 1]["id"] if len(qs) >= nth else None
 
 
-def answer(port, principal, session, qid, content):
-    return post(port, {"jsonrpc": "2.0", "id": qid,
-                       "result": {"action": "accept",
-                                  "content": content}},
-                principal, session)
+def answer_body(qid, content):
+    return {"jsonrpc": "2.0", "id": qid,
+            "result": {"action": "accept", "content": content}}
+
+
+def answer(port, principal, session, qid, content, path="/mcp"):
+    return post(port, answer_body(qid, content), principal, session,
+                path=path)
 
 
 # ------------------------------------------------------------ the tests
@@ -741,6 +1130,37 @@ def refusals(h, res):
               "R every worker serves again after the hang-ups")
 
 
+def main_netns(args, res):
+    """--netns: N and P; 77 when namespaces cannot be made here."""
+    nginx = wymcp_e2e.find_nginx()
+    why = "nginx is not installed" if nginx is None else \
+        wymcp_netns.unavailable()
+    if why is not None:
+        say("SKIP: %s" % why)
+        return 77
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    started = time.monotonic()
+    skipped = False
+    try:
+        node, script = provision(args.cache)
+        skipped = netns(args.builddir, res, node, script, args.verbose,
+                        args.keep)
+    except Failed as e:
+        res.fail("setup", str(e))
+    except KeyboardInterrupt as e:
+        res.fail("interrupted", str(e) or "KeyboardInterrupt")
+    if skipped and res.failed == 0:
+        return 77
+    say("# run time %.1f s" % (time.monotonic() - started))
+    say("%d passed, %d failed" % (res.passed, res.failed))
+    return 1 if res.failed else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--builddir", default=".")
@@ -748,8 +1168,12 @@ def main():
                                                     "legacy-ask"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--netns", action="store_true",
+                    help="only N and P: hosts in network namespaces")
     args = ap.parse_args()
     res = wymcp_e2e.Results()
+    if args.netns:
+        return main_netns(args, res)
     h = Harness(args.builddir, args.keep)
     try:
         h.paths()

@@ -2,6 +2,7 @@
 """e2e_tasks.py - the tasks extension end to end, through a real nginx.
 
 Usage: e2e_tasks.py [--builddir DIR] [--keep]
+       e2e_tasks.py --netns [--builddir DIR] [--keep]
 
 Starts wymcp-fcgi (four workers, two task runners, --task-store
 sqlite:TMP/tasks.db, --request-timeout 5, so a 15 s lease, the
@@ -23,7 +24,26 @@ modules) behind a private nginx and proves:
      initdb into the temporary directory, a unix socket only): A and B
      have workers only, C has the runners; a task made through A is
      polled through B after A is stopped, and completes, run on C
-     (skipped without PostgreSQL's initdb).
+     (skipped without PostgreSQL's initdb).  On one machine, unix
+     FastCGI sockets: for machines without root.
+
+With --netns, only this (the hosts e2e layer of runtests; root):
+
+  N  H across hosts: A, B and C are network namespaces on one bridge
+     in the root namespace (a LAN, t/e2e/lib/wymcp_netns.py), each
+     wymcp-fcgi listening for FastCGI on its own address, port 9000,
+     --allow-peer naming nginx's address; nginx in the root namespace
+     with /a, /b and /c pinned to one host each.  The store is the
+     private cluster of H, run as nobody in the root namespace on a
+     unix socket only, in the temporary directory: a socket is a file,
+     and every network namespace sees the same file system, so the
+     three hosts reach it with no address of their own to open.
+     slow_compute (3 s) is made through A, which is then stopped
+     (nothing left in its namespace); polled through B it is working,
+     then completed with the tool's result; only C's log (the runners)
+     ran it.  Every namespace, veth and process is removed again, also
+     on failure or a signal; without root, ip or initdb it prints
+     "SKIP: ..." and exits 77.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
 "N passed, M failed".  Exit 0 when nothing failed, 1 otherwise, 77 when
@@ -41,10 +61,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.dont_write_bytecode = True
 import wymcp_e2e
+import wymcp_netns
 from wymcp_e2e import Client, enc, hlist, std_headers
 import wymcp_conformance
 from wymcp_conformance import Harness, say
@@ -285,32 +307,46 @@ def as_user(argv):
         else argv
 
 
-def section_h(h, nginx):
-    bindir = pg_bindir()
-    if bindir is None:
-        say("# H: skipped (no PostgreSQL initdb)")
-        return
-    d = os.path.join(h.tmp, "pg")
+def pg_start(tmp, bindir):
+    """A private PostgreSQL cluster in tmp/pg, run as nobody when we are
+    root, on a unix socket in tmp/pg only; the store URI."""
+    d = os.path.join(tmp, "pg")
     os.makedirs(d)
     os.chmod(d, 0o755)
     if os.geteuid() == 0:
         shutil.chown(d, "nobody")
     data = os.path.join(d, "data")
+    subprocess.run(as_user([os.path.join(bindir, "initdb"), "-D", data,
+                            "-U", "wymcp", "-A", "trust",
+                            "--no-sync"]), check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
+                            "-l", os.path.join(d, "server.log"), "-w",
+                            "-o", "-k %s -c listen_addresses= "
+                            "-c fsync=off" % d, "start"]), check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(as_user([os.path.join(bindir, "createdb"), "-h", d,
+                            "-U", "wymcp", "tasks"]), check=True)
+    return "postgresql:///tasks?host=%s&user=wymcp" % d
+
+
+def pg_stop(tmp, bindir):
+    data = os.path.join(tmp, "pg", "data")
+    if os.path.isdir(data):
+        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D",
+                                data, "-m", "immediate", "stop"]),
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def section_h(h, nginx):
+    bindir = pg_bindir()
+    if bindir is None:
+        say("# H: skipped (no PostgreSQL initdb)")
+        return
     procs = []
     ngx = None
     try:
-        subprocess.run(as_user([os.path.join(bindir, "initdb"), "-D", data,
-                                "-U", "wymcp", "-A", "trust",
-                                "--no-sync"]), check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
-                                "-l", os.path.join(d, "server.log"), "-w",
-                                "-o", "-k %s -c listen_addresses= "
-                                "-c fsync=off" % d, "start"]), check=True,
-                       stdout=subprocess.DEVNULL)
-        subprocess.run(as_user([os.path.join(bindir, "createdb"), "-h", d,
-                                "-U", "wymcp", "tasks"]), check=True)
-        uri = "postgresql:///tasks?host=%s&user=wymcp" % d
+        uri = pg_start(h.tmp, bindir)
         socks = {}
         for name, extra in (("a", []), ("b", []),
                             ("c", ["--task-runners", "2"])):
@@ -397,20 +433,235 @@ def section_h(h, nginx):
         for p in procs:
             if p.poll() is None:
                 wymcp_e2e.stop_pid(p.pid, p, 10)
-        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
-                                "-m", "immediate", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        pg_stop(h.tmp, bindir)
+
+
+# ------------------------------------------------- hosts in namespaces
+
+NETNS_PORT = 9000
+
+
+def log_lines(path):
+    try:
+        with open(path, errors="replace") as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def start_host(prog, mods, h, name, uri, tmp, extra):
+    """wymcp-fcgi in host h's namespace, FastCGI on its address from
+    nginx's only; (Popen, log path) once its workers are ready."""
+    log = os.path.join(tmp, name + ".log")
+    argv = ["ip", "netns", "exec", h["ns"], prog, "--listen",
+            "%s:%d" % (h["addr"], NETNS_PORT), "--allow-peer", h["peer"],
+            "--workers", "2", "--task-store", uri, "--task-lease", "2",
+            "-v", "-v"] + extra
+    for m in mods:
+        argv += ["--module", m]
+    env = dict(os.environ)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+    env.setdefault("UBSAN_OPTIONS", "print_stacktrace=1")
+    with open(log, "wb") as f:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=f,
+                             stderr=f, env=env, cwd=tmp)
+    serving = "serving %s:%d with 2 workers" % (h["addr"], NETNS_PORT)
+    want = 2 + (2 if extra else 0)
+    deadline = time.monotonic() + 30
+    while not (any(ln.endswith(serving) for ln in log_lines(log)) and
+               len(wymcp_e2e.children(p.pid)) >= want):
+        if p.poll() is not None:
+            raise RuntimeError("%s: wymcp-fcgi exited with %d: %s" %
+                               (name, p.returncode,
+                                " | ".join(log_lines(log)[-5:])))
+        if time.monotonic() > deadline:
+            raise RuntimeError("%s: not serving after 30 s: %s" %
+                               (name, " | ".join(log_lines(log)[-5:])))
+        time.sleep(0.05)
+    say("# host %s: namespace %s, %s:%d, supervisor %d, children %r" %
+        (name, h["ns"], h["addr"], NETNS_PORT, p.pid,
+         wymcp_e2e.children(p.pid)))
+    return p, log
+
+
+def mentions(log, rid):
+    return any("[id %d] " % rid in ln for ln in log_lines(log))
+
+
+def section_n(prog, mods, nginx, bindir, tmp):
+    """N: three hosts in network namespaces on one LAN, one store."""
+    net = wymcp_netns.Net(NETNS_PORT)
+    procs, logs = {}, {}
+    ngx = None
+    skipped = False
+    try:
+        uri = pg_start(tmp, bindir)
+        net.add_lan(net.pick_subnets(1)[0])
+        hosts = {n: net.add_lan_host("h" + n) for n in "abc"}
+        for n, hh in sorted(hosts.items()):
+            if not net.wait_reachable(hh):
+                raise RuntimeError("%s not reachable" % hh["addr"])
+            procs[n], logs[n] = start_host(
+                prog, mods, hh, n, uri, tmp,
+                ["--task-runners", "2"] if n == "c" else [])
+        port = wymcp_e2e.free_port()
+        locs = "".join(
+            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
+            "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
+            "\t\t\tfastcgi_pass %s:%d;\n"
+            "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" %
+            (n, hh["addr"], NETNS_PORT) for n, hh in sorted(hosts.items()))
+        conf = os.path.join(tmp, "nginx-n.conf")
+        with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
+            f.write(wymcp_e2e.FASTCGI_PARAMS)
+        with open(conf, "w") as f:
+            f.write("user root;\nworker_processes 1;\npid %s/nginx-n.pid;\n"
+                    "error_log %s/nginx-n-error.log notice;\n"
+                    "events { worker_connections 64; }\nhttp {\n"
+                    "\taccess_log off;\n"
+                    "\tclient_body_temp_path %s/client_body;\n"
+                    "\tfastcgi_temp_path %s/fastcgi_temp;\n"
+                    "\tproxy_temp_path %s/proxy_temp;\n"
+                    "\tscgi_temp_path %s/scgi_temp;\n"
+                    "\tuwsgi_temp_path %s/uwsgi_temp;\n"
+                    "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
+                    ((tmp,) * 7 + (port, locs)))
+        ngx = subprocess.Popen([nginx, "-p", tmp + "/", "-c", conf, "-g",
+                                "daemon off;"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline or ngx.poll() is not None:
+                    raise RuntimeError("nginx (N) did not start")
+                time.sleep(0.05)
+
+        w = Wire(port)
+        r = w.call("tools/call", {"name": "slow_compute",
+                                  "arguments": {"seconds": 3,
+                                                "label": "netns"}},
+                   "slow_compute", "/a")
+        tid = r.get("result", {}).get("taskId")
+        if not check(tid is not None, "N: a task made through host A "
+                     "(%s, its own network namespace)" % hosts["a"]["addr"],
+                     json.dumps(r)[:300]):
+            return False
+        check(mentions(logs["a"], w.nid) and not mentions(logs["b"], w.nid)
+              and not mentions(logs["c"], w.nid),
+              "N: the tools/call is in A's log only")
+        wymcp_e2e.stop_pid(procs["a"].pid, procs["a"], 10)
+        left = net.pids(hosts["a"]["ns"])
+        check(procs["a"].poll() is not None and not left,
+              "N: host A is stopped (nothing runs in its namespace)",
+              "exit %r, pids %r" % (procs["a"].poll(), sorted(left)))
+        r = w.get(tid, "/b")
+        st = r.get("result", {}).get("status")
+        check(st == "working" and mentions(logs["b"], w.nid),
+              "N: polled through host B (%s) with A down, it is working" %
+              hosts["b"]["addr"], json.dumps(r)[:300])
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and \
+                st not in ("completed", "failed", "cancelled"):
+            time.sleep(0.2)
+            r = w.get(tid, "/b")
+            st = r.get("result", {}).get("status")
+        check(st == "completed", "N: polled through host B, it completes",
+              json.dumps(r)[:300])
+        text = json.dumps(r.get("result", {}).get("result", {}))
+        check("netns" in text, "N: the result is the tool's", text[:200])
+        ran = {n: any("task %s: running" % tid in ln
+                      for ln in log_lines(logs[n])) for n in "abc"}
+        check(ran == {"a": False, "b": False, "c": True},
+              "N: it ran on host C (%s, the runners' host) only" %
+              hosts["c"]["addr"], repr(ran))
+    except wymcp_netns.Skip as e:
+        say("SKIP: %s" % e)
+        skipped = True
+    except Exception as e:
+        check(False, "N: harness", repr(e))
+    finally:
+        # Signals now would only interrupt the cleanup.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
+        if ngx is not None:
+            wymcp_e2e.stop_pid(ngx.pid, ngx, 10)
+        for p in procs.values():
+            if p.poll() is None:
+                wymcp_e2e.stop_pid(p.pid, p, 10)
+        net.teardown()
+        if net.namespaces:
+            left = net.leftovers()
+            check(not left, "N: every namespace, veth and bridge this run "
+                  "made is gone", "left: %r" % left)
+        pg_stop(tmp, bindir)
+        bad = [ln for n in sorted(logs) for ln in log_lines(logs[n])
+               if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
+        if logs:
+            check(not bad, "N: no sanitizer report in any host's log",
+                  "; ".join(bad[:5]))
+        if failed:
+            for n in sorted(logs):
+                for ln in log_lines(logs[n])[-20:]:
+                    say("# %s: %s" % (n, ln))
+    return skipped
+
+
+def main_netns(args, nginx):
+    """--netns: N only; 77 when it cannot run here."""
+    why = wymcp_netns.unavailable()
+    bindir = pg_bindir()
+    if why is None and bindir is None:
+        why = "no PostgreSQL initdb"
+    if why is not None:
+        say("SKIP: %s" % why)
+        return 77
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(sig, on_signal)
+    h = TasksHarness(args.builddir, args.keep)
+    started = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="wymcp-tasks-netns.")
+    os.chmod(tmp, 0o755)
+    skipped = False
+    try:
+        h.paths()
+        skipped = section_n(h.prog, h.mods, nginx, bindir, tmp)
+    except KeyboardInterrupt as e:
+        check(False, "interrupted", str(e) or "KeyboardInterrupt")
+    except Exception as e:
+        check(False, "harness", repr(e))
+    finally:
+        if not args.keep:
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            say("# kept %s" % tmp)
+    if skipped and failed == 0:
+        return 77
+    say("# run time %.1f s" % (time.monotonic() - started))
+    say("%d passed, %d failed" % (passed, failed))
+    return 0 if failed == 0 else 1
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--netns", action="store_true",
+                    help="only N: hosts in network namespaces")
     args = ap.parse_args()
     nginx = wymcp_e2e.find_nginx()
     if nginx is None:
         say("SKIP: nginx is not installed")
         return 77
+    if args.netns:
+        return main_netns(args, nginx)
     h = TasksHarness(args.builddir, args.keep)
     h.nginx_bin = nginx
     try:
