@@ -70,8 +70,9 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 	if (uri == NULL)
 		return WYMCP_OK;
 	if ((ops = backend(uri)) == NULL) {
-		wymcp__seterr(srv, "task store '%.200s': neither sqlite:PATH "
-		    "nor postgresql://...", uri);
+		/* Only the scheme: the rest may hold a password. */
+		wymcp__seterr(srv, "task store '%.*s...': neither sqlite:PATH "
+		    "nor postgresql://...", (int)strcspn(uri, ":/@"), uri);
 		return WYMCP_ERR_INVAL;
 	}
 	/* Open it once to create or upgrade the schema, then let go. */

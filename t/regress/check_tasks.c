@@ -636,6 +636,12 @@ START_TEST(schema_version)
 	ck_assert_ptr_nonnull(strstr(wymcp_server_errmsg(srv), "newer"));
 	ck_assert_int_eq(wymcp_server_set_task_store(srv, "mysql:x"),
 	    WYMCP_ERR_INVAL);
+	/* A URI of no known kind: its scheme is named, never the rest. */
+	ck_assert_int_eq(wymcp_server_set_task_store(srv,
+	    "postgresq://u:hunter2@db/x"), WYMCP_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(wymcp_server_errmsg(srv),
+	    "'postgresq...'"));
+	ck_assert_ptr_null(strstr(wymcp_server_errmsg(srv), "hunter2"));
 	/* Without a store: no extension, and task tools run at once. */
 	req(NULL, EXT, "tools/call", "need",
 	    "\"name\":\"need\",\"arguments\":{}");
