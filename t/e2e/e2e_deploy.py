@@ -8,8 +8,9 @@ private nginx (a location per way), and talks MCP through nginx:
 
   S  deploy/systemd: systemd-analyze verify on wymcp.socket and
      wymcp.service (their program and module paths pointed at this
-     build, as verify checks that they exist), and the offline security
-     review of wymcp.service;
+     build, as verify checks that they exist), alone and with each
+     drop-in of deploy/tasks, and the offline security review of
+     wymcp.service;
   A  socket activation: systemd-socket-activate creates the socket and
      runs the ExecStart= command line of wymcp.service (paths pointed at
      this build) as an unprivileged user with no_new_privs (setpriv: what
@@ -450,6 +451,28 @@ def test_s(w):
     R.check(p.returncode == 0 and out == "",
             "S systemd-analyze verify: wymcp.socket and wymcp.service "
             "without a warning", "rc %d: %s" % (p.returncode, out))
+    # The drop-ins of deploy/tasks, each in wymcp.service.d/ beside them.
+    tasks = os.path.join(os.path.dirname(SYSTEMD_DIR), "tasks")
+    dropd = os.path.join(d, "wymcp.service.d")
+    os.makedirs(dropd)
+    for name in sorted(os.listdir(tasks)):
+        with open(os.path.join(tasks, name)) as f:
+            text = f.read()
+        text = text.replace("/usr/local/bin/wymcp-fcgi", w.prog)
+        text = re.sub(r"/usr/local/lib/wymcp/(\w+)\.so",
+                      lambda m: w.mods[m.group(1)], text)
+        with open(os.path.join(dropd, "tasks.conf"), "w") as f:
+            f.write(text)
+        p = subprocess.run([sa, "verify", "--man=no"] +
+                           [os.path.join(d, u) for u in UNITS],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           check=False, cwd=d)
+        out = p.stdout.decode("utf-8", "replace").strip()
+        R.check(p.returncode == 0 and out == "",
+                "S systemd-analyze verify: wymcp.service with "
+                "deploy/tasks/%s" % name, "rc %d: %s" % (p.returncode, out))
+    os.unlink(os.path.join(dropd, "tasks.conf"))
+    os.rmdir(dropd)
     p = subprocess.run([sa, "security", "--offline=yes", "--no-pager",
                         os.path.join(d, "wymcp.service")],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
