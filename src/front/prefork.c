@@ -338,7 +338,12 @@ pool_tick(struct pool *p, long long now)
 		retire(w, now);
 		cur--;
 	}
-	return idle < cur ? IDLE_TICK_MS : GROW_TICK_MS;
+	/*
+	 * Every worker busy and room to grow: look again soon, as the
+	 * workers just started take their connections; else now and then.
+	 */
+	return idle == 0 && cur < (size_t)p->max ? GROW_TICK_MS :
+	    IDLE_TICK_MS;
 }
 
 /* What the status page shows of the pool: written at each look. */
