@@ -728,9 +728,11 @@ int		 wymcp_server_task_fd(struct wymcp_server *);
 /*
  * How many live tasks the store holds, by state, for an operator's
  * status page: waiting for a runner, held by a runner now, and waiting
- * for the client's input.  Filled by the caller's struct (zeroed first);
- * one query of the store.  WYMCP_ERR_INVAL without a store,
- * WYMCP_ERR_IO when the store fails (logged).
+ * for the client's input.  Fills the caller's struct, whose size the
+ * caller passes (sizeof as it was compiled: a later wymcp with more
+ * members writes no more than that), zeroed first; one query of the
+ * store.  WYMCP_ERR_INVAL without a store, WYMCP_ERR_IO when the store
+ * fails (logged).
  */
 struct wymcp_task_depth {
 	long long	 waiting;	/* ready to run, no runner has it */
@@ -738,7 +740,7 @@ struct wymcp_task_depth {
 	long long	 input_required; /* waiting for tasks/update */
 };
 enum wymcp_err	 wymcp_server_task_depth(struct wymcp_server *,
-		    struct wymcp_task_depth *);
+		    struct wymcp_task_depth *, size_t size);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

@@ -147,7 +147,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		nw->max_asking = lim->relay->max;
 	}
 	/* WYMCP_ERR_INVAL: no task store. */
-	nw->tasks = wymcp_server_task_depth(srv, &nw->depth) == WYMCP_OK;
+	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
+	    sizeof(nw->depth)) == WYMCP_OK;
 }
 
 /* The page as JSON into buf; its length. */

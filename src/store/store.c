@@ -263,13 +263,14 @@ wymcp_server_task_fd(struct wymcp_server *srv)
 
 enum wymcp_err
 wymcp_server_task_depth(struct wymcp_server *srv,
-    struct wymcp_task_depth *d)
+    struct wymcp_task_depth *d, size_t size)
 {
+	struct wymcp_task_depth	 full;
 	struct wymcp__store	*s;
 	long long		 n[3] = { 0, 0, 0 };
 
 	if (d != NULL)
-		memset(d, 0, sizeof(*d));
+		memset(d, 0, size);
 	if (srv == NULL || d == NULL || srv->tasks == NULL)
 		return WYMCP_ERR_INVAL;
 	if ((s = conn(srv)) == NULL)
@@ -278,8 +279,10 @@ wymcp_server_task_depth(struct wymcp_server *srv,
 		(void)logfail(srv, s);
 		return WYMCP_ERR_IO;
 	}
-	d->waiting = n[0];
-	d->running = n[1];
-	d->input_required = n[2];
+	memset(&full, 0, sizeof(full));
+	full.waiting = n[0];
+	full.running = n[1];
+	full.input_required = n[2];
+	memcpy(d, &full, size < sizeof(full) ? size : sizeof(full));
 	return WYMCP_OK;
 }

@@ -15,6 +15,7 @@
 
 #include <sys/wait.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -660,8 +661,10 @@ START_TEST(depth_by_state)
 	pid_t			 pid;
 	int			 st;
 
-	ck_assert_int_eq(wymcp_server_task_depth(NULL, &d), WYMCP_ERR_INVAL);
-	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_task_depth(NULL, &d, sizeof(d)),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d, sizeof(d)),
+	    WYMCP_OK);
 	ck_assert(d.waiting == 0 && d.running == 0 && d.input_required == 0);
 	(void)create("alice", "book");
 	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
@@ -675,19 +678,29 @@ START_TEST(depth_by_state)
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 9);
 	(void)create("bob", "quick");
 	(void)create("bob", "quick");
-	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d, sizeof(d)),
+	    WYMCP_OK);
 	ck_assert_int_eq(d.waiting, 2);
 	ck_assert_int_eq(d.running, 1);
 	ck_assert_int_eq(d.input_required, 1);
 	/* Run one quick task: one waiting left. */
 	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
-	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d, sizeof(d)),
+	    WYMCP_OK);
 	ck_assert_int_eq(d.waiting, 1);
 	ck_assert_int_eq(d.running, 1);
 	ck_assert_int_eq(d.input_required, 1);
+	/* An older caller's smaller struct: nothing written past it. */
+	memset(&d, 0x55, sizeof(d));
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d,
+	    offsetof(struct wymcp_task_depth, input_required)), WYMCP_OK);
+	ck_assert_int_eq(d.waiting, 1);
+	ck_assert_int_eq(d.running, 1);
+	ck_assert_int_eq(d.input_required, 0x5555555555555555LL);
 	/* Without a store. */
 	ck_assert_int_eq(wymcp_server_set_task_store(srv, NULL), WYMCP_OK);
-	ck_assert_int_eq(wymcp_server_task_depth(srv, &d), WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d, sizeof(d)),
+	    WYMCP_ERR_INVAL);
 }
 END_TEST
 
