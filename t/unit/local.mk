@@ -12,6 +12,7 @@ UNIT_TESTS = \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
 	%reldir%/check_shapes \
+	%reldir%/check_store \
 	%reldir%/check_testing \
 	%reldir%/check_uritpl \
 	%reldir%/check_xheader
