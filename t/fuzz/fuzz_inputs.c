@@ -41,6 +41,7 @@
 #include <json-c/json.h>
 
 #include "serve/serve.h"
+#include "memio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -226,55 +227,6 @@ static const struct wymcp_module mod = {
 	.name = "fuzzinputs", .tools = tools
 };
 
-/* The in-memory request and response. */
-struct memio {
-	const char	*in;
-	size_t		 inlen, inoff;
-	char		*out;
-	size_t		 outlen, outcap;
-};
-
-static long
-mem_read(void *arg, char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	size_t		 n = m->inlen - m->inoff;
-
-	if (n > len)
-		n = len;
-	memcpy(buf, m->in + m->inoff, n);
-	m->inoff += n;
-	return (long)n;
-}
-
-static int
-mem_write(void *arg, const char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	char		*p;
-
-	if (m->outlen + len + 1 > m->outcap) {
-		m->outcap = (m->outlen + len + 1) * 2;
-		if ((p = realloc(m->out, m->outcap)) == NULL)
-			abort();
-		m->out = p;
-	}
-	memcpy(m->out + m->outlen, buf, len);
-	m->outlen += len;
-	m->out[m->outlen] = '\0';
-	return 0;
-}
-
-static void
-drop(void *arg, int prio, const char *reqid, const char *msg)
-{
-	(void)arg;
-	(void)prio;
-	(void)reqid;
-	if (msg == NULL)
-		abort();
-}
-
 static struct wymcp_server *
 server(void)
 {
@@ -287,7 +239,7 @@ server(void)
 		fprintf(stderr, "fuzz_inputs: %s\n", wymcp_server_errmsg(srv));
 		abort();
 	}
-	wymcp_server_set_log(srv, drop, NULL, WYMCP_LOG_DEBUG);
+	wymcp_server_set_log(srv, fuzz_drop, NULL, WYMCP_LOG_DEBUG);
 	wymcp_server_set_max_body(srv, 256 * 1024);
 	return srv;
 }
@@ -303,7 +255,7 @@ serve(const char *tool, const char *meta, const char *responses,
 {
 	struct json_object	*st, *resp, *v;
 	struct json_tokener	*tok;
-	struct memio		 m;
+	struct fuzz_memio		 m;
 	struct wymcp_io		 io;
 	const char		*sep, *sj = NULL;
 	char			*body, cl[64], nh[64];
@@ -337,16 +289,9 @@ serve(const char *tool, const char *meta, const char *responses,
 	n += (size_t)snprintf(body + n, cap - n, "}}");
 	json_object_put(st);
 
-	memset(&m, 0, sizeof(m));
-	m.in = body;
-	m.inlen = n;
+	fuzz_memio_io(&m, &io, (char *const *)env, body, n);
 	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", n);
 	snprintf(nh, sizeof(nh), "HTTP_MCP_NAME=%s", tool);
-	io.env = (char *const *)env;
-	io.read = mem_read;
-	io.write = mem_write;
-	io.flush = NULL;
-	io.arg = &m;
 	if (wymcp_server_serve(server(), &io) != WYMCP_OK || m.out == NULL)
 		abort();
 	free(body);

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 
 #include "serve/serve.h"
+#include "memio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -124,14 +125,6 @@ static const struct wymcp_module mod = {
 	.tool_size = sizeof(struct wymcp_tool)
 };
 
-/* Log lines are formatted but dropped. */
-static void
-drop(void *arg, int prio, const char *reqid, const char *msg)
-{
-	if (msg == NULL)
-		abort();
-}
-
 static struct wymcp_server *
 server(void)
 {
@@ -144,50 +137,9 @@ server(void)
 		fprintf(stderr, "fuzz_serve: %s\n", wymcp_server_errmsg(srv));
 		abort();
 	}
-	wymcp_server_set_log(srv, drop, NULL, WYMCP_LOG_DEBUG);
+	wymcp_server_set_log(srv, fuzz_drop, NULL, WYMCP_LOG_DEBUG);
 	wymcp_server_set_max_body(srv, 256 * 1024);
 	return srv;
-}
-
-/* The in-memory request and response. */
-struct memio {
-	const uint8_t	*in;
-	size_t		 inlen, inoff;
-	char		*out;
-	size_t		 outlen, outcap;
-};
-
-static long
-mem_read(void *arg, char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	size_t		 n = m->inlen - m->inoff;
-
-	if (n > len)
-		n = len;
-	memcpy(buf, m->in + m->inoff, n);
-	m->inoff += n;
-	return (long)n;
-}
-
-static int
-mem_write(void *arg, const char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	char		*p;
-	size_t		 cap;
-
-	if (m->outlen + len + 1 > m->outcap) {
-		cap = (m->outlen + len + 1) * 2;
-		if ((p = realloc(m->out, cap)) == NULL)
-			return -1;
-		m->out = p;
-		m->outcap = cap;
-	}
-	memcpy(m->out + m->outlen, buf, len);
-	m->outlen += len;
-	m->out[m->outlen] = '\0';
-	return 0;
 }
 
 /*
@@ -311,7 +263,7 @@ json_strict(const char *buf, size_t len)
 }
 
 static void
-fail(const char *why, const struct memio *m)
+fail(const char *why, const struct fuzz_memio *m)
 {
 	fprintf(stderr, "fuzz_serve: %s\n--- response ---\n%.*s\n", why,
 	    (int)(m->outlen > 4096 ? 4096 : m->outlen),
@@ -351,7 +303,7 @@ modern_request(const uint8_t *data, size_t size)
  * 2026-07-28 one (modern_request()).
  */
 static void
-check(const struct memio *m, int modern)
+check(const struct fuzz_memio *m, int modern)
 {
 	struct json_tokener	*tok;
 	struct json_object	*o, *v;
@@ -418,18 +370,11 @@ check(const struct memio *m, int modern)
 static void
 serve(const uint8_t *data, size_t size, char *const *env)
 {
-	struct memio	 m;
+	struct fuzz_memio	 m;
 	struct wymcp_io	 io;
 	enum wymcp_err	 rc;
 
-	memset(&m, 0, sizeof(m));
-	m.in = data;
-	m.inlen = size;
-	io.env = env;
-	io.read = mem_read;
-	io.write = mem_write;
-	io.flush = NULL;
-	io.arg = &m;
+	fuzz_memio_io(&m, &io, env, data, size);
 	if ((rc = wymcp_server_serve(server(), &io)) != WYMCP_OK)
 		fail(wymcp_strerror(rc), &m);
 	check(&m, modern_request(data, size));

@@ -37,6 +37,7 @@
 #include <sodium.h>
 
 #include "serve/serve.h"
+#include "memio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -90,53 +91,6 @@ static const struct wymcp_module mod = {
 	.tool_size = sizeof(struct wymcp_tool)
 };
 
-/* The in-memory request and response. */
-struct memio {
-	const char	*in;
-	size_t		 inlen, inoff;
-	char		*out;
-	size_t		 outlen, outcap;
-};
-
-static long
-mem_read(void *arg, char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	size_t		 n = m->inlen - m->inoff;
-
-	if (n > len)
-		n = len;
-	memcpy(buf, m->in + m->inoff, n);
-	m->inoff += n;
-	return (long)n;
-}
-
-static int
-mem_write(void *arg, const char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	char		*p;
-
-	if (m->outlen + len + 1 > m->outcap) {
-		m->outcap = (m->outlen + len + 1) * 2;
-		if ((p = realloc(m->out, m->outcap)) == NULL)
-			abort();
-		m->out = p;
-	}
-	memcpy(m->out + m->outlen, buf, len);
-	m->outlen += len;
-	m->out[m->outlen] = '\0';
-	return 0;
-}
-
-/* Log lines are formatted but dropped. */
-static void
-drop(void *arg, int prio, const char *reqid, const char *msg)
-{
-	if (msg == NULL)
-		abort();
-}
-
 /*
  * Serve tools/call ask with `responses` and requestState `state` (NULL:
  * none; statelen bytes).  Returns the parsed JSON-RPC response (caller
@@ -148,7 +102,7 @@ serve(struct wymcp_server *srv, const char *responses, const char *state,
 {
 	struct json_object	*req, *p, *resp, *v, *e, *id;
 	struct json_tokener	*tok;
-	struct memio		 m;
+	struct fuzz_memio		 m;
 	struct wymcp_io		 io;
 	const char		*body, *sep;
 	char			 cl[64];
@@ -177,15 +131,8 @@ serve(struct wymcp_server *srv, const char *responses, const char *state,
 	json_object_object_add(req, "params", p);
 	body = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 
-	memset(&m, 0, sizeof(m));
-	m.in = body;
-	m.inlen = strlen(body);
+	fuzz_memio_io(&m, &io, (char *const *)env, body, strlen(body));
 	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", m.inlen);
-	io.env = (char *const *)env;
-	io.read = mem_read;
-	io.write = mem_write;
-	io.flush = NULL;
-	io.arg = &m;
 	if (wymcp_server_serve(srv, &io) != WYMCP_OK || m.out == NULL)
 		abort();
 	json_object_put(req);
@@ -302,7 +249,7 @@ server(void)
 		fprintf(stderr, "fuzz_state: %s\n", wymcp_server_errmsg(srv));
 		abort();
 	}
-	wymcp_server_set_log(srv, drop, NULL, WYMCP_LOG_DEBUG);
+	wymcp_server_set_log(srv, fuzz_drop, NULL, WYMCP_LOG_DEBUG);
 	/* Learn the bindings from a genuine state, and check it opens. */
 	r = serve(srv, FIRST, NULL, 0);
 	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==

@@ -36,6 +36,7 @@
 #include <json-c/json.h>
 
 #include "serve/serve.h"
+#include "memio.h"
 
 int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 
@@ -101,54 +102,6 @@ static const struct wymcp_module mod = {
 	.tool_size = sizeof(struct wymcp_tool)
 };
 
-struct memio {
-	const char	*in;
-	size_t		 inlen, inoff;
-	char		*out;
-	size_t		 outlen, outcap;
-};
-
-static long
-mem_read(void *arg, char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	size_t		 n = m->inlen - m->inoff;
-
-	if (n > len)
-		n = len;
-	memcpy(buf, m->in + m->inoff, n);
-	m->inoff += n;
-	return (long)n;
-}
-
-static int
-mem_write(void *arg, const char *buf, size_t len)
-{
-	struct memio	*m = arg;
-	char		*p;
-
-	if (m->outlen + len + 1 > m->outcap) {
-		m->outcap = (m->outlen + len + 1) * 2;
-		if ((p = realloc(m->out, m->outcap)) == NULL)
-			abort();
-		m->out = p;
-	}
-	memcpy(m->out + m->outlen, buf, len);
-	m->outlen += len;
-	m->out[m->outlen] = '\0';
-	return 0;
-}
-
-static void
-drop(void *arg, int prio, const char *reqid, const char *msg)
-{
-	(void)arg;
-	(void)prio;
-	(void)reqid;
-	if (msg == NULL)
-		abort();
-}
-
 static struct wymcp_server	*srv;
 static char			 dir[256], task[64];
 static int			 made;		/* tasks in the store */
@@ -163,7 +116,7 @@ serve(const char *who, const char *meta, const char *method,
 {
 	struct json_object	*resp, *v;
 	struct json_tokener	*tok;
-	struct memio		 m;
+	struct fuzz_memio		 m;
 	struct wymcp_io		 io;
 	const char		*sep;
 	char			*body, cl[64], mh[64], nh[128], ph[64];
@@ -185,20 +138,13 @@ serve(const char *who, const char *meta, const char *method,
 	n += tlen;
 	n += (size_t)snprintf(body + n, cap - n, "}}");
 
-	memset(&m, 0, sizeof(m));
-	m.in = body;
-	m.inlen = n;
+	fuzz_memio_io(&m, &io, (char *const *)env, body, n);
 	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", n);
 	snprintf(mh, sizeof(mh), "HTTP_MCP_METHOD=%s", method);
 	snprintf(nh, sizeof(nh), "HTTP_MCP_NAME=%s", name);
 	snprintf(ph, sizeof(ph), "WYMCP_PRINCIPAL=%s", who);
 	if (name == NULL)	/* no Mcp-Name: an empty variable is none */
 		nh[0] = '\0', env[6] = ph, env[7] = NULL;
-	io.env = (char *const *)env;
-	io.read = mem_read;
-	io.write = mem_write;
-	io.flush = NULL;
-	io.arg = &m;
 	if (wymcp_server_serve(srv, &io) != WYMCP_OK || m.out == NULL)
 		abort();
 	free(body);
@@ -335,7 +281,7 @@ setup(void)
 	if ((srv = wymcp_server_new()) == NULL ||
 	    wymcp_server_add_module(srv, &mod) != WYMCP_OK)
 		bad("no server", wymcp_server_errmsg(srv));
-	wymcp_server_set_log(srv, drop, NULL, WYMCP_LOG_DEBUG);
+	wymcp_server_set_log(srv, fuzz_drop, NULL, WYMCP_LOG_DEBUG);
 	fresh();
 }
 

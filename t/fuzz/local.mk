@@ -6,10 +6,12 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
 	%reldir%/replay_jwt %reldir%/replay_tasks
-%canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c %reldir%/replay.c
+%canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
+	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
 	%reldir%/replay.c
-%canon_reldir%_replay_state_SOURCES = %reldir%/fuzz_state.c %reldir%/replay.c
+%canon_reldir%_replay_state_SOURCES = %reldir%/fuzz_state.c \
+	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_sentinel_SOURCES = %reldir%/fuzz_sentinel.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_xheader_SOURCES = %reldir%/fuzz_xheader.c \
@@ -17,11 +19,11 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 %canon_reldir%_replay_uritpl_SOURCES = %reldir%/fuzz_uritpl.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_inputs_SOURCES = %reldir%/fuzz_inputs.c \
-	%reldir%/replay.c
+	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_keyfile_SOURCES = %reldir%/fuzz_keyfile.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_tasks_SOURCES = %reldir%/fuzz_tasks.c \
-	%reldir%/replay.c
+	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 # wymcp-authz's tokens and key sets (src/authz/libauthz.la).
 %canon_reldir%_replay_jwt_SOURCES = %reldir%/fuzz_jwt.c %reldir%/replay.c
 %canon_reldir%_replay_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
