@@ -443,14 +443,17 @@ def test_s(w):
                       lambda m: w.mods[m.group(1)], text)
         with open(os.path.join(d, u), "w") as f:
             f.write(text)
-    p = subprocess.run([sa, "verify", "--man=no"] +
-                       [os.path.join(d, u) for u in UNITS],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       check=False, cwd=d)
-    out = p.stdout.decode("utf-8", "replace").strip()
-    R.check(p.returncode == 0 and out == "",
-            "S systemd-analyze verify: wymcp.socket and wymcp.service "
-            "without a warning", "rc %d: %s" % (p.returncode, out))
+    def verify(name):
+        p = subprocess.run([sa, "verify", "--man=no"] +
+                           [os.path.join(d, u) for u in UNITS],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           check=False, cwd=d)
+        out = p.stdout.decode("utf-8", "replace").strip()
+        R.check(p.returncode == 0 and out == "",
+                "S systemd-analyze verify: " + name,
+                "rc %d: %s" % (p.returncode, out))
+
+    verify("wymcp.socket and wymcp.service without a warning")
     # The drop-ins of deploy/tasks, each in wymcp.service.d/ beside them.
     tasks = os.path.join(os.path.dirname(SYSTEMD_DIR), "tasks")
     dropd = os.path.join(d, "wymcp.service.d")
@@ -463,14 +466,7 @@ def test_s(w):
                       lambda m: w.mods[m.group(1)], text)
         with open(os.path.join(dropd, "tasks.conf"), "w") as f:
             f.write(text)
-        p = subprocess.run([sa, "verify", "--man=no"] +
-                           [os.path.join(d, u) for u in UNITS],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           check=False, cwd=d)
-        out = p.stdout.decode("utf-8", "replace").strip()
-        R.check(p.returncode == 0 and out == "",
-                "S systemd-analyze verify: wymcp.service with "
-                "deploy/tasks/%s" % name, "rc %d: %s" % (p.returncode, out))
+        verify("wymcp.service with deploy/tasks/%s" % name)
     os.unlink(os.path.join(dropd, "tasks.conf"))
     os.rmdir(dropd)
     p = subprocess.run([sa, "security", "--offline=yes", "--no-pager",

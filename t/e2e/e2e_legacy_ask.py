@@ -289,26 +289,33 @@ class Hosts(Harness):
                     wymcp_e2e.stop_pid(pid, None, 2)
 
 
+def sdk_runs(node, script, url, n, verbose):
+    """The SDK client's JSON output of `n' runs against `url' ({} for a
+    run that printed none; its output is shown then)."""
+    outs = []
+    for _ in range(n):
+        p = subprocess.run([node, script, url], capture_output=True,
+                           text=True, timeout=120,
+                           cwd=os.path.dirname(script),
+                           stdin=subprocess.DEVNULL)
+        if verbose or p.returncode != 0:
+            for line in (p.stdout + p.stderr).splitlines():
+                say("  | " + line)
+        try:
+            outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
+        except (ValueError, IndexError):
+            outs.append({})
+    return outs
+
+
 def hosts(builddir, res, node, script, verbose):
     h = Hosts(builddir)
     h.paths()
     h.nginx_bin = wymcp_e2e.find_nginx()
     try:
         h.start()
-        url = "http://127.0.0.1:%d/mcp" % h.port
-        outs = []
-        for n in range(3):
-            p = subprocess.run([node, script, url], capture_output=True,
-                               text=True, timeout=120,
-                               cwd=os.path.dirname(script),
-                               stdin=subprocess.DEVNULL)
-            if verbose or p.returncode != 0:
-                for line in (p.stdout + p.stderr).splitlines():
-                    say("  | " + line)
-            try:
-                outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
-            except (ValueError, IndexError):
-                outs.append({})
+        outs = sdk_runs(node, script, "http://127.0.0.1:%d/mcp" % h.port,
+                        3, verbose)
         texts = [((o.get("book") or {}).get("content") or [{}])[0].get(
             "text") for o in outs]
         res.check(all(t == "Booked Aurora for 4 on %s." % DAY
@@ -522,20 +529,8 @@ def relay_send(src, dst, data):
 
 def netns_sdk(h, res, node, script, verbose):
     """N: the SDK client through the upstream of the three hosts."""
-    url = "http://127.0.0.1:%d/mcp" % h.port
-    outs = []
-    for _ in range(3):
-        p = subprocess.run([node, script, url], capture_output=True,
-                           text=True, timeout=120,
-                           cwd=os.path.dirname(script),
-                           stdin=subprocess.DEVNULL)
-        if verbose or p.returncode != 0:
-            for line in (p.stdout + p.stderr).splitlines():
-                say("  | " + line)
-        try:
-            outs.append(json.loads(p.stdout.strip().splitlines()[-1]))
-        except (ValueError, IndexError):
-            outs.append({})
+    outs = sdk_runs(node, script, "http://127.0.0.1:%d/mcp" % h.port, 3,
+                    verbose)
 
     def texts(key):
         return [((o.get(key) or {}).get("content") or [{}])[0].get("text")

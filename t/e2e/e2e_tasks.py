@@ -338,6 +338,41 @@ def pg_stop(tmp, bindir):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def start_nginx(nginx, tmp, tag, port, locs):
+    """nginx on 127.0.0.1:port with `locs' (its config and logs in tmp,
+    named by tag), once it answers; its Popen."""
+    conf = os.path.join(tmp, "nginx-%s.conf" % tag)
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    with open(conf, "w") as f:
+        f.write("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
+                "error_log %s/nginx-%s-error.log notice;\n"
+                "events { worker_connections 64; }\nhttp {\n"
+                "\taccess_log off;\n"
+                "\tclient_body_temp_path %s/client_body;\n"
+                "\tfastcgi_temp_path %s/fastcgi_temp;\n"
+                "\tproxy_temp_path %s/proxy_temp;\n"
+                "\tscgi_temp_path %s/scgi_temp;\n"
+                "\tuwsgi_temp_path %s/uwsgi_temp;\n"
+                "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
+                ((user, tmp, tag, tmp, tag) + (tmp,) * 5 + (port, locs)))
+    ngx = subprocess.Popen([nginx, "-p", tmp + "/", "-c", conf, "-g",
+                            "daemon off;"], stdin=subprocess.DEVNULL,
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 1).close()
+            return ngx
+        except OSError:
+            if time.monotonic() > deadline or ngx.poll() is not None:
+                ngx.kill()
+                ngx.wait()
+                raise RuntimeError("nginx (%s) did not start" %
+                                   tag.upper())
+            time.sleep(0.05)
+
+
 def section_h(h, nginx):
     bindir = pg_bindir()
     if bindir is None:
@@ -364,7 +399,6 @@ def section_h(h, nginx):
             if time.monotonic() > deadline:
                 raise RuntimeError("the three instances did not start")
             time.sleep(0.05)
-        conf = os.path.join(h.tmp, "nginx-h.conf")
         port = wymcp_e2e.free_port()
         locs = "".join(
             "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
@@ -372,32 +406,7 @@ def section_h(h, nginx):
             "\t\t\tfastcgi_pass unix:%s;\n"
             "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" % (n, s)
             for n, s in sorted(socks.items()))
-        user = "user root;\n" if os.geteuid() == 0 else ""
-        with open(conf, "w") as f:
-            f.write("%sworker_processes 1;\npid %s/nginx-h.pid;\n"
-                    "error_log %s/nginx-h-error.log notice;\n"
-                    "events { worker_connections 64; }\nhttp {\n"
-                    "\taccess_log off;\n"
-                    "\tclient_body_temp_path %s/client_body;\n"
-                    "\tfastcgi_temp_path %s/fastcgi_temp;\n"
-                    "\tproxy_temp_path %s/proxy_temp;\n"
-                    "\tscgi_temp_path %s/scgi_temp;\n"
-                    "\tuwsgi_temp_path %s/uwsgi_temp;\n"
-                    "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                    ((user,) + (h.tmp,) * 7 + (port, locs)))
-        ngx = subprocess.Popen([nginx, "-p", h.tmp + "/", "-c", conf, "-g",
-                                "daemon off;"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("nginx (H) did not start")
-                time.sleep(0.05)
+        ngx = start_nginx(nginx, h.tmp, "h", port, locs)
         w = Wire(port)
         r = w.call("tools/call", {"name": "slow_compute",
                                   "arguments": {"seconds": 2,
@@ -511,34 +520,9 @@ def section_n(prog, mods, nginx, bindir, tmp):
             "\t\t\tfastcgi_pass %s:%d;\n"
             "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" %
             (n, hh["addr"], NETNS_PORT) for n, hh in sorted(hosts.items()))
-        conf = os.path.join(tmp, "nginx-n.conf")
         with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
-        with open(conf, "w") as f:
-            f.write("user root;\nworker_processes 1;\npid %s/nginx-n.pid;\n"
-                    "error_log %s/nginx-n-error.log notice;\n"
-                    "events { worker_connections 64; }\nhttp {\n"
-                    "\taccess_log off;\n"
-                    "\tclient_body_temp_path %s/client_body;\n"
-                    "\tfastcgi_temp_path %s/fastcgi_temp;\n"
-                    "\tproxy_temp_path %s/proxy_temp;\n"
-                    "\tscgi_temp_path %s/scgi_temp;\n"
-                    "\tuwsgi_temp_path %s/uwsgi_temp;\n"
-                    "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                    ((tmp,) * 7 + (port, locs)))
-        ngx = subprocess.Popen([nginx, "-p", tmp + "/", "-c", conf, "-g",
-                                "daemon off;"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), 1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or ngx.poll() is not None:
-                    raise RuntimeError("nginx (N) did not start")
-                time.sleep(0.05)
+        ngx = start_nginx(nginx, tmp, "n", port, locs)
 
         w = Wire(port)
         r = w.call("tools/call", {"name": "slow_compute",
