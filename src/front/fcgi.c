@@ -319,6 +319,41 @@ retire_reason(const struct front_limits *lim, const struct front_board *b,
 }
 
 /*
+ * Block the stop signals (SIGTERM, SIGINT, SIGHUP, and SIGUSR1, the
+ * graceful stop of some FastCGI process managers) and catch them with
+ * `fn' (no SA_RESTART: a wait must return), into *waitmask the mask
+ * that lets them in during a wait.  0, or -1 (logged).
+ */
+int
+front_catch_stop(void (*fn)(int), sigset_t *waitmask)
+{
+	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+	struct sigaction	 sa;
+	sigset_t		 stopset;
+	size_t			 i;
+
+	sigemptyset(&stopset);
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&stopset, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &stopset, waitmask) == -1) {
+		front_log(WYMCP_LOG_ERR, "sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_mask = stopset;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		sigdelset(waitmask, sigs[i]);
+		if (sigaction(sigs[i], &sa, NULL) == -1) {
+			front_log(WYMCP_LOG_ERR, "sigaction: %s",
+			    strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
  * The worker: accept FastCGI requests on `listenfd' and serve each
  * with wymcp_server_serve_io() until a stop signal or a reason to
  * retire (retire_reason()), then return 0 (1 on a fatal error).
@@ -358,7 +393,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	struct wymcp_io		 io;
 	struct sigaction	 sa;
 	struct pollfd		 pfd, rpfd[2];
-	sigset_t		 stopset, waitmask;
+	sigset_t		 waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
 	int			 rc, fd, fdbase, backoff = 0, status = 0;
@@ -386,31 +421,9 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	 * handlers when those are at their defaults: ours win.  SIGUSR1
 	 * is the graceful-stop signal of some FastCGI process managers.
 	 */
-	sigemptyset(&stopset);
-	sigaddset(&stopset, SIGTERM);
-	sigaddset(&stopset, SIGINT);
-	sigaddset(&stopset, SIGHUP);
-	sigaddset(&stopset, SIGUSR1);
-	if (sigprocmask(SIG_BLOCK, &stopset, &waitmask) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigprocmask: %s", strerror(errno));
+	if (front_catch_stop(onstop, &waitmask) == -1)
 		return 1;
-	}
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGHUP);
-	sigdelset(&waitmask, SIGUSR1);
-
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = onstop;
-	sa.sa_mask = stopset;
-	sa.sa_flags = 0;		/* no SA_RESTART: ppoll must return */
-	if (sigaction(SIGTERM, &sa, NULL) == -1 ||
-	    sigaction(SIGINT, &sa, NULL) == -1 ||
-	    sigaction(SIGHUP, &sa, NULL) == -1 ||
-	    sigaction(SIGUSR1, &sa, NULL) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
-		return 1;
-	}
 	sa.sa_handler = SIG_IGN;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(SIGPIPE, &sa, NULL) == -1) {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <signal.h>
 #include <stddef.h>
 
 #include "wymcp.h"
@@ -224,6 +225,8 @@ long long	 front_now_ms(void);
 int		 front_worker(struct wymcp_server *, int listenfd,
 		    const struct front_limits *, struct front_board *board);
 int		 front_cgi(struct wymcp_server *, const struct front_limits *);
+/* The stop signals blocked and caught by `fn' (the runner's too). */
+int		 front_catch_stop(void (*fn)(int), sigset_t *waitmask);
 
 /*
  * prefork.c: the supervisor.  Keeps `workers' (>= 1) processes running

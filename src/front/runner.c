@@ -34,33 +34,14 @@ int
 front_runner(struct wymcp_server *srv, const struct front_limits *lim,
     struct front_board *board)
 {
-	struct sigaction	 sa;
 	struct timespec		 ts;
 	struct pollfd		 pfd;
-	sigset_t		 stopset, waitmask;
+	sigset_t		 waitmask;
 	int			 rc, status = 0;
 
 	(void)front_watch_init(srv, board, lim->timeout);
-	sigemptyset(&stopset);
-	sigaddset(&stopset, SIGTERM);
-	sigaddset(&stopset, SIGINT);
-	sigaddset(&stopset, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &stopset, &waitmask) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigprocmask: %s", strerror(errno));
+	if (front_catch_stop(onstop, &waitmask) == -1)
 		return 1;
-	}
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGHUP);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = onstop;
-	sa.sa_mask = stopset;
-	if (sigaction(SIGTERM, &sa, NULL) == -1 ||
-	    sigaction(SIGINT, &sa, NULL) == -1 ||
-	    sigaction(SIGHUP, &sa, NULL) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
-		return 1;
-	}
 	front_log(WYMCP_LOG_DEBUG, "task runner ready");
 	while (!stopsig) {
 		front_watch_begin();
