@@ -17,9 +17,42 @@
 
 #include "store/store.h"
 
+/*
+ * The CGI params the pipeline reads, found in one pass over them when
+ * the context is bound (ctx.c): each one's value (the last, when the
+ * web server passed it twice) and how often it came (2: twice or more).
+ */
+enum wymcp__param {
+	WYMCP__P_REQUEST_METHOD,
+	WYMCP__P_CONTENT_TYPE,
+	WYMCP__P_CONTENT_LENGTH,
+	WYMCP__P_HTTP_HOST,
+	WYMCP__P_HTTP_ORIGIN,
+	WYMCP__P_HTTP_ACCEPT,
+	WYMCP__P_HTTP_MCP_PROTOCOL_VERSION,
+	WYMCP__P_HTTP_MCP_METHOD,
+	WYMCP__P_HTTP_MCP_NAME,
+	WYMCP__P_HTTP_MCP_SESSION_ID,
+	WYMCP__P_REMOTE_USER,
+	WYMCP__P_WYMCP_REQUEST_TIMEOUT,
+	WYMCP__P_WYMCP_ALLOW_ORIGIN,
+	WYMCP__P_WYMCP_RESOURCE_METADATA,
+	WYMCP__P_WYMCP_LEGACY,
+	WYMCP__P_WYMCP_TOOLS,
+	WYMCP__P_WYMCP_PRINCIPAL,
+	WYMCP__P_WYMCP_SCOPES,
+	WYMCP__P_COUNT
+};
+struct wymcp__params {
+	const char		*v[WYMCP__P_COUNT];
+	unsigned char		 n[WYMCP__P_COUNT];
+	int			 assigns;	/* a WYMCP_ASSIGN_* came */
+};
+
 /* The parsed request (serve/ fills it in; everyone reads it). */
 struct wymcp__request {
 	char *const		*env;		/* CGI params */
+	struct wymcp__params	 p;		/* the ones read, by name */
 	struct json_object	*msg;		/* the parsed body */
 	struct json_object	*id;		/* JSON-RPC id or NULL */
 	const char		*idstr;		/* id serialized, for logs */
@@ -207,6 +240,9 @@ void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
 /* ctx.c: the context, rebuilt from the CGI params. */
 const char *wymcp__env(char *const *env, const char *name);
 int	 wymcp__env_repeated(char *const *env, const char *name,
+	    int anycomma);
+#define wymcp__param(ctx, k)	((ctx)->req.p.v[(k)])
+int	 wymcp__param_repeated(const struct wymcp_ctx *, enum wymcp__param,
 	    int anycomma);
 void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
 	    char *const *env);

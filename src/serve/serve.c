@@ -239,21 +239,21 @@ static const char *
 repeated(struct wymcp_ctx *ctx)
 {
 	static const struct {
-		const char	*param;
+		enum wymcp__param param;
 		const char	*name;
 		int		 anycomma;	/* no comma is ever in one */
 	} h[] = {
-		{ "HTTP_MCP_PROTOCOL_VERSION", "MCP-Protocol-Version", 1 },
-		{ "HTTP_MCP_METHOD", "Mcp-Method", 1 },
+		{ WYMCP__P_HTTP_MCP_PROTOCOL_VERSION, "MCP-Protocol-Version",
+		    1 },
+		{ WYMCP__P_HTTP_MCP_METHOD, "Mcp-Method", 1 },
 		/* A URI may hold a comma, but not ", ". */
-		{ "HTTP_MCP_NAME", "Mcp-Name", 0 },
+		{ WYMCP__P_HTTP_MCP_NAME, "Mcp-Name", 0 },
 	};
 	const char	*why;
 	size_t		 i;
 
 	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
-		if (wymcp__env_repeated(ctx->req.env, h[i].param,
-		    h[i].anycomma)) {
+		if (wymcp__param_repeated(ctx, h[i].param, h[i].anycomma)) {
 			why = wymcp_printf(ctx, "Header mismatch: %s header "
 			    "is repeated", h[i].name);
 			return why != NULL ? why : "Header mismatch";
@@ -275,11 +275,11 @@ mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
 	const char		*h, *why;
 
 	*mp = m = wymcp__method_find(ctx->req.method);
-	h = wymcp__env(ctx->req.env, "HTTP_MCP_METHOD");
+	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_METHOD);
 	if ((h != NULL || !legacy) && (why = mirror(ctx, "Mcp-Method", h,
 	    ctx->req.method, 0)) != NULL)
 		return why;
-	h = wymcp__env(ctx->req.env, "HTTP_MCP_NAME");
+	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_NAME);
 	if ((h != NULL || !legacy) &&
 	    m != NULL && m->name_param != NULL &&
 	    json_object_is_type(ctx->req.params, json_type_object) &&
@@ -410,8 +410,9 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		fail(ctx, r, 400, code, why, NULL);
 		return;
 	}
-	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__env(ctx->req.env,
-	    "HTTP_MCP_PROTOCOL_VERSION"), ctx->req.version, 0)) != NULL) {
+	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__param(ctx,
+	    WYMCP__P_HTTP_MCP_PROTOCOL_VERSION), ctx->req.version, 0)) !=
+	    NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
 	}
@@ -454,7 +455,7 @@ time_limit(struct wymcp_ctx *ctx)
 	const char		*p;
 	char			*end;
 
-	if ((p = wymcp__env(ctx->req.env, "WYMCP_REQUEST_TIMEOUT")) == NULL)
+	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_REQUEST_TIMEOUT)) == NULL)
 		return t;
 	errno = 0;
 	v = strtoull(p, &end, 10);
@@ -531,8 +532,8 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    (long)limit);
 	else
 		wymcp__ctx_publish(&ctx, 0);
-	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
-	rm = wymcp__env(io->env, "REQUEST_METHOD");
+	extra = wymcp__param(&ctx, WYMCP__P_WYMCP_ALLOW_ORIGIN);
+	rm = wymcp__param(&ctx, WYMCP__P_REQUEST_METHOD);
 
 	/*
 	 * A repeated Origin (an origin never holds a comma) is an invalid
@@ -540,22 +541,22 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	 * value a check read and which one the browser sent cannot be told.
 	 * A repeated Host is a 400 (RFC 9112 section 3.2).
 	 */
-	if (wymcp__env_repeated(io->env, "HTTP_HOST", 1)) {
+	if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_HOST, 1)) {
 		fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 		    "Bad Request: repeated Host header", NULL);
-	} else if (wymcp__env_repeated(io->env, "HTTP_ORIGIN", 1)) {
+	} else if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_ORIGIN, 1)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING,
 		    "refused a repeated Origin header");
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: repeated Origin header", NULL);
-	} else if (!wymcp__host_allowed(srv, wymcp__env(io->env,
-	    "HTTP_HOST"), extra) || !wymcp__origin_allowed(srv,
-	    wymcp__env(io->env, "HTTP_ORIGIN"), extra)) {
+	} else if (!wymcp__host_allowed(srv, wymcp__param(&ctx,
+	    WYMCP__P_HTTP_HOST), extra) || !wymcp__origin_allowed(srv,
+	    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN), extra)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
 		    "Origin '%s': not in the allow-list (see --allow-origin)",
-		    wymcp__ctx_quote(&ctx, wymcp__env(io->env, "HTTP_HOST")),
-		    wymcp__ctx_quote(&ctx, wymcp__env(io->env,
-		    "HTTP_ORIGIN")));
+		    wymcp__ctx_quote(&ctx, wymcp__param(&ctx,
+		    WYMCP__P_HTTP_HOST)), wymcp__ctx_quote(&ctx,
+		    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN)));
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: Host or Origin not allowed", NULL);
 	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
@@ -574,12 +575,12 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    "Method not allowed: the MCP endpoint accepts POST only",
 		    NULL);
 		allow = 1;
-	} else if (!wymcp__content_type_ok(wymcp__env(io->env,
-	    "CONTENT_TYPE"))) {
+	} else if (!wymcp__content_type_ok(wymcp__param(&ctx,
+	    WYMCP__P_CONTENT_TYPE))) {
 		fail(&ctx, &r, 415, WYMCP__INVALID_REQUEST,
 		    "Unsupported media type: send application/json", NULL);
-	} else if ((n = read_body(srv, io, wymcp__env(io->env,
-	    "CONTENT_LENGTH"), &len)) != 0) {
+	} else if ((n = read_body(srv, io, wymcp__param(&ctx,
+	    WYMCP__P_CONTENT_LENGTH), &len)) != 0) {
 		if (n < 0) {
 			wymcp__ctx_publish(&ctx, 1);
 			wymcp__ctx_free(&ctx);
