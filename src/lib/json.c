@@ -10,7 +10,10 @@
 #endif
 
 #include <ctype.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,73 +21,24 @@
 #include "lib/lib.h"
 
 /*
- * A strict RFC 8259 syntax check, one pass over the bytes, before json-c
- * builds anything: json-c 0.16 accepts single-quoted strings, raw
+ * A strict RFC 8259 syntax check, one pass over the bytes, before
+ * anything is built: json-c 0.16 accepts single-quoted strings, raw
  * control characters in strings, NaN, Infinity and "1." even with
- * JSON_TOKENER_STRICT, keeps the text of doubles to write it back, and
- * saturates integers beyond 64 bits (an id would come back changed).
- * Returns 0, -1 for a syntax error, -2 for an integer out of range.
- * UTF-8 is checked separately.
+ * JSON_TOKENER_STRICT, and saturates integers beyond 64 bits (an id
+ * would come back changed).  Returns 0, -1 for a syntax error, -2 for
+ * an integer out of range.  UTF-8 is checked separately.
  *
- * The scan also notes, when given a struct scan, how many members each
- * object has (in document order) and whether a string holds the escape
- * \u0000.  json-c keeps the last of two members of the same name and
- * cuts member names at U+0000 (so "a\u0000b" and "a" collide, as do
- * two unpaired surrogates, both U+FFFD): counting what was written
- * against what json-c built finds every duplicate json-c merged,
- * however it was spelled (dup_members()).
+ * The scan also notes, when given a struct scan, whether a string holds
+ * the escape \u0000 and how deep values nest (build() below holds them
+ * to json-c's depth).
  */
 #define SCAN_DEPTH	64
-#define SCAN_SMALL	16	/* objects counted without malloc */
+#define BUILD_DEPTH	32	/* json-c's JSON_TOKENER_DEFAULT_DEPTH */
 
 struct scan {
-	uint32_t	*counts;	/* members per object, document order */
-	size_t		 nobj;		/* objects seen */
-	size_t		 cap;		/* room in counts */
-	uint32_t	 small[SCAN_SMALL];
-	int		 nul;		/* a string holds \u0000 */
-	int		 nomem;		/* counts could not grow */
+	int	 nul;		/* a string holds \u0000 */
+	int	 depth;		/* the deepest value's containers */
 };
-
-/* Start counting object i (document order); 0 or -1. */
-static int
-scan_object(struct scan *s, size_t *i)
-{
-	uint32_t	*n;
-	size_t		 cap;
-
-	if (s == NULL)
-		return 0;
-	if (s->counts == NULL) {
-		s->counts = s->small;
-		s->cap = SCAN_SMALL;
-	}
-	if (s->nobj == s->cap) {
-		cap = s->cap * 2;
-		if (s->counts == s->small) {
-			if ((n = reallocarray(NULL, cap, sizeof(*n))) != NULL)
-				memcpy(n, s->small, sizeof(s->small));
-		} else
-			n = reallocarray(s->counts, cap, sizeof(*n));
-		if (n == NULL) {
-			s->nomem = 1;
-			return -1;
-		}
-		s->counts = n;
-		s->cap = cap;
-	}
-	*i = s->nobj;
-	s->counts[s->nobj++] = 0;
-	return 0;
-}
-
-static void
-scan_free(struct scan *s)
-{
-	if (s->counts != s->small)
-		free(s->counts);
-	s->counts = NULL;
-}
 
 /* Skip JSON white space. */
 static size_t
@@ -194,12 +148,13 @@ static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
 	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
-	size_t	 obj[SCAN_DEPTH];	/* an object's index in s->counts */
 	size_t	 i = 0, n;
-	int	 depth = 0, range = 0, nul = 0;
+	int	 depth = 0, maxdepth = 0, range = 0, nul = 0;
 
 	/* Expect a value at p[i]. */
 value:
+	if (depth > maxdepth)
+		maxdepth = depth;
 	i = ws(p, i, len);
 	if (i >= len)
 		return -1;
@@ -207,8 +162,6 @@ value:
 	case '{':
 	case '[':
 		if (depth == SCAN_DEPTH)
-			return -1;
-		if (p[i] == '{' && scan_object(s, &obj[depth]) != 0)
 			return -1;
 		stack[depth++] = p[i];
 		i = ws(p, i + 1, len);
@@ -254,8 +207,6 @@ key:
 	i = ws(p, i, len);
 	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len, &nul)) == 0)
 		return -1;
-	if (s != NULL)
-		s->counts[obj[depth - 1]]++;
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
 		return -1;
@@ -265,8 +216,10 @@ key:
 after:
 	i = ws(p, i, len);
 	if (depth == 0) {
-		if (s != NULL)
+		if (s != NULL) {
 			s->nul = nul;
+			s->depth = maxdepth;
+		}
 		return i == len ? (range ? -2 : 0) : -1;
 	}
 	if (i >= len)
@@ -286,79 +239,320 @@ after:
 }
 
 /*
- * Walk what json-c built in document order against the scan's member
- * counts: an object with fewer members than were written had two of the
- * same name.  Returns 1 when one did, else 0.
+ * Building json-c objects from text json_strict() passed, as json-c
+ * 0.16's tokener builds them (same types, same string bytes, doubles
+ * keeping their text), without its per-character state machine.  A
+ * member name is cut at U+0000 as json-c cuts it; two members whose
+ * names so read the same are a duplicate (json-c would keep the last).
  */
-static int
-dup_members(struct json_object *o, const struct scan *s, size_t *i)
-{
-	size_t	 k, n;
+struct build {
+	const char	*p;
+	size_t		 i;
+	size_t		 len;
+	char		*tmp;		/* decoded strings */
+	size_t		 tmpsz;
+	char		 small[256];
+	int		 dup;		/* an object named a member twice */
+};
 
-	switch (json_object_get_type(o)) {
-	case json_type_object:
-		if (*i >= s->nobj ||
-		    (uint32_t)json_object_object_length(o) != s->counts[*i])
-			return 1;
-		(*i)++;
-		json_object_object_foreach(o, key, v) {
-			(void)key;
-			if (dup_members(v, s, i))
-				return 1;
-		}
-		return 0;
-	case json_type_array:
-		n = json_object_array_length(o);
-		for (k = 0; k < n; k++)
-			if (dup_members(json_object_array_get_idx(o, k), s, i))
-				return 1;
-		return 0;
-	default:
-		return 0;
-	}
+#define BUILD_FAIL	((struct json_object *)(void *)&build_fail)
+static char		 build_fail;
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return (c | 0x20) - 'a' + 10;
 }
 
-/* json-c's parse of text the scan passed; NULL when it fails. */
-static struct json_object *
-tokenize(const char *buf, size_t len)
+static unsigned int
+hex4(const char *p)
 {
-	struct json_tokener	*tok;
-	struct json_object	*obj = NULL;
-	size_t			 off;
+	return (unsigned int)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
+	    hexval(p[2]) << 4 | hexval(p[3]));
+}
 
-	if ((tok = json_tokener_new()) == NULL)
+/* Append code point c as UTF-8 at d; returns the new end. */
+static char *
+put_utf8(char *d, unsigned int c)
+{
+	if (c < 0x80)
+		*d++ = (char)c;
+	else if (c < 0x800) {
+		*d++ = (char)(0xc0 | c >> 6);
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*d++ = (char)(0xe0 | c >> 12);
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else {
+		*d++ = (char)(0xf0 | ((c >> 18) & 0x07));
+		*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	}
+	return d;
+}
+
+#define IS_HIGH(c)	(((c) & 0xfc00) == 0xd800)
+#define IS_LOW(c)	(((c) & 0xfc00) == 0xdc00)
+#define REPLACEMENT	0xfffd
+
+/*
+ * Decode the escapes of string body [s, e) into d (room for e - s + 1
+ * bytes: no escape grows), as json-c does: a surrogate pair is one code
+ * point, an unpaired surrogate U+FFFD.  Returns the end written.
+ */
+static char *
+unescape(char *d, const char *s, const char *e)
+{
+	unsigned int	 c, high = 0;
+
+	while (s < e) {
+		if (*s != '\\') {
+			if (high != 0) {
+				d = put_utf8(d, REPLACEMENT);
+				high = 0;
+			}
+			*d++ = *s++;
+			continue;
+		}
+		if (s[1] != 'u') {
+			if (high != 0) {
+				d = put_utf8(d, REPLACEMENT);
+				high = 0;
+			}
+			switch (s[1]) {
+			case 'b':	*d++ = '\b'; break;
+			case 'f':	*d++ = '\f'; break;
+			case 'n':	*d++ = '\n'; break;
+			case 'r':	*d++ = '\r'; break;
+			case 't':	*d++ = '\t'; break;
+			default:	*d++ = s[1]; break;	/* " \ / */
+			}
+			s += 2;
+			continue;
+		}
+		c = hex4(s + 2);
+		s += 6;
+		if (high != 0) {
+			if (IS_LOW(c)) {
+				c = (((high & 0x3ff) << 10) | (c & 0x3ff)) +
+				    0x10000;
+				high = 0;
+				d = put_utf8(d, c);
+				continue;
+			}
+			d = put_utf8(d, REPLACEMENT);
+			high = 0;
+		}
+		if (IS_HIGH(c))
+			high = c;
+		else if (IS_LOW(c))
+			d = put_utf8(d, REPLACEMENT);
+		else
+			d = put_utf8(d, c);
+	}
+	if (high != 0)
+		d = put_utf8(d, REPLACEMENT);
+	return d;
+}
+
+/*
+ * The string at p[i] == '"': *sp and *np its bytes (in the text when it
+ * has no escape, else decoded into b->tmp, NUL-terminated there).  0,
+ * or -1 out of memory.
+ */
+static int
+build_string(struct build *b, const char **sp, size_t *np)
+{
+	const char	*s = b->p + b->i + 1, *e = s;
+	int		 esc = 0;
+	char		*t;
+	size_t		 need;
+
+	for (; *e != '"'; e++)
+		if (*e == '\\') {
+			esc = 1;
+			e++;
+		}
+	b->i = (size_t)(e - b->p) + 1;
+	if (!esc) {
+		*sp = s;
+		*np = (size_t)(e - s);
+		return 0;
+	}
+	need = (size_t)(e - s) + 1;
+	if (need > b->tmpsz) {
+		if ((t = malloc(need)) == NULL)
+			return -1;
+		if (b->tmp != b->small)
+			free(b->tmp);
+		b->tmp = t;
+		b->tmpsz = need;
+	}
+	t = unescape(b->tmp, s, e);
+	*t = '\0';
+	*sp = b->tmp;
+	*np = (size_t)(t - b->tmp);
+	return 0;
+}
+
+static locale_t		 c_locale;
+static pthread_once_t	 c_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+c_locale_init(void)
+{
+	c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+/* The number at b->p[b->i]; BUILD_FAIL out of memory. */
+static struct json_object *
+build_number(struct build *b)
+{
+	const char	*s = b->p + b->i, *e = s;
+	char		 buf[64], *t;
+	uint64_t	 v = 0;
+	double		 d;
+	int		 dbl = 0, neg = *s == '-';
+	size_t		 n;
+	struct json_object *o;
+
+	if (neg)
+		e++;
+	for (; e < b->p + b->len && ((*e >= '0' && *e <= '9') ||
+	    *e == '.' || *e == 'e' || *e == 'E' || *e == '+' || *e == '-');
+	    e++)
+		if (*e >= '0' && *e <= '9')
+			v = v * 10 + (uint64_t)(*e - '0');
+		else
+			dbl = 1;
+	n = (size_t)(e - s);
+	b->i += n;
+	if (!dbl) {
+		/* json_strict() held it to int64 or uint64. */
+		if (neg)
+			o = json_object_new_int64(v > (uint64_t)INT64_MAX ?
+			    INT64_MIN : -(int64_t)v);
+		else if (v <= (uint64_t)INT64_MAX)
+			o = json_object_new_int64((int64_t)v);
+		else
+			o = json_object_new_uint64(v);
+		return o != NULL ? o : BUILD_FAIL;
+	}
+	if (n < sizeof(buf))
+		t = buf;
+	else if ((t = malloc(n + 1)) == NULL)
+		return BUILD_FAIL;
+	memcpy(t, s, n);
+	t[n] = '\0';
+	pthread_once(&c_locale_once, c_locale_init);
+	d = c_locale != (locale_t)0 ? strtod_l(t, NULL, c_locale) :
+	    strtod(t, NULL);
+	o = json_object_new_double_s(d, t);
+	if (t != buf)
+		free(t);
+	return o != NULL ? o : BUILD_FAIL;
+}
+
+/*
+ * The value at b->p[b->i] (white space skipped); NULL for null,
+ * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ */
+static struct json_object *
+build(struct build *b)
+{
+	struct json_object	*o, *v;
+	const char		*s;
+	size_t			 n;
+	char			 kbuf[128], *k;
+
+	b->i = ws(b->p, b->i, SIZE_MAX);
+	switch (b->p[b->i]) {
+	case '{':
+		if ((o = json_object_new_object()) == NULL)
+			return BUILD_FAIL;
+		b->i = ws(b->p, b->i + 1, SIZE_MAX);
+		if (b->p[b->i] == '}') {
+			b->i++;
+			return o;
+		}
+		for (;;) {
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (build_string(b, &s, &n) != 0)
+				goto fail;
+			/* json-c cuts a member name at U+0000. */
+			n = strnlen(s, n);
+			if (n < sizeof(kbuf))
+				k = kbuf;
+			else if ((k = malloc(n + 1)) == NULL)
+				goto fail;
+			memcpy(k, s, n);
+			k[n] = '\0';
+			if (json_object_object_get_ex(o, k, NULL)) {
+				b->dup = 1;
+				v = BUILD_FAIL;
+			} else {
+				b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
+				v = build(b);
+			}
+			if (v == BUILD_FAIL || json_object_object_add_ex(o, k,
+			    v, JSON_C_OBJECT_ADD_KEY_IS_NEW) != 0) {
+				if (v != BUILD_FAIL)
+					json_object_put(v);
+				if (k != kbuf)
+					free(k);
+				goto fail;
+			}
+			if (k != kbuf)
+				free(k);
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (b->p[b->i++] == '}')
+				return o;
+		}
+	case '[':
+		if ((o = json_object_new_array()) == NULL)
+			return BUILD_FAIL;
+		b->i = ws(b->p, b->i + 1, SIZE_MAX);
+		if (b->p[b->i] == ']') {
+			b->i++;
+			return o;
+		}
+		for (;;) {
+			if ((v = build(b)) == BUILD_FAIL)
+				goto fail;
+			if (json_object_array_add(o, v) != 0) {
+				json_object_put(v);
+				goto fail;
+			}
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (b->p[b->i++] == ']')
+				return o;
+		}
+	case '"':
+		if (build_string(b, &s, &n) != 0 ||
+		    (o = json_object_new_string_len(s, (int)n)) == NULL)
+			return BUILD_FAIL;
+		return o;
+	case 't':
+		b->i += 4;
+		return (o = json_object_new_boolean(1)) != NULL ? o :
+		    BUILD_FAIL;
+	case 'f':
+		b->i += 5;
+		return (o = json_object_new_boolean(0)) != NULL ? o :
+		    BUILD_FAIL;
+	case 'n':
+		b->i += 4;
 		return NULL;
-	json_tokener_set_flags(tok,
-	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	obj = json_tokener_parse_ex(tok, buf, (int)len);
-	/*
-	 * A bare number or literal at the very end of the input is not
-	 * finished until the tokener sees its end: feed it the NUL.
-	 */
-	if (obj == NULL &&
-	    json_tokener_get_error(tok) == json_tokener_continue) {
-		obj = json_tokener_parse_ex(tok, "", 1);
-		if (json_tokener_get_error(tok) != json_tokener_success) {
-			json_object_put(obj);
-			obj = NULL;
-		}
-		goto out;	/* all of buf was consumed */
+	default:
+		return build_number(b);
 	}
-	if (json_tokener_get_error(tok) != json_tokener_success) {
-		json_object_put(obj);
-		obj = NULL;
-		goto out;
-	}
-	for (off = json_tokener_get_parse_end(tok); off < len; off++)
-		if (buf[off] != ' ' && buf[off] != '\t' && buf[off] != '\n' &&
-		    buf[off] != '\r') {
-			json_object_put(obj);
-			obj = NULL;
-			break;
-		}
-out:
-	json_tokener_free(tok);
-	return obj;
+fail:
+	json_object_put(o);
+	return BUILD_FAIL;
 }
 
 /*
@@ -367,16 +561,17 @@ out:
  * section 4 leaves duplicates to the implementation; json-c would keep
  * the last, while another reader of the same bytes may take the first).
  * Returns a new object (caller puts it), or NULL with *fault saying why
- * (WYMCP__JSON_NULL for the literal null, which json-c cannot return).
- * A string holding U+0000 is returned with *fault WYMCP__JSON_NUL: the
- * caller refuses it, knowing the request's id.
+ * (WYMCP__JSON_NULL for the literal null).  A string holding U+0000 is
+ * returned with *fault WYMCP__JSON_NUL: the caller refuses it, knowing
+ * the request's id.  Nesting past json-c's depth is a syntax error, as
+ * json-c's tokener makes it.
  */
 struct json_object *
 wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 {
-	struct json_object	*obj = NULL;
+	struct json_object	*obj;
 	struct scan		 s;
-	size_t			 i = 0;
+	struct build		 b;
 	int			 rc;
 
 	memset(&s, 0, sizeof(s));
@@ -385,27 +580,31 @@ wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 	    !wymcp__utf8_valid(buf, len))
 		return NULL;
 	if ((rc = json_strict(buf, len, &s)) != 0) {
-		if (s.nomem)
-			*fault = WYMCP__JSON_NOMEM;
-		else if (rc == -2)
+		if (rc == -2)
 			*fault = WYMCP__JSON_RANGE;
-		goto out;
+		return NULL;
 	}
-	/* json-c fails on null, on nesting past its depth, on memory. */
-	if ((obj = tokenize(buf, len)) == NULL) {
-		if (wymcp__is_null(buf, len))
-			*fault = WYMCP__JSON_NULL;
-		goto out;
+	if (s.depth >= BUILD_DEPTH)
+		return NULL;
+	b.p = buf;
+	b.i = 0;
+	b.len = len;
+	b.tmp = b.small;
+	b.tmpsz = sizeof(b.small);
+	b.dup = 0;
+	obj = build(&b);
+	if (b.tmp != b.small)
+		free(b.tmp);
+	if (obj == NULL) {
+		*fault = WYMCP__JSON_NULL;
+		return NULL;
 	}
-	if (dup_members(obj, &s, &i) || i != s.nobj) {
-		json_object_put(obj);
-		obj = NULL;
-		*fault = WYMCP__JSON_DUPLICATE;
-		goto out;
+	if (obj == BUILD_FAIL) {
+		if (b.dup)
+			*fault = WYMCP__JSON_DUPLICATE;
+		return NULL;
 	}
 	*fault = s.nul ? WYMCP__JSON_NUL : WYMCP__JSON_OK;
-out:
-	scan_free(&s);
 	return obj;
 }
 
