@@ -26,7 +26,8 @@
  * control characters in strings, NaN, Infinity and "1." even with
  * JSON_TOKENER_STRICT, and saturates integers beyond 64 bits (an id
  * would come back changed).  Returns 0, -1 for a syntax error, -2 for
- * an integer out of range.  UTF-8 is checked separately.
+ * an integer out of range.  With a struct scan, a string that is not
+ * UTF-8 is a syntax error.
  *
  * The scan also notes, when given a struct scan, whether a string holds
  * the escape \u0000 and how deep values nest (build() below holds them
@@ -51,11 +52,49 @@ ws(const char *p, size_t i, size_t len)
 }
 
 /*
- * A string starting at p[i] == '"'; returns the index after it or 0.
- * Sets *nul when it holds the escape \u0000.
+ * The length of the well-formed UTF-8 sequence at p[i] (a byte of 0x80
+ * or more: no overlong, no surrogate, nothing past U+10FFFF), or 0.
  */
 static size_t
-scan_string(const char *p, size_t i, size_t len, int *nul)
+utf8_seq(const char *s, size_t i, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n, k;
+	unsigned int		 cp;
+
+	if ((p[i] & 0xe0) == 0xc0) {
+		n = 1;
+		cp = p[i] & 0x1f;
+	} else if ((p[i] & 0xf0) == 0xe0) {
+		n = 2;
+		cp = p[i] & 0x0f;
+	} else if ((p[i] & 0xf8) == 0xf0) {
+		n = 3;
+		cp = p[i] & 0x07;
+	} else
+		return 0;
+	if (len - i <= n)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((p[i + k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i + k] & 0x3f);
+	}
+	if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+	    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
+/*
+ * A string starting at p[i] == '"'; returns the index after it or 0.
+ * Sets *nul when it holds the escape \u0000.  With `utf8`, its bytes
+ * must be well-formed UTF-8 (wymcp__utf8_valid()'s rules); outside
+ * strings a byte of 0x80 or more is a syntax error anyway.
+ */
+static size_t
+scan_string(const char *p, size_t i, size_t len, int *nul, int utf8)
 {
 	size_t	 k;
 
@@ -64,6 +103,12 @@ scan_string(const char *p, size_t i, size_t len, int *nul)
 			return i + 1;
 		if ((unsigned char)p[i] < 0x20)
 			return 0;
+		if ((unsigned char)p[i] >= 0x80 && utf8) {
+			if ((k = utf8_seq(p, i, len)) == 0)
+				return 0;
+			i += k - 1;
+			continue;
+		}
 		if (p[i] != '\\')
 			continue;
 		if (++i >= len)
@@ -174,7 +219,7 @@ value:
 			goto key;
 		goto value;
 	case '"':
-		if ((n = scan_string(p, i, len, &nul)) == 0)
+		if ((n = scan_string(p, i, len, &nul, s != NULL)) == 0)
 			return -1;
 		i = n;
 		goto after;
@@ -205,7 +250,8 @@ value:
 	/* Expect a member name and a colon, then a value. */
 key:
 	i = ws(p, i, len);
-	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len, &nul)) == 0)
+	if (i >= len || p[i] != '"' ||
+	    (n = scan_string(p, i, len, &nul, s != NULL)) == 0)
 		return -1;
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
@@ -576,8 +622,8 @@ wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 
 	memset(&s, 0, sizeof(s));
 	*fault = WYMCP__JSON_SYNTAX;
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
-	    !wymcp__utf8_valid(buf, len))
+	/* json_strict() checks UTF-8: no byte >= 0x80 is valid outside one. */
+	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
 		return NULL;
 	if ((rc = json_strict(buf, len, &s)) != 0) {
 		if (rc == -2)
@@ -662,6 +708,34 @@ wymcp__json(struct json_object *obj)
 {
 	return json_object_to_json_string_ext(obj,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/*
+ * An id as wymcp__json() writes it, for logs: an integer's digits
+ * written here, into the arena (json-c would give the id a printbuf and
+ * snprintf), anything else by json-c.  NULL when out of memory.
+ */
+const char *
+wymcp__json_id(struct wymcp__arena *a, struct json_object *id)
+{
+	char		 num[24], *p;
+	int64_t		 v;
+	uint64_t	 u;
+	size_t		 k = sizeof(num);
+
+	if (!json_object_is_type(id, json_type_int) ||
+	    (v = json_object_get_int64(id)) == INT64_MAX)
+		return wymcp__json(id);		/* INT64_MAX: maybe a uint64 */
+	u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		num[--k] = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		num[--k] = '-';
+	if ((p = wymcp__arena_alloc(a, sizeof(num) - k + 1)) == NULL)
+		return NULL;
+	memcpy(p, num + k, sizeof(num) - k);
+	return p;
 }
 
 /*

@@ -79,6 +79,7 @@ struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);
 const char *wymcp__json(struct json_object *);
+const char *wymcp__json_id(struct wymcp__arena *, struct json_object *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
 int	 wymcp__json_freeze(struct json_object *);
 

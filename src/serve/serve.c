@@ -47,31 +47,61 @@ static enum wymcp_err
 respond(const struct wymcp_io *io, int status, struct json_object *body,
     int allow, const char *challenge, const char *session)
 {
-	char		 head[2048];
-	const char	*b = NULL;
-	size_t		 blen = 0;
-	int		 n;
+	char		 head[2048], num[24];
+	const char	*b = NULL, *part[12];
+	size_t		 blen = 0, n = 0, k, len, i, v;
 
 	if (body != NULL) {
 		b = wymcp__json(body);
 		blen = strlen(b);
 	}
-	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s%s%s%s"
-	    "%s%sContent-Length: %zu\r\n\r\n", status,
-	    wymcp__status_text(status), allow ? "Allow: POST\r\n" : "",
-	    challenge != NULL ? "WWW-Authenticate: " : "",
-	    challenge != NULL ? challenge : "",
-	    challenge != NULL ? "\r\n" : "",
-	    b != NULL ? "Content-Type: application/json\r\n" : "",
-	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
-	if (n < 0 || (size_t)n >= sizeof(head))
-		return WYMCP_ERR_IO;
+	/* Content-Length's digits, backwards from the end of num. */
+	k = sizeof(num);
+	num[--k] = '\0';
+	v = blen;
+	do {
+		num[--k] = (char)('0' + v % 10);
+	} while ((v /= 10) != 0);
+	part[n++] = wymcp__status_text(status);
+	part[n++] = "\r\n";
+	if (allow)
+		part[n++] = "Allow: POST\r\n";
+	if (challenge != NULL) {
+		part[n++] = "WWW-Authenticate: ";
+		part[n++] = challenge;
+		part[n++] = "\r\n";
+	}
+	if (b != NULL) {
+		part[n++] = "Content-Type: application/json\r\n";
+		part[n++] = "Cache-Control: no-store\r\n";
+	}
+	part[n++] = "Content-Length: ";
+	part[n++] = num + k;
+	part[n++] = "\r\n\r\n";
+	/* What snprintf("Status: %d %s\r\n...") wrote, piece by piece. */
+	if (status >= 100 && status <= 999) {
+		memcpy(head, "Status: ", 8);
+		head[8] = (char)('0' + status / 100);
+		head[9] = (char)('0' + status / 10 % 10);
+		head[10] = (char)('0' + status % 10);
+		head[11] = ' ';
+		len = 12;
+	} else
+		len = (size_t)snprintf(head, sizeof(head), "Status: %d ",
+		    status);
+	for (i = 0; i < n; i++) {
+		k = strlen(part[i]);
+		if (k >= sizeof(head) - len)
+			return WYMCP_ERR_IO;
+		memcpy(head + len, part[i], k);
+		len += k;
+	}
 	/* The session header goes in before the blank line. */
-	if (session != NULL && (out(io, head, (size_t)n - 2) ||
+	if (session != NULL && (out(io, head, len - 2) ||
 	    out(io, "Mcp-Session-Id: ", 16) ||
 	    out(io, session, strlen(session)) || out(io, "\r\n\r\n", 4)))
 		return WYMCP_ERR_IO;
-	if ((session == NULL && out(io, head, (size_t)n)) || out(io, b, blen))
+	if ((session == NULL && out(io, head, len)) || out(io, b, blen))
 		return WYMCP_ERR_IO;
 	if (io->flush != NULL && io->flush(io->arg))
 		return WYMCP_ERR_IO;
@@ -353,7 +383,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		fail(ctx, r, 400, code, why, NULL);
 		return;
 	}
-	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
+	ctx->req.idstr = ctx->req.id != NULL ?
+	    wymcp__json_id(&ctx->arena, ctx->req.id) : NULL;
 	/*
 	 * Tools read C strings: a name, URI, member name or value holding
 	 * U+0000 would reach them cut short, or collide with another
