@@ -140,6 +140,8 @@ struct wymcp__run {
 	int			 batch;		/* collecting questions */
 	struct json_object	*pending;	/* key -> input request */
 	struct json_object	*used;		/* key -> answer read */
+						/* (both NULL until a question
+						   needs one: run.c) */
 	const char		*fault;		/* invalid answer: -32602 */
 	int			 to_task;	/* wymcp_task_start() unwound */
 };
@@ -152,6 +154,7 @@ enum wymcp__outcome {
 	WYMCP__RUN_TASK		/* wymcp_task_start(): make it a task */
 };
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
+struct json_object *wymcp__run_map(struct json_object **);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
 struct wymcp__run *wymcp__run_open(const struct wymcp_ctx *);
