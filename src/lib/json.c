@@ -738,6 +738,196 @@ wymcp__json_id(struct wymcp__arena *a, struct json_object *id)
 	return p;
 }
 
+/* Make room for n more bytes and a NUL; 0 or -1. */
+static int
+buf_room(struct wymcp__buf *b, size_t n)
+{
+	size_t	 cap;
+	char	*p;
+
+	if (b->cap - b->len > n)
+		return 0;
+	if (n > SIZE_MAX / 4 - b->len)
+		return -1;
+	for (cap = b->cap == 0 ? 1024 : b->cap; cap - b->len <= n; cap *= 2)
+		continue;
+	if ((p = realloc(b->p, cap)) == NULL)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static int
+buf_put(struct wymcp__buf *b, const char *s, size_t n)
+{
+	if (buf_room(b, n))
+		return -1;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * A string as json-c 0.16's json_escape_str() writes it with
+ * JSON_C_TO_STRING_NOSLASHESCAPE: quotes, backslash and \b \f \n \r \t
+ * by their escapes, other bytes below 0x20 as \u00xx (lower-case hex),
+ * everything else as it is.
+ */
+static int
+buf_string(struct wymcp__buf *b, const char *s, size_t n)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i, run;
+	char			*d;
+	unsigned char		 c;
+
+	/* At most 6 bytes out for one in, and the quotes. */
+	if (n > SIZE_MAX / 8 || buf_room(b, n * 6 + 2))
+		return -1;
+	d = b->p + b->len;
+	*d++ = '"';
+	for (i = 0; i < n; ) {
+		for (run = i; run < n && p[run] >= 0x20 && p[run] != '"' &&
+		    p[run] != '\\'; run++)
+			continue;
+		memcpy(d, p + i, run - i);
+		d += run - i;
+		if ((i = run) == n)
+			break;
+		c = p[i++];
+		*d++ = '\\';
+		switch (c) {
+		case '"':	*d++ = '"'; break;
+		case '\\':	*d++ = '\\'; break;
+		case '\b':	*d++ = 'b'; break;
+		case '\f':	*d++ = 'f'; break;
+		case '\n':	*d++ = 'n'; break;
+		case '\r':	*d++ = 'r'; break;
+		case '\t':	*d++ = 't'; break;
+		default:
+			*d++ = 'u';
+			*d++ = '0';
+			*d++ = '0';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 0xf];
+			break;
+		}
+	}
+	*d++ = '"';
+	b->len = (size_t)(d - b->p);
+	return 0;
+}
+
+/* An integer as json-c writes it: int64 or uint64, decimal. */
+static int
+buf_int(struct wymcp__buf *b, struct json_object *o)
+{
+	char		 num[24];
+	size_t		 k = sizeof(num);
+	int64_t		 v = json_object_get_int64(o);
+	uint64_t	 u;
+
+	/* INT64_MAX: maybe a uint64 beyond it. */
+	u = v == INT64_MAX ? json_object_get_uint64(o) :
+	    v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		num[--k] = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		num[--k] = '-';
+	return buf_put(b, num + k, sizeof(num) - k);
+}
+
+/*
+ * A node json-c writes itself (a double, or anything with a serializer
+ * of its own: json_object_new_double_s(), frozen listings), through its
+ * own printbuf: a frozen node made one when it was frozen, and only the
+ * thread serving requests, one at a time (as for the read buffer),
+ * writes responses.
+ */
+static int
+buf_jsonc(struct wymcp__buf *b, struct json_object *o)
+{
+	const char	*s;
+	size_t		 n;
+
+	if ((s = json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+	    &n)) == NULL)
+		return -1;
+	return buf_put(b, s, n);
+}
+
+static int
+buf_value(struct wymcp__buf *b, struct json_object *o)
+{
+	size_t	 i, n;
+	int	 first = 1;
+
+	if (o == NULL)
+		return buf_put(b, "null", 4);
+	/* A serializer of its own (its userdata: double_s, frozen). */
+	if (json_object_get_userdata(o) != NULL)
+		return buf_jsonc(b, o);
+	switch (json_object_get_type(o)) {
+	case json_type_object:
+		if (buf_put(b, "{", 1))
+			return -1;
+		json_object_object_foreach(o, k, v) {
+			if ((!first && buf_put(b, ",", 1)) ||
+			    buf_string(b, k, strlen(k)) ||
+			    buf_put(b, ":", 1) || buf_value(b, v))
+				return -1;
+			first = 0;
+		}
+		return buf_put(b, "}", 1);
+	case json_type_array:
+		if (buf_put(b, "[", 1))
+			return -1;
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if ((i > 0 && buf_put(b, ",", 1)) ||
+			    buf_value(b, json_object_array_get_idx(o, i)))
+				return -1;
+		return buf_put(b, "]", 1);
+	case json_type_string:
+		return buf_string(b, json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+	case json_type_int:
+		return buf_int(b, o);
+	case json_type_boolean:
+		return json_object_get_boolean(o) ? buf_put(b, "true", 4) :
+		    buf_put(b, "false", 5);
+	default:
+		return buf_jsonc(b, o);
+	}
+}
+
+/*
+ * Write `o` as wymcp__json() would, appended to b (NUL-terminated after
+ * b->len), without json-c's printbufs: the reply path writes into one
+ * buffer kept from request to request.  A node with a serializer of its
+ * own is written by json-c, found by its userdata (every serializer
+ * json-c and wymcp set has one).  0, or -1 out of memory.
+ */
+int
+wymcp__json_write(struct wymcp__buf *b, struct json_object *o)
+{
+	if (buf_value(b, o) || buf_room(b, 0))
+		return -1;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+void
+wymcp__buf_free(struct wymcp__buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
 /*
  * Add the string member `k' to `o' when `v' is not NULL (nothing when
  * it is).  Returns 0, or -1 on allocation failure.

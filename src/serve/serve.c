@@ -38,22 +38,27 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
- * (none for 202).  `allow` adds "Allow: POST" (405), `challenge` a
+ * (none for 202), written into the server's buffer kept between
+ * requests.  `allow` adds "Allow: POST" (405), `challenge` a
  * WWW-Authenticate header (403 insufficient_scope, methods/reply.c);
  * `session`, when not NULL, is sent as Mcp-Session-Id (legacy
  * initialize).
  */
 static enum wymcp_err
-respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow, const char *challenge, const char *session)
+respond(struct wymcp_server *srv, const struct wymcp_io *io, int status,
+    struct json_object *body, int allow, const char *challenge,
+    const char *session)
 {
 	char		 head[2048], num[24];
 	const char	*b = NULL, *part[12];
 	size_t		 blen = 0, n = 0, k, len, i, v;
 
 	if (body != NULL) {
-		b = wymcp__json(body);
-		blen = strlen(b);
+		srv->writebuf.len = 0;
+		if (wymcp__json_write(&srv->writebuf, body) != 0)
+			return WYMCP_ERR_IO;
+		b = srv->writebuf.p;
+		blen = srv->writebuf.len;
 	}
 	/* Content-Length's digits, backwards from the end of num. */
 	k = sizeof(num);
@@ -664,11 +669,11 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0, NULL, NULL);
+		rc = respond(srv, io, 202, NULL, 0, NULL, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0, NULL, NULL);
+		rc = respond(srv, io, 500, NULL, 0, NULL, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow, r.challenge,
+		rc = respond(srv, io, r.status, r.body, allow, r.challenge,
 		    r.session);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
