@@ -75,6 +75,22 @@ struct wymcp__who {
 	const unsigned char	*mount_digest;	/* its identity, or NULL */
 };
 
+/*
+ * The bindings of a state as seal.c last digested them in this request,
+ * and what they were digested from: round 2 opens one state and seals
+ * the next with the same bindings.
+ */
+struct wymcp__bound {
+	const char		*principal;
+	const char		*method;
+	const char		*name;
+	const struct json_object *args;
+	const void		*tools;
+	unsigned char		 digest[16];
+	unsigned char		 tags[4];
+	int			 ok;
+};
+
 /* The round in progress (methods/call.c binds it, run.c runs it). */
 struct wymcp__run;
 struct wymcp__call {
@@ -87,6 +103,7 @@ struct wymcp__call {
 	int			 task_ok;	/* wymcp_task_start() unwinds */
 	const char		*task_msg;	/* a task's last progress or
 						   log line: statusMessage */
+	struct wymcp__bound	 bound;		/* seal.c's bind() */
 };
 
 /*

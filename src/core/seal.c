@@ -153,7 +153,16 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 {
 	crypto_generichash_state st, one;
 	unsigned char		 args[32], mount[32], d[32];
+	struct wymcp__bound	*b = &ctx->call.bound;
 
+	/* Digested already in this request, from the same bindings. */
+	if (b->ok && b->principal == ctx->who.principal &&
+	    b->method == ctx->req.method && b->name == ctx->call.name &&
+	    b->args == ctx->call.args && b->tools == ctx->who.tools) {
+		memcpy(bindout, b->digest, BIND_LEN);
+		memcpy(tags, b->tags, TAGS_LEN);
+		return 0;
+	}
 	if (args_digest(ctx, args))
 		return -1;
 	if (ctx->who.mount_digest != NULL)
@@ -181,6 +190,14 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	tags[1] = d[0];
 	tags[2] = args[0];
 	tags[3] = mount[0];
+	b->principal = ctx->who.principal;
+	b->method = ctx->req.method;
+	b->name = ctx->call.name;
+	b->args = ctx->call.args;
+	b->tools = ctx->who.tools;
+	memcpy(b->digest, bindout, BIND_LEN);
+	memcpy(b->tags, tags, TAGS_LEN);
+	b->ok = 1;
 	return 0;
 }
 
