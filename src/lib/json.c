@@ -511,9 +511,11 @@ static struct json_object *
 build(struct build *b)
 {
 	struct json_object	*o, *v;
+	struct lh_table		*t;
+	unsigned long		 h;
 	const char		*s;
 	size_t			 n;
-	char			 kbuf[128], *k;
+	char			 kbuf[128], *k, *name;
 
 	b->i = ws(b->p, b->i, SIZE_MAX);
 	switch (b->p[b->i]) {
@@ -537,23 +539,30 @@ build(struct build *b)
 				goto fail;
 			memcpy(k, s, n);
 			k[n] = '\0';
-			if (json_object_object_get_ex(o, k, NULL)) {
+			/*
+			 * What json_object_object_add_ex() does, hashing
+			 * the name once for the duplicate check and the
+			 * insert.
+			 */
+			t = json_object_get_object(o);
+			h = lh_get_hash(t, k);
+			if (lh_table_lookup_entry_w_hash(t, k, h) != NULL) {
 				b->dup = 1;
 				v = BUILD_FAIL;
 			} else {
 				b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
 				v = build(b);
 			}
-			if (v == BUILD_FAIL || json_object_object_add_ex(o, k,
-			    v, JSON_C_OBJECT_ADD_KEY_IS_NEW) != 0) {
-				if (v != BUILD_FAIL)
-					json_object_put(v);
-				if (k != kbuf)
-					free(k);
-				goto fail;
-			}
+			name = v != BUILD_FAIL ? strdup(k) : NULL;
 			if (k != kbuf)
 				free(k);
+			if (name == NULL ||
+			    lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
+				free(name);
+				if (v != BUILD_FAIL)
+					json_object_put(v);
+				goto fail;
+			}
 			b->i = ws(b->p, b->i, SIZE_MAX);
 			if (b->p[b->i++] == '}')
 				return o;
@@ -774,6 +783,12 @@ buf_put(struct wymcp__buf *b, const char *s, size_t n)
  * by their escapes, other bytes below 0x20 as \u00xx (lower-case hex),
  * everything else as it is.
  */
+static const unsigned char esc[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1
+};
+
 static int
 buf_string(struct wymcp__buf *b, const char *s, size_t n)
 {
@@ -789,8 +804,7 @@ buf_string(struct wymcp__buf *b, const char *s, size_t n)
 	d = b->p + b->len;
 	*d++ = '"';
 	for (i = 0; i < n; ) {
-		for (run = i; run < n && p[run] >= 0x20 && p[run] != '"' &&
-		    p[run] != '\\'; run++)
+		for (run = i; run < n && !esc[p[run]]; run++)
 			continue;
 		memcpy(d, p + i, run - i);
 		d += run - i;
