@@ -433,6 +433,12 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 	}
 	if (srv->nmemo < WYMCP__SCHEMA_MEMO) {
 		m = &srv->memo[srv->nmemo];
+		/*
+		 * A remembered schema goes into every question asked with
+		 * it, unchanged: serialized once (nothing is lost when
+		 * there is no memory for that).
+		 */
+		(void)wymcp__json_freeze(s);
 		if ((m->text = strdup(text)) != NULL) {
 			m->ptr = text;
 			m->schema = json_object_get(s);
