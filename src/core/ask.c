@@ -287,7 +287,7 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
     const char *key, const char *method, struct json_object *params,
     struct json_object *schema, struct json_object **answer)
 {
-	struct json_object	*a, *req;
+	struct json_object	*a, *req, *m;
 
 	if (key == NULL) {
 		key = wymcp_printf(ctx, "%s-%u", kind, ++run->counter);
@@ -303,7 +303,8 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 			check_shape(ctx, run, key, a, "CreateMessageResult");
 		else if (strcmp(kind, "roots") == 0)
 			check_shape(ctx, run, key, a, "ListRootsResult");
-		json_object_object_add(run->used, key, json_object_get(a));
+		if ((m = wymcp__run_map(&run->used)) != NULL)
+			json_object_object_add(m, key, json_object_get(a));
 		*answer = a;
 		return WYMCP_OK;
 	}
@@ -311,7 +312,8 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		return WYMCP_ERR_NOMEM;
 	json_object_object_add(req, "method", json_object_new_string(method));
 	json_object_object_add(req, "params", json_object_get(params));
-	if (json_object_object_add(run->pending, key, req)) {
+	if ((m = wymcp__run_map(&run->pending)) == NULL ||
+	    json_object_object_add(m, key, req)) {
 		json_object_put(req);
 		return WYMCP_ERR_NOMEM;
 	}
@@ -431,6 +433,12 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 	}
 	if (srv->nmemo < WYMCP__SCHEMA_MEMO) {
 		m = &srv->memo[srv->nmemo];
+		/*
+		 * A remembered schema goes into every question asked with
+		 * it, unchanged: serialized once (nothing is lost when
+		 * there is no memory for that).
+		 */
+		(void)wymcp__json_freeze(s);
 		if ((m->text = strdup(text)) != NULL) {
 			m->ptr = text;
 			m->schema = json_object_get(s);

@@ -17,9 +17,42 @@
 
 #include "store/store.h"
 
+/*
+ * The CGI params the pipeline reads, found in one pass over them when
+ * the context is bound (ctx.c): each one's value (the last, when the
+ * web server passed it twice) and how often it came (2: twice or more).
+ */
+enum wymcp__param {
+	WYMCP__P_REQUEST_METHOD,
+	WYMCP__P_CONTENT_TYPE,
+	WYMCP__P_CONTENT_LENGTH,
+	WYMCP__P_HTTP_HOST,
+	WYMCP__P_HTTP_ORIGIN,
+	WYMCP__P_HTTP_ACCEPT,
+	WYMCP__P_HTTP_MCP_PROTOCOL_VERSION,
+	WYMCP__P_HTTP_MCP_METHOD,
+	WYMCP__P_HTTP_MCP_NAME,
+	WYMCP__P_HTTP_MCP_SESSION_ID,
+	WYMCP__P_REMOTE_USER,
+	WYMCP__P_WYMCP_REQUEST_TIMEOUT,
+	WYMCP__P_WYMCP_ALLOW_ORIGIN,
+	WYMCP__P_WYMCP_RESOURCE_METADATA,
+	WYMCP__P_WYMCP_LEGACY,
+	WYMCP__P_WYMCP_TOOLS,
+	WYMCP__P_WYMCP_PRINCIPAL,
+	WYMCP__P_WYMCP_SCOPES,
+	WYMCP__P_COUNT
+};
+struct wymcp__params {
+	const char		*v[WYMCP__P_COUNT];
+	unsigned char		 n[WYMCP__P_COUNT];
+	int			 assigns;	/* a WYMCP_ASSIGN_* came */
+};
+
 /* The parsed request (serve/ fills it in; everyone reads it). */
 struct wymcp__request {
 	char *const		*env;		/* CGI params */
+	struct wymcp__params	 p;		/* the ones read, by name */
 	struct json_object	*msg;		/* the parsed body */
 	struct json_object	*id;		/* JSON-RPC id or NULL */
 	const char		*idstr;		/* id serialized, for logs */
@@ -42,6 +75,22 @@ struct wymcp__who {
 	const unsigned char	*mount_digest;	/* its identity, or NULL */
 };
 
+/*
+ * The bindings of a state as seal.c last digested them in this request,
+ * and what they were digested from: round 2 opens one state and seals
+ * the next with the same bindings.
+ */
+struct wymcp__bound {
+	const char		*principal;
+	const char		*method;
+	const char		*name;
+	const struct json_object *args;
+	const void		*tools;
+	unsigned char		 digest[16];
+	unsigned char		 tags[4];
+	int			 ok;
+};
+
 /* The round in progress (methods/call.c binds it, run.c runs it). */
 struct wymcp__run;
 struct wymcp__call {
@@ -54,6 +103,7 @@ struct wymcp__call {
 	int			 task_ok;	/* wymcp_task_start() unwinds */
 	const char		*task_msg;	/* a task's last progress or
 						   log line: statusMessage */
+	struct wymcp__bound	 bound;		/* seal.c's bind() */
 };
 
 /*
@@ -107,6 +157,8 @@ struct wymcp__run {
 	int			 batch;		/* collecting questions */
 	struct json_object	*pending;	/* key -> input request */
 	struct json_object	*used;		/* key -> answer read */
+						/* (both NULL until a question
+						   needs one: run.c) */
 	const char		*fault;		/* invalid answer: -32602 */
 	int			 to_task;	/* wymcp_task_start() unwound */
 };
@@ -119,6 +171,7 @@ enum wymcp__outcome {
 	WYMCP__RUN_TASK		/* wymcp_task_start(): make it a task */
 };
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
+struct json_object *wymcp__run_map(struct json_object **);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
 struct wymcp__run *wymcp__run_open(const struct wymcp_ctx *);
@@ -207,6 +260,9 @@ void	 wymcp__result_finish(struct wymcp_result *, enum wymcp_err);
 /* ctx.c: the context, rebuilt from the CGI params. */
 const char *wymcp__env(char *const *env, const char *name);
 int	 wymcp__env_repeated(char *const *env, const char *name,
+	    int anycomma);
+#define wymcp__param(ctx, k)	((ctx)->req.p.v[(k)])
+int	 wymcp__param_repeated(const struct wymcp_ctx *, enum wymcp__param,
 	    int anycomma);
 void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
 	    char *const *env);

@@ -69,16 +69,91 @@ wymcp__env_repeated(char *const *env, const char *name, int anycomma)
 	return 0;
 }
 
-/* Zero the context and bind it to the server and params. */
+/*
+ * Did the client send header param k more than once?  As
+ * wymcp__env_repeated(), from the table ctx_init() built.
+ */
+int
+wymcp__param_repeated(const struct wymcp_ctx *ctx, enum wymcp__param k,
+    int anycomma)
+{
+	const char	*c;
+
+	if (ctx->req.p.n[k] > 1)
+		return 1;
+	for (c = ctx->req.p.v[k]; c != NULL && (c = strchr(c, ',')) != NULL;
+	    c++)
+		if (anycomma || c[1] == ' ' || c[1] == '\t')
+			return 1;
+	return 0;
+}
+
+/* Which of the params the pipeline reads is `name` (n bytes)?  -1: none. */
+static int
+param_index(const char *name, size_t n)
+{
+	static const struct {
+		const char	*name;
+		size_t		 len;
+	} p[WYMCP__P_COUNT] = {
+#define P(k, s)	[WYMCP__P_##k] = { s, sizeof(s) - 1 }
+		P(REQUEST_METHOD, "REQUEST_METHOD"),
+		P(CONTENT_TYPE, "CONTENT_TYPE"),
+		P(CONTENT_LENGTH, "CONTENT_LENGTH"),
+		P(HTTP_HOST, "HTTP_HOST"),
+		P(HTTP_ORIGIN, "HTTP_ORIGIN"),
+		P(HTTP_ACCEPT, "HTTP_ACCEPT"),
+		P(HTTP_MCP_PROTOCOL_VERSION, "HTTP_MCP_PROTOCOL_VERSION"),
+		P(HTTP_MCP_METHOD, "HTTP_MCP_METHOD"),
+		P(HTTP_MCP_NAME, "HTTP_MCP_NAME"),
+		P(HTTP_MCP_SESSION_ID, "HTTP_MCP_SESSION_ID"),
+		P(REMOTE_USER, "REMOTE_USER"),
+		P(WYMCP_REQUEST_TIMEOUT, "WYMCP_REQUEST_TIMEOUT"),
+		P(WYMCP_ALLOW_ORIGIN, "WYMCP_ALLOW_ORIGIN"),
+		P(WYMCP_RESOURCE_METADATA, "WYMCP_RESOURCE_METADATA"),
+		P(WYMCP_LEGACY, "WYMCP_LEGACY"),
+		P(WYMCP_TOOLS, "WYMCP_TOOLS"),
+		P(WYMCP_PRINCIPAL, "WYMCP_PRINCIPAL"),
+		P(WYMCP_SCOPES, "WYMCP_SCOPES"),
+#undef P
+	};
+	int	 k;
+
+	for (k = 0; k < WYMCP__P_COUNT; k++)
+		if (p[k].len == n && p[k].name[n - 1] == name[n - 1] &&
+		    memcmp(p[k].name, name, n) == 0)
+			return k;
+	return -1;
+}
+
+/*
+ * Zero the context and bind it to the server and params: one pass over
+ * the params finds those the pipeline reads (wymcp__param()).
+ */
 void
 wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
     char *const *env)
 {
+	struct wymcp__params	*p = &ctx->req.p;
+	const char		*eq;
+	int			 k;
+
 	memset(ctx, 0, sizeof(*ctx));
 	wymcp__arena_init(&ctx->arena);
 	ctx->srv = srv;
 	ctx->req.env = env;
 	ctx->out.loglevel = -1;
+	for (; env != NULL && *env != NULL; env++) {
+		if ((eq = strchr(*env, '=')) == NULL || eq == *env)
+			continue;
+		if ((k = param_index(*env, (size_t)(eq - *env))) >= 0) {
+			p->v[k] = eq + 1;
+			if (p->n[k] < 2)
+				p->n[k]++;
+		} else if (strncmp(*env, ASSIGN_PREFIX,
+		    sizeof(ASSIGN_PREFIX) - 1) == 0)
+			p->assigns = 1;
+	}
 }
 
 /* Release everything the request owns (cleanup hooks run first). */
@@ -157,10 +232,11 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 	if ((ctx->who.assigns = wymcp_own(ctx,
 	    json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	if ((p = wymcp__env(ctx->req.env, "REMOTE_USER")) != NULL && *p != '\0')
+	p = wymcp__param(ctx, WYMCP__P_REMOTE_USER);
+	if (p != NULL && *p != '\0')
 		if ((rc = add_assign(ctx, "remote_user", 11, p)) != WYMCP_OK)
 			return rc;
-	for (e = ctx->req.env; e != NULL && *e != NULL; e++) {
+	for (e = ctx->req.env; ctx->req.p.assigns && *e != NULL; e++) {
 		if (strncmp(*e, ASSIGN_PREFIX, sizeof(ASSIGN_PREFIX) - 1) != 0)
 			continue;
 		p = *e + sizeof(ASSIGN_PREFIX) - 1;
@@ -178,10 +254,10 @@ wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 	 * nginx fills from the client's own Authorization header.  Only
 	 * an absent WYMCP_PRINCIPAL falls back.
 	 */
-	if ((p = wymcp__env(ctx->req.env, "WYMCP_PRINCIPAL")) == NULL)
-		p = wymcp__env(ctx->req.env, "REMOTE_USER");
+	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_PRINCIPAL)) == NULL)
+		p = wymcp__param(ctx, WYMCP__P_REMOTE_USER);
 	ctx->who.principal = (p != NULL && *p != '\0') ? p : NULL;
-	ctx->who.scopes = wymcp__env(ctx->req.env, "WYMCP_SCOPES");
+	ctx->who.scopes = wymcp__param(ctx, WYMCP__P_WYMCP_SCOPES);
 	return WYMCP_OK;
 }
 
@@ -210,7 +286,7 @@ wymcp__ctx_mount(struct wymcp_ctx *ctx)
 
 	if (ctx->who.tools != NULL)
 		return WYMCP_OK;	/* built already */
-	list = wymcp__env(ctx->req.env, "WYMCP_TOOLS");
+	list = wymcp__param(ctx, WYMCP__P_WYMCP_TOOLS);
 	if (list == NULL && srv->all != NULL) {
 		ctx->who.tools = srv->all;
 		ctx->who.ntools = srv->ntools;

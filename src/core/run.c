@@ -18,6 +18,21 @@
 #include "core/core.h"
 
 /*
+ * After the run (its hooks unwound): the request owns the map in *slot,
+ * made empty when `need` and the run made none.  0, or -1 out of memory
+ * (*slot is then NULL).
+ */
+static int
+own_map(struct wymcp_ctx *ctx, struct json_object **slot, int need)
+{
+	if (*slot == NULL && !need)
+		return 0;
+	*slot = wymcp_own(ctx, *slot != NULL ? *slot :
+	    json_object_new_object());
+	return *slot != NULL ? 0 : -1;
+}
+
+/*
  * Run body(ctx, arg) inside the boundary.  Returns how the run ended;
  * *rc is the body's return value when it returned, WYMCP_ERR_PENDING
  * when it stopped at a question, WYMCP_ERR_INVAL when an answer was
@@ -34,9 +49,7 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	memset(run, 0, sizeof(*run));
 	run->thread = pthread_self();
 	*rc = WYMCP_ERR_NOMEM;
-	if ((run->pending = wymcp_own(ctx, json_object_new_object())) == NULL ||
-	    (run->used = wymcp_own(ctx, json_object_new_object())) == NULL)
-		return WYMCP__RUN_DONE;
+	/* run->pending and run->used are made by the first question. */
 	if (ctx->call.answers == NULL &&
 	    (ctx->call.answers = wymcp_own(ctx,
 	    json_object_new_object())) == NULL)
@@ -51,7 +64,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 		 * A batch the body left unflushed (it returned, typically
 		 * passing WYMCP_ERR_PENDING up) still asks its questions.
 		 */
-		if (json_object_object_length(run->pending) > 0) {
+		if (run->pending != NULL &&
+		    json_object_object_length(run->pending) > 0) {
 			*rc = WYMCP_ERR_PENDING;
 			outcome = WYMCP__RUN_INPUT;
 		} else
@@ -68,7 +82,27 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	}
 	ctx->call.run = NULL;
 	wymcp__arena_unwind(&ctx->arena, mark);
+	/* A round that stopped at questions has both maps. */
+	if ((own_map(ctx, &run->pending, outcome == WYMCP__RUN_INPUT) |
+	    own_map(ctx, &run->used, outcome == WYMCP__RUN_INPUT)) != 0 &&
+	    outcome == WYMCP__RUN_INPUT) {
+		*rc = WYMCP_ERR_NOMEM;
+		outcome = WYMCP__RUN_DONE;
+	}
 	return outcome;
+}
+
+/*
+ * The map in *slot (run->pending or run->used) during a run, made empty
+ * the first time: a round that asks nothing makes neither.  The request
+ * owns it once the run is over (own_map()).  NULL when out of memory.
+ */
+struct json_object *
+wymcp__run_map(struct json_object **slot)
+{
+	if (*slot == NULL)
+		*slot = json_object_new_object();
+	return *slot;
 }
 
 /* End the round now: unwind to the boundary. */
@@ -111,7 +145,8 @@ wymcp_input_flush(struct wymcp_ctx *ctx)
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	run->batch = 0;
-	if (json_object_object_length(run->pending) > 0)
+	if (run->pending != NULL &&
+	    json_object_object_length(run->pending) > 0)
 		wymcp__run_stop(run);
 	return WYMCP_OK;
 }

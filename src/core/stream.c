@@ -153,8 +153,8 @@ wymcp__stream_init(struct wymcp_ctx *ctx)
 	ctx->out.have_progress = 0;
 	ctx->out.last_progress = 0;
 	ctx->out.loglevel = ctx->req.legacy ? WYMCP_LOG_INFO : -1;
-	ctx->out.sse_ok = sse_acceptable(wymcp__env(ctx->req.env,
-	    "HTTP_ACCEPT"));
+	ctx->out.sse_ok = sse_acceptable(wymcp__param(ctx,
+	    WYMCP__P_HTTP_ACCEPT));
 	if (ctx->req.meta == NULL)
 		return 0;
 
@@ -176,7 +176,7 @@ wymcp__stream_init(struct wymcp_ctx *ctx)
 			    "progressToken is neither a string nor an "
 			    "integer: no progress is sent");
 	}
-	if (!sse_acceptable(wymcp__env(ctx->req.env, "HTTP_ACCEPT"))) {
+	if (!ctx->out.sse_ok) {
 		ctx->out.progress_token = NULL;
 		ctx->out.loglevel = -1;
 	}

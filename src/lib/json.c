@@ -10,7 +10,10 @@
 #endif
 
 #include <ctype.h>
+#include <locale.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,73 +21,25 @@
 #include "lib/lib.h"
 
 /*
- * A strict RFC 8259 syntax check, one pass over the bytes, before json-c
- * builds anything: json-c 0.16 accepts single-quoted strings, raw
+ * A strict RFC 8259 syntax check, one pass over the bytes, before
+ * anything is built: json-c 0.16 accepts single-quoted strings, raw
  * control characters in strings, NaN, Infinity and "1." even with
- * JSON_TOKENER_STRICT, keeps the text of doubles to write it back, and
- * saturates integers beyond 64 bits (an id would come back changed).
- * Returns 0, -1 for a syntax error, -2 for an integer out of range.
- * UTF-8 is checked separately.
+ * JSON_TOKENER_STRICT, and saturates integers beyond 64 bits (an id
+ * would come back changed).  Returns 0, -1 for a syntax error, -2 for
+ * an integer out of range.  With a struct scan, a string that is not
+ * UTF-8 is a syntax error.
  *
- * The scan also notes, when given a struct scan, how many members each
- * object has (in document order) and whether a string holds the escape
- * \u0000.  json-c keeps the last of two members of the same name and
- * cuts member names at U+0000 (so "a\u0000b" and "a" collide, as do
- * two unpaired surrogates, both U+FFFD): counting what was written
- * against what json-c built finds every duplicate json-c merged,
- * however it was spelled (dup_members()).
+ * The scan also notes, when given a struct scan, whether a string holds
+ * the escape \u0000 and how deep values nest (build() below holds them
+ * to json-c's depth).
  */
 #define SCAN_DEPTH	64
-#define SCAN_SMALL	16	/* objects counted without malloc */
+#define BUILD_DEPTH	32	/* json-c's JSON_TOKENER_DEFAULT_DEPTH */
 
 struct scan {
-	uint32_t	*counts;	/* members per object, document order */
-	size_t		 nobj;		/* objects seen */
-	size_t		 cap;		/* room in counts */
-	uint32_t	 small[SCAN_SMALL];
-	int		 nul;		/* a string holds \u0000 */
-	int		 nomem;		/* counts could not grow */
+	int	 nul;		/* a string holds \u0000 */
+	int	 depth;		/* the deepest value's containers */
 };
-
-/* Start counting object i (document order); 0 or -1. */
-static int
-scan_object(struct scan *s, size_t *i)
-{
-	uint32_t	*n;
-	size_t		 cap;
-
-	if (s == NULL)
-		return 0;
-	if (s->counts == NULL) {
-		s->counts = s->small;
-		s->cap = SCAN_SMALL;
-	}
-	if (s->nobj == s->cap) {
-		cap = s->cap * 2;
-		if (s->counts == s->small) {
-			if ((n = reallocarray(NULL, cap, sizeof(*n))) != NULL)
-				memcpy(n, s->small, sizeof(s->small));
-		} else
-			n = reallocarray(s->counts, cap, sizeof(*n));
-		if (n == NULL) {
-			s->nomem = 1;
-			return -1;
-		}
-		s->counts = n;
-		s->cap = cap;
-	}
-	*i = s->nobj;
-	s->counts[s->nobj++] = 0;
-	return 0;
-}
-
-static void
-scan_free(struct scan *s)
-{
-	if (s->counts != s->small)
-		free(s->counts);
-	s->counts = NULL;
-}
 
 /* Skip JSON white space. */
 static size_t
@@ -97,11 +52,49 @@ ws(const char *p, size_t i, size_t len)
 }
 
 /*
- * A string starting at p[i] == '"'; returns the index after it or 0.
- * Sets *nul when it holds the escape \u0000.
+ * The length of the well-formed UTF-8 sequence at p[i] (a byte of 0x80
+ * or more: no overlong, no surrogate, nothing past U+10FFFF), or 0.
  */
 static size_t
-scan_string(const char *p, size_t i, size_t len, int *nul)
+utf8_seq(const char *s, size_t i, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n, k;
+	unsigned int		 cp;
+
+	if ((p[i] & 0xe0) == 0xc0) {
+		n = 1;
+		cp = p[i] & 0x1f;
+	} else if ((p[i] & 0xf0) == 0xe0) {
+		n = 2;
+		cp = p[i] & 0x0f;
+	} else if ((p[i] & 0xf8) == 0xf0) {
+		n = 3;
+		cp = p[i] & 0x07;
+	} else
+		return 0;
+	if (len - i <= n)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((p[i + k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i + k] & 0x3f);
+	}
+	if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+	    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
+/*
+ * A string starting at p[i] == '"'; returns the index after it or 0.
+ * Sets *nul when it holds the escape \u0000.  With `utf8`, its bytes
+ * must be well-formed UTF-8 (wymcp__utf8_valid()'s rules); outside
+ * strings a byte of 0x80 or more is a syntax error anyway.
+ */
+static size_t
+scan_string(const char *p, size_t i, size_t len, int *nul, int utf8)
 {
 	size_t	 k;
 
@@ -110,6 +103,12 @@ scan_string(const char *p, size_t i, size_t len, int *nul)
 			return i + 1;
 		if ((unsigned char)p[i] < 0x20)
 			return 0;
+		if ((unsigned char)p[i] >= 0x80 && utf8) {
+			if ((k = utf8_seq(p, i, len)) == 0)
+				return 0;
+			i += k - 1;
+			continue;
+		}
 		if (p[i] != '\\')
 			continue;
 		if (++i >= len)
@@ -194,12 +193,13 @@ static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
 	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
-	size_t	 obj[SCAN_DEPTH];	/* an object's index in s->counts */
 	size_t	 i = 0, n;
-	int	 depth = 0, range = 0, nul = 0;
+	int	 depth = 0, maxdepth = 0, range = 0, nul = 0;
 
 	/* Expect a value at p[i]. */
 value:
+	if (depth > maxdepth)
+		maxdepth = depth;
 	i = ws(p, i, len);
 	if (i >= len)
 		return -1;
@@ -207,8 +207,6 @@ value:
 	case '{':
 	case '[':
 		if (depth == SCAN_DEPTH)
-			return -1;
-		if (p[i] == '{' && scan_object(s, &obj[depth]) != 0)
 			return -1;
 		stack[depth++] = p[i];
 		i = ws(p, i + 1, len);
@@ -221,7 +219,7 @@ value:
 			goto key;
 		goto value;
 	case '"':
-		if ((n = scan_string(p, i, len, &nul)) == 0)
+		if ((n = scan_string(p, i, len, &nul, s != NULL)) == 0)
 			return -1;
 		i = n;
 		goto after;
@@ -252,10 +250,9 @@ value:
 	/* Expect a member name and a colon, then a value. */
 key:
 	i = ws(p, i, len);
-	if (i >= len || p[i] != '"' || (n = scan_string(p, i, len, &nul)) == 0)
+	if (i >= len || p[i] != '"' ||
+	    (n = scan_string(p, i, len, &nul, s != NULL)) == 0)
 		return -1;
-	if (s != NULL)
-		s->counts[obj[depth - 1]]++;
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
 		return -1;
@@ -265,8 +262,10 @@ key:
 after:
 	i = ws(p, i, len);
 	if (depth == 0) {
-		if (s != NULL)
+		if (s != NULL) {
 			s->nul = nul;
+			s->depth = maxdepth;
+		}
 		return i == len ? (range ? -2 : 0) : -1;
 	}
 	if (i >= len)
@@ -286,79 +285,329 @@ after:
 }
 
 /*
- * Walk what json-c built in document order against the scan's member
- * counts: an object with fewer members than were written had two of the
- * same name.  Returns 1 when one did, else 0.
+ * Building json-c objects from text json_strict() passed, as json-c
+ * 0.16's tokener builds them (same types, same string bytes, doubles
+ * keeping their text), without its per-character state machine.  A
+ * member name is cut at U+0000 as json-c cuts it; two members whose
+ * names so read the same are a duplicate (json-c would keep the last).
  */
-static int
-dup_members(struct json_object *o, const struct scan *s, size_t *i)
-{
-	size_t	 k, n;
+struct build {
+	const char	*p;
+	size_t		 i;
+	size_t		 len;
+	char		*tmp;		/* decoded strings */
+	size_t		 tmpsz;
+	char		 small[256];
+	int		 dup;		/* an object named a member twice */
+};
 
-	switch (json_object_get_type(o)) {
-	case json_type_object:
-		if (*i >= s->nobj ||
-		    (uint32_t)json_object_object_length(o) != s->counts[*i])
-			return 1;
-		(*i)++;
-		json_object_object_foreach(o, key, v) {
-			(void)key;
-			if (dup_members(v, s, i))
-				return 1;
-		}
-		return 0;
-	case json_type_array:
-		n = json_object_array_length(o);
-		for (k = 0; k < n; k++)
-			if (dup_members(json_object_array_get_idx(o, k), s, i))
-				return 1;
-		return 0;
-	default:
-		return 0;
-	}
+#define BUILD_FAIL	((struct json_object *)(void *)&build_fail)
+static char		 build_fail;
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	return (c | 0x20) - 'a' + 10;
 }
 
-/* json-c's parse of text the scan passed; NULL when it fails. */
-static struct json_object *
-tokenize(const char *buf, size_t len)
+static unsigned int
+hex4(const char *p)
 {
-	struct json_tokener	*tok;
-	struct json_object	*obj = NULL;
-	size_t			 off;
+	return (unsigned int)(hexval(p[0]) << 12 | hexval(p[1]) << 8 |
+	    hexval(p[2]) << 4 | hexval(p[3]));
+}
 
-	if ((tok = json_tokener_new()) == NULL)
+/* Append code point c as UTF-8 at d; returns the new end. */
+static char *
+put_utf8(char *d, unsigned int c)
+{
+	if (c < 0x80)
+		*d++ = (char)c;
+	else if (c < 0x800) {
+		*d++ = (char)(0xc0 | c >> 6);
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else if (c < 0x10000) {
+		*d++ = (char)(0xe0 | c >> 12);
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	} else {
+		*d++ = (char)(0xf0 | ((c >> 18) & 0x07));
+		*d++ = (char)(0x80 | ((c >> 12) & 0x3f));
+		*d++ = (char)(0x80 | ((c >> 6) & 0x3f));
+		*d++ = (char)(0x80 | (c & 0x3f));
+	}
+	return d;
+}
+
+#define IS_HIGH(c)	(((c) & 0xfc00) == 0xd800)
+#define IS_LOW(c)	(((c) & 0xfc00) == 0xdc00)
+#define REPLACEMENT	0xfffd
+
+/*
+ * Decode the escapes of string body [s, e) into d (room for e - s + 1
+ * bytes: no escape grows), as json-c does: a surrogate pair is one code
+ * point, an unpaired surrogate U+FFFD.  Returns the end written.
+ */
+static char *
+unescape(char *d, const char *s, const char *e)
+{
+	unsigned int	 c, high = 0;
+
+	while (s < e) {
+		if (*s != '\\') {
+			if (high != 0) {
+				d = put_utf8(d, REPLACEMENT);
+				high = 0;
+			}
+			*d++ = *s++;
+			continue;
+		}
+		if (s[1] != 'u') {
+			if (high != 0) {
+				d = put_utf8(d, REPLACEMENT);
+				high = 0;
+			}
+			switch (s[1]) {
+			case 'b':	*d++ = '\b'; break;
+			case 'f':	*d++ = '\f'; break;
+			case 'n':	*d++ = '\n'; break;
+			case 'r':	*d++ = '\r'; break;
+			case 't':	*d++ = '\t'; break;
+			default:	*d++ = s[1]; break;	/* " \ / */
+			}
+			s += 2;
+			continue;
+		}
+		c = hex4(s + 2);
+		s += 6;
+		if (high != 0) {
+			if (IS_LOW(c)) {
+				c = (((high & 0x3ff) << 10) | (c & 0x3ff)) +
+				    0x10000;
+				high = 0;
+				d = put_utf8(d, c);
+				continue;
+			}
+			d = put_utf8(d, REPLACEMENT);
+			high = 0;
+		}
+		if (IS_HIGH(c))
+			high = c;
+		else if (IS_LOW(c))
+			d = put_utf8(d, REPLACEMENT);
+		else
+			d = put_utf8(d, c);
+	}
+	if (high != 0)
+		d = put_utf8(d, REPLACEMENT);
+	return d;
+}
+
+/*
+ * The string at p[i] == '"': *sp and *np its bytes (in the text when it
+ * has no escape, else decoded into b->tmp, NUL-terminated there).  0,
+ * or -1 out of memory.
+ */
+static int
+build_string(struct build *b, const char **sp, size_t *np)
+{
+	const char	*s = b->p + b->i + 1, *e = s;
+	int		 esc = 0;
+	char		*t;
+	size_t		 need;
+
+	for (; *e != '"'; e++)
+		if (*e == '\\') {
+			esc = 1;
+			e++;
+		}
+	b->i = (size_t)(e - b->p) + 1;
+	if (!esc) {
+		*sp = s;
+		*np = (size_t)(e - s);
+		return 0;
+	}
+	need = (size_t)(e - s) + 1;
+	if (need > b->tmpsz) {
+		if ((t = malloc(need)) == NULL)
+			return -1;
+		if (b->tmp != b->small)
+			free(b->tmp);
+		b->tmp = t;
+		b->tmpsz = need;
+	}
+	t = unescape(b->tmp, s, e);
+	*t = '\0';
+	*sp = b->tmp;
+	*np = (size_t)(t - b->tmp);
+	return 0;
+}
+
+static locale_t		 c_locale;
+static pthread_once_t	 c_locale_once = PTHREAD_ONCE_INIT;
+
+static void
+c_locale_init(void)
+{
+	c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+}
+
+/* The number at b->p[b->i]; BUILD_FAIL out of memory. */
+static struct json_object *
+build_number(struct build *b)
+{
+	const char	*s = b->p + b->i, *e = s;
+	char		 buf[64], *t;
+	uint64_t	 v = 0;
+	double		 d;
+	int		 dbl = 0, neg = *s == '-';
+	size_t		 n;
+	struct json_object *o;
+
+	if (neg)
+		e++;
+	for (; e < b->p + b->len && ((*e >= '0' && *e <= '9') ||
+	    *e == '.' || *e == 'e' || *e == 'E' || *e == '+' || *e == '-');
+	    e++)
+		if (*e >= '0' && *e <= '9')
+			v = v * 10 + (uint64_t)(*e - '0');
+		else
+			dbl = 1;
+	n = (size_t)(e - s);
+	b->i += n;
+	if (!dbl) {
+		/* json_strict() held it to int64 or uint64. */
+		if (neg)
+			o = json_object_new_int64(v > (uint64_t)INT64_MAX ?
+			    INT64_MIN : -(int64_t)v);
+		else if (v <= (uint64_t)INT64_MAX)
+			o = json_object_new_int64((int64_t)v);
+		else
+			o = json_object_new_uint64(v);
+		return o != NULL ? o : BUILD_FAIL;
+	}
+	if (n < sizeof(buf))
+		t = buf;
+	else if ((t = malloc(n + 1)) == NULL)
+		return BUILD_FAIL;
+	memcpy(t, s, n);
+	t[n] = '\0';
+	pthread_once(&c_locale_once, c_locale_init);
+	d = c_locale != (locale_t)0 ? strtod_l(t, NULL, c_locale) :
+	    strtod(t, NULL);
+	o = json_object_new_double_s(d, t);
+	if (t != buf)
+		free(t);
+	return o != NULL ? o : BUILD_FAIL;
+}
+
+/*
+ * The value at b->p[b->i] (white space skipped); NULL for null,
+ * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ */
+static struct json_object *
+build(struct build *b)
+{
+	struct json_object	*o, *v;
+	struct lh_table		*t;
+	unsigned long		 h;
+	const char		*s;
+	size_t			 n;
+	char			 kbuf[128], *k, *name;
+
+	b->i = ws(b->p, b->i, SIZE_MAX);
+	switch (b->p[b->i]) {
+	case '{':
+		if ((o = json_object_new_object()) == NULL)
+			return BUILD_FAIL;
+		b->i = ws(b->p, b->i + 1, SIZE_MAX);
+		if (b->p[b->i] == '}') {
+			b->i++;
+			return o;
+		}
+		for (;;) {
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (build_string(b, &s, &n) != 0)
+				goto fail;
+			/* json-c cuts a member name at U+0000. */
+			n = strnlen(s, n);
+			if (n < sizeof(kbuf))
+				k = kbuf;
+			else if ((k = malloc(n + 1)) == NULL)
+				goto fail;
+			memcpy(k, s, n);
+			k[n] = '\0';
+			/*
+			 * What json_object_object_add_ex() does, hashing
+			 * the name once for the duplicate check and the
+			 * insert.
+			 */
+			t = json_object_get_object(o);
+			h = lh_get_hash(t, k);
+			if (lh_table_lookup_entry_w_hash(t, k, h) != NULL) {
+				b->dup = 1;
+				v = BUILD_FAIL;
+			} else {
+				b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
+				v = build(b);
+			}
+			name = v != BUILD_FAIL ? strdup(k) : NULL;
+			if (k != kbuf)
+				free(k);
+			if (name == NULL ||
+			    lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
+				free(name);
+				if (v != BUILD_FAIL)
+					json_object_put(v);
+				goto fail;
+			}
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (b->p[b->i++] == '}')
+				return o;
+		}
+	case '[':
+		if ((o = json_object_new_array()) == NULL)
+			return BUILD_FAIL;
+		b->i = ws(b->p, b->i + 1, SIZE_MAX);
+		if (b->p[b->i] == ']') {
+			b->i++;
+			return o;
+		}
+		for (;;) {
+			if ((v = build(b)) == BUILD_FAIL)
+				goto fail;
+			if (json_object_array_add(o, v) != 0) {
+				json_object_put(v);
+				goto fail;
+			}
+			b->i = ws(b->p, b->i, SIZE_MAX);
+			if (b->p[b->i++] == ']')
+				return o;
+		}
+	case '"':
+		if (build_string(b, &s, &n) != 0 ||
+		    (o = json_object_new_string_len(s, (int)n)) == NULL)
+			return BUILD_FAIL;
+		return o;
+	case 't':
+		b->i += 4;
+		return (o = json_object_new_boolean(1)) != NULL ? o :
+		    BUILD_FAIL;
+	case 'f':
+		b->i += 5;
+		return (o = json_object_new_boolean(0)) != NULL ? o :
+		    BUILD_FAIL;
+	case 'n':
+		b->i += 4;
 		return NULL;
-	json_tokener_set_flags(tok,
-	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	obj = json_tokener_parse_ex(tok, buf, (int)len);
-	/*
-	 * A bare number or literal at the very end of the input is not
-	 * finished until the tokener sees its end: feed it the NUL.
-	 */
-	if (obj == NULL &&
-	    json_tokener_get_error(tok) == json_tokener_continue) {
-		obj = json_tokener_parse_ex(tok, "", 1);
-		if (json_tokener_get_error(tok) != json_tokener_success) {
-			json_object_put(obj);
-			obj = NULL;
-		}
-		goto out;	/* all of buf was consumed */
+	default:
+		return build_number(b);
 	}
-	if (json_tokener_get_error(tok) != json_tokener_success) {
-		json_object_put(obj);
-		obj = NULL;
-		goto out;
-	}
-	for (off = json_tokener_get_parse_end(tok); off < len; off++)
-		if (buf[off] != ' ' && buf[off] != '\t' && buf[off] != '\n' &&
-		    buf[off] != '\r') {
-			json_object_put(obj);
-			obj = NULL;
-			break;
-		}
-out:
-	json_tokener_free(tok);
-	return obj;
+fail:
+	json_object_put(o);
+	return BUILD_FAIL;
 }
 
 /*
@@ -367,45 +616,50 @@ out:
  * section 4 leaves duplicates to the implementation; json-c would keep
  * the last, while another reader of the same bytes may take the first).
  * Returns a new object (caller puts it), or NULL with *fault saying why
- * (WYMCP__JSON_NULL for the literal null, which json-c cannot return).
- * A string holding U+0000 is returned with *fault WYMCP__JSON_NUL: the
- * caller refuses it, knowing the request's id.
+ * (WYMCP__JSON_NULL for the literal null).  A string holding U+0000 is
+ * returned with *fault WYMCP__JSON_NUL: the caller refuses it, knowing
+ * the request's id.  Nesting past json-c's depth is a syntax error, as
+ * json-c's tokener makes it.
  */
 struct json_object *
 wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 {
-	struct json_object	*obj = NULL;
+	struct json_object	*obj;
 	struct scan		 s;
-	size_t			 i = 0;
+	struct build		 b;
 	int			 rc;
 
 	memset(&s, 0, sizeof(s));
 	*fault = WYMCP__JSON_SYNTAX;
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL ||
-	    !wymcp__utf8_valid(buf, len))
+	/* json_strict() checks UTF-8: no byte >= 0x80 is valid outside one. */
+	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
 		return NULL;
 	if ((rc = json_strict(buf, len, &s)) != 0) {
-		if (s.nomem)
-			*fault = WYMCP__JSON_NOMEM;
-		else if (rc == -2)
+		if (rc == -2)
 			*fault = WYMCP__JSON_RANGE;
-		goto out;
+		return NULL;
 	}
-	/* json-c fails on null, on nesting past its depth, on memory. */
-	if ((obj = tokenize(buf, len)) == NULL) {
-		if (wymcp__is_null(buf, len))
-			*fault = WYMCP__JSON_NULL;
-		goto out;
+	if (s.depth >= BUILD_DEPTH)
+		return NULL;
+	b.p = buf;
+	b.i = 0;
+	b.len = len;
+	b.tmp = b.small;
+	b.tmpsz = sizeof(b.small);
+	b.dup = 0;
+	obj = build(&b);
+	if (b.tmp != b.small)
+		free(b.tmp);
+	if (obj == NULL) {
+		*fault = WYMCP__JSON_NULL;
+		return NULL;
 	}
-	if (dup_members(obj, &s, &i) || i != s.nobj) {
-		json_object_put(obj);
-		obj = NULL;
-		*fault = WYMCP__JSON_DUPLICATE;
-		goto out;
+	if (obj == BUILD_FAIL) {
+		if (b.dup)
+			*fault = WYMCP__JSON_DUPLICATE;
+		return NULL;
 	}
 	*fault = s.nul ? WYMCP__JSON_NUL : WYMCP__JSON_OK;
-out:
-	scan_free(&s);
 	return obj;
 }
 
@@ -463,6 +717,229 @@ wymcp__json(struct json_object *obj)
 {
 	return json_object_to_json_string_ext(obj,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+/*
+ * An id as wymcp__json() writes it, for logs: an integer's digits
+ * written here, into the arena (json-c would give the id a printbuf and
+ * snprintf), anything else by json-c.  NULL when out of memory.
+ */
+const char *
+wymcp__json_id(struct wymcp__arena *a, struct json_object *id)
+{
+	char		 num[24], *p;
+	int64_t		 v;
+	uint64_t	 u;
+	size_t		 k = sizeof(num);
+
+	if (!json_object_is_type(id, json_type_int) ||
+	    (v = json_object_get_int64(id)) == INT64_MAX)
+		return wymcp__json(id);		/* INT64_MAX: maybe a uint64 */
+	u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		num[--k] = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		num[--k] = '-';
+	if ((p = wymcp__arena_alloc(a, sizeof(num) - k + 1)) == NULL)
+		return NULL;
+	memcpy(p, num + k, sizeof(num) - k);
+	return p;
+}
+
+/* Make room for n more bytes and a NUL; 0 or -1. */
+static int
+buf_room(struct wymcp__buf *b, size_t n)
+{
+	size_t	 cap;
+	char	*p;
+
+	if (b->cap - b->len > n)
+		return 0;
+	if (n > SIZE_MAX / 4 - b->len)
+		return -1;
+	for (cap = b->cap == 0 ? 1024 : b->cap; cap - b->len <= n; cap *= 2)
+		continue;
+	if ((p = realloc(b->p, cap)) == NULL)
+		return -1;
+	b->p = p;
+	b->cap = cap;
+	return 0;
+}
+
+static int
+buf_put(struct wymcp__buf *b, const char *s, size_t n)
+{
+	if (buf_room(b, n))
+		return -1;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
+}
+
+/*
+ * A string as json-c 0.16's json_escape_str() writes it with
+ * JSON_C_TO_STRING_NOSLASHESCAPE: quotes, backslash and \b \f \n \r \t
+ * by their escapes, other bytes below 0x20 as \u00xx (lower-case hex),
+ * everything else as it is.
+ */
+static const unsigned char esc[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1
+};
+
+static int
+buf_string(struct wymcp__buf *b, const char *s, size_t n)
+{
+	static const char	 hex[] = "0123456789abcdef";
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 i, run;
+	char			*d;
+	unsigned char		 c;
+
+	/* At most 6 bytes out for one in, and the quotes. */
+	if (n > SIZE_MAX / 8 || buf_room(b, n * 6 + 2))
+		return -1;
+	d = b->p + b->len;
+	*d++ = '"';
+	for (i = 0; i < n; ) {
+		for (run = i; run < n && !esc[p[run]]; run++)
+			continue;
+		memcpy(d, p + i, run - i);
+		d += run - i;
+		if ((i = run) == n)
+			break;
+		c = p[i++];
+		*d++ = '\\';
+		switch (c) {
+		case '"':	*d++ = '"'; break;
+		case '\\':	*d++ = '\\'; break;
+		case '\b':	*d++ = 'b'; break;
+		case '\f':	*d++ = 'f'; break;
+		case '\n':	*d++ = 'n'; break;
+		case '\r':	*d++ = 'r'; break;
+		case '\t':	*d++ = 't'; break;
+		default:
+			*d++ = 'u';
+			*d++ = '0';
+			*d++ = '0';
+			*d++ = hex[c >> 4];
+			*d++ = hex[c & 0xf];
+			break;
+		}
+	}
+	*d++ = '"';
+	b->len = (size_t)(d - b->p);
+	return 0;
+}
+
+/* An integer as json-c writes it: int64 or uint64, decimal. */
+static int
+buf_int(struct wymcp__buf *b, struct json_object *o)
+{
+	char		 num[24];
+	size_t		 k = sizeof(num);
+	int64_t		 v = json_object_get_int64(o);
+	uint64_t	 u;
+
+	/* INT64_MAX: maybe a uint64 beyond it. */
+	u = v == INT64_MAX ? json_object_get_uint64(o) :
+	    v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	do {
+		num[--k] = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		num[--k] = '-';
+	return buf_put(b, num + k, sizeof(num) - k);
+}
+
+/*
+ * A node json-c writes itself (a double, or anything with a serializer
+ * of its own: json_object_new_double_s(), frozen listings), through its
+ * own printbuf: a frozen node made one when it was frozen, and only the
+ * thread serving requests, one at a time (as for the read buffer),
+ * writes responses.
+ */
+static int
+buf_jsonc(struct wymcp__buf *b, struct json_object *o)
+{
+	const char	*s;
+	size_t		 n;
+
+	if ((s = json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE,
+	    &n)) == NULL)
+		return -1;
+	return buf_put(b, s, n);
+}
+
+static int
+buf_value(struct wymcp__buf *b, struct json_object *o)
+{
+	size_t	 i, n;
+	int	 first = 1;
+
+	if (o == NULL)
+		return buf_put(b, "null", 4);
+	/* A serializer of its own (its userdata: double_s, frozen). */
+	if (json_object_get_userdata(o) != NULL)
+		return buf_jsonc(b, o);
+	switch (json_object_get_type(o)) {
+	case json_type_object:
+		if (buf_put(b, "{", 1))
+			return -1;
+		json_object_object_foreach(o, k, v) {
+			if ((!first && buf_put(b, ",", 1)) ||
+			    buf_string(b, k, strlen(k)) ||
+			    buf_put(b, ":", 1) || buf_value(b, v))
+				return -1;
+			first = 0;
+		}
+		return buf_put(b, "}", 1);
+	case json_type_array:
+		if (buf_put(b, "[", 1))
+			return -1;
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if ((i > 0 && buf_put(b, ",", 1)) ||
+			    buf_value(b, json_object_array_get_idx(o, i)))
+				return -1;
+		return buf_put(b, "]", 1);
+	case json_type_string:
+		return buf_string(b, json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+	case json_type_int:
+		return buf_int(b, o);
+	case json_type_boolean:
+		return json_object_get_boolean(o) ? buf_put(b, "true", 4) :
+		    buf_put(b, "false", 5);
+	default:
+		return buf_jsonc(b, o);
+	}
+}
+
+/*
+ * Write `o` as wymcp__json() would, appended to b (NUL-terminated after
+ * b->len), without json-c's printbufs: the reply path writes into one
+ * buffer kept from request to request.  A node with a serializer of its
+ * own is written by json-c, found by its userdata (every serializer
+ * json-c and wymcp set has one).  0, or -1 out of memory.
+ */
+int
+wymcp__json_write(struct wymcp__buf *b, struct json_object *o)
+{
+	if (buf_value(b, o) || buf_room(b, 0))
+		return -1;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
+void
+wymcp__buf_free(struct wymcp__buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
 }
 
 /*

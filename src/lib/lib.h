@@ -79,6 +79,15 @@ struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);
 const char *wymcp__json(struct json_object *);
+const char *wymcp__json_id(struct wymcp__arena *, struct json_object *);
+/* A growing byte buffer, kept between requests (wymcp__json_write()). */
+struct wymcp__buf {
+	char			*p;
+	size_t			 len;
+	size_t			 cap;
+};
+int	 wymcp__json_write(struct wymcp__buf *, struct json_object *);
+void	 wymcp__buf_free(struct wymcp__buf *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
 int	 wymcp__json_freeze(struct json_object *);
 

@@ -27,7 +27,7 @@ static const char *const legacy_versions[] = {
 int
 wymcp__legacy_on(const struct wymcp_ctx *ctx)
 {
-	const char	*v = wymcp__env(ctx->req.env, "WYMCP_LEGACY");
+	const char	*v = wymcp__param(ctx, WYMCP__P_WYMCP_LEGACY);
 
 	if (v != NULL && strcmp(v, "off") == 0)
 		return 0;

@@ -88,7 +88,7 @@ wymcp__reply_scope(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	struct json_object	*data;
 	const char		*rm, *msg;
 
-	rm = wymcp__env(ctx->req.env, "WYMCP_RESOURCE_METADATA");
+	rm = wymcp__param(ctx, WYMCP__P_WYMCP_RESOURCE_METADATA);
 	if (rm != NULL && !quotable(rm))
 		rm = NULL;
 	r->challenge = wymcp_printf(ctx, "Bearer error=\"insufficient_scope\", "

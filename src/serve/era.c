@@ -81,7 +81,7 @@ version_header(struct wymcp_ctx *ctx)
 {
 	const char	*h, *v;
 
-	if ((h = wymcp__env(ctx->req.env, "HTTP_MCP_PROTOCOL_VERSION")) == NULL)
+	if ((h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_PROTOCOL_VERSION)) == NULL)
 		return NULL;
 	if (!wymcp__header_chars_ok(h) ||
 	    (v = wymcp__header_trim(&ctx->arena, h)) == NULL)
@@ -171,7 +171,7 @@ wymcp__legacy_session(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct json_object	*caps;
 	const char		*h, *v;
 
-	if ((h = wymcp__env(ctx->req.env, "HTTP_MCP_SESSION_ID")) == NULL ||
+	if ((h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_SESSION_ID)) == NULL ||
 	    (ctx->req.method != NULL &&
 	    strcmp(ctx->req.method, "initialize") == 0))
 		return 0;

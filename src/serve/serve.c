@@ -38,40 +38,75 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
- * (none for 202).  `allow` adds "Allow: POST" (405), `challenge` a
+ * (none for 202), written into the server's buffer kept between
+ * requests.  `allow` adds "Allow: POST" (405), `challenge` a
  * WWW-Authenticate header (403 insufficient_scope, methods/reply.c);
  * `session`, when not NULL, is sent as Mcp-Session-Id (legacy
  * initialize).
  */
 static enum wymcp_err
-respond(const struct wymcp_io *io, int status, struct json_object *body,
-    int allow, const char *challenge, const char *session)
+respond(struct wymcp_server *srv, const struct wymcp_io *io, int status,
+    struct json_object *body, int allow, const char *challenge,
+    const char *session)
 {
-	char		 head[2048];
-	const char	*b = NULL;
-	size_t		 blen = 0;
-	int		 n;
+	char		 head[2048], num[24];
+	const char	*b = NULL, *part[12];
+	size_t		 blen = 0, n = 0, k, len, i, v;
 
 	if (body != NULL) {
-		b = wymcp__json(body);
-		blen = strlen(b);
+		srv->writebuf.len = 0;
+		if (wymcp__json_write(&srv->writebuf, body) != 0)
+			return WYMCP_ERR_IO;
+		b = srv->writebuf.p;
+		blen = srv->writebuf.len;
 	}
-	n = snprintf(head, sizeof(head), "Status: %d %s\r\n%s%s%s%s"
-	    "%s%sContent-Length: %zu\r\n\r\n", status,
-	    wymcp__status_text(status), allow ? "Allow: POST\r\n" : "",
-	    challenge != NULL ? "WWW-Authenticate: " : "",
-	    challenge != NULL ? challenge : "",
-	    challenge != NULL ? "\r\n" : "",
-	    b != NULL ? "Content-Type: application/json\r\n" : "",
-	    b != NULL ? "Cache-Control: no-store\r\n" : "", blen);
-	if (n < 0 || (size_t)n >= sizeof(head))
-		return WYMCP_ERR_IO;
+	/* Content-Length's digits, backwards from the end of num. */
+	k = sizeof(num);
+	num[--k] = '\0';
+	v = blen;
+	do {
+		num[--k] = (char)('0' + v % 10);
+	} while ((v /= 10) != 0);
+	part[n++] = wymcp__status_text(status);
+	part[n++] = "\r\n";
+	if (allow)
+		part[n++] = "Allow: POST\r\n";
+	if (challenge != NULL) {
+		part[n++] = "WWW-Authenticate: ";
+		part[n++] = challenge;
+		part[n++] = "\r\n";
+	}
+	if (b != NULL) {
+		part[n++] = "Content-Type: application/json\r\n";
+		part[n++] = "Cache-Control: no-store\r\n";
+	}
+	part[n++] = "Content-Length: ";
+	part[n++] = num + k;
+	part[n++] = "\r\n\r\n";
+	/* What snprintf("Status: %d %s\r\n...") wrote, piece by piece. */
+	if (status >= 100 && status <= 999) {
+		memcpy(head, "Status: ", 8);
+		head[8] = (char)('0' + status / 100);
+		head[9] = (char)('0' + status / 10 % 10);
+		head[10] = (char)('0' + status % 10);
+		head[11] = ' ';
+		len = 12;
+	} else
+		len = (size_t)snprintf(head, sizeof(head), "Status: %d ",
+		    status);
+	for (i = 0; i < n; i++) {
+		k = strlen(part[i]);
+		if (k >= sizeof(head) - len)
+			return WYMCP_ERR_IO;
+		memcpy(head + len, part[i], k);
+		len += k;
+	}
 	/* The session header goes in before the blank line. */
-	if (session != NULL && (out(io, head, (size_t)n - 2) ||
+	if (session != NULL && (out(io, head, len - 2) ||
 	    out(io, "Mcp-Session-Id: ", 16) ||
 	    out(io, session, strlen(session)) || out(io, "\r\n\r\n", 4)))
 		return WYMCP_ERR_IO;
-	if ((session == NULL && out(io, head, (size_t)n)) || out(io, b, blen))
+	if ((session == NULL && out(io, head, len)) || out(io, b, blen))
 		return WYMCP_ERR_IO;
 	if (io->flush != NULL && io->flush(io->arg))
 		return WYMCP_ERR_IO;
@@ -239,21 +274,21 @@ static const char *
 repeated(struct wymcp_ctx *ctx)
 {
 	static const struct {
-		const char	*param;
+		enum wymcp__param param;
 		const char	*name;
 		int		 anycomma;	/* no comma is ever in one */
 	} h[] = {
-		{ "HTTP_MCP_PROTOCOL_VERSION", "MCP-Protocol-Version", 1 },
-		{ "HTTP_MCP_METHOD", "Mcp-Method", 1 },
+		{ WYMCP__P_HTTP_MCP_PROTOCOL_VERSION, "MCP-Protocol-Version",
+		    1 },
+		{ WYMCP__P_HTTP_MCP_METHOD, "Mcp-Method", 1 },
 		/* A URI may hold a comma, but not ", ". */
-		{ "HTTP_MCP_NAME", "Mcp-Name", 0 },
+		{ WYMCP__P_HTTP_MCP_NAME, "Mcp-Name", 0 },
 	};
 	const char	*why;
 	size_t		 i;
 
 	for (i = 0; i < sizeof(h) / sizeof(h[0]); i++)
-		if (wymcp__env_repeated(ctx->req.env, h[i].param,
-		    h[i].anycomma)) {
+		if (wymcp__param_repeated(ctx, h[i].param, h[i].anycomma)) {
 			why = wymcp_printf(ctx, "Header mismatch: %s header "
 			    "is repeated", h[i].name);
 			return why != NULL ? why : "Header mismatch";
@@ -275,11 +310,11 @@ mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
 	const char		*h, *why;
 
 	*mp = m = wymcp__method_find(ctx->req.method);
-	h = wymcp__env(ctx->req.env, "HTTP_MCP_METHOD");
+	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_METHOD);
 	if ((h != NULL || !legacy) && (why = mirror(ctx, "Mcp-Method", h,
 	    ctx->req.method, 0)) != NULL)
 		return why;
-	h = wymcp__env(ctx->req.env, "HTTP_MCP_NAME");
+	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_NAME);
 	if ((h != NULL || !legacy) &&
 	    m != NULL && m->name_param != NULL &&
 	    json_object_is_type(ctx->req.params, json_type_object) &&
@@ -353,7 +388,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		fail(ctx, r, 400, code, why, NULL);
 		return;
 	}
-	ctx->req.idstr = ctx->req.id != NULL ? wymcp__json(ctx->req.id) : NULL;
+	ctx->req.idstr = ctx->req.id != NULL ?
+	    wymcp__json_id(&ctx->arena, ctx->req.id) : NULL;
 	/*
 	 * Tools read C strings: a name, URI, member name or value holding
 	 * U+0000 would reach them cut short, or collide with another
@@ -410,8 +446,9 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		fail(ctx, r, 400, code, why, NULL);
 		return;
 	}
-	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__env(ctx->req.env,
-	    "HTTP_MCP_PROTOCOL_VERSION"), ctx->req.version, 0)) != NULL) {
+	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__param(ctx,
+	    WYMCP__P_HTTP_MCP_PROTOCOL_VERSION), ctx->req.version, 0)) !=
+	    NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
 	}
@@ -454,7 +491,7 @@ time_limit(struct wymcp_ctx *ctx)
 	const char		*p;
 	char			*end;
 
-	if ((p = wymcp__env(ctx->req.env, "WYMCP_REQUEST_TIMEOUT")) == NULL)
+	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_REQUEST_TIMEOUT)) == NULL)
 		return t;
 	errno = 0;
 	v = strtoull(p, &end, 10);
@@ -531,8 +568,8 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    (long)limit);
 	else
 		wymcp__ctx_publish(&ctx, 0);
-	extra = wymcp__env(io->env, "WYMCP_ALLOW_ORIGIN");
-	rm = wymcp__env(io->env, "REQUEST_METHOD");
+	extra = wymcp__param(&ctx, WYMCP__P_WYMCP_ALLOW_ORIGIN);
+	rm = wymcp__param(&ctx, WYMCP__P_REQUEST_METHOD);
 
 	/*
 	 * A repeated Origin (an origin never holds a comma) is an invalid
@@ -540,22 +577,22 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	 * value a check read and which one the browser sent cannot be told.
 	 * A repeated Host is a 400 (RFC 9112 section 3.2).
 	 */
-	if (wymcp__env_repeated(io->env, "HTTP_HOST", 1)) {
+	if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_HOST, 1)) {
 		fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 		    "Bad Request: repeated Host header", NULL);
-	} else if (wymcp__env_repeated(io->env, "HTTP_ORIGIN", 1)) {
+	} else if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_ORIGIN, 1)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING,
 		    "refused a repeated Origin header");
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: repeated Origin header", NULL);
-	} else if (!wymcp__host_allowed(srv, wymcp__env(io->env,
-	    "HTTP_HOST"), extra) || !wymcp__origin_allowed(srv,
-	    wymcp__env(io->env, "HTTP_ORIGIN"), extra)) {
+	} else if (!wymcp__host_allowed(srv, wymcp__param(&ctx,
+	    WYMCP__P_HTTP_HOST), extra) || !wymcp__origin_allowed(srv,
+	    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN), extra)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
 		    "Origin '%s': not in the allow-list (see --allow-origin)",
-		    wymcp__ctx_quote(&ctx, wymcp__env(io->env, "HTTP_HOST")),
-		    wymcp__ctx_quote(&ctx, wymcp__env(io->env,
-		    "HTTP_ORIGIN")));
+		    wymcp__ctx_quote(&ctx, wymcp__param(&ctx,
+		    WYMCP__P_HTTP_HOST)), wymcp__ctx_quote(&ctx,
+		    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN)));
 		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
 		    "Forbidden: Host or Origin not allowed", NULL);
 	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
@@ -574,12 +611,12 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    "Method not allowed: the MCP endpoint accepts POST only",
 		    NULL);
 		allow = 1;
-	} else if (!wymcp__content_type_ok(wymcp__env(io->env,
-	    "CONTENT_TYPE"))) {
+	} else if (!wymcp__content_type_ok(wymcp__param(&ctx,
+	    WYMCP__P_CONTENT_TYPE))) {
 		fail(&ctx, &r, 415, WYMCP__INVALID_REQUEST,
 		    "Unsupported media type: send application/json", NULL);
-	} else if ((n = read_body(srv, io, wymcp__env(io->env,
-	    "CONTENT_LENGTH"), &len)) != 0) {
+	} else if ((n = read_body(srv, io, wymcp__param(&ctx,
+	    WYMCP__P_CONTENT_LENGTH), &len)) != 0) {
 		if (n < 0) {
 			wymcp__ctx_publish(&ctx, 1);
 			wymcp__ctx_free(&ctx);
@@ -632,11 +669,11 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
 	else if (notify)
-		rc = respond(io, 202, NULL, 0, NULL, NULL);
+		rc = respond(srv, io, 202, NULL, 0, NULL, NULL);
 	else if (r.body == NULL)
-		rc = respond(io, 500, NULL, 0, NULL, NULL);
+		rc = respond(srv, io, 500, NULL, 0, NULL, NULL);
 	else
-		rc = respond(io, r.status, r.body, allow, r.challenge,
+		rc = respond(srv, io, r.status, r.body, allow, r.challenge,
 		    r.session);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",

@@ -41,6 +41,18 @@ wymcp_server_new(void)
 	    json_object_new_string(WYMCP_VERSION));
 	if (json_object_object_add(srv->result_meta, WYMCP__META_SERVER, info))
 		goto fail;
+	info = NULL;
+	/*
+	 * Written into every result and never changed: serialized once
+	 * here, copied from then on (the serverInfo alone goes into a
+	 * result that has its own _meta).
+	 */
+	if (!json_object_object_get_ex(srv->result_meta, WYMCP__META_SERVER,
+	    &info) || wymcp__json_freeze(info) ||
+	    wymcp__json_freeze(srv->result_meta)) {
+		info = NULL;
+		goto fail;
+	}
 	return srv;
 fail:
 	json_object_put(info);
@@ -73,6 +85,7 @@ wymcp_server_free(struct wymcp_server *srv)
 		explicit_bzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
 	free(srv->keys);
 	free(srv->readbuf);
+	wymcp__buf_free(&srv->writebuf);
 	free(srv);
 }
 

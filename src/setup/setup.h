@@ -134,6 +134,7 @@ struct wymcp_server {
 	/* The pipeline's body buffer, reused request after request. */
 	char			*readbuf;
 	size_t			 readbufsz;
+	struct wymcp__buf	 writebuf;	/* the response body */
 	char			 errmsg[512];	/* last failure */
 };
 

@@ -65,7 +65,18 @@ def fcgi(path, env, body):
     """One FastCGI request; returns (status, headers, body)."""
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(60)
-    s.connect(path)
+    # The socket file exists from bind(), before listen(): on a loaded
+    # machine the first connect may come in between and be refused
+    # (nothing reaches the responder, so nothing is counted).
+    t0 = time.time()
+    while True:
+        try:
+            s.connect(path)
+            break
+        except ConnectionRefusedError:
+            if time.time() - t0 > 60:
+                raise
+            time.sleep(0.05)
     msg = record(1, struct.pack(">HB5x", 1, 0))	# BEGIN, responder
     p = fcgi_params(env)
     for i in range(0, len(p), 65535):
