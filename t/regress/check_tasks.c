@@ -704,6 +704,37 @@ START_TEST(depth_by_state)
 }
 END_TEST
 
+/*
+ * A 2025-11-25 request cannot declare the extension: a task tool runs
+ * at once, a required one included, and nothing is stored.
+ */
+START_TEST(legacy_runs_at_once)
+{
+	static const char	 body[] = "{\"jsonrpc\":\"2.0\",\"id\":3,"
+	    "\"method\":\"tools/call\",\"params\":{\"name\":\"need\","
+	    "\"arguments\":{}}}";
+	struct wymcp_task_depth	 d;
+	char			 cl[64];
+	const char		*env[] = { "REQUEST_METHOD=POST",
+	    "CONTENT_TYPE=application/json",
+	    "HTTP_ACCEPT=application/json, text/event-stream",
+	    "HTTP_HOST=localhost", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25",
+	    "WYMCP_PRINCIPAL=alice", cl, NULL };
+
+	snprintf(cl, sizeof(cl), "CONTENT_LENGTH=%zu", strlen(body));
+	h_free(&resp);
+	ck_assert_int_eq(h_serve(srv, env, body, &resp), WYMCP_OK);
+	ck_assert_int_eq(resp.status, 200);
+	ck_assert_ptr_nonnull(strstr(resp.body, "quick by alice"));
+	ck_assert_ptr_null(strstr(resp.body, "taskId"));
+	ck_assert_ptr_null(strstr(resp.body, "resultType"));
+	ck_assert_int_eq(wymcp_server_task_depth(srv, &d, sizeof(d)),
+	    WYMCP_OK);
+	ck_assert(d.waiting == 0 && d.running == 0 && d.input_required == 0);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 0);
+}
+END_TEST
+
 static Suite *
 tasks_suite(void)
 {
@@ -725,6 +756,7 @@ tasks_suite(void)
 	tcase_add_test(tc, progress_is_status_message);
 	tcase_add_test(tc, schema_version);
 	tcase_add_test(tc, depth_by_state);
+	tcase_add_test(tc, legacy_runs_at_once);
 	suite_add_tcase(s, tc);
 	return s;
 }
