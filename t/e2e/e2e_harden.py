@@ -444,35 +444,15 @@ http {{
     def start_nginx(self):
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
             f.write(e2e.FASTCGI_PARAMS)
-        conf = os.path.join(self.tmp, "nginx.conf")
-        for attempt in range(8):
-            self.port = free_port()
-            with open(conf, "w") as f:
-                f.write(self.nginx_conf())
-            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
-                self.nginx = subprocess.Popen(
-                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
-                     "-e", self.nginx_log, "-g", "daemon off;"],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            deadline = time.monotonic() + 15
-            while time.monotonic() < deadline:
-                if self.nginx.poll() is not None:
-                    break
-                try:
-                    socket.create_connection(("127.0.0.1", self.port),
-                                             1).close()
-                    self.nginx_pids.update(children(self.nginx.pid))
-                    R.note("nginx %d on 127.0.0.1:%d" %
-                           (self.nginx.pid, self.port))
-                    return
-                except OSError:
-                    time.sleep(0.05)
-            log = "\n".join(tail(self.nginx_log, 10))
-            stop_pid(self.nginx.pid, self.nginx, 5)
-            self.nginx = None
-            if "in use" not in log:
-                raise Failed("nginx did not start: " + log)
-        raise Failed("nginx: no free port after 8 attempts")
+
+        def conf(ports):
+            self.port = ports[0]
+            return self.nginx_conf()
+
+        self.nginx, _ = e2e.launch_nginx(self.nginx_bin, self.tmp,
+                                         self.nginx_log, 1, conf)
+        self.nginx_pids.update(children(self.nginx.pid))
+        R.note("nginx %d on 127.0.0.1:%d" % (self.nginx.pid, self.port))
 
     # -- teardown (run_layer calls these)
 

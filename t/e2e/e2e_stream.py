@@ -52,8 +52,8 @@ except ModuleNotFoundError as e:
     print("e2e_stream.py: no module wymcp_e2e: run with "
           "PYTHONPATH=t/e2e/lib, or through make", file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import (R, Failed, alive, children, free_port,  # noqa: E402
-                       stop_pid, tail)
+from wymcp_e2e import (R, Failed, alive, children, stop_pid,  # noqa: E402
+                       tail)
 
 WORKERS = 2
 LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
@@ -384,43 +384,16 @@ http {{
     def start_nginx(self):
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
-        conf = os.path.join(self.tmp, "nginx.conf")
-        for attempt in range(8):
-            self.port, self.port2 = free_port(), free_port()
-            if self.port == self.port2:
-                continue
-            with open(conf, "w") as f:
-                f.write(self.nginx_conf())
-            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
-                self.nginx = subprocess.Popen(
-                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
-                     "-e", self.nginx_log, "-g", "daemon off;"],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            if self.wait_nginx():
-                self.nginx_pids.update(children(self.nginx.pid))
-                R.note("nginx %d on 127.0.0.1:%d and :%d" %
-                       (self.nginx.pid, self.port, self.port2))
-                return
-            log = "\n".join(tail(self.nginx_log, 10) +
-                            tail(os.path.join(self.tmp, "nginx.out"), 10))
-            stop_pid(self.nginx.pid, self.nginx, 5)
-            self.nginx = None
-            if "in use" not in log:
-                raise Failed("nginx did not start: " + log)
-        raise Failed("nginx: no free port after 8 attempts")
 
-    def wait_nginx(self):
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.nginx.poll() is not None:
-                return False
-            try:
-                for port in (self.port, self.port2):
-                    socket.create_connection(("127.0.0.1", port), 1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
+        def conf(ports):
+            self.port, self.port2 = ports
+            return self.nginx_conf()
+
+        self.nginx, _ = wymcp_e2e.launch_nginx(self.nginx_bin, self.tmp,
+                                               self.nginx_log, 2, conf)
+        self.nginx_pids.update(children(self.nginx.pid))
+        R.note("nginx %d on 127.0.0.1:%d and :%d" %
+               (self.nginx.pid, self.port, self.port2))
 
     def where(self, loc):
         """(port, path) of a location name."""

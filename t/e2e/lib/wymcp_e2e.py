@@ -203,6 +203,43 @@ def free_port():
         s.close()
 
 
+def launch_nginx(nginx_bin, tmp, errlog, nports, conf_text,
+                 conf_name="nginx.conf"):
+    """Start nginx (in the foreground, prefix tmp) on `nports' free
+    loopback ports: conf_text(ports) gives its configuration.  Waits up
+    to 15 s until every port answers; a port another process took
+    meanwhile is retried with new ones (8 attempts).  Returns (Popen,
+    ports); raises Failed, with the end of its logs, when it does not
+    start."""
+    conf = os.path.join(tmp, conf_name)
+    out_path = os.path.join(tmp, "nginx.out")
+    for _ in range(8):
+        ports = [free_port() for _ in range(nports)]
+        if len(set(ports)) != nports:
+            continue
+        with open(conf, "w") as f:
+            f.write(conf_text(ports))
+        with open(out_path, "ab") as out:
+            proc = subprocess.Popen(
+                [nginx_bin, "-p", tmp + "/", "-c", conf, "-e", errlog,
+                 "-g", "daemon off;"],
+                stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                for port in ports:
+                    socket.create_connection(("127.0.0.1", port),
+                                             1).close()
+                return proc, ports
+            except OSError:
+                time.sleep(0.05)
+        log = "\n".join(tail(errlog, 10) + tail(out_path, 10))
+        stop_pid(proc.pid, proc, 5)
+        if "in use" not in log:
+            raise Failed("nginx did not start: " + log)
+    raise Failed("nginx: no free port after 8 attempts")
+
+
 def find_nginx():
     for cand in ("/usr/sbin/nginx", shutil.which("nginx")):
         if cand and os.access(cand, os.X_OK):
@@ -319,7 +356,8 @@ def compact(raw):
         elif c == '"':
             instr = True
         elif c in " \t\r\n":
-            return "whitespace at offset %d: %r" % (i, text[max(0, i - 20):i + 20])
+            return "whitespace at offset %d: %r" % (
+                i, text[max(0, i - 20):i + 20])
     return None
 
 
@@ -586,47 +624,12 @@ http {{
 
     def start_nginx(self):
         self.write_common(self.tmp)
-        conf = os.path.join(self.tmp, "nginx.conf")
-        for attempt in range(8):
-            self.port, self.port2 = free_port(), free_port()
-            if self.port == self.port2:
-                continue
-            with open(conf, "w") as f:
-                f.write(self.nginx_conf(self.sock, self.port, self.port2))
-            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
-                self.nginx = subprocess.Popen(
-                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
-                     "-e", self.nginx_log, "-g", "daemon off;"],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            if self.wait_nginx():
-                R.note("nginx %d on 127.0.0.1:%d and :%d" %
-                       (self.nginx.pid, self.port, self.port2))
-                self.nginx_pids.update(children(self.nginx.pid))
-                return
-            log = "\n".join(tail(self.nginx_log, 10) +
-                            tail(os.path.join(self.tmp, "nginx.out"), 10))
-            stop_pid(self.nginx.pid, self.nginx, 5)
-            self.nginx = None
-            if "in use" not in log:
-                raise Failed("nginx did not start: " + log)
-        raise Failed("nginx: no free port after 8 attempts")
-
-    def wait_nginx(self):
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.nginx.poll() is not None:
-                return False
-            ok = 0
-            for port in (self.port, self.port2):
-                try:
-                    socket.create_connection(("127.0.0.1", port), 1).close()
-                    ok += 1
-                except OSError:
-                    pass
-            if ok == 2:
-                return True
-            time.sleep(0.05)
-        return False
+        self.nginx, (self.port, self.port2) = launch_nginx(
+            self.nginx_bin, self.tmp, self.nginx_log, 2,
+            lambda ports: self.nginx_conf(self.sock, *ports))
+        R.note("nginx %d on 127.0.0.1:%d and :%d" %
+               (self.nginx.pid, self.port, self.port2))
+        self.nginx_pids.update(children(self.nginx.pid))
 
     # -- teardown
 

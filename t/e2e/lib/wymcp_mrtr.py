@@ -19,15 +19,14 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 
 import wymcp_e2e
-from wymcp_e2e import (R, Client, Failed, alive, children, enc, free_port,
-                       hlist, judge_error, judge_result, report,
-                       std_headers, stop_pid, tail)
+from wymcp_e2e import (R, Client, Failed, alive, children, enc, hlist,
+                       judge_error, judge_result, report, std_headers,
+                       stop_pid, tail)
 
 WORKERS = 2
 DAY = "2026-12-01"
@@ -310,40 +309,11 @@ http {{
     def start_nginx(self, socks):
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
-        conf = os.path.join(self.tmp, "nginx.conf")
-        for attempt in range(8):
-            self.port = free_port()
-            with open(conf, "w") as f:
-                f.write(self.nginx_conf(socks, self.port))
-            with open(os.path.join(self.tmp, "nginx.out"), "ab") as out:
-                self.nginx = subprocess.Popen(
-                    [self.nginx_bin, "-p", self.tmp + "/", "-c", conf,
-                     "-e", self.nginx_log, "-g", "daemon off;"],
-                    stdin=subprocess.DEVNULL, stdout=out, stderr=out)
-            if self.wait_nginx():
-                self.nginx_pids.update(children(self.nginx.pid))
-                R.note("nginx %d on 127.0.0.1:%d" % (self.nginx.pid,
-                                                    self.port))
-                return
-            log = "\n".join(tail(self.nginx_log, 10) +
-                            tail(os.path.join(self.tmp, "nginx.out"), 10))
-            stop_pid(self.nginx.pid, self.nginx, 5)
-            self.nginx = None
-            if "in use" not in log:
-                raise Failed("nginx did not start: " + log)
-        raise Failed("nginx: no free port after 8 attempts")
-
-    def wait_nginx(self):
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline:
-            if self.nginx.poll() is not None:
-                return False
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
+        self.nginx, (self.port,) = wymcp_e2e.launch_nginx(
+            self.nginx_bin, self.tmp, self.nginx_log, 1,
+            lambda ports: self.nginx_conf(socks, ports[0]))
+        self.nginx_pids.update(children(self.nginx.pid))
+        R.note("nginx %d on 127.0.0.1:%d" % (self.nginx.pid, self.port))
 
     # -- teardown
 
