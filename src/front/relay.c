@@ -230,25 +230,25 @@ front_relay_release(void)
 }
 
 /*
- * Read one forwarded answer from `c' to its end (the forwarder shuts
- * its half down), hand it to take(), say A or N.  1 taken, 0 not.
+ * Read non-blocking `c' to its end (the sender shuts its half down)
+ * within RELAY_READ_MS, `max' bytes at most: a malloc(3)ed buffer with
+ * one byte to spare, its length in *lenp; NULL when it is longer, too
+ * slow, or the read fails.
  */
-static int
-one(int c, int (*take)(void *, const char *, size_t), void *arg)
+static char *
+read_all(int c, size_t max, size_t *lenp)
 {
 	struct pollfd	 pfd;
 	long long	 until = now_ms() + RELAY_READ_MS;
 	size_t		 len = 0, cap = 0;
 	ssize_t		 n;
-	char		*buf = NULL, *nb, yes;
-	int		 took = 0;
+	char		*buf = NULL, *nb;
 
 	for (;;) {
 		if (len == cap) {
 			cap = cap == 0 ? 4096 : cap * 2;
-			if (cap > RELAY_MSG_MAX + 1 ||
-			    (nb = realloc(buf, cap)) == NULL)
-				goto out;
+			if (cap > max + 1 || (nb = realloc(buf, cap)) == NULL)
+				goto fail;
 			buf = nb;
 		}
 		if ((n = read(c, buf + len, cap - len)) > 0) {
@@ -258,15 +258,33 @@ one(int c, int (*take)(void *, const char *, size_t), void *arg)
 		if (n == 0)
 			break;
 		if (errno != EAGAIN && errno != EINTR)
-			goto out;
+			goto fail;
 		pfd.fd = c;
 		pfd.events = POLLIN;
 		if (now_ms() >= until ||
 		    poll(&pfd, 1, (int)(until - now_ms())) == 0)
-			goto out;
+			goto fail;
 	}
-	took = take(arg, buf, len);
-out:
+	*lenp = len;
+	return buf;
+fail:
+	free(buf);
+	return NULL;
+}
+
+/*
+ * Read one forwarded answer from `c' to its end (the forwarder shuts
+ * its half down), hand it to take(), say A or N.  1 taken, 0 not.
+ */
+static int
+one(int c, int (*take)(void *, const char *, size_t), void *arg)
+{
+	size_t		 len;
+	char		*buf, yes;
+	int		 took = 0;
+
+	if ((buf = read_all(c, RELAY_MSG_MAX, &len)) != NULL)
+		took = take(arg, buf, len);
 	yes = took ? 'A' : 'N';
 	(void)write(c, &yes, 1);
 	free(buf);
@@ -445,11 +463,8 @@ front_relay_serve(int relayfd)
 {
 	struct sockaddr_storage	 ss;
 	socklen_t		 sl = sizeof(ss);
-	struct pollfd		 pfd;
-	long long		 until;
-	size_t			 len = 0, cap = 0;
-	ssize_t			 n;
-	char			*buf = NULL, *nb, *nl, yes = 'N', a[64];
+	size_t			 len;
+	char			*buf = NULL, *nl, yes = 'N', a[64];
 	int			 c;
 
 	if ((c = accept4(relayfd, (struct sockaddr *)&ss, &sl,
@@ -463,30 +478,9 @@ front_relay_serve(int relayfd)
 		(void)close(c);
 		return;
 	}
-	until = now_ms() + RELAY_READ_MS;
-	for (;;) {
-		if (len == cap) {
-			cap = cap == 0 ? 4096 : cap * 2;
-			if (cap > RELAY_MSG_MAX + 64 ||
-			    (nb = realloc(buf, cap)) == NULL)
-				goto out;
-			buf = nb;
-		}
-		if ((n = read(c, buf + len, cap - len)) > 0) {
-			len += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			break;
-		if (errno != EAGAIN && errno != EINTR)
-			goto out;
-		pfd.fd = c;
-		pfd.events = POLLIN;
-		if (now_ms() >= until ||
-		    poll(&pfd, 1, (int)(until - now_ms())) == 0)
-			goto out;
-	}
-	if ((nl = memchr(buf, '\n', len)) == NULL)
+	/* RELAY_MSG_MAX and the holder's name before it. */
+	if ((buf = read_all(c, RELAY_MSG_MAX + 63, &len)) == NULL ||
+	    (nl = memchr(buf, '\n', len)) == NULL)
 		goto out;
 	*nl = '\0';
 	if (local_ok(buf) && local_forward(buf, nl + 1,
