@@ -52,42 +52,6 @@ ws(const char *p, size_t i, size_t len)
 }
 
 /*
- * The length of the well-formed UTF-8 sequence at p[i] (a byte of 0x80
- * or more: no overlong, no surrogate, nothing past U+10FFFF), or 0.
- */
-static size_t
-utf8_seq(const char *s, size_t i, size_t len)
-{
-	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 n, k;
-	unsigned int		 cp;
-
-	if ((p[i] & 0xe0) == 0xc0) {
-		n = 1;
-		cp = p[i] & 0x1f;
-	} else if ((p[i] & 0xf0) == 0xe0) {
-		n = 2;
-		cp = p[i] & 0x0f;
-	} else if ((p[i] & 0xf8) == 0xf0) {
-		n = 3;
-		cp = p[i] & 0x07;
-	} else
-		return 0;
-	if (len - i <= n)
-		return 0;
-	for (k = 1; k <= n; k++) {
-		if ((p[i + k] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i + k] & 0x3f);
-	}
-	if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-	    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n + 1;
-}
-
-/*
  * A string starting at p[i] == '"'; returns the index after it or 0.
  * Sets *nul when it holds the escape \u0000.  With `utf8`, its bytes
  * must be well-formed UTF-8 (wymcp__utf8_valid()'s rules); outside
@@ -104,7 +68,7 @@ scan_string(const char *p, size_t i, size_t len, int *nul, int utf8)
 		if ((unsigned char)p[i] < 0x20)
 			return 0;
 		if ((unsigned char)p[i] >= 0x80 && utf8) {
-			if ((k = utf8_seq(p, i, len)) == 0)
+			if ((k = wymcp__utf8_seq(p, i, len)) == 0)
 				return 0;
 			i += k - 1;
 			continue;

@@ -112,6 +112,7 @@ void	 wymcp__b64url_encode(char *, const unsigned char *, size_t);
 int	 wymcp__b64url_decode(unsigned char *, size_t *, const char *,
 	    size_t);
 int	 wymcp__utf8_valid(const char *, size_t);
+size_t	 wymcp__utf8_seq(const char *, size_t i, size_t len);
 int	 wymcp__text_ok(const char *);
 const char *wymcp__word(const char **, size_t *);
 int	 wymcp__tool_name_ok(const char *);

@@ -85,9 +85,12 @@ wymcp__quote(struct wymcp__arena *a, const char *v, size_t len)
 	return s;
 }
 
-/* The value of one standard base64 character, or -1. */
-static int
-b64val(unsigned char c)
+/*
+ * The value of one base64 character, or -1: the standard alphabet
+ * (RFC 4648 section 4), or with `url' the base64url one (section 5).
+ */
+static inline int
+b64val(unsigned char c, int url)
 {
 	if (c >= 'A' && c <= 'Z')
 		return c - 'A';
@@ -95,9 +98,9 @@ b64val(unsigned char c)
 		return c - 'a' + 26;
 	if (c >= '0' && c <= '9')
 		return c - '0' + 52;
-	if (c == '+')
+	if (c == (url ? '-' : '+'))
 		return 62;
-	if (c == '/')
+	if (c == (url ? '_' : '/'))
 		return 63;
 	return -1;
 }
@@ -127,7 +130,7 @@ wymcp__base64_decode(const char *in, size_t inlen, unsigned char *out,
 				v[k] = 0;
 				continue;
 			}
-			if ((v[k] = b64val((unsigned char)in[i + k])) < 0)
+			if ((v[k] = b64val((unsigned char)in[i + k], 0)) < 0)
 				return -1;
 		}
 		out[n++] = (unsigned char)(v[0] << 2 | v[1] >> 4);
@@ -146,41 +149,55 @@ wymcp__base64_decode(const char *in, size_t inlen, unsigned char *out,
 	return 0;
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at p[i] (a byte of 0x80
+ * or more: no overlong, no surrogate, nothing past U+10FFFF), or 0.
+ */
+size_t
+wymcp__utf8_seq(const char *s, size_t i, size_t len)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n, k;
+	unsigned int		 cp;
+
+	if ((p[i] & 0xe0) == 0xc0) {
+		n = 1;
+		cp = p[i] & 0x1f;
+	} else if ((p[i] & 0xf0) == 0xe0) {
+		n = 2;
+		cp = p[i] & 0x0f;
+	} else if ((p[i] & 0xf8) == 0xf0) {
+		n = 3;
+		cp = p[i] & 0x07;
+	} else
+		return 0;
+	if (len - i <= n)
+		return 0;
+	for (k = 1; k <= n; k++) {
+		if ((p[i + k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i + k] & 0x3f);
+	}
+	if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
+	    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n + 1;
+}
+
 /* 1 when the bytes are well-formed UTF-8 (no overlongs, no surrogates). */
 int
 wymcp__utf8_valid(const char *s, size_t len)
 {
-	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 i = 0, n, k;
-	unsigned int		 cp;
+	size_t	 i = 0, n;
 
 	while (i < len) {
-		if (p[i] < 0x80) {
+		if ((unsigned char)s[i] < 0x80)
 			i++;
-			continue;
-		} else if ((p[i] & 0xe0) == 0xc0) {
-			n = 1;
-			cp = p[i] & 0x1f;
-		} else if ((p[i] & 0xf0) == 0xe0) {
-			n = 2;
-			cp = p[i] & 0x0f;
-		} else if ((p[i] & 0xf8) == 0xf0) {
-			n = 3;
-			cp = p[i] & 0x07;
-		} else
+		else if ((n = wymcp__utf8_seq(s, i, len)) == 0)
 			return 0;
-		if (len - i <= n)
-			return 0;
-		for (k = 1; k <= n; k++) {
-			if ((p[i + k] & 0xc0) != 0x80)
-				return 0;
-			cp = cp << 6 | (p[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-		    (cp >= 0xd800 && cp <= 0xdfff))
-			return 0;
-		i += n + 1;
+		else
+			i += n;
 	}
 	return 1;
 }
@@ -366,23 +383,6 @@ wymcp__b64url_encode(char *out, const unsigned char *in, size_t n)
 	*out = '\0';
 }
 
-/* The value of a base64url character, or -1. */
-static int
-b64url_val(unsigned char c)
-{
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == '-')
-		return 62;
-	if (c == '_')
-		return 63;
-	return -1;
-}
-
 /*
  * Decode n characters of base64url (no padding) into out, which holds
  * at least n / 4 * 3 + 2 bytes.  0 with *outlen, or -1 for a character
@@ -399,25 +399,25 @@ wymcp__b64url_decode(unsigned char *out, size_t *outlen, const char *in,
 	if (n % 4 == 1)
 		return -1;
 	for (i = 0; i + 4 <= n; i += 4) {
-		if ((a = b64url_val((unsigned char)in[i])) < 0 ||
-		    (b = b64url_val((unsigned char)in[i + 1])) < 0 ||
-		    (c = b64url_val((unsigned char)in[i + 2])) < 0 ||
-		    (d = b64url_val((unsigned char)in[i + 3])) < 0)
+		if ((a = b64val((unsigned char)in[i], 1)) < 0 ||
+		    (b = b64val((unsigned char)in[i + 1], 1)) < 0 ||
+		    (c = b64val((unsigned char)in[i + 2], 1)) < 0 ||
+		    (d = b64val((unsigned char)in[i + 3], 1)) < 0)
 			return -1;
 		out[o++] = (unsigned char)(a << 2 | b >> 4);
 		out[o++] = (unsigned char)((b & 15) << 4 | c >> 2);
 		out[o++] = (unsigned char)((c & 3) << 6 | d);
 	}
 	if (n - i >= 2) {
-		if ((a = b64url_val((unsigned char)in[i])) < 0 ||
-		    (b = b64url_val((unsigned char)in[i + 1])) < 0)
+		if ((a = b64val((unsigned char)in[i], 1)) < 0 ||
+		    (b = b64val((unsigned char)in[i + 1], 1)) < 0)
 			return -1;
 		out[o++] = (unsigned char)(a << 2 | b >> 4);
 		if (n - i == 2) {
 			if (b & 15)
 				return -1;
 		} else {
-			if ((c = b64url_val((unsigned char)in[i + 2])) < 0 ||
+			if ((c = b64val((unsigned char)in[i + 2], 1)) < 0 ||
 			    (c & 3))
 				return -1;
 			out[o++] = (unsigned char)((b & 15) << 4 | c >> 2);
