@@ -253,11 +253,11 @@ static struct json_object *
 serve(const char *tool, const char *meta, const char *responses,
     size_t rlen, const char *state, size_t slen)
 {
-	struct json_object	*st, *resp, *v;
-	struct json_tokener	*tok;
-	struct fuzz_memio		 m;
+	static const int	 statuses[] = { 200, 400, 500, 0 };
+	struct json_object	*st;
+	struct fuzz_memio	 m;
 	struct wymcp_io		 io;
-	const char		*sep, *sj = NULL;
+	const char		*sj = NULL;
 	char			*body, cl[64], nh[64];
 	const char		*env[] = {
 		"REQUEST_METHOD=POST", "CONTENT_TYPE=application/json", cl,
@@ -265,7 +265,6 @@ serve(const char *tool, const char *meta, const char *responses,
 		"HTTP_MCP_METHOD=tools/call", nh, NULL
 	};
 	size_t			 cap, n;
-	int			 status;
 
 	st = state != NULL ? json_object_new_string_len(state, (int)slen) :
 	    NULL;
@@ -296,29 +295,7 @@ serve(const char *tool, const char *meta, const char *responses,
 		abort();
 	free(body);
 
-	if (strncmp(m.out, "Status: ", 8) != 0 ||
-	    (sep = strstr(m.out, "\r\n\r\n")) == NULL)
-		bad("not a CGI response", m.out);
-	status = atoi(m.out + 8);
-	if (status != 200 && status != 400 && status != 500)
-		bad("an unexpected status", m.out);
-	if ((tok = json_tokener_new()) == NULL)
-		abort();
-	resp = json_tokener_parse_ex(tok, sep + 4, (int)strlen(sep + 4));
-	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) != strlen(sep + 4) ||
-	    !json_object_is_type(resp, json_type_object))
-		bad("the body is not one JSON object", m.out);
-	json_tokener_free(tok);
-	if (json_object_object_get_ex(resp, "result", &v)) {
-		if (status != 200 || !json_object_object_get_ex(v,
-		    "resultType", NULL))
-			bad("a result without resultType or 200", m.out);
-	} else if (!json_object_object_get_ex(resp, "error", &v) ||
-	    !json_object_object_get_ex(v, "code", NULL))
-		bad("neither result nor error", m.out);
-	free(m.out);
-	return resp;
+	return fuzz_response(&m, statuses);
 }
 
 /* The requestState of a response (malloc'ed), or NULL. */

@@ -102,7 +102,7 @@ serve(struct wymcp_server *srv, const char *responses, const char *state,
 {
 	struct json_object	*req, *p, *resp, *v, *e, *id;
 	struct json_tokener	*tok;
-	struct fuzz_memio		 m;
+	struct fuzz_memio	 m;
 	struct wymcp_io		 io;
 	const char		*body, *sep;
 	char			 cl[64];

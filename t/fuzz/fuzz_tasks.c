@@ -114,11 +114,9 @@ static struct json_object *
 serve(const char *who, const char *meta, const char *method,
     const char *name, const char *head, const char *text, size_t tlen)
 {
-	struct json_object	*resp, *v;
-	struct json_tokener	*tok;
-	struct fuzz_memio		 m;
+	static const int	 statuses[] = { 200, 400, 404, 500, 0 };
+	struct fuzz_memio	 m;
 	struct wymcp_io		 io;
-	const char		*sep;
 	char			*body, cl[64], mh[64], nh[128], ph[64];
 	const char		*env[] = {
 		"REQUEST_METHOD=POST", "CONTENT_TYPE=application/json", cl,
@@ -126,7 +124,6 @@ serve(const char *who, const char *meta, const char *method,
 		mh, nh, ph, NULL
 	};
 	size_t			 cap, n;
-	int			 status;
 
 	cap = 256 + strlen(meta) + strlen(head) + tlen;
 	if ((body = malloc(cap)) == NULL)
@@ -149,30 +146,7 @@ serve(const char *who, const char *meta, const char *method,
 		abort();
 	free(body);
 
-	if (strncmp(m.out, "Status: ", 8) != 0 ||
-	    (sep = strstr(m.out, "\r\n\r\n")) == NULL)
-		bad("not a CGI response", m.out);
-	status = atoi(m.out + 8);
-	if (status != 200 && status != 400 && status != 404 &&
-	    status != 500)
-		bad("an unexpected status", m.out);
-	if ((tok = json_tokener_new()) == NULL)
-		abort();
-	resp = json_tokener_parse_ex(tok, sep + 4, (int)strlen(sep + 4));
-	if (json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) != strlen(sep + 4) ||
-	    !json_object_is_type(resp, json_type_object))
-		bad("the body is not one JSON object", m.out);
-	json_tokener_free(tok);
-	if (json_object_object_get_ex(resp, "result", &v)) {
-		if (status != 200 || !json_object_object_get_ex(v,
-		    "resultType", NULL))
-			bad("a result without resultType or 200", m.out);
-	} else if (!json_object_object_get_ex(resp, "error", &v) ||
-	    !json_object_object_get_ex(v, "code", NULL))
-		bad("neither result nor error", m.out);
-	free(m.out);
-	return resp;
+	return fuzz_response(&m, statuses);
 }
 
 /* A string member of the response's result, or NULL. */

@@ -5,8 +5,11 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "memio.h"
 
@@ -65,4 +68,55 @@ fuzz_drop(void *arg, int prio, const char *reqid, const char *msg)
 	(void)reqid;
 	if (msg == NULL)
 		abort();
+}
+
+struct json_object *
+fuzz_response(struct fuzz_memio *m, const int *statuses)
+{
+	struct json_tokener	*tok;
+	struct json_object	*resp, *v;
+	const char		*sep, *why = NULL;
+	size_t			 i;
+	int			 status;
+
+	if (m->out == NULL || strncmp(m->out, "Status: ", 8) != 0 ||
+	    (sep = strstr(m->out, "\r\n\r\n")) == NULL) {
+		why = "not a CGI response";
+		goto bad;
+	}
+	status = atoi(m->out + 8);
+	for (i = 0; statuses[i] != 0 && statuses[i] != status; i++)
+		continue;
+	if (statuses[i] == 0) {
+		why = "an unexpected status";
+		goto bad;
+	}
+	if ((tok = json_tokener_new()) == NULL)
+		abort();
+	resp = json_tokener_parse_ex(tok, sep + 4, (int)strlen(sep + 4));
+	if (json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) != strlen(sep + 4) ||
+	    !json_object_is_type(resp, json_type_object)) {
+		why = "the body is not one JSON object";
+		goto bad;
+	}
+	json_tokener_free(tok);
+	if (json_object_object_get_ex(resp, "result", &v)) {
+		if (status != 200 || !json_object_object_get_ex(v,
+		    "resultType", NULL)) {
+			why = "a result without resultType or 200";
+			goto bad;
+		}
+	} else if (!json_object_object_get_ex(resp, "error", &v) ||
+	    !json_object_object_get_ex(v, "code", NULL)) {
+		why = "neither result nor error";
+		goto bad;
+	}
+	free(m->out);
+	m->out = NULL;
+	return resp;
+bad:
+	fprintf(stderr, "fuzz: %s\n--- response ---\n%.4096s\n", why,
+	    m->out != NULL ? m->out : "(none)");
+	abort();
 }
