@@ -70,8 +70,6 @@ except ModuleNotFoundError as e:
 from wymcp_e2e import (R, Failed, alive, children, free_port,  # noqa: E402
                        stop_pid, tail)
 
-LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
-                    r"(?:\[id (.*?)\] )?(.*)$")
 GRACE = 2.0		# what wymcp-fcgi allows past a time limit
 CLIENT_TIMEOUT = 12.0	# so that today's code, which never stops, fails
 
@@ -283,21 +281,12 @@ class Instance:
 
     def entries(self):
         """[(pid, level, reqid or None, message)] of the log."""
-        out = []
-        for line in tail(self.log, 1000000):
-            m = LOG_RE.match(line)
-            if m:
-                out.append((int(m.group(1)), m.group(2), m.group(3),
-                            m.group(4)))
-        return out
+        return e2e.log_entries(self.log)
 
     def wait_for(self, pred, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            hits = [e for e in self.entries() if pred(e)]
-            if hits or time.monotonic() > deadline:
-                return hits
-            time.sleep(0.02)
+        """The log's entries that match pred, once there are some ([]
+        after the timeout)."""
+        return e2e.wait_log(self.entries, pred, timeout)
 
     def served_by(self, rid, timeout=3.0):
         """The PID that logged the end of request rid, or None."""

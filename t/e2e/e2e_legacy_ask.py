@@ -108,9 +108,6 @@ STATUS = "/wymcp-status"
 FCGI_PORT = 9000	# --netns: on each host's own address
 RELAY_PORT = 9100
 NETNS_ASK_TIMEOUT = 10	# time for P's three relay connections
-LOGLINE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (\w+): (?:\[id ([^\]]*)\] )?"
-                     r"(.*)$")
-
 CLIENT = r"""
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from
@@ -223,22 +220,10 @@ class Harness(wymcp_conformance.Harness):
 
     def log(self):
         """[(pid, level, reqid, message)] of wymcp-fcgi's log so far."""
-        out = []
-        with open(self.fcgi_log, errors="replace") as f:
-            for line in f:
-                m = LOGLINE.match(line.rstrip("\n"))
-                if m:
-                    out.append((int(m.group(1)), m.group(2), m.group(3),
-                                m.group(4)))
-        return out
+        return wymcp_e2e.log_entries(self.fcgi_log)
 
     def wait_log(self, pred, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            hits = [e for e in self.log() if pred(e)]
-            if hits or time.monotonic() > deadline:
-                return hits
-            time.sleep(0.05)
+        return wymcp_e2e.wait_log(self.log, pred, timeout)
 
 
 class Hosts(Harness):

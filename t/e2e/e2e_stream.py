@@ -56,8 +56,6 @@ from wymcp_e2e import (R, Failed, alive, children, stop_pid,  # noqa: E402
                        tail)
 
 WORKERS = 2
-LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
-                    r"(?:\[id (.*?)\] )?(.*)$")
 LOCATIONS = ("/mcp", "/mcp-unbuf", "deploy")
 
 
@@ -405,21 +403,12 @@ http {{
 
     def entries(self):
         """[(pid, level, reqid or None, message)] of the log."""
-        out = []
-        for line in tail(self.log, 1000000):
-            m = LOG_RE.match(line)
-            if m:
-                out.append((int(m.group(1)), m.group(2), m.group(3),
-                            m.group(4)))
-        return out
+        return wymcp_e2e.log_entries(self.log)
 
     def wait_for(self, pred, timeout=5.0):
-        deadline = time.monotonic() + timeout
-        while True:
-            hits = [e for e in self.entries() if pred(e)]
-            if hits or time.monotonic() > deadline:
-                return hits
-            time.sleep(0.02)
+        """The log's entries that match pred, once there are some ([]
+        after the timeout)."""
+        return wymcp_e2e.wait_log(self.entries, pred, timeout)
 
     # -- teardown
 

@@ -13,6 +13,7 @@ import argparse
 import http.client
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -183,6 +184,39 @@ def stop_pid(pid, popen=None, timeout=10.0):
         except subprocess.TimeoutExpired:
             pass
     return False
+
+
+# wymcp-fcgi's log lines: (pid, level, request id or None, message).
+LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
+                    r"(?:\[id (.*?)\] )?(.*)$")
+
+
+def log_entries(path):
+    """[(pid, level, reqid or None, message)] of the wymcp-fcgi log at
+    path ([] when it cannot be read)."""
+    try:
+        with open(path, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return []
+    out = []
+    for line in text.splitlines():
+        m = LOG_RE.match(line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3),
+                        m.group(4)))
+    return out
+
+
+def wait_log(entries, pred, timeout=5.0):
+    """Poll entries() until some entry matches pred: the matches ([]
+    after the timeout)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        hits = [e for e in entries() if pred(e)]
+        if hits or time.monotonic() > deadline:
+            return hits
+        time.sleep(0.02)
 
 
 def tail(path, n=40):

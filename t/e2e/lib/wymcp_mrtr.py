@@ -16,7 +16,6 @@ import copy
 import hashlib
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -33,8 +32,6 @@ DAY = "2026-12-01"
 ROOM_Q = "Which room would you like?"
 SIZE_Q = "How many people?"
 ELICIT_CAPS = {"elicitation": {}}
-LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
-                    r"(?:\[id (.*?)\] )?(.*)$")
 
 
 def meta(caps):
@@ -172,29 +169,13 @@ class Instance:
     # -- the log
 
     def entries(self):
-        """[(pid, level, reqid or None, message)] of the current log."""
-        out = []
-        try:
-            with open(self.log, "rb") as f:
-                text = f.read().decode("utf-8", "replace")
-        except OSError:
-            return out
-        for line in text.splitlines():
-            m = LOG_RE.match(line)
-            if m:
-                out.append((int(m.group(1)), m.group(2), m.group(3),
-                            m.group(4)))
-        return out
+        """[(pid, level, reqid or None, message)] of the log."""
+        return wymcp_e2e.log_entries(self.log)
 
     def wait_for(self, pred, timeout=5.0):
-        """Poll the log until some entry matches; the matches ([] after
-        the timeout)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            hits = [e for e in self.entries() if pred(e)]
-            if hits or time.monotonic() > deadline:
-                return hits
-            time.sleep(0.02)
+        """The log's entries that match pred, once there are some ([]
+        after the timeout)."""
+        return wymcp_e2e.wait_log(self.entries, pred, timeout)
 
     def served(self, rid, timeout=5.0):
         """The PIDs that logged the end of request rid ("tools/call ->")."""
