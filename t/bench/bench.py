@@ -65,7 +65,8 @@ import time
 
 sys.dont_write_bytecode = True	# no __pycache__ in the source tree
 try:
-    from wymcp_e2e import proc_table, free_port, find_nginx, stop_pid, tail
+    from wymcp_e2e import (proc_table, free_port, find_nginx, need_built,
+                           stop_pid, tail)
     from wymcp_conformance import (NODE_MAJOR, NODE_PKG, Failed,
                                    npm_install, pkg_version)
 except ModuleNotFoundError as e:
@@ -494,9 +495,7 @@ def run(a, b, tmp, servers):
     bare, sleepso = build(tmp)
     prog = os.path.join(b, "src", "front", "wymcp-fcgi")
     echo = os.path.join(b, "tools", ".libs", "echo.so")
-    for f in (prog, echo):
-        if not os.path.exists(f):
-            raise Failed("not built: %s" % f)
+    need_built(prog, echo)
 
     def wymcp(key, label, path, opts, *mods):
         sock = os.path.join(tmp, key + ".sock")

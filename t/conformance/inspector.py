@@ -127,10 +127,7 @@ class Harness(wymcp_conformance.Harness):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in MODULES]
-        missing = [p for p in [self.prog] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        wymcp_e2e.need_built(self.prog, *self.mods)
 
     def nginx_conf(self, sock, port, port2=None):
         conf = wymcp_conformance.Harness.nginx_conf(self, sock, port, port2)

@@ -483,10 +483,7 @@ class World(wymcp_e2e.Harness):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in MODULES]
-        missing = [p for p in [self.prog] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        wymcp_e2e.need_built(self.prog, *self.mods)
 
     def setup(self):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-e2e-apache.")

@@ -257,10 +257,7 @@ class World(wymcp_mrtr.World):
         self.mods = {m: os.path.join(self.builddir, "tools", ".libs",
                                      m + ".so")
                      for m in TOOLS + ["examples"]}
-        missing = [p for p in [self.prog] + list(self.mods.values())
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        wymcp_e2e.need_built(self.prog, *self.mods.values())
         self.examples = self.mods["examples"]
 
     def setup(self):

@@ -67,7 +67,7 @@ except ModuleNotFoundError as e:
     print("e2e_harden.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import (R, Failed, alive, children, free_port,  # noqa: E402
+from wymcp_e2e import (R, alive, children, free_port,  # noqa: E402
                        stop_pid, tail)
 
 GRACE = 2.0		# what wymcp-fcgi allows past a time limit
@@ -330,11 +330,8 @@ class World:
         self.prog = os.path.join(b, "src", "front", "wymcp-fcgi")
         self.rogue = os.path.join(b, "t", "lib", ".libs", "rogue.so")
         self.examples = os.path.join(b, "tools", ".libs", "examples.so")
-        missing = [p for p in (self.prog, self.rogue, self.examples)
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built (make check-harden builds them): %s" %
-                         ", ".join(missing))
+        e2e.need_built(self.prog, self.rogue, self.examples,
+                       hint=" (make check-harden builds them)")
         try:
             with open(os.path.join(b, "Makefile")) as f:
                 self.sanitized = any(

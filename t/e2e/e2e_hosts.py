@@ -214,8 +214,7 @@ class World(wymcp_mrtr.World):
     def paths(self):
         super().paths()
         self.echo = os.path.join(self.builddir, "tools", ".libs", "echo.so")
-        if not os.path.exists(self.echo):
-            raise Failed("not built: %s" % self.echo)
+        wymcp_e2e.need_built(self.echo)
 
     def setup(self):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-hosts.")

@@ -284,10 +284,7 @@ class World:
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.examples = os.path.join(self.builddir, "tools", ".libs",
                                      "examples.so")
-        missing = [p for p in (self.prog, self.examples)
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        wymcp_e2e.need_built(self.prog, self.examples)
 
     def start(self):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-stream.")

@@ -43,7 +43,7 @@ except ModuleNotFoundError as e:
     print("e2e_wire.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import (Failed, enc, judge_error,  # noqa: E402
+from wymcp_e2e import (enc, judge_error,  # noqa: E402
                        judge_result, report, rpc, std_headers)
 
 MODULES = ["help", "echo", "whoami", "conformance"]
@@ -84,10 +84,7 @@ class Harness(e2e.Harness):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in MODULES]
-        missing = [p for p in [self.prog] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        e2e.need_built(self.prog, *self.mods)
 
     def nginx_conf(self, sock, port, port2):
         user = "user root;\n" if os.geteuid() == 0 else ""

@@ -204,11 +204,8 @@ class World:
         self.authz_bin = os.path.join(b, "src", "authz", "wymcp-authz")
         self.mods = [os.path.join(b, "tools", ".libs", "whoami.so"),
                      os.path.join(b, "t", "lib", ".libs", "oauthmod.so")]
-        missing = [p for p in [self.fcgi_bin, self.authz_bin] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s (make all t/lib/oauthmod.la)" %
-                         ", ".join(missing))
+        wymcp_e2e.need_built(self.fcgi_bin, self.authz_bin, *self.mods,
+                             hint=" (make all t/lib/oauthmod.la)")
 
     def start(self, name, argv, env=None):
         p = Proc(name, argv, os.path.join(self.tmp, name + ".log"), env,

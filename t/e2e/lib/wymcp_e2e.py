@@ -237,6 +237,13 @@ def free_port():
         s.close()
 
 
+def need_built(*paths, hint=""):
+    """Raise Failed naming those of `paths' that do not exist."""
+    missing = [p for p in paths if not os.path.exists(p)]
+    if missing:
+        raise Failed("not built%s: %s" % (hint, ", ".join(missing)))
+
+
 def launch_nginx(nginx_bin, tmp, errlog, nports, conf_text,
                  conf_name="nginx.conf"):
     """Start nginx (in the foreground, prefix tmp) on `nports' free
@@ -529,10 +536,7 @@ class Harness:
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
                                   m + ".so") for m in self.tools]
-        missing = [p for p in [self.prog] + self.mods
-                   if not os.path.exists(p)]
-        if missing:
-            raise Failed("not built: %s" % ", ".join(missing))
+        need_built(self.prog, *self.mods)
 
     def start(self):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-e2e.")
