@@ -264,6 +264,26 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 }
 
 /*
+ * End the request as FCGX_Finish_r() does (stderr's end, then stdout's
+ * with the end record: the rest of the response and both records go
+ * out in one write(2)), and say whether stdout failed: 0, or -1 when
+ * the web server went away before it had the whole response.
+ */
+static int
+finish(FCGX_Request *req)
+{
+	int	 rc = 0;
+
+	if (req->in != NULL) {
+		(void)FCGX_FClose(req->err);
+		if (FCGX_FClose(req->out) != 0)
+			rc = -1;
+	}
+	FCGX_Finish_r(req);	/* the streams are closed: frees, or keeps */
+	return rc;
+}
+
+/*
  * Should the worker retire once this request is over?  Writes the
  * reason into `buf' and returns it, or returns NULL.  The reasons:
  * --max-requests requests served (main.c: FRONT_MAX_REQUESTS_DEFAULT
@@ -297,8 +317,14 @@ retire_reason(const struct front_limits *lim, const struct front_board *b,
 		snprintf(buf, len, "memory ran out in a request");
 		return buf;
 	}
-	/* From fdbase + 2: the connection's own left a hole at fdbase. */
-	if ((fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, fdbase + 2)) != -1) {
+	/*
+	 * From fdbase + 2: the connection's own left a hole at fdbase.
+	 * The lowest free one is past the slack only if the last one of
+	 * the slack is open: one fcntl(2) a request, and the search of
+	 * the lowest free one (two more calls) only then.
+	 */
+	if (fcntl(fdbase + 2 + FRONT_FD_SLACK, F_GETFD) != -1 &&
+	    (fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, fdbase + 2)) != -1) {
 		close(fd);
 		if (fd > fdbase + 2 + FRONT_FD_SLACK) {
 			snprintf(buf, len, "descriptors leaked: the lowest "
@@ -393,6 +419,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	struct wymcp_io		 io;
 	struct sigaction	 sa;
 	struct pollfd		 pfd, rpfd[2];
+	enum wymcp_err		 served;
 	sigset_t		 waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
@@ -523,10 +550,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 			io.ask_forward = fcgi_ask_forward;
 			io.ask_timeout = lim->ask_timeout;
 		}
-		if (wymcp_server_serve_io(srv, &io, sizeof(io)) != WYMCP_OK)
-			front_log(WYMCP_LOG_DEBUG,
-			    "the web server went away before the response "
-			    "was written");
+		served = wymcp_server_serve_io(srv, &io, sizeof(io));
 		front_stats_count(lim->stats, board->method, resp_status);
 		if (lim->slow_ms > 0 && (ms = mono_ms() - t0) >=
 		    (long long)lim->slow_ms) {
@@ -543,7 +567,10 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		 * Finish here, with the signals still blocked, so that
 		 * the response is flushed before the next wait.
 		 */
-		FCGX_Finish_r(&req);
+		if (finish(&req) == -1 || served != WYMCP_OK)
+			front_log(WYMCP_LOG_DEBUG,
+			    "the web server went away before the response "
+			    "was written");
 		rc = front_watch_end();
 		board->served++;
 		if ((retire = retire_reason(lim, board, supervised, fdbase,

@@ -202,16 +202,14 @@ const char	*front_addr_str(const struct sockaddr *, socklen_t,
 /*
  * watch.c: the worker's watch over its request.  front_watch_init()
  * installs the timer, its signal handler and the library's request
- * hook, and publishes into `board'.  front_watch_arm() (re)arms the
- * timer for `at' (ms, CLOCK_MONOTONIC) plus FRONT_GRACE_MS, 0 disarms
- * it: when it fires the worker logs the method and tool with
+ * hook, and publishes into `board'.  When a request is FRONT_GRACE_MS
+ * past its deadline the worker logs the method and tool with
  * async-signal-safe writes and _exit()s with FRONT_EXIT_TIMEOUT.
  * front_watch_begin() marks a request in flight, front_watch_end() its
  * end (and returns whether the library said memory ran out).
  */
 int		 front_watch_init(struct wymcp_server *, struct front_board *,
 		    unsigned int timeout);
-void		 front_watch_arm(long long at);
 void		 front_watch_begin(void);
 int		 front_watch_end(void);
 long long	 front_now_ms(void);

@@ -17,6 +17,15 @@
  * SI_TIMER, so an alarm(2) a tool sets for itself does not end the
  * worker, and one that takes SIGALRM or blocks it is killed by the
  * supervisor instead (prefork.c, FRONT_BACKSTOP_MS).
+ *
+ * The timer is armed lazily, so that a worker under load makes no
+ * system call for it per request.  It may fire early: it is armed for
+ * the first request's limit and left to run, since each request after
+ * ends later.  When it fires before the request in flight is due, the
+ * handler arms it again for that request's due time (timer_settime(2)
+ * is async-signal-safe); when no request is in flight it is left
+ * unarmed, and the next request arms it.  Only a limit earlier than
+ * what is armed (a location's lower one) arms it at once.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,7 +47,7 @@ static struct front_board	*board = &own;	/* where we publish */
 static timer_t			 timer;
 static int			 have_timer;
 static unsigned int		 limit_s;	/* --request-timeout */
-static long long		 armed;		/* deadline armed, or 0 */
+static long long		 due;		/* when it fires (ms), or 0 */
 static int			 nomem;		/* the library said so */
 
 long long
@@ -88,24 +97,73 @@ putnum(char *buf, size_t len, size_t cap, long long v)
 }
 
 /*
- * The timer fired: the request is FRONT_GRACE_MS past its deadline and
- * its tool has not stopped.  Log it and end the worker.  Only
- * async-signal-safe calls: getpid(2), write(2), _exit(2).  The board's
- * strings may be in the middle of a copy; every read is bounded.
+ * Arm the timer to fire at `t' (ms, CLOCK_MONOTONIC, > 0).  0, or -1
+ * with errno.  Async-signal-safe.
+ */
+static int
+arm(long long t)
+{
+	struct itimerspec	 its;
+
+	__atomic_store_n(&due, t, __ATOMIC_RELAXED);
+	if (!have_timer)
+		return 0;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(t / 1000);
+	its.it_value.tv_nsec = (long)(t % 1000) * 1000000L;
+	return timer_settime(timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/*
+ * The request in flight is due FRONT_GRACE_MS after `deadline' (0: it
+ * has none): make sure the timer fires by then.
+ */
+static void
+follow(long long deadline)
+{
+	long long	 d;
+
+	if (deadline <= 0)
+		return;
+	d = __atomic_load_n(&due, __ATOMIC_RELAXED);
+	if ((d == 0 || d > deadline + FRONT_GRACE_MS) &&
+	    arm(deadline + FRONT_GRACE_MS) == -1)
+		front_log(WYMCP_LOG_ERR, "timer_settime: %s", strerror(errno));
+}
+
+/*
+ * The timer fired.  Early (for a request before this one), or with
+ * no request in flight: arm it for the one in flight, or leave it.
+ * Else the request is FRONT_GRACE_MS past its deadline and its tool
+ * has not stopped: log it and end the worker.  Only async-signal-safe
+ * calls: clock_gettime(2), timer_settime(2), getpid(2), write(2),
+ * _exit(2).  The board's strings may be in the middle of a copy;
+ * every read is bounded.
  */
 static void
 on_timer(int sig, siginfo_t *si, void *uc)
 {
-	char	 line[512];
-	size_t	 n = 0, cap = sizeof(line) - 1;
-	ssize_t	 w;
+	char		 line[512];
+	size_t		 n = 0, cap = sizeof(line) - 1;
+	ssize_t		 w;
+	long long	 deadline;
+	int		 saved = errno;
 
 	(void)sig;
 	(void)uc;
 	if (si == NULL || si->si_code != SI_TIMER)
 		return;			/* someone's alarm(2), kill(2) */
+	__atomic_store_n(&due, 0, __ATOMIC_RELAXED);
 	if (!__atomic_load_n(&board->busy, __ATOMIC_ACQUIRE))
-		return;			/* it ended as the timer fired */
+		return;			/* none in flight */
+	deadline = __atomic_load_n(&board->deadline, __ATOMIC_RELAXED);
+	if (deadline <= 0)
+		return;			/* it has no limit */
+	if (front_now_ms() < deadline + FRONT_GRACE_MS) {
+		(void)arm(deadline + FRONT_GRACE_MS);
+		errno = saved;		/* the code it interrupted */
+		return;
+	}
 	board->why = FRONT_WHY_TIMEOUT;
 	n = put(line, n, cap, FRONT_NAME "[", 64);
 	n = putnum(line, n, cap, (long long)getpid());
@@ -140,25 +198,6 @@ on_timer(int sig, siginfo_t *si, void *uc)
 	_exit(FRONT_EXIT_TIMEOUT);
 }
 
-void
-front_watch_arm(long long at)
-{
-	struct itimerspec	 its;
-	long long		 t;
-
-	armed = at;
-	if (!have_timer)
-		return;
-	memset(&its, 0, sizeof(its));
-	if (at > 0) {
-		t = at + FRONT_GRACE_MS;
-		its.it_value.tv_sec = (time_t)(t / 1000);
-		its.it_value.tv_nsec = (long)(t % 1000) * 1000000L;
-	}
-	if (timer_settime(timer, TIMER_ABSTIME, &its, NULL) == -1)
-		front_log(WYMCP_LOG_ERR, "timer_settime: %s", strerror(errno));
-}
-
 /* Copy `s' (or "") into a board string of `len' bytes. */
 static void
 copy(char *dst, size_t len, const char *s)
@@ -185,15 +224,12 @@ on_request(void *arg, const struct wymcp_request_info *ri)
 	copy(board->reqid, sizeof(board->reqid), ri->reqid);
 	__atomic_store_n(&board->deadline, ri->deadline_ms, __ATOMIC_RELAXED);
 	/*
-	 * Follow the deadline when it moved: earlier (a location's lower
-	 * limit), later by more than a moment, or set at all.  The
-	 * library's first one falls a few ms after what
-	 * front_watch_begin() armed: no system call for that.
+	 * A later deadline (the library's falls a few ms after what
+	 * front_watch_begin() set) the handler follows when the timer
+	 * fires; an earlier one, or the first, is armed now.
 	 */
-	if (!ri->done && ri->deadline_ms != armed && (armed == 0 ||
-	    ri->deadline_ms == 0 || ri->deadline_ms < armed ||
-	    ri->deadline_ms > armed + 1000))
-		front_watch_arm(ri->deadline_ms);
+	if (!ri->done)
+		follow(ri->deadline_ms);
 	if (ri->nomem)
 		nomem = 1;
 }
@@ -251,16 +287,21 @@ front_watch_begin(void)
 	board->method[0] = board->name[0] = board->reqid[0] = '\0';
 	if (limit_s > 0)
 		at = front_now_ms() + (long long)limit_s * 1000;
+	/*
+	 * The deadline and busy first: should the timer fire from here
+	 * on, the handler sees this request and arms for it, and
+	 * follow() then finds it armed.
+	 */
 	__atomic_store_n(&board->deadline, at, __ATOMIC_RELAXED);
 	__atomic_store_n(&board->busy, 1, __ATOMIC_RELEASE);
-	front_watch_arm(at);
+	follow(at);
 }
 
 /*
  * The request is over (or there was none), and say whether the library
  * reported memory running out in it.  The timer stays armed (a system
- * call less per request): should it fire before the next request
- * re-arms it, the handler sees no request in flight and does nothing.
+ * call less per request): should it fire before the next request, the
+ * handler sees none in flight and leaves it unarmed.
  */
 int
 front_watch_end(void)

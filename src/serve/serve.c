@@ -106,9 +106,12 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io, int status,
 	    out(io, "Mcp-Session-Id: ", 16) ||
 	    out(io, session, strlen(session)) || out(io, "\r\n\r\n", 4)))
 		return WYMCP_ERR_IO;
+	/*
+	 * No flush: the caller delivers the last bytes once we return
+	 * (wymcp-fcgi's end of the FastCGI request sends them in the same
+	 * write(2) as the end record, one wake-up of the web server).
+	 */
 	if ((session == NULL && out(io, head, len)) || out(io, b, blen))
-		return WYMCP_ERR_IO;
-	if (io->flush != NULL && io->flush(io->arg))
 		return WYMCP_ERR_IO;
 	return WYMCP_OK;
 }

@@ -557,6 +557,26 @@ def test_time_limit(w):
             "not 30" % r.elapsed, r.brief())
     inst.wait_workers(2, 5.0, without=[p for p in before if not alive(p)])
 
+    # T6: the timer is armed lazily (watch.c): for a worker's first
+    # request, then left to run while later ones end later.  Quick
+    # calls for 1.5 s leave every worker's timer due before the next
+    # request's time; a loop then must still be stopped by its worker
+    # at its own limit, not by the supervisor's backstop 3 s later.
+    end = time.monotonic() + 1.5
+    while time.monotonic() < end:
+        post(port, "/limits", "count_slowly", {"to": 1, "delay_ms": 0})
+    rid = next_rid()
+    r = post(port, "/limits", "loop_forever", rid=rid)
+    R.check(r.status == 502 and 3.0 <= r.elapsed <= 3.0 + GRACE + 1.5,
+            "T after quick calls a loop is still stopped %.1f s after a 3 s "
+            "limit (the timer, armed for an earlier call, follows)" %
+            r.elapsed, r.brief())
+    R.check(inst.wait_for(lambda e: e[2] == str(rid) and
+                          "time limit" in e[3] and e[0] != inst.sup),
+            "T ... by its worker, which logs it",
+            " | ".join(tail(inst.log, 6)))
+    inst.wait_workers(2, 5.0)
+
     # --allow-peer does not apply to a unix socket.
     r = post(port, "/limits", "count_slowly", {"to": 1, "delay_ms": 0})
     R.check(r.text() == "Counted to 1.", "T --allow-peer leaves a unix "
