@@ -29,6 +29,7 @@
 #define ACCEPT_BACKOFF_MAX_MS	5000	/* longest pause */
 #define FIRST_DATA_MS		2000	/* a new connection must speak */
 #define REFUSED_LOG_MS		1000	/* one refusal line per second */
+#define STREAK_MAX		64	/* requests between two sigpending */
 
 extern char	**environ;
 
@@ -41,7 +42,7 @@ static int	 resp_status;
 /*
  * Set by the stop signals (SIGTERM, SIGINT, SIGHUP, SIGUSR1) to the
  * signal's number.  The handler runs only while the worker waits in
- * ppoll(2); see front_worker().
+ * ppoll(2), and stop_pending() sets it too; see front_worker().
  */
 static volatile sig_atomic_t	 stopsig;
 
@@ -211,9 +212,14 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 
 	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
 	    SOCK_CLOEXEC)) == -1) {
-		/* Another worker took it, or the peer gave up. */
+		/*
+		 * Another worker took it, or the peer gave up; or
+		 * (EINVAL) the supervisor shut the socket down, which the
+		 * wait that follows sees.
+		 */
 		if (errno == EAGAIN || errno == EWOULDBLOCK ||
-		    errno == EINTR || errno == ECONNABORTED || errno == EPROTO)
+		    errno == EINTR || errno == ECONNABORTED ||
+		    errno == EPROTO || errno == EINVAL)
 			return -1;
 		front_log(WYMCP_LOG_WARNING, "accept: %s", strerror(errno));
 		*backoff = *backoff == 0 ? ACCEPT_BACKOFF_MIN_MS :
@@ -345,15 +351,165 @@ retire_reason(const struct front_limits *lim, const struct front_board *b,
 }
 
 /*
- * Block the stop signals (SIGTERM, SIGINT, SIGHUP, and SIGUSR1, the
- * graceful stop of some FastCGI process managers) and catch them with
- * `fn' (no SA_RESTART: a wait must return), into *waitmask the mask
- * that lets them in during a wait.  0, or -1 (logged).
+ * Wait in ppoll(2), the stop signals let in, for the next request: on
+ * the connection the web server kept open after the last one
+ * (FCGI_KEEP_CONN; libfcgi 2.4 keeps it in ipcFd), else on the
+ * listening socket, and take a new connection into req->ipcFd.  Serves
+ * answers from other hosts meanwhile (--relay-listen: relay.c).
+ * Returns 1 with a connection to read, 0 to look again (a signal, a
+ * relayed answer, a connection another worker took or that was
+ * refused), -2 when the supervisor shut the listening socket down to
+ * stop, -1 on a fatal error (logged).
+ */
+static int
+wait_next(FCGX_Request *req, int listenfd, const struct front_limits *lim,
+    struct front_board *board, int *backoff, const sigset_t *waitmask)
+{
+	struct pollfd	 pfd[2];
+	int		 fd;
+
+	pfd[0].fd = req->ipcFd >= 0 ? req->ipcFd : listenfd;
+	pfd[0].events = POLLIN | POLLRDHUP;
+	pfd[0].revents = 0;
+	pfd[1].fd = lim->relay_fd;
+	pfd[1].events = POLLIN;
+	pfd[1].revents = 0;
+	if (ppoll(pfd, lim->relay_fd >= 0 ? 2 : 1, NULL, waitmask) == -1) {
+		if (errno == EINTR)
+			return 0;
+		front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
+		return -1;
+	}
+	if (lim->relay_fd >= 0 && (pfd[1].revents & POLLIN)) {
+		front_relay_serve(lim->relay_fd);
+		if (pfd[0].revents == 0)
+			return 0;
+	}
+	if (pfd[0].revents & POLLNVAL) {
+		front_log(WYMCP_LOG_ERR, "descriptor %d is not open",
+		    pfd[0].fd);
+		return -1;
+	}
+	/* accept(2) would only fail from now on (prefork.c). */
+	if (pfd[0].fd == listenfd &&
+	    (pfd[0].revents & (POLLHUP | POLLRDHUP | POLLERR))) {
+		front_log(WYMCP_LOG_DEBUG, "the listening socket was shut "
+		    "down: stopping");
+		return -2;
+	}
+	if (req->ipcFd < 0) {
+		if ((fd = take(listenfd, lim, backoff, waitmask)) == -1)
+			return 0;
+		req->ipcFd = fd;
+		req->keepConnection = 1;	/* FCGX_Accept_r keeps it */
+		board->accepted++;
+	}
+	return 1;
+}
+
+/*
+ * Read the request on the connection in req->ipcFd and serve it, with
+ * the signals still blocked, up to the end record, so that the
+ * response is out before the next wait.  Returns -1 when there was no
+ * request for the library (the connection ended first, or it was for
+ * the status page), else whether the library said memory ran out in
+ * it (front_watch_end()).
+ */
+static int
+serve_one(struct wymcp_server *srv, FCGX_Request *req,
+    const struct front_limits *lim, struct front_board *board)
+{
+	struct wymcp_io	 io;
+	enum wymcp_err	 rc;
+	long long	 t0 = 0, ms;
+
+	front_watch_begin();
+	if (FCGX_Accept_r(req) < 0) {
+		/*
+		 * The connection closed, or spoke no FastCGI, before a
+		 * request: libfcgi closed it and, with no listening
+		 * socket of its own, returned.
+		 */
+		(void)front_watch_end();
+		front_log(WYMCP_LOG_DEBUG, "a connection ended without a "
+		    "request");
+		return -1;
+	}
+	if (front_status_serve(srv, lim, req)) {
+		FCGX_Finish_r(req);
+		(void)front_watch_end();
+		return -1;
+	}
+	memset(&io, 0, sizeof(io));
+	resp_status = 0;
+	if (lim->slow_ms > 0)
+		t0 = mono_ms();
+	io.env = req->envp;
+	io.read = fcgi_read;
+	io.write = fcgi_write;
+	io.flush = fcgi_flush;
+	io.arg = req;
+	io.gone = fcgi_gone;
+	if (lim->relay != NULL) {
+		io.ask_hold = fcgi_ask_hold;
+		io.ask_release = fcgi_ask_release;
+		io.ask_wait = fcgi_ask_wait;
+		io.ask_forward = fcgi_ask_forward;
+		io.ask_timeout = lim->ask_timeout;
+	}
+	rc = wymcp_server_serve_io(srv, &io, sizeof(io));
+	front_stats_count(lim->stats, board->method, resp_status);
+	if (lim->slow_ms > 0 && (ms = mono_ms() - t0) >=
+	    (long long)lim->slow_ms) {
+		if (lim->stats != NULL)
+			__atomic_add_fetch(&lim->stats->slow, 1,
+			    __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "slow request: %.*s%s%.*s took "
+		    "%lld ms", (int)sizeof(board->method),
+		    board->method[0] != '\0' ? board->method : "-",
+		    board->name[0] != '\0' ? " " : "",
+		    (int)sizeof(board->name), board->name, ms);
+	}
+	if (finish(req) == -1 || rc != WYMCP_OK)
+		front_log(WYMCP_LOG_DEBUG, "the web server went away before "
+		    "the response was written");
+	return front_watch_end();
+}
+
+/*
+ * The stop signals: SIGTERM, SIGINT, SIGHUP, and SIGUSR1, the graceful
+ * stop of some FastCGI process managers.
+ */
+static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
+
+/*
+ * Is a stop signal pending (blocked, and not let in by a wait)?  Then
+ * remember it as the handler would and say 1.
+ */
+static int
+stop_pending(void)
+{
+	sigset_t	 set;
+	size_t		 i;
+
+	if (sigpending(&set) == -1)
+		return 0;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&set, sigs[i]) == 1) {
+			stopsig = sigs[i];
+			return 1;
+		}
+	return 0;
+}
+
+/*
+ * Block the stop signals and catch them with `fn' (no SA_RESTART: a
+ * wait must return), into *waitmask the mask that lets them in during
+ * a wait.  0, or -1 (logged).
  */
 int
 front_catch_stop(void (*fn)(int), sigset_t *waitmask)
 {
-	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 	struct sigaction	 sa;
 	sigset_t		 stopset;
 	size_t			 i;
@@ -391,11 +547,17 @@ front_catch_stop(void (*fn)(int), sigset_t *waitmask)
  * flag is set and checked before anything else) or stays pending until
  * the next wait: it can never interrupt a request being read or
  * written, and it can never arrive between a check of the flag and a
- * blocking call.  FCGX_Accept_r() only runs once ppoll() says a
- * connection is ready, and the listening socket is non-blocking
- * (main.c), so a worker that loses the race for a connection to
- * another worker gets EAGAIN instead of blocking in accept(2) with the
- * signals blocked.  Unblocking the signals around FCGX_Accept_r()
+ * blocking call.  FCGX_Accept_r() only runs on a connection that is
+ * ready, and the listening socket is non-blocking (main.c), so a
+ * worker that loses the race for a connection to another worker gets
+ * EAGAIN instead of blocking in accept(2) with the signals blocked.
+ * Under load a connection is nearly always waiting when a request
+ * ends: so the worker tries accept(2) first and waits in ppoll() only
+ * when none was, a system call less per request.  (Not with
+ * --relay-listen, whose answers must not wait behind connections.)
+ * ppoll() lets a pending signal in only when nothing is ready, so a
+ * busy worker would not see one either way: every STREAK_MAX requests
+ * it asks sigpending(2), and stops if a stop signal waits.  Unblocking the signals around FCGX_Accept_r()
  * instead would leave two holes: a signal between the flag check and
  * accept(2) is lost until the next one, and a signal just after
  * accept(2) interrupts libfcgi's poll or read of the new connection,
@@ -416,16 +578,12 @@ front_worker(struct wymcp_server *srv, int listenfd,
 {
 	static struct front_board own;
 	FCGX_Request		 req;
-	struct wymcp_io		 io;
 	struct sigaction	 sa;
-	struct pollfd		 pfd, rpfd[2];
-	enum wymcp_err		 served;
 	sigset_t		 waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
 	int			 rc, fd, fdbase, backoff = 0, status = 0;
-	long long		 t0 = 0, ms;
-	int			 supervised = board != NULL;
+	int			 streak = 0, supervised = board != NULL;
 
 	if (board == NULL)
 		board = &own;
@@ -461,117 +619,29 @@ front_worker(struct wymcp_server *srv, int listenfd,
 	front_log(WYMCP_LOG_DEBUG, "worker ready");
 
 	while (!stopsig) {
-		/*
-		 * Wait for the next request: on the connection the web
-		 * server kept open after the last one (FCGI_KEEP_CONN;
-		 * libfcgi 2.4 keeps it in ipcFd), else on the listening
-		 * socket.
-		 */
-		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
-		pfd.events = POLLIN | POLLRDHUP;
-		pfd.revents = 0;
-		/* And answers from other hosts (--relay-listen: relay.c). */
-		rpfd[0] = pfd;
-		rpfd[1].fd = lim->relay_fd;
-		rpfd[1].events = POLLIN;
-		rpfd[1].revents = 0;
-		if (ppoll(rpfd, lim->relay_fd >= 0 ? 2 : 1, NULL,
-		    &waitmask) == -1) {
-			if (errno == EINTR)
-				continue;
-			front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
-			status = 1;
-			break;
+		if (++streak >= STREAK_MAX) {
+			streak = 0;
+			if (stop_pending())
+				break;
 		}
-		pfd = rpfd[0];
-		if (lim->relay_fd >= 0 && (rpfd[1].revents & POLLIN)) {
-			front_relay_serve(lim->relay_fd);
-			if (pfd.revents == 0)
-				continue;
-		}
-		if (pfd.revents & POLLNVAL) {
-			front_log(WYMCP_LOG_ERR, "descriptor %d is not open",
-			    pfd.fd);
-			status = 1;
-			break;
-		}
-		/*
-		 * The supervisor shut the listening socket down to stop
-		 * (prefork.c): accept(2) would only fail from now on.
-		 */
-		if (pfd.fd == listenfd &&
-		    (pfd.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
-			front_log(WYMCP_LOG_DEBUG, "the listening socket was "
-			    "shut down: stopping");
-			break;
-		}
-
-		if (req.ipcFd < 0) {
-			if ((fd = take(listenfd, lim, &backoff,
-			    &waitmask)) == -1)
-				continue;
+		/* A connection waiting already (see above)? */
+		if (req.ipcFd < 0 && lim->relay_fd < 0 &&
+		    (fd = take(listenfd, lim, &backoff, &waitmask)) != -1) {
 			req.ipcFd = fd;
 			req.keepConnection = 1;	/* FCGX_Accept_r keeps it */
 			board->accepted++;
+		} else {
+			rc = wait_next(&req, listenfd, lim, board, &backoff,
+			    &waitmask);
+			if (rc == -1)
+				status = 1;
+			if (rc < 0)
+				break;
+			if (rc == 0)
+				continue;
 		}
-
-		front_watch_begin();
-		if ((rc = FCGX_Accept_r(&req)) < 0) {
-			/*
-			 * The connection closed, or spoke no FastCGI, before
-			 * a request: libfcgi closed it and, with no listening
-			 * socket of its own, returned.
-			 */
-			(void)front_watch_end();
-			front_log(WYMCP_LOG_DEBUG, "a connection ended "
-			    "without a request");
+		if ((rc = serve_one(srv, &req, lim, board)) == -1)
 			continue;
-		}
-
-		if (front_status_serve(srv, lim, &req)) {
-			FCGX_Finish_r(&req);
-			(void)front_watch_end();
-			continue;
-		}
-		memset(&io, 0, sizeof(io));
-		resp_status = 0;
-		if (lim->slow_ms > 0)
-			t0 = mono_ms();
-		io.env = req.envp;
-		io.read = fcgi_read;
-		io.write = fcgi_write;
-		io.flush = fcgi_flush;
-		io.arg = &req;
-		io.gone = fcgi_gone;
-		if (lim->relay != NULL) {
-			io.ask_hold = fcgi_ask_hold;
-			io.ask_release = fcgi_ask_release;
-			io.ask_wait = fcgi_ask_wait;
-			io.ask_forward = fcgi_ask_forward;
-			io.ask_timeout = lim->ask_timeout;
-		}
-		served = wymcp_server_serve_io(srv, &io, sizeof(io));
-		front_stats_count(lim->stats, board->method, resp_status);
-		if (lim->slow_ms > 0 && (ms = mono_ms() - t0) >=
-		    (long long)lim->slow_ms) {
-			if (lim->stats != NULL)
-				__atomic_add_fetch(&lim->stats->slow, 1,
-				    __ATOMIC_RELAXED);
-			front_log(WYMCP_LOG_WARNING, "slow request: %.*s%s%.*s "
-			    "took %lld ms", (int)sizeof(board->method),
-			    board->method[0] != '\0' ? board->method : "-",
-			    board->name[0] != '\0' ? " " : "",
-			    (int)sizeof(board->name), board->name, ms);
-		}
-		/*
-		 * Finish here, with the signals still blocked, so that
-		 * the response is flushed before the next wait.
-		 */
-		if (finish(&req) == -1 || served != WYMCP_OK)
-			front_log(WYMCP_LOG_DEBUG,
-			    "the web server went away before the response "
-			    "was written");
-		rc = front_watch_end();
 		board->served++;
 		if ((retire = retire_reason(lim, board, supervised, fdbase,
 		    rc, why, sizeof(why))) != NULL)

@@ -24,6 +24,9 @@ the others down or writes the response head:
      AddressSanitizer, which reserves terabytes of address space); a
      worker that leaked descriptors is replaced after that request;
   R  --max-requests 3 recycles a worker every 3 requests, none failing;
+     a SIGTERM to a worker that is never idle (12 clients of a 5 ms
+     call on its one worker: a connection always waits) stops it within
+     2 s, every request answered;
   B  12 requests to a crashing tool: each worker is replaced at once (no
      back-off a client can drive), the log names the tool a dead worker
      was serving, and the next request is served at once;
@@ -357,6 +360,7 @@ class World:
         self.recycle = Instance(self, "recycle", ["--max-requests", "3"],
                                 nworkers=1)
         self.orphan = Instance(self, "orphan", [], nworkers=1)
+        self.busy = Instance(self, "busy", [], nworkers=1)
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
         self.status = Instance(self, "status", [
@@ -391,8 +395,8 @@ class World:
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
-                     self.orphan, self.drain, self.pool, self.status,
-                     self.closed):
+                     self.orphan, self.busy, self.drain, self.pool,
+                     self.status, self.closed):
             locs += self.location("/" + inst.name, "unix:" + inst.sock)
         locs += self.location("/status-mcp", "unix:" + self.status.sock)
         locs += self.location(
@@ -673,6 +677,50 @@ def test_recycle(w):
            "--max-requests" in e[3] and e[1] == "info"]
     R.check(len(ret) >= 2, "R the supervisor logs each retirement at info",
             " | ".join(tail(inst.log, 5)))
+
+
+def test_busy_stop(w):
+    """A stop signal reaches a worker that always has a connection
+    waiting: ppoll(2) lets a signal in only when nothing is ready, so
+    the worker asks sigpending(2) every 64 requests (fcgi.c)."""
+    inst = w.busy
+    if not inst.start():
+        return
+    stop = time.monotonic() + 3.0
+    results, lock = [], threading.Lock()
+
+    def client():
+        while time.monotonic() < stop:
+            r = post(w.port, "/busy", "sleep_quietly", {"ms": 5},
+                     timeout=30)
+            with lock:
+                results.append(r)
+
+    threads = [threading.Thread(target=client, daemon=True)
+               for _ in range(12)]
+    for th in threads:
+        th.start()
+    time.sleep(1.0)
+    worker = inst.workers()[0]
+    os.kill(worker, signal.SIGTERM)
+    t0 = time.monotonic()
+    while alive(worker) and time.monotonic() - t0 < 5.0:
+        time.sleep(0.01)
+    took = time.monotonic() - t0
+    for th in threads:
+        th.join()
+    bad = [r.brief() for r in results
+           if r.status != 200 or r.text() != "slept"]
+    R.check(not alive(worker) and took < 2.0, "R SIGTERM to a worker "
+            "that is never idle: it stops in %.2f s" % took,
+            " | ".join(tail(inst.log, 4)))
+    R.check(len(results) > 50 and not bad, "R ... and every one of %d "
+            "requests is answered" % len(results), "; ".join(bad[:3]))
+    R.check(inst.wait_for(lambda e: e[0] == worker and
+                          "stopping on signal 15" in e[3]),
+            "R ... it says it stops on the signal",
+            " | ".join(tail(inst.log, 4)))
+    inst.stop()
 
 
 def pss_kib(pid):
@@ -1028,6 +1076,7 @@ def layer(w):
     test_gone(w)
     test_memory(w)
     test_recycle(w)
+    test_busy_stop(w)
     test_pool(w)
     test_status(w)
     test_backoff(w)
