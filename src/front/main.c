@@ -1059,8 +1059,8 @@ main(int argc, char *argv[])
 		rc = front_cgi(srv, &lim);
 	else {
 		/*
-		 * Workers wait for connections in ppoll(2) and must never
-		 * block in accept(2): see fcgi.c.
+		 * Workers try accept(2) and wait in ppoll(2) when nothing
+		 * was there: they must never block in accept(2) (fcgi.c).
 		 */
 		if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 		    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
