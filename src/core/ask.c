@@ -278,36 +278,75 @@ positional(const char *key)
 }
 
 /*
- * The common part of every question: find the answer for `key`, or
- * record the question and end the round (or, in a batch, return
- * WYMCP_ERR_PENDING).  The capability was checked by the caller.
+ * The key of a question: `key` when the tool chose one (checked), else
+ * the next positional one, "kind-N" (written here: printf costs more
+ * than the rest of an answered question).  NULL with *rc.
+ */
+static const char *
+ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, enum wymcp_err *rc)
+{
+	char		 num[16], *p;
+	size_t		 klen, k = sizeof(num);
+	unsigned int	 n;
+
+	if (key != NULL) {
+		*rc = WYMCP_ERR_INVAL;
+		if (*key == '\0' || strlen(key) > 128 ||
+		    !wymcp__header_chars_ok(key) || positional(key))
+			return NULL;
+		return key;
+	}
+	n = ++run->counter;
+	do {
+		num[--k] = (char)('0' + n % 10);
+	} while ((n /= 10) != 0);
+	num[--k] = '-';
+	klen = strlen(kind);
+	*rc = WYMCP_ERR_NOMEM;
+	if ((p = wymcp__arena_alloc(&ctx->arena, klen + sizeof(num) - k +
+	    1)) == NULL)
+		return NULL;
+	memcpy(p, kind, klen);
+	memcpy(p + klen, num + k, sizeof(num) - k);
+	p[klen + sizeof(num) - k] = '\0';
+	return p;
+}
+
+/*
+ * The answer the request carries for `key`, checked (an invalid one
+ * does not return), remembered as read (it goes into the next
+ * requestState), or NULL: unanswered.
+ */
+static struct json_object *
+answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, struct json_object *schema)
+{
+	struct json_object	*a, *m;
+
+	if (!json_object_object_get_ex(ctx->call.answers, key, &a))
+		return NULL;
+	if (schema != NULL)
+		check_elicit_answer(ctx, run, key, a, schema);
+	else if (strcmp(kind, "sample") == 0)
+		check_shape(ctx, run, key, a, "CreateMessageResult");
+	else if (strcmp(kind, "roots") == 0)
+		check_shape(ctx, run, key, a, "ListRootsResult");
+	if ((m = wymcp__run_map(&run->used)) != NULL)
+		json_object_object_add(m, key, json_object_get(a));
+	return a;
+}
+
+/*
+ * An unanswered question: record it and end the round (or, in a batch,
+ * return WYMCP_ERR_PENDING).
  */
 static enum wymcp_err
-ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
-    const char *key, const char *method, struct json_object *params,
-    struct json_object *schema, struct json_object **answer)
+pending(struct wymcp__run *run, const char *key, const char *method,
+    struct json_object *params)
 {
-	struct json_object	*a, *req, *m;
+	struct json_object	*req, *m;
 
-	if (key == NULL) {
-		key = wymcp_printf(ctx, "%s-%u", kind, ++run->counter);
-		if (key == NULL)
-			return WYMCP_ERR_NOMEM;
-	} else if (*key == '\0' || strlen(key) > 128 ||
-	    !wymcp__header_chars_ok(key) || positional(key))
-		return WYMCP_ERR_INVAL;
-	if (json_object_object_get_ex(ctx->call.answers, key, &a)) {
-		if (schema != NULL)
-			check_elicit_answer(ctx, run, key, a, schema);
-		else if (strcmp(kind, "sample") == 0)
-			check_shape(ctx, run, key, a, "CreateMessageResult");
-		else if (strcmp(kind, "roots") == 0)
-			check_shape(ctx, run, key, a, "ListRootsResult");
-		if ((m = wymcp__run_map(&run->used)) != NULL)
-			json_object_object_add(m, key, json_object_get(a));
-		*answer = a;
-		return WYMCP_OK;
-	}
 	if ((req = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
 	json_object_object_add(req, "method", json_object_new_string(method));
@@ -321,6 +360,25 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		return WYMCP_ERR_PENDING;
 	wymcp__run_stop(run);
 	return WYMCP_ERR_PENDING;	/* not reached */
+}
+
+/*
+ * The common part of every question: find the answer for `key`, or
+ * record the question and end the round (or, in a batch, return
+ * WYMCP_ERR_PENDING).  The capability was checked by the caller.
+ */
+static enum wymcp_err
+ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, const char *method, struct json_object *params,
+    struct json_object **answer)
+{
+	enum wymcp_err		 rc;
+
+	if ((key = ask_key(ctx, run, kind, key, &rc)) == NULL)
+		return rc;
+	if ((*answer = answered(ctx, run, kind, key, NULL)) != NULL)
+		return WYMCP_OK;
+	return pending(run, key, method, params);
 }
 
 /* The declared capability object `name`, or NULL. */
@@ -355,21 +413,28 @@ form_cap(struct wymcp_ctx *ctx)
 	    json_object_object_get_ex(e, "form", NULL);
 }
 
-/* Ask a form question whose schema was checked. */
+/*
+ * Ask a form question whose schema was checked.  The question is built
+ * only when it goes to the client: an answered one is only looked up.
+ */
 static enum wymcp_err
 elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
     const char *msg, struct json_object *schema, struct json_object **answer)
 {
 	struct json_object	*params;
+	enum wymcp_err		 rc;
 
+	if ((key = ask_key(ctx, run, "elicit", key, &rc)) == NULL)
+		return rc;
+	if ((*answer = answered(ctx, run, "elicit", key, schema)) != NULL)
+		return WYMCP_OK;
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
 	json_object_object_add(params, "mode", json_object_new_string("form"));
 	json_object_object_add(params, "message", json_object_new_string(msg));
 	json_object_object_add(params, "requestedSchema",
 	    json_object_get(schema));
-	return ask(ctx, run, "elicit", key, "elicitation/create", params,
-	    schema, answer);
+	return pending(run, key, "elicitation/create", params);
 }
 
 enum wymcp_err
@@ -493,7 +558,7 @@ wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
 	json_object_object_add(params, "elicitationId",
 	    json_object_new_string(id));
 	if ((rc = ask(ctx, run, "elicit", NULL, "elicitation/create", params,
-	    NULL, answer)) != WYMCP_OK)
+	    answer)) != WYMCP_OK)
 		return rc;
 	act = wymcp_answer_action(*answer);
 	if (act == NULL || (strcmp(act, "accept") != 0 &&
@@ -563,7 +628,7 @@ wymcp_sample(struct wymcp_ctx *ctx, const char *key,
 	if (!json_object_is_type(params, json_type_object))
 		return WYMCP_ERR_INVAL;
 	return ask(ctx, run, "sample", key, "sampling/createMessage", params,
-	    NULL, answer);
+	    answer);
 }
 
 enum wymcp_err
@@ -583,7 +648,7 @@ wymcp_roots(struct wymcp_ctx *ctx, const char *key,
 		return WYMCP_ERR_NORUN;
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	return ask(ctx, run, "roots", key, "roots/list", params, NULL, answer);
+	return ask(ctx, run, "roots", key, "roots/list", params, answer);
 }
 
 const char *
