@@ -346,30 +346,39 @@ const char *
 wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
 {
 	const struct wymcp_server *srv = ctx->srv;
+	struct wymcp__buf	 js = { NULL, 0, 0 };
 	unsigned char		*pt;
-	const char		*js = NULL;
-	size_t			 jslen = 0, ptlen;
+	const char		*tok = NULL;
+	size_t			 ptlen;
 
 	if (srv->nkeys == 0)
 		return NULL;
-	if (answers != NULL && json_object_object_length(answers) > 0) {
-		js = wymcp__json(answers);
-		jslen = strlen(js);
-	}
-	ptlen = FIXED_LEN + jslen;
+	/*
+	 * Written by wymcp's own writer, not json-c's: the answers were
+	 * never serialized, and json-c would keep a printbuf on each.
+	 */
+	if (answers != NULL && json_object_object_length(answers) > 0 &&
+	    wymcp__json_write(&js, answers) != 0)
+		goto done;
+	ptlen = FIXED_LEN + js.len;
 	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
-		return NULL;
+		goto done;
 	put_expiry(pt, (int64_t)time(NULL) + (int64_t)srv->state_ttl);
 	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
-		return NULL;
-	if (jslen > 0)
-		memcpy(pt + FIXED_LEN, js, jslen);
-	return seal_token(ctx, SEAL_VERSION, pt, ptlen);
+		goto done;
+	if (js.len > 0)
+		memcpy(pt + FIXED_LEN, js.p, js.len);
+	tok = seal_token(ctx, SEAL_VERSION, pt, ptlen);
+done:
+	if (js.p != NULL)
+		sodium_memzero(js.p, js.len);
+	wymcp__buf_free(&js);
+	return tok;
 }
 
 /*
  * Open a requestState and check every binding.  Returns 0 with
- * *answers (request-owned) or -1; the reason is logged at info level
+ * *answers (request-owned; NULL when the state holds none) or -1; the reason is logged at info level
  * only, since the client gets one message whatever failed.
  */
 int
@@ -402,11 +411,12 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 			why = "other bindings";
 		goto fail;
 	}
+	/* A state that holds no answer opens as none: nothing is made. */
+	if (ptlen == FIXED_LEN)
+		return 0;
 	why = "malformed answers";
 	js = (const char *)pt + FIXED_LEN;
-	if (ptlen == FIXED_LEN)
-		a = json_object_new_object();
-	else if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
+	if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
 	    !json_object_is_type(a, json_type_object))
 		goto fail;
 	if ((*answers = wymcp_own(ctx, a)) == NULL)
