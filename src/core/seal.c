@@ -4,15 +4,16 @@
  * requestState travels through the client, so it is attacker-controlled
  * (basic/patterns/mrtr.mdx "Security").  wymcp seals it with libsodium's
  * XChaCha20-Poly1305 AEAD and binds inside the seal the principal, an
- * expiry, the method, the tool name, a digest of the arguments and the
- * identity of the mounted tool set.  The token is base64url (no padding)
+ * expiry, the method, the tool name, the arguments (canonical JSON) and
+ * the identity of the mounted tool set.  The token is base64url (no padding)
  * of: version (1 byte) | key id (4) | nonce (24) | ciphertext+tag; the
  * first five bytes are the additional data.  The plaintext is binary:
  *
  *	expiry		4 bytes, seconds since the epoch, big-endian
- *	binding		16 bytes, BLAKE2b of every binding (bind())
- *	tags		4 bytes, the first byte of each binding's own digest,
- *			so that a refusal's log line can say which differed
+ *	binding		16 bytes, one BLAKE2b of every binding (bind())
+ *	tags		4 bytes, a byte of each binding's own digest (of the
+ *			arguments: of an FNV-1a), so that a refusal's log
+ *			line can say which differed
  *	answers		the answers the run read, compact JSON, or nothing
  *			for none
  *
@@ -56,22 +57,49 @@ cmpstr(const void *a, const void *b)
 }
 
 /*
- * Feed the canonical JSON of `v` to the hash: object keys sorted, no
- * white space, scalars as json-c writes them.  0 or -1.
+ * Where the canonical JSON of the arguments goes: into the binding's
+ * own hash (one BLAKE2b for every binding), and into a 32-bit FNV-1a
+ * of the same bytes, whose low byte is the arguments' tag (a guess for
+ * a log line, sealed with the rest: it need not be a digest).
+ */
+struct canon {
+	crypto_generichash_state *st;
+	uint32_t		 fnv;
+};
+
+static void
+canon_put(struct canon *c, const char *s, size_t n)
+{
+	size_t	 i;
+
+	crypto_generichash_update(c->st, (const unsigned char *)s, n);
+	for (i = 0; i < n; i++)
+		c->fnv = (c->fnv ^ (unsigned char)s[i]) * 16777619u;
+}
+
+/* The member names of a small object sort on the stack. */
+#define CANON_KEYS	16
+
+/*
+ * Feed the canonical JSON of `v`: object keys sorted, no white space,
+ * scalars as json-c writes them.  0 or -1.
  */
 static int
-hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
+hash_canon(struct canon *c, struct json_object *v, int depth)
 {
-	const char	**keys, *s;
+	const char	**keys, *small[CANON_KEYS], *s;
 	struct json_object *m;
 	size_t		 n, i;
+	int		 rc = 0;
 
 	if (depth > 64)
 		return -1;
 	switch (json_object_get_type(v)) {
 	case json_type_object:
 		n = (size_t)json_object_object_length(v);
-		if ((keys = calloc(n + 1, sizeof(*keys))) == NULL)
+		keys = small;
+		if (n > CANON_KEYS &&
+		    (keys = calloc(n, sizeof(*keys))) == NULL)
 			return -1;
 		i = 0;
 		json_object_object_foreach(v, k, unused) {
@@ -79,55 +107,35 @@ hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
 			keys[i++] = k;
 		}
 		qsort(keys, n, sizeof(*keys), cmpstr);
-		crypto_generichash_update(st, (const unsigned char *)"{", 1);
-		for (i = 0; i < n; i++) {
+		canon_put(c, "{", 1);
+		for (i = 0; i < n && rc == 0; i++) {
 			if (i > 0)
-				crypto_generichash_update(st,
-				    (const unsigned char *)",", 1);
-			crypto_generichash_update(st,
-			    (const unsigned char *)keys[i],
-			    strlen(keys[i]) + 1);
+				canon_put(c, ",", 1);
+			canon_put(c, keys[i], strlen(keys[i]) + 1);
 			json_object_object_get_ex(v, keys[i], &m);
-			if (hash_canon(st, m, depth + 1)) {
-				free(keys);
-				return -1;
-			}
+			rc = hash_canon(c, m, depth + 1);
 		}
-		crypto_generichash_update(st, (const unsigned char *)"}", 1);
-		free(keys);
-		return 0;
+		canon_put(c, "}", 1);
+		if (keys != small)
+			free(keys);
+		return rc;
 	case json_type_array:
 		n = json_object_array_length(v);
-		crypto_generichash_update(st, (const unsigned char *)"[", 1);
+		canon_put(c, "[", 1);
 		for (i = 0; i < n; i++) {
 			if (i > 0)
-				crypto_generichash_update(st,
-				    (const unsigned char *)",", 1);
-			if (hash_canon(st, json_object_array_get_idx(v, i),
+				canon_put(c, ",", 1);
+			if (hash_canon(c, json_object_array_get_idx(v, i),
 			    depth + 1))
 				return -1;
 		}
-		crypto_generichash_update(st, (const unsigned char *)"]", 1);
+		canon_put(c, "]", 1);
 		return 0;
 	default:
 		s = wymcp__json(v);
-		crypto_generichash_update(st, (const unsigned char *)s,
-		    strlen(s));
+		canon_put(c, s, strlen(s));
 		return 0;
 	}
-}
-
-/* The canonical digest of the arguments (32 bytes into out).  0 or -1. */
-static int
-args_digest(struct wymcp_ctx *ctx, unsigned char *out)
-{
-	crypto_generichash_state st;
-
-	crypto_generichash_init(&st, NULL, 0, 32);
-	if (hash_canon(&st, ctx->call.args, 0))
-		return -1;
-	crypto_generichash_final(&st, out, 32);
-	return 0;
 }
 
 /* Feed a string, or its absence, to the hash, unambiguously. */
@@ -193,15 +201,18 @@ static __thread struct tag_memo	 principal_memo, call_memo;
 
 /*
  * The bindings of a state (mrtr.mdx: bound to the principal, the
- * request and the server's tools): the digest of them all into
- * bind[BIND_LEN], and a one-byte tag of each (principal, method and
- * name, arguments, mounted tools) into tags[TAGS_LEN].  0 or -1.
+ * request and the server's tools): one BLAKE2b of them all into
+ * bind[BIND_LEN], the canonical arguments last (every binding before
+ * them is self-delimiting), and a one-byte tag of each (principal,
+ * method and name, arguments, mounted tools) into tags[TAGS_LEN].  0 or
+ * -1.
  */
 static int
 bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 {
 	crypto_generichash_state st;
-	unsigned char		 args[32], mount[32];
+	unsigned char		 mount[32];
+	struct canon		 c = { &st, 2166136261u };
 	struct wymcp__bound	*b = &ctx->call.bound;
 
 	/* Digested already in this request, from the same bindings. */
@@ -212,8 +223,6 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 		memcpy(tags, b->tags, TAGS_LEN);
 		return 0;
 	}
-	if (args_digest(ctx, args))
-		return -1;
 	if (ctx->who.mount_digest != NULL)
 		memcpy(mount, ctx->who.mount_digest, sizeof(mount));
 	else
@@ -224,13 +233,14 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	hash_str(&st, ctx->who.principal);
 	hash_str(&st, ctx->req.method);
 	hash_str(&st, ctx->call.name);
-	crypto_generichash_update(&st, args, sizeof(args));
 	crypto_generichash_update(&st, mount, sizeof(mount));
+	if (hash_canon(&c, ctx->call.args, 0))
+		return -1;
 	crypto_generichash_final(&st, bindout, BIND_LEN);
 
 	tags[0] = tag_of(&principal_memo, ctx->who.principal, NULL, 0);
 	tags[1] = tag_of(&call_memo, ctx->req.method, ctx->call.name, 1);
-	tags[2] = args[0];
+	tags[2] = (unsigned char)c.fnv;
 	tags[3] = mount[0];
 	b->principal = ctx->who.principal;
 	b->method = ctx->req.method;
