@@ -322,18 +322,33 @@ static struct json_object *
 answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
     const char *key, struct json_object *schema)
 {
-	struct json_object	*a, *m;
+	struct lh_entry		*e;
+	struct json_object	*a;
+	struct wymcp__used	*u;
 
-	if (!json_object_object_get_ex(ctx->call.answers, key, &a))
+	/* The entry, not only the value: its key outlives the tool's. */
+	if (!json_object_is_type(ctx->call.answers, json_type_object) ||
+	    (e = lh_table_lookup_entry(json_object_get_object(
+	    ctx->call.answers), key)) == NULL)
 		return NULL;
+	a = (struct json_object *)lh_entry_v(e);
 	if (schema != NULL)
 		check_elicit_answer(ctx, run, key, a, schema);
 	else if (strcmp(kind, "sample") == 0)
 		check_shape(ctx, run, key, a, "CreateMessageResult");
 	else if (strcmp(kind, "roots") == 0)
 		check_shape(ctx, run, key, a, "ListRootsResult");
-	if ((m = wymcp__run_map(&run->used)) != NULL)
-		json_object_object_add(m, key, json_object_get(a));
+	/* Once each: a key asked twice is sealed once. */
+	for (u = run->used; u != NULL; u = u->next)
+		if (u->key == lh_entry_k(e))
+			return a;
+	if ((u = wymcp__arena_alloc(&ctx->arena, sizeof(*u))) != NULL) {
+		u->next = NULL;
+		u->key = lh_entry_k(e);
+		u->answer = a;
+		*run->used_end = u;
+		run->used_end = &u->next;
+	}
 	return a;
 }
 

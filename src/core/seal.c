@@ -349,13 +349,15 @@ open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
 }
 
 /*
- * Seal the answers of an interrupted run with the request's bindings.
- * Returns the token (arena-owned) or NULL on failure.
+ * Seal the answers an interrupted run read (in the order read) with
+ * the request's bindings.  Returns the token (arena-owned) or NULL on
+ * failure.
  */
 const char *
-wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
+wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used)
 {
 	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__used *u;
 	struct wymcp__buf	 js = { NULL, 0, 0 };
 	unsigned char		*pt;
 	const char		*tok = NULL;
@@ -363,12 +365,12 @@ wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
 
 	if (srv->nkeys == 0)
 		return NULL;
-	/*
-	 * Written by wymcp's own writer, not json-c's: the answers were
-	 * never serialized, and json-c would keep a printbuf on each.
-	 */
-	if (answers != NULL && json_object_object_length(answers) > 0 &&
-	    wymcp__json_write(&js, answers) != 0)
+	/* The answers read, as one object: {"key":answer,...}. */
+	for (u = used; u != NULL; u = u->next)
+		if (wymcp__json_write_member(&js, u == used ? '{' : ',',
+		    u->key, u->answer) != 0)
+			goto done;
+	if (used != NULL && wymcp__json_write_end(&js) != 0)
 		goto done;
 	ptlen = FIXED_LEN + js.len;
 	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)

@@ -899,6 +899,29 @@ wymcp__json_write(struct wymcp__buf *b, struct json_object *o)
 	return 0;
 }
 
+/*
+ * Append the member `"key":value` to b, after `sep` ('{' before the
+ * first, ',' before the others): an object written from members held
+ * elsewhere than in a json-c object.  0, or -1 out of memory.
+ */
+int
+wymcp__json_write_member(struct wymcp__buf *b, char sep, const char *key,
+    struct json_object *v)
+{
+	return buf_put(b, &sep, 1) || buf_string(b, key, strlen(key)) ||
+	    buf_put(b, ":", 1) || wymcp__json_write(b, v) ? -1 : 0;
+}
+
+/* Append the closing brace of such an object (NUL-terminated). */
+int
+wymcp__json_write_end(struct wymcp__buf *b)
+{
+	if (buf_put(b, "}", 1) || buf_room(b, 0))
+		return -1;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
 void
 wymcp__buf_free(struct wymcp__buf *b)
 {
