@@ -364,8 +364,9 @@ pending(struct wymcp__run *run, const char *key, const char *method,
 
 	if ((req = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(req, "method", json_object_new_string(method));
-	json_object_object_add(req, "params", json_object_get(params));
+	/* Literal names, new to the objects made here (so too below). */
+	wymcp__put_new(req, "method", json_object_new_string(method));
+	wymcp__put_new(req, "params", json_object_get(params));
 	if ((m = wymcp__run_map(&run->pending)) == NULL ||
 	    json_object_object_add(m, key, req)) {
 		json_object_put(req);
@@ -445,10 +446,9 @@ elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
 		return WYMCP_OK;
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(params, "mode", json_object_new_string("form"));
-	json_object_object_add(params, "message", json_object_new_string(msg));
-	json_object_object_add(params, "requestedSchema",
-	    json_object_get(schema));
+	wymcp__put_new(params, "mode", json_object_new_string("form"));
+	wymcp__put_new(params, "message", json_object_new_string(msg));
+	wymcp__put_new(params, "requestedSchema", json_object_get(schema));
 	return pending(run, key, "elicitation/create", params);
 }
 
@@ -567,11 +567,10 @@ wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
 	sodium_bin2hex(id, sizeof(id), raw, sizeof(raw));
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(params, "mode", json_object_new_string("url"));
-	json_object_object_add(params, "message", json_object_new_string(msg));
-	json_object_object_add(params, "url", json_object_new_string(url));
-	json_object_object_add(params, "elicitationId",
-	    json_object_new_string(id));
+	wymcp__put_new(params, "mode", json_object_new_string("url"));
+	wymcp__put_new(params, "message", json_object_new_string(msg));
+	wymcp__put_new(params, "url", json_object_new_string(url));
+	wymcp__put_new(params, "elicitationId", json_object_new_string(id));
 	if ((rc = ask(ctx, run, "elicit", NULL, "elicitation/create", params,
 	    answer)) != WYMCP_OK)
 		return rc;

@@ -950,6 +950,21 @@ wymcp__put_str(struct json_object *o, const char *k, const char *v)
 }
 
 /*
+ * Add the member `k`, a string literal (json-c keeps the pointer: no
+ * copy, no free), to `o`, which does not have it (no lookup): the
+ * members of an object wymcp builds.  v is put on failure.  0 or -1.
+ */
+int
+wymcp__put_new(struct json_object *o, const char *k, struct json_object *v)
+{
+	if (json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW |
+	    JSON_C_OBJECT_ADD_CONSTANT_KEY) == 0)
+		return 0;
+	json_object_put(v);
+	return -1;
+}
+
+/*
  * A frozen object's serialization, computed once (wymcp__json_freeze()).
  */
 struct frozen {

@@ -92,6 +92,8 @@ int	 wymcp__json_write_member(struct wymcp__buf *, char sep,
 int	 wymcp__json_write_end(struct wymcp__buf *);
 void	 wymcp__buf_free(struct wymcp__buf *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
+int	 wymcp__put_new(struct json_object *, const char *,
+	    struct json_object *);
 int	 wymcp__json_freeze(struct json_object *);
 
 /* jsonrpc.c: response and error objects (JSON-RPC 2.0 section 5). */

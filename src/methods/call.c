@@ -129,12 +129,11 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "Internal error: could not seal the requestState", NULL);
 		return;
 	}
-	json_object_object_add(res, "resultType",
+	/* Literal names, new to res. */
+	wymcp__put_new(res, "resultType",
 	    json_object_new_string("input_required"));
-	json_object_object_add(res, "inputRequests",
-	    json_object_get(run->pending));
-	json_object_object_add(res, "requestState",
-	    json_object_new_string(tok));
+	wymcp__put_new(res, "inputRequests", json_object_get(run->pending));
+	wymcp__put_new(res, "requestState", json_object_new_string(tok));
 	wymcp__reply_result(ctx, r, res);
 }
 
