@@ -57,37 +57,16 @@ cmpstr(const void *a, const void *b)
 }
 
 /*
- * Where the canonical JSON of the arguments goes: into the binding's
- * own hash (one BLAKE2b for every binding), and into a 32-bit FNV-1a
- * of the same bytes, whose low byte is the arguments' tag (a guess for
- * a log line, sealed with the rest: it need not be a digest).
+ * Write the canonical JSON of `v` into b: object keys sorted, each
+ * followed by a NUL, no white space, scalars as wymcp__json() writes
+ * them (wymcp__json_write(), which gives a value no printbuf).  0 or -1.
  */
-struct canon {
-	crypto_generichash_state *st;
-	uint32_t		 fnv;
-};
+#define CANON_KEYS	16	/* member names of an object, on the stack */
 
-static void
-canon_put(struct canon *c, const char *s, size_t n)
-{
-	size_t	 i;
-
-	crypto_generichash_update(c->st, (const unsigned char *)s, n);
-	for (i = 0; i < n; i++)
-		c->fnv = (c->fnv ^ (unsigned char)s[i]) * 16777619u;
-}
-
-/* The member names of a small object sort on the stack. */
-#define CANON_KEYS	16
-
-/*
- * Feed the canonical JSON of `v`: object keys sorted, no white space,
- * scalars as json-c writes them.  0 or -1.
- */
 static int
-hash_canon(struct canon *c, struct json_object *v, int depth)
+canon(struct wymcp__buf *b, struct json_object *v, int depth)
 {
-	const char	**keys, *small[CANON_KEYS], *s;
+	const char	**keys, *small[CANON_KEYS];
 	struct json_object *m;
 	size_t		 n, i;
 	int		 rc = 0;
@@ -107,34 +86,28 @@ hash_canon(struct canon *c, struct json_object *v, int depth)
 			keys[i++] = k;
 		}
 		qsort(keys, n, sizeof(*keys), cmpstr);
-		canon_put(c, "{", 1);
+		rc = wymcp__buf_put(b, "{", 1);
 		for (i = 0; i < n && rc == 0; i++) {
-			if (i > 0)
-				canon_put(c, ",", 1);
-			canon_put(c, keys[i], strlen(keys[i]) + 1);
 			json_object_object_get_ex(v, keys[i], &m);
-			rc = hash_canon(c, m, depth + 1);
+			rc = (i > 0 && wymcp__buf_put(b, ",", 1)) ||
+			    wymcp__buf_put(b, keys[i], strlen(keys[i]) + 1) ||
+			    canon(b, m, depth + 1);
 		}
-		canon_put(c, "}", 1);
 		if (keys != small)
 			free(keys);
-		return rc;
+		return rc || wymcp__buf_put(b, "}", 1) ? -1 : 0;
 	case json_type_array:
 		n = json_object_array_length(v);
-		canon_put(c, "[", 1);
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				canon_put(c, ",", 1);
-			if (hash_canon(c, json_object_array_get_idx(v, i),
+		if (wymcp__buf_put(b, "[", 1))
+			return -1;
+		for (i = 0; i < n; i++)
+			if ((i > 0 && wymcp__buf_put(b, ",", 1)) ||
+			    canon(b, json_object_array_get_idx(v, i),
 			    depth + 1))
 				return -1;
-		}
-		canon_put(c, "]", 1);
-		return 0;
+		return wymcp__buf_put(b, "]", 1);
 	default:
-		s = wymcp__json(v);
-		canon_put(c, s, strlen(s));
-		return 0;
+		return wymcp__json_write(b, v);
 	}
 }
 
@@ -204,16 +177,21 @@ static __thread struct tag_memo	 principal_memo, call_memo;
  * request and the server's tools): one BLAKE2b of them all into
  * bind[BIND_LEN], the canonical arguments last (every binding before
  * them is self-delimiting), and a one-byte tag of each (principal,
- * method and name, arguments, mounted tools) into tags[TAGS_LEN].  0 or
- * -1.
+ * method and name, arguments, mounted tools) into tags[TAGS_LEN]: the
+ * arguments' is the low byte of an FNV-1a of their canonical JSON, a
+ * guess for a log line sealed with the rest, which need not be a
+ * digest.  0 or -1.
  */
 static int
 bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 {
 	crypto_generichash_state st;
 	unsigned char		 mount[32];
-	struct canon		 c = { &st, 2166136261u };
+	struct wymcp__buf	 args = { NULL, 0, 0 };
 	struct wymcp__bound	*b = &ctx->call.bound;
+	uint32_t		 fnv = 2166136261u;
+	size_t			 i;
+	int			 rc = -1;
 
 	/* Digested already in this request, from the same bindings. */
 	if (b->ok && b->principal == ctx->who.principal &&
@@ -223,6 +201,10 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 		memcpy(tags, b->tags, TAGS_LEN);
 		return 0;
 	}
+	if (canon(&args, ctx->call.args, 0))
+		goto done;
+	for (i = 0; i < args.len; i++)
+		fnv = (fnv ^ (unsigned char)args.p[i]) * 16777619u;
 	if (ctx->who.mount_digest != NULL)
 		memcpy(mount, ctx->who.mount_digest, sizeof(mount));
 	else
@@ -234,13 +216,13 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	hash_str(&st, ctx->req.method);
 	hash_str(&st, ctx->call.name);
 	crypto_generichash_update(&st, mount, sizeof(mount));
-	if (hash_canon(&c, ctx->call.args, 0))
-		return -1;
+	crypto_generichash_update(&st, (const unsigned char *)args.p,
+	    args.len);
 	crypto_generichash_final(&st, bindout, BIND_LEN);
 
 	tags[0] = tag_of(&principal_memo, ctx->who.principal, NULL, 0);
 	tags[1] = tag_of(&call_memo, ctx->req.method, ctx->call.name, 1);
-	tags[2] = (unsigned char)c.fnv;
+	tags[2] = (unsigned char)fnv;
 	tags[3] = mount[0];
 	b->principal = ctx->who.principal;
 	b->method = ctx->req.method;
@@ -250,7 +232,10 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	memcpy(b->digest, bindout, BIND_LEN);
 	memcpy(b->tags, tags, TAGS_LEN);
 	b->ok = 1;
-	return 0;
+	rc = 0;
+done:
+	wymcp__buf_free(&args);
+	return rc;
 }
 
 /* The expiry, seconds since the epoch, big-endian, into pt[0..4). */

@@ -899,6 +899,13 @@ wymcp__json_write(struct wymcp__buf *b, struct json_object *o)
 	return 0;
 }
 
+/* Append n raw bytes to b (not NUL-terminated).  0, or -1 out of memory. */
+int
+wymcp__buf_put(struct wymcp__buf *b, const void *s, size_t n)
+{
+	return buf_put(b, s, n);
+}
+
 /*
  * Append the member `"key":value` to b, after `sep` ('{' before the
  * first, ',' before the others): an object written from members held
