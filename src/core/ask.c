@@ -430,12 +430,51 @@ form_cap(struct wymcp_ctx *ctx)
 }
 
 /*
- * Ask a form question whose schema was checked.  The question is built
- * only when it goes to the client: an answered one is only looked up.
+ * The params of a form question: {mode, message, requestedSchema}.
+ * With the memo of its schema (`m`, or NULL), the question asked last
+ * with that schema and message, frozen, is asked again as it is (the
+ * same tool asks the same question every round); a new one is
+ * remembered there.  A new reference, or NULL.
+ */
+static struct json_object *
+form_params(const char *msg, struct json_object *schema,
+    struct wymcp__schema_memo *m)
+{
+	struct json_object	*params;
+	char			*copy;
+
+	if (m != NULL && m->params != NULL && m->msgptr == msg &&
+	    strcmp(m->msg, msg) == 0)
+		return json_object_get(m->params);
+	if ((params = json_object_new_object()) == NULL)
+		return NULL;
+	wymcp__put_new(params, "mode", json_object_new_string("form"));
+	wymcp__put_new(params, "message", json_object_new_string(msg));
+	wymcp__put_new(params, "requestedSchema", json_object_get(schema));
+	/* Remembered only when all of it is (else asked as it is). */
+	if (m == NULL || (copy = strdup(msg)) == NULL)
+		return params;
+	if (wymcp__json_freeze(params) != 0) {
+		free(copy);
+		return params;
+	}
+	free(m->msg);
+	json_object_put(m->params);
+	m->msgptr = msg;
+	m->msg = copy;
+	m->params = json_object_get(params);
+	return params;
+}
+
+/*
+ * Ask a form question whose schema was checked (`m`: the schema's memo,
+ * or NULL).  The question is built only when it goes to the client: an
+ * answered one is only looked up.
  */
 static enum wymcp_err
 elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
-    const char *msg, struct json_object *schema, struct json_object **answer)
+    const char *msg, struct json_object *schema,
+    struct wymcp__schema_memo *m, struct json_object **answer)
 {
 	struct json_object	*params;
 	enum wymcp_err		 rc;
@@ -444,11 +483,8 @@ elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
 		return rc;
 	if ((*answer = answered(ctx, run, "elicit", key, schema)) != NULL)
 		return WYMCP_OK;
-	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
+	if ((params = wymcp_own(ctx, form_params(msg, schema, m))) == NULL)
 		return WYMCP_ERR_NOMEM;
-	wymcp__put_new(params, "mode", json_object_new_string("form"));
-	wymcp__put_new(params, "message", json_object_new_string(msg));
-	wymcp__put_new(params, "requestedSchema", json_object_get(schema));
 	return pending(run, key, "elicitation/create", params);
 }
 
@@ -474,18 +510,19 @@ wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
 		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "elicit: %s", why);
 		return WYMCP_ERR_SCHEMA;
 	}
-	return elicit_form(ctx, run, key, msg, schema, answer);
+	return elicit_form(ctx, run, key, msg, schema, NULL, answer);
 }
 
 /*
  * The parsed, checked schema of `text`, owned by the request: from the
  * server's memo when this text was seen before (same address, same
  * bytes), else parsed and checked now and remembered while there is
- * room.  NULL (logged) when it is not valid JSON or not a form schema;
- * *rc says which failure.
+ * room (*mp: its memo, or NULL).  NULL (logged) when it is not valid
+ * JSON or not a form schema; *rc says which failure.
  */
 static struct json_object *
-form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
+form_schema(struct wymcp_ctx *ctx, const char *text,
+    struct wymcp__schema_memo **mp, enum wymcp_err *rc)
 {
 	struct wymcp_server		*srv = ctx->srv;
 	struct wymcp__schema_memo	*m;
@@ -494,10 +531,12 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 	size_t				 i;
 
 	*rc = WYMCP_ERR_SCHEMA;
+	*mp = NULL;
 	for (i = 0; i < srv->nmemo; i++)
 		if (srv->memo[i].ptr == text &&
 		    strcmp(srv->memo[i].text, text) == 0) {
 			*rc = WYMCP_ERR_NOMEM;
+			*mp = &srv->memo[i];
 			return wymcp_own(ctx,
 			    json_object_get(srv->memo[i].schema));
 		}
@@ -522,7 +561,11 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 		if ((m->text = strdup(text)) != NULL) {
 			m->ptr = text;
 			m->schema = json_object_get(s);
+			m->msgptr = NULL;
+			m->msg = NULL;
+			m->params = NULL;
 			srv->nmemo++;
+			*mp = m;
 		}
 	}
 	*rc = WYMCP_ERR_NOMEM;
@@ -587,6 +630,7 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
     struct json_object **answer)
 {
 	struct wymcp__run	*run;
+	struct wymcp__schema_memo *m;
 	struct json_object	*s;
 	enum wymcp_err		 rc;
 
@@ -609,9 +653,9 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
 		    "elicit: the schema is not valid JSON");
 		return WYMCP_ERR_SCHEMA;
 	}
-	if ((s = form_schema(ctx, schema, &rc)) == NULL)
+	if ((s = form_schema(ctx, schema, &m, &rc)) == NULL)
 		return rc;
-	return elicit_form(ctx, run, NULL, msg, s, answer);
+	return elicit_form(ctx, run, NULL, msg, s, m, answer);
 }
 
 enum wymcp_err
