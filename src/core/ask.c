@@ -352,21 +352,32 @@ answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	return a;
 }
 
-/*
- * An unanswered question: record it and end the round (or, in a batch,
- * return WYMCP_ERR_PENDING).
- */
-static enum wymcp_err
-pending(struct wymcp__run *run, const char *key, const char *method,
-    struct json_object *params)
+/* A question, {method, params}: a new reference, or NULL. */
+static struct json_object *
+question(const char *method, struct json_object *params)
 {
-	struct json_object	*req, *m;
+	struct json_object	*req;
 
 	if ((req = json_object_new_object()) == NULL)
-		return WYMCP_ERR_NOMEM;
+		return NULL;
 	/* Literal names, new to the objects made here (so too below). */
 	wymcp__put_new(req, "method", json_object_new_string(method));
 	wymcp__put_new(req, "params", json_object_get(params));
+	return req;
+}
+
+/*
+ * An unanswered question (`req`, a reference this takes, NULL out of
+ * memory): record it and end the round (or, in a batch, return
+ * WYMCP_ERR_PENDING).
+ */
+static enum wymcp_err
+pending(struct wymcp__run *run, const char *key, struct json_object *req)
+{
+	struct json_object	*m;
+
+	if (req == NULL)
+		return WYMCP_ERR_NOMEM;
 	if ((m = wymcp__run_map(&run->pending)) == NULL ||
 	    json_object_object_add(m, key, req)) {
 		json_object_put(req);
@@ -394,7 +405,7 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		return rc;
 	if ((*answer = answered(ctx, run, kind, key, NULL)) != NULL)
 		return WYMCP_OK;
-	return pending(run, key, method, params);
+	return pending(run, key, question(method, params));
 }
 
 /* The declared capability object `name`, or NULL. */
@@ -430,40 +441,42 @@ form_cap(struct wymcp_ctx *ctx)
 }
 
 /*
- * The params of a form question: {mode, message, requestedSchema}.
+ * A form question: {method, params: {mode, message, requestedSchema}}.
  * With the memo of its schema (`m`, or NULL), the question asked last
  * with that schema and message, frozen, is asked again as it is (the
  * same tool asks the same question every round); a new one is
  * remembered there.  A new reference, or NULL.
  */
 static struct json_object *
-form_params(const char *msg, struct json_object *schema,
+form_question(const char *msg, struct json_object *schema,
     struct wymcp__schema_memo *m)
 {
-	struct json_object	*params;
+	struct json_object	*params, *req;
 	char			*copy;
 
-	if (m != NULL && m->params != NULL && m->msgptr == msg &&
+	if (m != NULL && m->question != NULL && m->msgptr == msg &&
 	    strcmp(m->msg, msg) == 0)
-		return json_object_get(m->params);
+		return json_object_get(m->question);
 	if ((params = json_object_new_object()) == NULL)
 		return NULL;
 	wymcp__put_new(params, "mode", json_object_new_string("form"));
 	wymcp__put_new(params, "message", json_object_new_string(msg));
 	wymcp__put_new(params, "requestedSchema", json_object_get(schema));
+	req = question("elicitation/create", params);
+	json_object_put(params);
 	/* Remembered only when all of it is (else asked as it is). */
-	if (m == NULL || (copy = strdup(msg)) == NULL)
-		return params;
-	if (wymcp__json_freeze(params) != 0) {
+	if (req == NULL || m == NULL || (copy = strdup(msg)) == NULL)
+		return req;
+	if (wymcp__json_freeze(req) != 0) {
 		free(copy);
-		return params;
+		return req;
 	}
 	free(m->msg);
-	json_object_put(m->params);
+	json_object_put(m->question);
 	m->msgptr = msg;
 	m->msg = copy;
-	m->params = json_object_get(params);
-	return params;
+	m->question = json_object_get(req);
+	return req;
 }
 
 /*
@@ -476,16 +489,13 @@ elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
     const char *msg, struct json_object *schema,
     struct wymcp__schema_memo *m, struct json_object **answer)
 {
-	struct json_object	*params;
 	enum wymcp_err		 rc;
 
 	if ((key = ask_key(ctx, run, "elicit", key, &rc)) == NULL)
 		return rc;
 	if ((*answer = answered(ctx, run, "elicit", key, schema)) != NULL)
 		return WYMCP_OK;
-	if ((params = wymcp_own(ctx, form_params(msg, schema, m))) == NULL)
-		return WYMCP_ERR_NOMEM;
-	return pending(run, key, "elicitation/create", params);
+	return pending(run, key, form_question(msg, schema, m));
 }
 
 enum wymcp_err
@@ -563,7 +573,7 @@ form_schema(struct wymcp_ctx *ctx, const char *text,
 			m->schema = json_object_get(s);
 			m->msgptr = NULL;
 			m->msg = NULL;
-			m->params = NULL;
+			m->question = NULL;
 			srv->nmemo++;
 			*mp = m;
 		}

@@ -83,13 +83,13 @@ struct wymcp__schema_memo {
 	char			*text;		/* ... and a copy of it */
 	struct json_object	*schema;	/* parsed, and checked */
 	/*
-	 * The params of the last question asked with it (frozen), and
-	 * its message, by address and copy: a tool asks the same question
-	 * round after round (NULL until one is asked).
+	 * The last question asked with it ({method, params}, frozen),
+	 * and its message, by address and copy: a tool asks the same
+	 * question round after round (NULL until one is asked).
 	 */
 	const char		*msgptr;
 	char			*msg;
-	struct json_object	*params;
+	struct json_object	*question;
 };
 #define WYMCP__SCHEMA_MEMO	64
 
