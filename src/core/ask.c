@@ -314,13 +314,13 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 }
 
 /*
- * The answer the request carries for `key`, checked (an invalid one
- * does not return), remembered as read (it goes into the next
- * requestState), or NULL: unanswered.
+ * Does the request carry an answer for `key`?  1 with *answer, checked
+ * (an invalid one does not return) and remembered as read (it goes
+ * into the next requestState), or 0: unanswered.
  */
-static struct json_object *
+static int
 answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
-    const char *key, struct json_object *schema)
+    const char *key, struct json_object *schema, struct json_object **answer)
 {
 	struct lh_entry		*e;
 	struct json_object	*a;
@@ -330,8 +330,8 @@ answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	if (!json_object_is_type(ctx->call.answers, json_type_object) ||
 	    (e = lh_table_lookup_entry(json_object_get_object(
 	    ctx->call.answers), key)) == NULL)
-		return NULL;
-	a = (struct json_object *)lh_entry_v(e);
+		return 0;
+	*answer = a = (struct json_object *)lh_entry_v(e);
 	if (schema != NULL)
 		check_elicit_answer(ctx, run, key, a, schema);
 	else if (strcmp(kind, "sample") == 0)
@@ -341,7 +341,7 @@ answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	/* Once each: a key asked twice is sealed once. */
 	for (u = run->used; u != NULL; u = u->next)
 		if (u->key == lh_entry_k(e))
-			return a;
+			return 1;
 	if ((u = wymcp__arena_alloc(&ctx->arena, sizeof(*u))) != NULL) {
 		u->next = NULL;
 		u->key = lh_entry_k(e);
@@ -349,7 +349,7 @@ answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		*run->used_end = u;
 		run->used_end = &u->next;
 	}
-	return a;
+	return 1;
 }
 
 /* A question, {method, params}: a new reference, or NULL. */
@@ -403,7 +403,7 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 
 	if ((key = ask_key(ctx, run, kind, key, &rc)) == NULL)
 		return rc;
-	if ((*answer = answered(ctx, run, kind, key, NULL)) != NULL)
+	if (answered(ctx, run, kind, key, NULL, answer))
 		return WYMCP_OK;
 	return pending(run, key, question(method, params));
 }
@@ -493,7 +493,7 @@ elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
 
 	if ((key = ask_key(ctx, run, "elicit", key, &rc)) == NULL)
 		return rc;
-	if ((*answer = answered(ctx, run, "elicit", key, schema)) != NULL)
+	if (answered(ctx, run, "elicit", key, schema, answer))
 		return WYMCP_OK;
 	return pending(run, key, form_question(msg, schema, m));
 }

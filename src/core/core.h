@@ -170,7 +170,7 @@ struct wymcp__run {
 						/* (NULL until a question
 						   needs it: run.c) */
 	struct wymcp__used	*used;		/* the answers read */
-	struct wymcp__used	**used_end;	/* where the next one goes */
+	struct wymcp__used	**used_end;	/* where the next goes */
 	const char		*fault;		/* invalid answer: -32602 */
 	int			 to_task;	/* wymcp_task_start() unwound */
 };

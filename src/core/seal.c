@@ -11,9 +11,9 @@
  *
  *	expiry		4 bytes, seconds since the epoch, big-endian
  *	binding		16 bytes, one BLAKE2b of every binding (bind())
- *	tags		4 bytes, a byte of each binding's own digest (of the
- *			arguments: of an FNV-1a), so that a refusal's log
- *			line can say which differed
+ *	tags		4 bytes, a byte of each binding's own digest
+ *			(the arguments': of an FNV-1a), so that a
+ *			refusal's log line can say which differed
  *	answers		the answers the run read, compact JSON, or nothing
  *			for none
  *
@@ -61,7 +61,7 @@ cmpstr(const void *a, const void *b)
  * followed by a NUL, no white space, scalars as wymcp__json() writes
  * them (wymcp__json_write(), which gives a value no printbuf).  0 or -1.
  */
-#define CANON_KEYS	16	/* member names of an object, on the stack */
+#define CANON_KEYS	16	/* names of an object, on the stack */
 
 static int
 canon(struct wymcp__buf *b, struct json_object *v, int depth)
@@ -375,8 +375,9 @@ done:
 
 /*
  * Open a requestState and check every binding.  Returns 0 with
- * *answers (request-owned; NULL when the state holds none) or -1; the reason is logged at info level
- * only, since the client gets one message whatever failed.
+ * *answers (request-owned; NULL when the state holds none) or -1; the
+ * reason is logged at info level only, since the client gets one
+ * message whatever failed.
  */
 int
 wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
