@@ -278,40 +278,106 @@ positional(const char *key)
 }
 
 /*
- * The common part of every question: find the answer for `key`, or
- * record the question and end the round (or, in a batch, return
- * WYMCP_ERR_PENDING).  The capability was checked by the caller.
+ * The key of a question: `key` when the tool chose one (checked), else
+ * the next positional one, "kind-N" (written here: printf costs more
+ * than the rest of an answered question).  NULL with *rc.
+ */
+static const char *
+ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, enum wymcp_err *rc)
+{
+	char		 num[16], *p;
+	size_t		 klen, k = sizeof(num);
+	unsigned int	 n;
+
+	if (key != NULL) {
+		*rc = WYMCP_ERR_INVAL;
+		if (*key == '\0' || strlen(key) > 128 ||
+		    !wymcp__header_chars_ok(key) || positional(key))
+			return NULL;
+		return key;
+	}
+	n = ++run->counter;
+	do {
+		num[--k] = (char)('0' + n % 10);
+	} while ((n /= 10) != 0);
+	num[--k] = '-';
+	klen = strlen(kind);
+	*rc = WYMCP_ERR_NOMEM;
+	if ((p = wymcp__arena_alloc(&ctx->arena, klen + sizeof(num) - k +
+	    1)) == NULL)
+		return NULL;
+	memcpy(p, kind, klen);
+	memcpy(p + klen, num + k, sizeof(num) - k);
+	p[klen + sizeof(num) - k] = '\0';
+	return p;
+}
+
+/*
+ * Does the request carry an answer for `key`?  1 with *answer, checked
+ * (an invalid one does not return) and remembered as read (it goes
+ * into the next requestState), or 0: unanswered.
+ */
+static int
+answered(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, struct json_object *schema, struct json_object **answer)
+{
+	struct lh_entry		*e;
+	struct json_object	*a;
+	struct wymcp__used	*u;
+
+	/* The entry, not only the value: its key outlives the tool's. */
+	if (!json_object_is_type(ctx->call.answers, json_type_object) ||
+	    (e = lh_table_lookup_entry(json_object_get_object(
+	    ctx->call.answers), key)) == NULL)
+		return 0;
+	*answer = a = (struct json_object *)lh_entry_v(e);
+	if (schema != NULL)
+		check_elicit_answer(ctx, run, key, a, schema);
+	else if (strcmp(kind, "sample") == 0)
+		check_shape(ctx, run, key, a, "CreateMessageResult");
+	else if (strcmp(kind, "roots") == 0)
+		check_shape(ctx, run, key, a, "ListRootsResult");
+	/* Once each: a key asked twice is sealed once. */
+	for (u = run->used; u != NULL; u = u->next)
+		if (u->key == lh_entry_k(e))
+			return 1;
+	if ((u = wymcp__arena_alloc(&ctx->arena, sizeof(*u))) != NULL) {
+		u->next = NULL;
+		u->key = lh_entry_k(e);
+		u->answer = a;
+		*run->used_end = u;
+		run->used_end = &u->next;
+	}
+	return 1;
+}
+
+/* A question, {method, params}: a new reference, or NULL. */
+static struct json_object *
+question(const char *method, struct json_object *params)
+{
+	struct json_object	*req;
+
+	if ((req = json_object_new_object()) == NULL)
+		return NULL;
+	/* Literal names, new to the objects made here (so too below). */
+	wymcp__put_new(req, "method", json_object_new_string(method));
+	wymcp__put_new(req, "params", json_object_get(params));
+	return req;
+}
+
+/*
+ * An unanswered question (`req`, a reference this takes, NULL out of
+ * memory): record it and end the round (or, in a batch, return
+ * WYMCP_ERR_PENDING).
  */
 static enum wymcp_err
-ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
-    const char *key, const char *method, struct json_object *params,
-    struct json_object *schema, struct json_object **answer)
+pending(struct wymcp__run *run, const char *key, struct json_object *req)
 {
-	struct json_object	*a, *req, *m;
+	struct json_object	*m;
 
-	if (key == NULL) {
-		key = wymcp_printf(ctx, "%s-%u", kind, ++run->counter);
-		if (key == NULL)
-			return WYMCP_ERR_NOMEM;
-	} else if (*key == '\0' || strlen(key) > 128 ||
-	    !wymcp__header_chars_ok(key) || positional(key))
-		return WYMCP_ERR_INVAL;
-	if (json_object_object_get_ex(ctx->call.answers, key, &a)) {
-		if (schema != NULL)
-			check_elicit_answer(ctx, run, key, a, schema);
-		else if (strcmp(kind, "sample") == 0)
-			check_shape(ctx, run, key, a, "CreateMessageResult");
-		else if (strcmp(kind, "roots") == 0)
-			check_shape(ctx, run, key, a, "ListRootsResult");
-		if ((m = wymcp__run_map(&run->used)) != NULL)
-			json_object_object_add(m, key, json_object_get(a));
-		*answer = a;
-		return WYMCP_OK;
-	}
-	if ((req = json_object_new_object()) == NULL)
+	if (req == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(req, "method", json_object_new_string(method));
-	json_object_object_add(req, "params", json_object_get(params));
 	if ((m = wymcp__run_map(&run->pending)) == NULL ||
 	    json_object_object_add(m, key, req)) {
 		json_object_put(req);
@@ -321,6 +387,25 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		return WYMCP_ERR_PENDING;
 	wymcp__run_stop(run);
 	return WYMCP_ERR_PENDING;	/* not reached */
+}
+
+/*
+ * The common part of every question: find the answer for `key`, or
+ * record the question and end the round (or, in a batch, return
+ * WYMCP_ERR_PENDING).  The capability was checked by the caller.
+ */
+static enum wymcp_err
+ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
+    const char *key, const char *method, struct json_object *params,
+    struct json_object **answer)
+{
+	enum wymcp_err		 rc;
+
+	if ((key = ask_key(ctx, run, kind, key, &rc)) == NULL)
+		return rc;
+	if (answered(ctx, run, kind, key, NULL, answer))
+		return WYMCP_OK;
+	return pending(run, key, question(method, params));
 }
 
 /* The declared capability object `name`, or NULL. */
@@ -355,21 +440,62 @@ form_cap(struct wymcp_ctx *ctx)
 	    json_object_object_get_ex(e, "form", NULL);
 }
 
-/* Ask a form question whose schema was checked. */
+/*
+ * A form question: {method, params: {mode, message, requestedSchema}}.
+ * With the memo of its schema (`m`, or NULL), the question asked last
+ * with that schema and message, frozen, is asked again as it is (the
+ * same tool asks the same question every round); a new one is
+ * remembered there.  A new reference, or NULL.
+ */
+static struct json_object *
+form_question(const char *msg, struct json_object *schema,
+    struct wymcp__schema_memo *m)
+{
+	struct json_object	*params, *req;
+	char			*copy;
+
+	if (m != NULL && m->question != NULL && m->msgptr == msg &&
+	    strcmp(m->msg, msg) == 0)
+		return json_object_get(m->question);
+	if ((params = json_object_new_object()) == NULL)
+		return NULL;
+	wymcp__put_new(params, "mode", json_object_new_string("form"));
+	wymcp__put_new(params, "message", json_object_new_string(msg));
+	wymcp__put_new(params, "requestedSchema", json_object_get(schema));
+	req = question("elicitation/create", params);
+	json_object_put(params);
+	/* Remembered only when all of it is (else asked as it is). */
+	if (req == NULL || m == NULL || (copy = strdup(msg)) == NULL)
+		return req;
+	if (wymcp__json_freeze(req) != 0) {
+		free(copy);
+		return req;
+	}
+	free(m->msg);
+	json_object_put(m->question);
+	m->msgptr = msg;
+	m->msg = copy;
+	m->question = json_object_get(req);
+	return req;
+}
+
+/*
+ * Ask a form question whose schema was checked (`m`: the schema's memo,
+ * or NULL).  The question is built only when it goes to the client: an
+ * answered one is only looked up.
+ */
 static enum wymcp_err
 elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
-    const char *msg, struct json_object *schema, struct json_object **answer)
+    const char *msg, struct json_object *schema,
+    struct wymcp__schema_memo *m, struct json_object **answer)
 {
-	struct json_object	*params;
+	enum wymcp_err		 rc;
 
-	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
-		return WYMCP_ERR_NOMEM;
-	json_object_object_add(params, "mode", json_object_new_string("form"));
-	json_object_object_add(params, "message", json_object_new_string(msg));
-	json_object_object_add(params, "requestedSchema",
-	    json_object_get(schema));
-	return ask(ctx, run, "elicit", key, "elicitation/create", params,
-	    schema, answer);
+	if ((key = ask_key(ctx, run, "elicit", key, &rc)) == NULL)
+		return rc;
+	if (answered(ctx, run, "elicit", key, schema, answer))
+		return WYMCP_OK;
+	return pending(run, key, form_question(msg, schema, m));
 }
 
 enum wymcp_err
@@ -394,18 +520,19 @@ wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
 		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "elicit: %s", why);
 		return WYMCP_ERR_SCHEMA;
 	}
-	return elicit_form(ctx, run, key, msg, schema, answer);
+	return elicit_form(ctx, run, key, msg, schema, NULL, answer);
 }
 
 /*
  * The parsed, checked schema of `text`, owned by the request: from the
  * server's memo when this text was seen before (same address, same
  * bytes), else parsed and checked now and remembered while there is
- * room.  NULL (logged) when it is not valid JSON or not a form schema;
- * *rc says which failure.
+ * room (*mp: its memo, or NULL).  NULL (logged) when it is not valid
+ * JSON or not a form schema; *rc says which failure.
  */
 static struct json_object *
-form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
+form_schema(struct wymcp_ctx *ctx, const char *text,
+    struct wymcp__schema_memo **mp, enum wymcp_err *rc)
 {
 	struct wymcp_server		*srv = ctx->srv;
 	struct wymcp__schema_memo	*m;
@@ -414,10 +541,12 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 	size_t				 i;
 
 	*rc = WYMCP_ERR_SCHEMA;
+	*mp = NULL;
 	for (i = 0; i < srv->nmemo; i++)
 		if (srv->memo[i].ptr == text &&
 		    strcmp(srv->memo[i].text, text) == 0) {
 			*rc = WYMCP_ERR_NOMEM;
+			*mp = &srv->memo[i];
 			return wymcp_own(ctx,
 			    json_object_get(srv->memo[i].schema));
 		}
@@ -442,7 +571,11 @@ form_schema(struct wymcp_ctx *ctx, const char *text, enum wymcp_err *rc)
 		if ((m->text = strdup(text)) != NULL) {
 			m->ptr = text;
 			m->schema = json_object_get(s);
+			m->msgptr = NULL;
+			m->msg = NULL;
+			m->question = NULL;
 			srv->nmemo++;
+			*mp = m;
 		}
 	}
 	*rc = WYMCP_ERR_NOMEM;
@@ -487,13 +620,12 @@ wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
 	sodium_bin2hex(id, sizeof(id), raw, sizeof(raw));
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	json_object_object_add(params, "mode", json_object_new_string("url"));
-	json_object_object_add(params, "message", json_object_new_string(msg));
-	json_object_object_add(params, "url", json_object_new_string(url));
-	json_object_object_add(params, "elicitationId",
-	    json_object_new_string(id));
+	wymcp__put_new(params, "mode", json_object_new_string("url"));
+	wymcp__put_new(params, "message", json_object_new_string(msg));
+	wymcp__put_new(params, "url", json_object_new_string(url));
+	wymcp__put_new(params, "elicitationId", json_object_new_string(id));
 	if ((rc = ask(ctx, run, "elicit", NULL, "elicitation/create", params,
-	    NULL, answer)) != WYMCP_OK)
+	    answer)) != WYMCP_OK)
 		return rc;
 	act = wymcp_answer_action(*answer);
 	if (act == NULL || (strcmp(act, "accept") != 0 &&
@@ -508,6 +640,7 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
     struct json_object **answer)
 {
 	struct wymcp__run	*run;
+	struct wymcp__schema_memo *m;
 	struct json_object	*s;
 	enum wymcp_err		 rc;
 
@@ -530,9 +663,9 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
 		    "elicit: the schema is not valid JSON");
 		return WYMCP_ERR_SCHEMA;
 	}
-	if ((s = form_schema(ctx, schema, &rc)) == NULL)
+	if ((s = form_schema(ctx, schema, &m, &rc)) == NULL)
 		return rc;
-	return elicit_form(ctx, run, NULL, msg, s, answer);
+	return elicit_form(ctx, run, NULL, msg, s, m, answer);
 }
 
 enum wymcp_err
@@ -563,7 +696,7 @@ wymcp_sample(struct wymcp_ctx *ctx, const char *key,
 	if (!json_object_is_type(params, json_type_object))
 		return WYMCP_ERR_INVAL;
 	return ask(ctx, run, "sample", key, "sampling/createMessage", params,
-	    NULL, answer);
+	    answer);
 }
 
 enum wymcp_err
@@ -583,7 +716,7 @@ wymcp_roots(struct wymcp_ctx *ctx, const char *key,
 		return WYMCP_ERR_NORUN;
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
-	return ask(ctx, run, "roots", key, "roots/list", params, NULL, answer);
+	return ask(ctx, run, "roots", key, "roots/list", params, answer);
 }
 
 const char *

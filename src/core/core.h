@@ -150,15 +150,27 @@ struct wymcp_ctx {
  * boundary.  The unwind that ends a round is a longjmp to `jb`; it
  * belongs to the thread that opened the run.
  */
+/*
+ * An answer the run read, in the order read: what the next
+ * requestState seals.  In the request's arena; key and answer are
+ * ctx->call.answers' own.
+ */
+struct wymcp__used {
+	struct wymcp__used	*next;
+	const char		*key;
+	struct json_object	*answer;
+};
+
 struct wymcp__run {
 	jmp_buf			 jb;
 	pthread_t		 thread;	/* the thread running it */
 	unsigned int		 counter;	/* positional key counter */
 	int			 batch;		/* collecting questions */
 	struct json_object	*pending;	/* key -> input request */
-	struct json_object	*used;		/* key -> answer read */
-						/* (both NULL until a question
-						   needs one: run.c) */
+						/* (NULL until a question
+						   needs it: run.c) */
+	struct wymcp__used	*used;		/* the answers read */
+	struct wymcp__used	**used_end;	/* where the next goes */
 	const char		*fault;		/* invalid answer: -32602 */
 	int			 to_task;	/* wymcp_task_start() unwound */
 };
@@ -193,7 +205,7 @@ int	 wymcp__caps_missing(struct json_object *required,
 	    struct json_object *declared, struct json_object **missing);
 
 /* seal.c: sealed requestState (libsodium XChaCha20-Poly1305). */
-const char *wymcp__seal(struct wymcp_ctx *, struct json_object *answers);
+const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
 	    struct json_object **answers);
 /* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */

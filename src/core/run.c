@@ -49,7 +49,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	memset(run, 0, sizeof(*run));
 	run->thread = pthread_self();
 	*rc = WYMCP_ERR_NOMEM;
-	/* run->pending and run->used are made by the first question. */
+	/* run->pending is made by the first question. */
+	run->used_end = &run->used;
 	if (ctx->call.answers == NULL &&
 	    (ctx->call.answers = wymcp_own(ctx,
 	    json_object_new_object())) == NULL)
@@ -82,9 +83,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	}
 	ctx->call.run = NULL;
 	wymcp__arena_unwind(&ctx->arena, mark);
-	/* A round that stopped at questions has both maps. */
-	if ((own_map(ctx, &run->pending, outcome == WYMCP__RUN_INPUT) |
-	    own_map(ctx, &run->used, outcome == WYMCP__RUN_INPUT)) != 0 &&
+	/* A round that stopped at questions has its map of them. */
+	if (own_map(ctx, &run->pending, outcome == WYMCP__RUN_INPUT) != 0 &&
 	    outcome == WYMCP__RUN_INPUT) {
 		*rc = WYMCP_ERR_NOMEM;
 		outcome = WYMCP__RUN_DONE;
@@ -93,8 +93,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 }
 
 /*
- * The map in *slot (run->pending or run->used) during a run, made empty
- * the first time: a round that asks nothing makes neither.  The request
+ * The map in *slot (run->pending) during a run, made empty the first
+ * time: a round that asks nothing makes none.  The request
  * owns it once the run is over (own_map()).  NULL when out of memory.
  */
 struct json_object *

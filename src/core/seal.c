@@ -4,15 +4,16 @@
  * requestState travels through the client, so it is attacker-controlled
  * (basic/patterns/mrtr.mdx "Security").  wymcp seals it with libsodium's
  * XChaCha20-Poly1305 AEAD and binds inside the seal the principal, an
- * expiry, the method, the tool name, a digest of the arguments and the
- * identity of the mounted tool set.  The token is base64url (no padding)
+ * expiry, the method, the tool name, the arguments (canonical JSON) and
+ * the identity of the mounted tool set.  The token is base64url (no padding)
  * of: version (1 byte) | key id (4) | nonce (24) | ciphertext+tag; the
  * first five bytes are the additional data.  The plaintext is binary:
  *
  *	expiry		4 bytes, seconds since the epoch, big-endian
- *	binding		16 bytes, BLAKE2b of every binding (bind())
- *	tags		4 bytes, the first byte of each binding's own digest,
- *			so that a refusal's log line can say which differed
+ *	binding		16 bytes, one BLAKE2b of every binding (bind())
+ *	tags		4 bytes, a byte of each binding's own digest
+ *			(the arguments': of an FNV-1a), so that a
+ *			refusal's log line can say which differed
  *	answers		the answers the run read, compact JSON, or nothing
  *			for none
  *
@@ -56,22 +57,28 @@ cmpstr(const void *a, const void *b)
 }
 
 /*
- * Feed the canonical JSON of `v` to the hash: object keys sorted, no
- * white space, scalars as json-c writes them.  0 or -1.
+ * Write the canonical JSON of `v` into b: object keys sorted, each
+ * followed by a NUL, no white space, scalars as wymcp__json() writes
+ * them (wymcp__json_write(), which gives a value no printbuf).  0 or -1.
  */
+#define CANON_KEYS	16	/* names of an object, on the stack */
+
 static int
-hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
+canon(struct wymcp__buf *b, struct json_object *v, int depth)
 {
-	const char	**keys, *s;
+	const char	**keys, *small[CANON_KEYS];
 	struct json_object *m;
 	size_t		 n, i;
+	int		 rc = 0;
 
 	if (depth > 64)
 		return -1;
 	switch (json_object_get_type(v)) {
 	case json_type_object:
 		n = (size_t)json_object_object_length(v);
-		if ((keys = calloc(n + 1, sizeof(*keys))) == NULL)
+		keys = small;
+		if (n > CANON_KEYS &&
+		    (keys = calloc(n, sizeof(*keys))) == NULL)
 			return -1;
 		i = 0;
 		json_object_object_foreach(v, k, unused) {
@@ -79,55 +86,29 @@ hash_canon(crypto_generichash_state *st, struct json_object *v, int depth)
 			keys[i++] = k;
 		}
 		qsort(keys, n, sizeof(*keys), cmpstr);
-		crypto_generichash_update(st, (const unsigned char *)"{", 1);
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				crypto_generichash_update(st,
-				    (const unsigned char *)",", 1);
-			crypto_generichash_update(st,
-			    (const unsigned char *)keys[i],
-			    strlen(keys[i]) + 1);
+		rc = wymcp__buf_put(b, "{", 1);
+		for (i = 0; i < n && rc == 0; i++) {
 			json_object_object_get_ex(v, keys[i], &m);
-			if (hash_canon(st, m, depth + 1)) {
-				free(keys);
-				return -1;
-			}
+			rc = (i > 0 && wymcp__buf_put(b, ",", 1)) ||
+			    wymcp__buf_put(b, keys[i], strlen(keys[i]) + 1) ||
+			    canon(b, m, depth + 1);
 		}
-		crypto_generichash_update(st, (const unsigned char *)"}", 1);
-		free(keys);
-		return 0;
+		if (keys != small)
+			free(keys);
+		return rc || wymcp__buf_put(b, "}", 1) ? -1 : 0;
 	case json_type_array:
 		n = json_object_array_length(v);
-		crypto_generichash_update(st, (const unsigned char *)"[", 1);
-		for (i = 0; i < n; i++) {
-			if (i > 0)
-				crypto_generichash_update(st,
-				    (const unsigned char *)",", 1);
-			if (hash_canon(st, json_object_array_get_idx(v, i),
+		if (wymcp__buf_put(b, "[", 1))
+			return -1;
+		for (i = 0; i < n; i++)
+			if ((i > 0 && wymcp__buf_put(b, ",", 1)) ||
+			    canon(b, json_object_array_get_idx(v, i),
 			    depth + 1))
 				return -1;
-		}
-		crypto_generichash_update(st, (const unsigned char *)"]", 1);
-		return 0;
+		return wymcp__buf_put(b, "]", 1);
 	default:
-		s = wymcp__json(v);
-		crypto_generichash_update(st, (const unsigned char *)s,
-		    strlen(s));
-		return 0;
+		return wymcp__json_write(b, v);
 	}
-}
-
-/* The canonical digest of the arguments (32 bytes into out).  0 or -1. */
-static int
-args_digest(struct wymcp_ctx *ctx, unsigned char *out)
-{
-	crypto_generichash_state st;
-
-	crypto_generichash_init(&st, NULL, 0, 32);
-	if (hash_canon(&st, ctx->call.args, 0))
-		return -1;
-	crypto_generichash_final(&st, out, 32);
-	return 0;
 }
 
 /* Feed a string, or its absence, to the hash, unambiguously. */
@@ -193,16 +174,24 @@ static __thread struct tag_memo	 principal_memo, call_memo;
 
 /*
  * The bindings of a state (mrtr.mdx: bound to the principal, the
- * request and the server's tools): the digest of them all into
- * bind[BIND_LEN], and a one-byte tag of each (principal, method and
- * name, arguments, mounted tools) into tags[TAGS_LEN].  0 or -1.
+ * request and the server's tools): one BLAKE2b of them all into
+ * bind[BIND_LEN], the canonical arguments last (every binding before
+ * them is self-delimiting), and a one-byte tag of each (principal,
+ * method and name, arguments, mounted tools) into tags[TAGS_LEN]: the
+ * arguments' is the low byte of an FNV-1a of their canonical JSON, a
+ * guess for a log line sealed with the rest, which need not be a
+ * digest.  0 or -1.
  */
 static int
 bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 {
 	crypto_generichash_state st;
-	unsigned char		 args[32], mount[32];
+	unsigned char		 mount[32];
+	struct wymcp__buf	 args = { NULL, 0, 0 };
 	struct wymcp__bound	*b = &ctx->call.bound;
+	uint32_t		 fnv = 2166136261u;
+	size_t			 i;
+	int			 rc = -1;
 
 	/* Digested already in this request, from the same bindings. */
 	if (b->ok && b->principal == ctx->who.principal &&
@@ -212,8 +201,10 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 		memcpy(tags, b->tags, TAGS_LEN);
 		return 0;
 	}
-	if (args_digest(ctx, args))
-		return -1;
+	if (canon(&args, ctx->call.args, 0))
+		goto done;
+	for (i = 0; i < args.len; i++)
+		fnv = (fnv ^ (unsigned char)args.p[i]) * 16777619u;
 	if (ctx->who.mount_digest != NULL)
 		memcpy(mount, ctx->who.mount_digest, sizeof(mount));
 	else
@@ -224,13 +215,14 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	hash_str(&st, ctx->who.principal);
 	hash_str(&st, ctx->req.method);
 	hash_str(&st, ctx->call.name);
-	crypto_generichash_update(&st, args, sizeof(args));
 	crypto_generichash_update(&st, mount, sizeof(mount));
+	crypto_generichash_update(&st, (const unsigned char *)args.p,
+	    args.len);
 	crypto_generichash_final(&st, bindout, BIND_LEN);
 
 	tags[0] = tag_of(&principal_memo, ctx->who.principal, NULL, 0);
 	tags[1] = tag_of(&call_memo, ctx->req.method, ctx->call.name, 1);
-	tags[2] = args[0];
+	tags[2] = (unsigned char)fnv;
 	tags[3] = mount[0];
 	b->principal = ctx->who.principal;
 	b->method = ctx->req.method;
@@ -240,7 +232,10 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 	memcpy(b->digest, bindout, BIND_LEN);
 	memcpy(b->tags, tags, TAGS_LEN);
 	b->ok = 1;
-	return 0;
+	rc = 0;
+done:
+	wymcp__buf_free(&args);
+	return rc;
 }
 
 /* The expiry, seconds since the epoch, big-endian, into pt[0..4). */
@@ -339,38 +334,50 @@ open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
 }
 
 /*
- * Seal the answers of an interrupted run with the request's bindings.
- * Returns the token (arena-owned) or NULL on failure.
+ * Seal the answers an interrupted run read (in the order read) with
+ * the request's bindings.  Returns the token (arena-owned) or NULL on
+ * failure.
  */
 const char *
-wymcp__seal(struct wymcp_ctx *ctx, struct json_object *answers)
+wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used)
 {
 	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__used *u;
+	struct wymcp__buf	 js = { NULL, 0, 0 };
 	unsigned char		*pt;
-	const char		*js = NULL;
-	size_t			 jslen = 0, ptlen;
+	const char		*tok = NULL;
+	size_t			 ptlen;
 
 	if (srv->nkeys == 0)
 		return NULL;
-	if (answers != NULL && json_object_object_length(answers) > 0) {
-		js = wymcp__json(answers);
-		jslen = strlen(js);
-	}
-	ptlen = FIXED_LEN + jslen;
+	/* The answers read, as one object: {"key":answer,...}. */
+	for (u = used; u != NULL; u = u->next)
+		if (wymcp__json_write_member(&js, u == used ? '{' : ',',
+		    u->key, u->answer) != 0)
+			goto done;
+	if (used != NULL && wymcp__json_write_end(&js) != 0)
+		goto done;
+	ptlen = FIXED_LEN + js.len;
 	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
-		return NULL;
+		goto done;
 	put_expiry(pt, (int64_t)time(NULL) + (int64_t)srv->state_ttl);
 	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
-		return NULL;
-	if (jslen > 0)
-		memcpy(pt + FIXED_LEN, js, jslen);
-	return seal_token(ctx, SEAL_VERSION, pt, ptlen);
+		goto done;
+	if (js.len > 0)
+		memcpy(pt + FIXED_LEN, js.p, js.len);
+	tok = seal_token(ctx, SEAL_VERSION, pt, ptlen);
+done:
+	if (js.p != NULL)
+		sodium_memzero(js.p, js.len);
+	wymcp__buf_free(&js);
+	return tok;
 }
 
 /*
  * Open a requestState and check every binding.  Returns 0 with
- * *answers (request-owned) or -1; the reason is logged at info level
- * only, since the client gets one message whatever failed.
+ * *answers (request-owned; NULL when the state holds none) or -1; the
+ * reason is logged at info level only, since the client gets one
+ * message whatever failed.
  */
 int
 wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
@@ -402,11 +409,12 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 			why = "other bindings";
 		goto fail;
 	}
+	/* A state that holds no answer opens as none: nothing is made. */
+	if (ptlen == FIXED_LEN)
+		return 0;
 	why = "malformed answers";
 	js = (const char *)pt + FIXED_LEN;
-	if (ptlen == FIXED_LEN)
-		a = json_object_new_object();
-	else if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
+	if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
 	    !json_object_is_type(a, json_type_object))
 		goto fail;
 	if ((*answers = wymcp_own(ctx, a)) == NULL)

@@ -899,6 +899,36 @@ wymcp__json_write(struct wymcp__buf *b, struct json_object *o)
 	return 0;
 }
 
+/* Append n raw bytes to b (not NUL-terminated).  0, or -1 out of memory. */
+int
+wymcp__buf_put(struct wymcp__buf *b, const void *s, size_t n)
+{
+	return buf_put(b, s, n);
+}
+
+/*
+ * Append the member `"key":value` to b, after `sep` ('{' before the
+ * first, ',' before the others): an object written from members held
+ * elsewhere than in a json-c object.  0, or -1 out of memory.
+ */
+int
+wymcp__json_write_member(struct wymcp__buf *b, char sep, const char *key,
+    struct json_object *v)
+{
+	return buf_put(b, &sep, 1) || buf_string(b, key, strlen(key)) ||
+	    buf_put(b, ":", 1) || wymcp__json_write(b, v) ? -1 : 0;
+}
+
+/* Append the closing brace of such an object (NUL-terminated). */
+int
+wymcp__json_write_end(struct wymcp__buf *b)
+{
+	if (buf_put(b, "}", 1) || buf_room(b, 0))
+		return -1;
+	b->p[b->len] = '\0';
+	return 0;
+}
+
 void
 wymcp__buf_free(struct wymcp__buf *b)
 {
@@ -924,6 +954,21 @@ wymcp__put_str(struct json_object *o, const char *k, const char *v)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Add the member `k`, a string literal (json-c keeps the pointer: no
+ * copy, no free), to `o`, which does not have it (no lookup): the
+ * members of an object wymcp builds.  v is put on failure.  0 or -1.
+ */
+int
+wymcp__put_new(struct json_object *o, const char *k, struct json_object *v)
+{
+	if (json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW |
+	    JSON_C_OBJECT_ADD_CONSTANT_KEY) == 0)
+		return 0;
+	json_object_put(v);
+	return -1;
 }
 
 /*

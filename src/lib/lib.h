@@ -87,8 +87,14 @@ struct wymcp__buf {
 	size_t			 cap;
 };
 int	 wymcp__json_write(struct wymcp__buf *, struct json_object *);
+int	 wymcp__json_write_member(struct wymcp__buf *, char sep,
+	    const char *key, struct json_object *);
+int	 wymcp__json_write_end(struct wymcp__buf *);
+int	 wymcp__buf_put(struct wymcp__buf *, const void *, size_t);
 void	 wymcp__buf_free(struct wymcp__buf *);
 int	 wymcp__put_str(struct json_object *, const char *, const char *);
+int	 wymcp__put_new(struct json_object *, const char *,
+	    struct json_object *);
 int	 wymcp__json_freeze(struct json_object *);
 
 /* jsonrpc.c: response and error objects (JSON-RPC 2.0 section 5). */

@@ -86,23 +86,51 @@ wymcp__quote(struct wymcp__arena *a, const char *v, size_t len)
 }
 
 /*
- * The value of one base64 character, or -1: the standard alphabet
- * (RFC 4648 section 4), or with `url' the base64url one (section 5).
+ * The base64 digits (RFC 4648 section 4) and base64url's (section 5):
+ * a digit's value in the low six bits, and which alphabets have it
+ * (zero: a character neither has).  One load per character, which is
+ * what decoding a requestState does most.
+ */
+#define B64_STD		0x80
+#define B64_URL		0x40
+#define B64_BOTH	(B64_STD | B64_URL)
+
+static const unsigned char b64digit[256] = {
+	['A'] = 0 | B64_BOTH, ['B'] = 1 | B64_BOTH, ['C'] = 2 | B64_BOTH,
+	['D'] = 3 | B64_BOTH, ['E'] = 4 | B64_BOTH, ['F'] = 5 | B64_BOTH,
+	['G'] = 6 | B64_BOTH, ['H'] = 7 | B64_BOTH, ['I'] = 8 | B64_BOTH,
+	['J'] = 9 | B64_BOTH, ['K'] = 10 | B64_BOTH, ['L'] = 11 | B64_BOTH,
+	['M'] = 12 | B64_BOTH, ['N'] = 13 | B64_BOTH, ['O'] = 14 | B64_BOTH,
+	['P'] = 15 | B64_BOTH, ['Q'] = 16 | B64_BOTH, ['R'] = 17 | B64_BOTH,
+	['S'] = 18 | B64_BOTH, ['T'] = 19 | B64_BOTH, ['U'] = 20 | B64_BOTH,
+	['V'] = 21 | B64_BOTH, ['W'] = 22 | B64_BOTH, ['X'] = 23 | B64_BOTH,
+	['Y'] = 24 | B64_BOTH, ['Z'] = 25 | B64_BOTH, ['a'] = 26 | B64_BOTH,
+	['b'] = 27 | B64_BOTH, ['c'] = 28 | B64_BOTH, ['d'] = 29 | B64_BOTH,
+	['e'] = 30 | B64_BOTH, ['f'] = 31 | B64_BOTH, ['g'] = 32 | B64_BOTH,
+	['h'] = 33 | B64_BOTH, ['i'] = 34 | B64_BOTH, ['j'] = 35 | B64_BOTH,
+	['k'] = 36 | B64_BOTH, ['l'] = 37 | B64_BOTH, ['m'] = 38 | B64_BOTH,
+	['n'] = 39 | B64_BOTH, ['o'] = 40 | B64_BOTH, ['p'] = 41 | B64_BOTH,
+	['q'] = 42 | B64_BOTH, ['r'] = 43 | B64_BOTH, ['s'] = 44 | B64_BOTH,
+	['t'] = 45 | B64_BOTH, ['u'] = 46 | B64_BOTH, ['v'] = 47 | B64_BOTH,
+	['w'] = 48 | B64_BOTH, ['x'] = 49 | B64_BOTH, ['y'] = 50 | B64_BOTH,
+	['z'] = 51 | B64_BOTH, ['0'] = 52 | B64_BOTH, ['1'] = 53 | B64_BOTH,
+	['2'] = 54 | B64_BOTH, ['3'] = 55 | B64_BOTH, ['4'] = 56 | B64_BOTH,
+	['5'] = 57 | B64_BOTH, ['6'] = 58 | B64_BOTH, ['7'] = 59 | B64_BOTH,
+	['8'] = 60 | B64_BOTH, ['9'] = 61 | B64_BOTH,
+	['+'] = 62 | B64_STD, ['/'] = 63 | B64_STD,
+	['-'] = 62 | B64_URL, ['_'] = 63 | B64_URL
+};
+
+/*
+ * The value of one base64 character, or -1: the standard alphabet, or
+ * with `url' the base64url one.
  */
 static inline int
 b64val(unsigned char c, int url)
 {
-	if (c >= 'A' && c <= 'Z')
-		return c - 'A';
-	if (c >= 'a' && c <= 'z')
-		return c - 'a' + 26;
-	if (c >= '0' && c <= '9')
-		return c - '0' + 52;
-	if (c == (url ? '-' : '+'))
-		return 62;
-	if (c == (url ? '_' : '/'))
-		return 63;
-	return -1;
+	unsigned char	 d = b64digit[c];
+
+	return d & (url ? B64_URL : B64_STD) ? d & 63 : -1;
 }
 
 /*
@@ -399,11 +427,17 @@ wymcp__b64url_decode(unsigned char *out, size_t *outlen, const char *in,
 	if (n % 4 == 1)
 		return -1;
 	for (i = 0; i + 4 <= n; i += 4) {
-		if ((a = b64val((unsigned char)in[i], 1)) < 0 ||
-		    (b = b64val((unsigned char)in[i + 1], 1)) < 0 ||
-		    (c = b64val((unsigned char)in[i + 2], 1)) < 0 ||
-		    (d = b64val((unsigned char)in[i + 3], 1)) < 0)
+		a = b64digit[(unsigned char)in[i]];
+		b = b64digit[(unsigned char)in[i + 1]];
+		c = b64digit[(unsigned char)in[i + 2]];
+		d = b64digit[(unsigned char)in[i + 3]];
+		/* One test for the four: each is a base64url digit. */
+		if ((a & b & c & d & B64_URL) == 0)
 			return -1;
+		a &= 63;
+		b &= 63;
+		c &= 63;
+		d &= 63;
 		out[o++] = (unsigned char)(a << 2 | b >> 4);
 		out[o++] = (unsigned char)((b & 15) << 4 | c >> 2);
 		out[o++] = (unsigned char)((c & 3) << 6 | d);

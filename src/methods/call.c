@@ -60,14 +60,22 @@ answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		    "Invalid params: requestState must be a string");
 		return -1;
 	}
-	if (st != NULL) {
-		if (wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
-			wymcp__reply_invalid(ctx, r, "Invalid requestState: "
-			    "it may have expired, or belong to another call or "
-			    "user");
-			return -1;
-		}
-	} else if ((merged = ctx->call.answers) == NULL &&
+	merged = ctx->call.answers;
+	if (st != NULL &&
+	    wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
+		wymcp__reply_invalid(ctx, r, "Invalid requestState: it may "
+		    "have expired, or belong to another call or user");
+		return -1;
+	}
+	/*
+	 * Nothing to merge over: this round's answers are the answers, as
+	 * they came (the request owns them).
+	 */
+	if (merged == NULL && resp != NULL) {
+		ctx->call.answers = resp;
+		return 0;
+	}
+	if (merged == NULL &&
 	    (merged = wymcp_own(ctx, json_object_new_object())) == NULL)
 		goto nomem;
 	if (resp != NULL) {
@@ -121,12 +129,11 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "Internal error: could not seal the requestState", NULL);
 		return;
 	}
-	json_object_object_add(res, "resultType",
+	/* Literal names, new to res. */
+	wymcp__put_new(res, "resultType",
 	    json_object_new_string("input_required"));
-	json_object_object_add(res, "inputRequests",
-	    json_object_get(run->pending));
-	json_object_object_add(res, "requestState",
-	    json_object_new_string(tok));
+	wymcp__put_new(res, "inputRequests", json_object_get(run->pending));
+	wymcp__put_new(res, "requestState", json_object_new_string(tok));
 	wymcp__reply_result(ctx, r, res);
 }
 

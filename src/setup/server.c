@@ -74,6 +74,8 @@ wymcp_server_free(struct wymcp_server *srv)
 	for (i = 0; i < srv->nmemo; i++) {
 		free(srv->memo[i].text);
 		json_object_put(srv->memo[i].schema);
+		free(srv->memo[i].msg);
+		json_object_put(srv->memo[i].question);
 	}
 	for (i = 0; i < srv->norigins; i++) {
 		free(srv->origins[i].origin);

@@ -75,12 +75,21 @@ struct wymcp__origin {
  * A parsed elicitation schema the server remembers for the text it came
  * from (core/ask.c): tools pass the same static text round after round,
  * so it is parsed and checked once per process, not once per question.
- * A pure memo: what it holds follows from the text alone.
+ * A pure memo: what it holds follows from the text alone, and from the
+ * message of the question last asked with it.
  */
 struct wymcp__schema_memo {
 	const char		*ptr;		/* the text's address, */
 	char			*text;		/* ... and a copy of it */
 	struct json_object	*schema;	/* parsed, and checked */
+	/*
+	 * The last question asked with it ({method, params}, frozen),
+	 * and its message, by address and copy: a tool asks the same
+	 * question round after round (NULL until one is asked).
+	 */
+	const char		*msgptr;
+	char			*msg;
+	struct json_object	*question;
 };
 #define WYMCP__SCHEMA_MEMO	64
 
