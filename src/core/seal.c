@@ -38,7 +38,13 @@
 
 #include "core/core.h"
 
-#define SEAL_VERSION	2
+/*
+ * The first byte of a token says what it is and in which layout: 2 was
+ * a requestState until its bindings became one BLAKE2b (and 1 before
+ * that), so a state an older wymcp sealed is refused as of another
+ * version, not as one bound to other arguments.
+ */
+#define SEAL_VERSION	5
 #define HEAD_LEN	5
 #define EXPIRY_LEN	4
 #define BIND_LEN	16
@@ -288,8 +294,8 @@ seal_token(struct wymcp_ctx *ctx, unsigned char version, unsigned char *pt,
  * Open a token of `version` of at most `maxtok` characters whose
  * plaintext holds at least `minpt` bytes and has not expired: the
  * plaintext (arena-owned, a NUL after its end) and *ptlen, or NULL
- * with *why ("malformed", "unknown key", "authentication failed",
- * "expired").
+ * with *why ("malformed", "another version or kind of token ...",
+ * "unknown key", "authentication failed", "expired").
  */
 static unsigned char *
 open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
@@ -308,8 +314,10 @@ open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
 	    NULL)
 		return NULL;
 	if (wymcp__b64url_decode(bin, &binlen, tok, toklen) != 0 ||
-	    binlen < HEAD_LEN + NONCE_LEN + minpt + TAG_LEN ||
-	    bin[0] != version)
+	    binlen < HEAD_LEN + NONCE_LEN + minpt + TAG_LEN)
+		return NULL;
+	*why = "another version or kind of token (an older wymcp's?)";
+	if (bin[0] != version)
 		return NULL;
 	for (i = 0; i < srv->nkeys && k == NULL; i++)
 		if (memcmp(srv->keys[i].id, bin + 1, 4) == 0)

@@ -277,7 +277,7 @@ seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
 
 	if ((bin = malloc(binlen)) == NULL)
 		return NULL;
-	bin[0] = 2;
+	bin[0] = 5;	/* seal.c's SEAL_VERSION */
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	memset(bin + 5, 0x5a, 24);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + 29, &clen, pt, ptlen,

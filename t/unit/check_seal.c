@@ -406,7 +406,8 @@ START_TEST(tampered_state_refused)
 	char		 st[STATE_MAX];
 	const char	*msg = refusal();
 	int		 how, r;
-	const char	*reasons[] = { "authentication failed", "malformed",
+	const char	*reasons[] = { "authentication failed",
+			    "another version or kind of token",
 			    "unknown key", "authentication failed",
 			    "authentication failed", NULL };
 
