@@ -557,11 +557,12 @@ front_catch_stop(void (*fn)(int), sigset_t *waitmask)
  * --relay-listen, whose answers must not wait behind connections.)
  * ppoll() lets a pending signal in only when nothing is ready, so a
  * busy worker would not see one either way: every STREAK_MAX requests
- * it asks sigpending(2), and stops if a stop signal waits.  Unblocking the signals around FCGX_Accept_r()
- * instead would leave two holes: a signal between the flag check and
- * accept(2) is lost until the next one, and a signal just after
- * accept(2) interrupts libfcgi's poll or read of the new connection,
- * which libfcgi 2.4 then drops (the web server answers 502).
+ * it asks sigpending(2), and stops if a stop signal waits.  Unblocking
+ * the signals around FCGX_Accept_r() instead would leave two holes: a
+ * signal between the flag check and accept(2) is lost until the next
+ * one, and a signal just after accept(2) interrupts libfcgi's poll or
+ * read of the new connection, which libfcgi 2.4 then drops (the web
+ * server answers 502).
  * FCGX_ShutdownPending() is not needed and never called.
  *
  * The worker accepts connections itself (take()), so that a peer
