@@ -679,6 +679,26 @@ def test_recycle(w):
             " | ".join(tail(inst.log, 5)))
 
 
+def load(port, path, ms, seconds, clients):
+    """`clients` threads calling sleep_quietly {"ms": ms} at `path`, one
+    call after another, for `seconds`: (the threads, started; the list
+    their Replies go to)."""
+    stop = time.monotonic() + seconds
+    results, lock = [], threading.Lock()
+
+    def client():
+        while time.monotonic() < stop:
+            r = post(port, path, "sleep_quietly", {"ms": ms}, timeout=30)
+            with lock:
+                results.append(r)
+
+    threads = [threading.Thread(target=client, daemon=True)
+               for _ in range(clients)]
+    for th in threads:
+        th.start()
+    return threads, results
+
+
 def test_busy_stop(w):
     """A stop signal reaches a worker that always has a connection
     waiting: ppoll(2) lets a signal in only when nothing is ready, so
@@ -686,20 +706,7 @@ def test_busy_stop(w):
     inst = w.busy
     if not inst.start():
         return
-    stop = time.monotonic() + 3.0
-    results, lock = [], threading.Lock()
-
-    def client():
-        while time.monotonic() < stop:
-            r = post(w.port, "/busy", "sleep_quietly", {"ms": 5},
-                     timeout=30)
-            with lock:
-                results.append(r)
-
-    threads = [threading.Thread(target=client, daemon=True)
-               for _ in range(12)]
-    for th in threads:
-        th.start()
+    threads, results = load(w.port, "/busy", 5, 3.0, 12)
     time.sleep(1.0)
     worker = inst.workers()[0]
     os.kill(worker, signal.SIGTERM)
@@ -742,20 +749,7 @@ def test_pool(w):
     inst = w.pool
     if not inst.start():
         return
-    stop = time.monotonic() + 4.0
-    results, lock = [], threading.Lock()
-
-    def client():
-        while time.monotonic() < stop:
-            r = post(w.port, "/pool", "sleep_quietly", {"ms": 200},
-                     timeout=30)
-            with lock:
-                results.append(r)
-
-    threads = [threading.Thread(target=client, daemon=True)
-               for _ in range(64)]
-    for th in threads:
-        th.start()
+    threads, results = load(w.port, "/pool", 200, 4.0, 64)
     peak, peak_pss = 0, 0
     while any(th.is_alive() for th in threads):
         ws = inst.workers()
