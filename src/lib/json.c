@@ -479,7 +479,7 @@ build(struct build *b)
 	unsigned long		 h;
 	const char		*s;
 	size_t			 n;
-	char			 kbuf[128], *k, *name;
+	char			*name;
 
 	b->i = ws(b->p, b->i, SIZE_MAX);
 	switch (b->p[b->i]) {
@@ -496,35 +496,28 @@ build(struct build *b)
 			if (build_string(b, &s, &n) != 0)
 				goto fail;
 			/* json-c cuts a member name at U+0000. */
-			n = strnlen(s, n);
-			if (n < sizeof(kbuf))
-				k = kbuf;
-			else if ((k = malloc(n + 1)) == NULL)
+			if ((name = strndup(s, strnlen(s, n))) == NULL)
 				goto fail;
-			memcpy(k, s, n);
-			k[n] = '\0';
 			/*
 			 * What json_object_object_add_ex() does, hashing
 			 * the name once for the duplicate check and the
 			 * insert.
 			 */
 			t = json_object_get_object(o);
-			h = lh_get_hash(t, k);
-			if (lh_table_lookup_entry_w_hash(t, k, h) != NULL) {
+			h = lh_get_hash(t, name);
+			if (lh_table_lookup_entry_w_hash(t, name, h) != NULL) {
 				b->dup = 1;
-				v = BUILD_FAIL;
-			} else {
-				b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
-				v = build(b);
-			}
-			name = v != BUILD_FAIL ? strdup(k) : NULL;
-			if (k != kbuf)
-				free(k);
-			if (name == NULL ||
-			    lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
 				free(name);
-				if (v != BUILD_FAIL)
-					json_object_put(v);
+				goto fail;
+			}
+			b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
+			if ((v = build(b)) == BUILD_FAIL) {
+				free(name);
+				goto fail;
+			}
+			if (lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
+				free(name);
+				json_object_put(v);
 				goto fail;
 			}
 			b->i = ws(b->p, b->i, SIZE_MAX);
