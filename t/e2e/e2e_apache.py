@@ -105,8 +105,6 @@ SMUGGLE = {
     "Wymcp_Tools": "echo",
     "X-Remote-User": "mallory",
 }
-LOG_RE = re.compile(r"wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
-                    r"(?:\[id (.*?)\] )?(.*)$")
 ELICIT_META = dict(wymcp_e2e.META)
 ELICIT_META["io.modelcontextprotocol/clientCapabilities"] = {
     "elicitation": {}}
@@ -170,23 +168,6 @@ def descendants(pid):
             if pp == p and st != "Z" and c not in out:
                 out.add(c)
                 todo.append(c)
-    return out
-
-
-def log_entries(path):
-    """[(pid, level, reqid or None, message)] of a log (any prefix, so
-    Apache's error log works too)."""
-    out = []
-    try:
-        with open(path, "rb") as f:
-            text = f.read().decode("utf-8", "replace")
-    except OSError:
-        return out
-    for line in text.splitlines():
-        m = LOG_RE.search(line)
-        if m:
-            out.append((int(m.group(1)), m.group(2), m.group(3),
-                        m.group(4)))
     return out
 
 
@@ -752,7 +733,7 @@ class Tests(wymcp_e2e.Tests):
         rs = str(rid)
         deadline = time.monotonic() + timeout
         while True:
-            pids = sorted({e[0] for e in log_entries(log)
+            pids = sorted({e[0] for e in wymcp_e2e.log_entries(log)
                            if e[2] == rs and " -> " in e[3]})
             if pids or time.monotonic() > deadline:
                 return pids
@@ -760,7 +741,7 @@ class Tests(wymcp_e2e.Tests):
 
     def mentions(self, log, rid):
         rs = str(rid)
-        return [e for e in log_entries(log) if e[2] == rs]
+        return [e for e in wymcp_e2e.log_entries(log) if e[2] == rs]
 
     def ended(self, log):
         """How many requests the log says ended, once that number is
@@ -769,7 +750,8 @@ class Tests(wymcp_e2e.Tests):
         n = -1
         deadline = time.monotonic() + 3
         while True:
-            m = len([e for e in log_entries(log) if " -> " in e[3]])
+            m = len([e for e in wymcp_e2e.log_entries(log)
+                     if " -> " in e[3]])
             if m == n or time.monotonic() > deadline:
                 return m
             n = m
@@ -1217,7 +1199,8 @@ class Tests(wymcp_e2e.Tests):
     def test_e(self):
         log = self.w.fcgi_log
         st1 = self.test_elicit("E book_room through Apache,")
-        booked = [e for e in log_entries(log) if e[3].startswith("booked ")]
+        booked = [e for e in wymcp_e2e.log_entries(log)
+                  if e[3].startswith("booked ")]
         R.check(len(booked) == 1 and "(by alice)" in booked[0][3],
                 "E the log shows 'booked ... (by alice)' exactly once",
                 "%r" % (booked,))
@@ -1332,7 +1315,8 @@ class Tests(wymcp_e2e.Tests):
                          "(--state-key-file),", between=kill_server)
         R.note("F stopped wymcp-fcgi processes %r between rounds" %
                (killed,))
-        rounds = [e for e in log_entries(log) if e[3].startswith("booked ")]
+        rounds = [e for e in wymcp_e2e.log_entries(log)
+                  if e[3].startswith("booked ")]
         R.check(len(rounds) == 1 and all(p not in killed
                                           for p in [rounds[0][0]]),
                 "F 'booked' logged once, by a process started after the "

@@ -186,14 +186,16 @@ def stop_pid(pid, popen=None, timeout=10.0):
     return False
 
 
-# wymcp-fcgi's log lines: (pid, level, request id or None, message).
-LOG_RE = re.compile(r"^wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
+# wymcp-fcgi's log lines: (pid, level, request id or None, message),
+# found wherever they start (Apache's error log puts its own prefix).
+LOG_RE = re.compile(r"wymcp-fcgi\[(\d+)\]: (error|warning|info|debug): "
                     r"(?:\[id (.*?)\] )?(.*)$")
 
 
 def log_entries(path):
-    """[(pid, level, reqid or None, message)] of the wymcp-fcgi log at
-    path ([] when it cannot be read)."""
+    """[(pid, level, reqid or None, message)] of the wymcp-fcgi lines in
+    the log at path, wymcp-fcgi's own or Apache's error log ([] when it
+    cannot be read)."""
     try:
         with open(path, "rb") as f:
             text = f.read().decode("utf-8", "replace")
@@ -201,7 +203,7 @@ def log_entries(path):
         return []
     out = []
     for line in text.splitlines():
-        m = LOG_RE.match(line)
+        m = LOG_RE.search(line)
         if m:
             out.append((int(m.group(1)), m.group(2), m.group(3),
                         m.group(4)))
