@@ -378,7 +378,7 @@ pending(struct wymcp__run *run, const char *key, struct json_object *req)
 
 	if (req == NULL)
 		return WYMCP_ERR_NOMEM;
-	if ((m = wymcp__run_map(&run->pending)) == NULL ||
+	if ((m = wymcp__run_pending(run)) == NULL ||
 	    json_object_object_add(m, key, req)) {
 		json_object_put(req);
 		return WYMCP_ERR_NOMEM;

@@ -183,7 +183,7 @@ enum wymcp__outcome {
 	WYMCP__RUN_TASK		/* wymcp_task_start(): make it a task */
 };
 typedef enum wymcp_err (*wymcp__body)(struct wymcp_ctx *, void *);
-struct json_object *wymcp__run_map(struct json_object **);
+struct json_object *wymcp__run_pending(struct wymcp__run *);
 enum wymcp__outcome wymcp__run(struct wymcp_ctx *, struct wymcp__run *,
 	    wymcp__body, void *, enum wymcp_err *rc);
 struct wymcp__run *wymcp__run_open(const struct wymcp_ctx *);

@@ -18,21 +18,6 @@
 #include "core/core.h"
 
 /*
- * After the run (its hooks unwound): the request owns the map in *slot,
- * made empty when `need` and the run made none.  0, or -1 out of memory
- * (*slot is then NULL).
- */
-static int
-own_map(struct wymcp_ctx *ctx, struct json_object **slot, int need)
-{
-	if (*slot == NULL && !need)
-		return 0;
-	*slot = wymcp_own(ctx, *slot != NULL ? *slot :
-	    json_object_new_object());
-	return *slot != NULL ? 0 : -1;
-}
-
-/*
  * Run body(ctx, arg) inside the boundary.  Returns how the run ended;
  * *rc is the body's return value when it returned, WYMCP_ERR_PENDING
  * when it stopped at a question, WYMCP_ERR_INVAL when an answer was
@@ -83,9 +68,14 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 	}
 	ctx->call.run = NULL;
 	wymcp__arena_unwind(&ctx->arena, mark);
-	/* A round that stopped at questions has its map of them. */
-	if (own_map(ctx, &run->pending, outcome == WYMCP__RUN_INPUT) != 0 &&
-	    outcome == WYMCP__RUN_INPUT) {
+	/*
+	 * Its hooks unwound, the request owns the questions' map; a round
+	 * that stopped at questions has one, if empty.
+	 */
+	if (run->pending != NULL || outcome == WYMCP__RUN_INPUT)
+		run->pending = wymcp_own(ctx, run->pending != NULL ?
+		    run->pending : json_object_new_object());
+	if (run->pending == NULL && outcome == WYMCP__RUN_INPUT) {
 		*rc = WYMCP_ERR_NOMEM;
 		outcome = WYMCP__RUN_DONE;
 	}
@@ -93,16 +83,16 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 }
 
 /*
- * The map in *slot (run->pending) during a run, made empty the first
- * time: a round that asks nothing makes none.  The request
- * owns it once the run is over (own_map()).  NULL when out of memory.
+ * The map of the run's unanswered questions, made empty the first
+ * time: a round that asks nothing makes none.  The request owns it
+ * once the run is over (wymcp__run()).  NULL when out of memory.
  */
 struct json_object *
-wymcp__run_map(struct json_object **slot)
+wymcp__run_pending(struct wymcp__run *run)
 {
-	if (*slot == NULL)
-		*slot = json_object_new_object();
-	return *slot;
+	if (run->pending == NULL)
+		run->pending = json_object_new_object();
+	return run->pending;
 }
 
 /* End the round now: unwind to the boundary. */
