@@ -46,6 +46,12 @@ static int	 resp_status;
  */
 static volatile sig_atomic_t	 stopsig;
 
+/*
+ * Is the connection take() gave a unix-domain socket?  Then finish()
+ * may close it without libfcgi's lingering close (see there).
+ */
+static int	 conn_local;
+
 /* The monotonic clock in milliseconds. */
 static long long
 mono_ms(void)
@@ -229,6 +235,7 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 		return -1;
 	}
 	*backoff = 0;
+	conn_local = ss.ss_family == AF_UNIX;
 	/* accept(2) gave the peer's address, as getpeername(2) would. */
 	if (!front_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
@@ -274,6 +281,22 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
  * with the end record: the rest of the response and both records go
  * out in one write(2)), and say whether stdout failed: 0, or -1 when
  * the web server went away before it had the whole response.
+ *
+ * A connection the web server did not ask to keep is closed then.
+ * libfcgi's close lingers: shutdown(2) of the sending side, then poll(2)
+ * and read(2) until the web server closes its end, three system calls,
+ * so that data arriving after close(2) cannot make TCP reset the
+ * connection and lose the response.  On a unix-domain socket nothing
+ * queued for the web server is ever lost: it reads the response to its
+ * end whatever follows.  What lingering still does there is let the web
+ * server finish sending a body that was not read (a 413): closing on it
+ * would break its write.  So once the request's stdin is at its end
+ * (the library reads CONTENT_LENGTH bytes; the record that ends stdin
+ * follows them, most often in the same read, and is taken here) such a
+ * connection is closed at once: FCGX_Detach() makes libfcgi close it
+ * without lingering.  A TCP connection, or one with stdin left unread,
+ * lingers as before.  The request's time limit still stands guard
+ * while the end record is awaited.
  */
 static int
 finish(FCGX_Request *req)
@@ -284,6 +307,12 @@ finish(FCGX_Request *req)
 		(void)FCGX_FClose(req->err);
 		if (FCGX_FClose(req->out) != 0)
 			rc = -1;
+		if (conn_local && rc == 0 && !req->keepConnection &&
+		    FCGX_GetError(req->in) == 0 &&
+		    (FCGX_HasSeenEOF(req->in) == EOF ||
+		    FCGX_GetChar(req->in) == EOF) &&
+		    FCGX_GetError(req->in) == 0)
+			(void)FCGX_Detach(req);
 	}
 	FCGX_Finish_r(req);	/* the streams are closed: frees, or keeps */
 	return rc;

@@ -27,6 +27,12 @@ the others down or writes the response head:
      a SIGTERM to a worker that is never idle (12 clients of a 5 ms
      call on its one worker: a connection always waits) stops it within
      2 s, every request answered;
+  L  the close of a FastCGI connection: on a unix socket, once the
+     request's stdin is at its end, the worker closes at once and a
+     web server that keeps its end open holds no worker (the next
+     request on one worker is served at once, not after libfcgi's 2 s
+     linger); a 413 whose body was not read, and any TCP connection,
+     still linger, so the web server can finish sending;
   B  12 requests to a crashing tool: each worker is replaced at once (no
      back-off a client can drive), the log names the tool a dead worker
      was serving, and the next request is served at once;
@@ -361,6 +367,11 @@ class World:
                                 nworkers=1)
         self.orphan = Instance(self, "orphan", [], nworkers=1)
         self.busy = Instance(self, "busy", [], nworkers=1)
+        self.linger = Instance(self, "linger", ["--max-body", "4096"],
+                               nworkers=1)
+        self.pl = free_port()
+        self.linger_tcp = Instance(self, "linger_tcp", [], nworkers=1,
+                                   listen="127.0.0.1:%d" % self.pl)
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
         self.status = Instance(self, "status", [
@@ -395,6 +406,7 @@ class World:
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
+                     self.linger,
                      self.orphan, self.busy, self.drain, self.pool,
                      self.status, self.closed):
             locs += self.location("/" + inst.name, "unix:" + inst.sock)
@@ -727,6 +739,119 @@ def test_busy_stop(w):
                           "stopping on signal 15" in e[3]),
             "R ... it says it stops on the signal",
             " | ".join(tail(inst.log, 4)))
+    inst.stop()
+
+
+def fcgi_call(rid, tool, args):
+    """A tools/call of tool as nginx would pass it: (params, body)."""
+    body = call_body(rid, tool, args)
+    return e2e.mcp_params("tools/call", tool, body), body
+
+
+def fcgi_connect(inst):
+    if inst.listen.startswith("unix:"):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.settimeout(10)
+        s.connect(inst.sock)
+    else:
+        s = socket.create_connection(("127.0.0.1", inst.w.pl), 10)
+    return s
+
+
+def closed_for_writes(s):
+    """Does a write on s fail (the peer closed its end, not only its
+    sending side)?  Waits up to 1 s for the peer."""
+    deadline = time.monotonic() + 1.0
+    while True:
+        try:
+            s.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
+        except (BrokenPipeError, ConnectionResetError):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def test_linger(w):
+    """The close after a response (fcgi.c finish()): at once on a unix
+    socket whose stdin was read to its end, lingering otherwise."""
+    inst = w.linger
+    if not inst.start():
+        return
+    params, body = fcgi_call(next_rid(), "count_slowly",
+                             {"to": 1, "delay_ms": 0})
+    a = fcgi_connect(inst)
+    a.sendall(e2e.fcgi_request(params, body))
+    out = e2e.fcgi_response(a)
+    ok = out is not None and e2e.cgi_status(out) == 200
+    R.check(ok and b"Counted to 1." in out, "L unix socket: the call is "
+            "answered", repr((out or b"")[:200]))
+    R.check(closed_for_writes(a), "L ... and the worker closed the "
+            "connection, not only its sending side")
+    # The web server keeps its end open: the one worker serves on.
+    params, body = fcgi_call(next_rid(), "count_slowly",
+                             {"to": 1, "delay_ms": 0})
+    t0 = time.monotonic()
+    b = fcgi_connect(inst)
+    b.sendall(e2e.fcgi_request(params, body))
+    out = e2e.fcgi_response(b)
+    took = time.monotonic() - t0
+    b.close()
+    a.close()
+    R.check(out is not None and b"Counted to 1." in out and took < 1.0,
+            "L ... the next request, its one worker, is served in %.2f s "
+            "while the first connection stays open (libfcgi's linger: "
+            "2 s)" % took, repr((out or b"")[:200]))
+
+    # A body too large is answered unread: the worker lingers, so the
+    # web server can send the rest of it.
+    params, _ = fcgi_call(next_rid(), "count_slowly", {"to": 1})
+    params["CONTENT_LENGTH"] = "200000"
+    a = fcgi_connect(inst)
+    a.sendall(e2e.fcgi_head(params) +
+              e2e.fcgi_record(e2e.FCGI_STDIN, b"x" * 1000))
+    out = e2e.fcgi_response(a)
+    R.check(out is not None and e2e.cgi_status(out) == 413,
+            "L a body past --max-body is answered 413 before it is read",
+            repr((out or b"")[:200]))
+    sent, err = 1000, None
+    try:
+        while sent < 200000:
+            n = min(60000, 200000 - sent)
+            a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"x" * n))
+            sent += n
+        a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN))
+        a.shutdown(socket.SHUT_WR)
+        end = a.recv(16)
+    except OSError as ex:
+        err, end = repr(ex), None
+    a.close()
+    R.check(err is None and end == b"", "L ... and the worker lingers: "
+            "the rest of the body (%d bytes) goes out, then the "
+            "connection ends cleanly" % sent, "after %d bytes: %s" %
+            (sent, err))
+    r = post(w.port, "/linger", "count_slowly", {"to": 1, "delay_ms": 0})
+    R.check(r.text() == "Counted to 1.", "L ... the worker serves on",
+            r.brief())
+    inst.stop()
+
+    inst = w.linger_tcp
+    if not inst.start():
+        return
+    params, body = fcgi_call(next_rid(), "count_slowly",
+                             {"to": 1, "delay_ms": 0})
+    a = fcgi_connect(inst)
+    a.sendall(e2e.fcgi_request(params, body))
+    out = e2e.fcgi_response(a)
+    try:
+        a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
+        late = None
+    except OSError as ex:
+        late = repr(ex)
+    a.close()
+    R.check(out is not None and b"Counted to 1." in out and late is None,
+            "L TCP: the call is answered and the worker lingers (the web "
+            "server may still write)", "%r %s" % ((out or b"")[:200], late))
     inst.stop()
 
 
@@ -1071,6 +1196,7 @@ def layer(w):
     test_memory(w)
     test_recycle(w)
     test_busy_stop(w)
+    test_linger(w)
     test_pool(w)
     test_status(w)
     test_backoff(w)

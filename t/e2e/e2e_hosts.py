@@ -55,7 +55,6 @@ import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
@@ -89,34 +88,12 @@ UPSTREAM_CONF = os.path.join(wymcp_e2e.SRCDIR, "deploy", "nginx",
 
 # --------------------------------------------------------------- FastCGI
 
-def fcgi_record(rtype, content, rid=1):
-    return struct.pack("!BBHHBx", 1, rtype, rid, len(content), 0) + content
-
-
-def fcgi_params(params):
-    out = b""
-    for k, v in params.items():
-        k, v = k.encode(), v.encode()
-        for n in (len(k), len(v)):
-            out += bytes([n]) if n < 128 else struct.pack("!I", n | 1 << 31)
-        out += k + v
-    return out
-
-
 def fcgi_raw(src, dst, body):
     """One FastCGI request for tools/list from address src straight to
     dst (bypassing nginx).  Returns the bytes received until the host
     closed the connection (b"" when it closed without answering)."""
-    params = {
-        "REQUEST_METHOD": "POST", "CONTENT_TYPE": "application/json",
-        "CONTENT_LENGTH": str(len(body)), "HTTP_HOST": "localhost",
-        "HTTP_ACCEPT": "application/json, text/event-stream",
-        "HTTP_MCP_PROTOCOL_VERSION": wymcp_e2e.PROTO,
-        "HTTP_MCP_METHOD": "tools/list", "SERVER_NAME": "localhost",
-    }
-    req = (fcgi_record(1, struct.pack("!HB5x", 1, 0)) +
-           fcgi_record(4, fcgi_params(params)) + fcgi_record(4, b"") +
-           fcgi_record(5, body) + fcgi_record(5, b""))
+    req = wymcp_e2e.fcgi_request(wymcp_e2e.mcp_params("tools/list",
+                                                      body=body), body)
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.settimeout(10)
     got = b""

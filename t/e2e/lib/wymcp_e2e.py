@@ -2,6 +2,9 @@
 of wymcp-fcgi, an HTTP client, the judges of a response, section B's
 table of hostile requests, and run_layer(), the main() of a script.
 
+It also speaks FastCGI itself, for the tests that must see what a web
+server would (fcgi_request() and its pieces).
+
 Imported by t/e2e/e2e*.py, t/conformance/run.py and inspector.py, which
 find it through PYTHONPATH=t/e2e/lib (the make targets set it).  The
 tests themselves live in those scripts; the Tests class here holds what
@@ -18,6 +21,7 @@ import shlex
 import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -288,6 +292,88 @@ def find_nginx():
         if cand and os.access(cand, os.X_OK):
             return cand
     return None
+
+
+# --------------------------------------------------------------- FastCGI
+
+FCGI_BEGIN, FCGI_END, FCGI_PARAMS, FCGI_STDIN, FCGI_STDOUT = 1, 3, 4, 5, 6
+
+
+def fcgi_record(rtype, content=b"", rid=1):
+    """One FastCGI record (no padding)."""
+    return struct.pack("!BBHHBx", 1, rtype, rid, len(content), 0) + content
+
+
+def fcgi_params(params):
+    """A dict as the name-value pairs of FCGI_PARAMS."""
+    out = b""
+    for k, v in params.items():
+        k, v = k.encode(), v.encode()
+        for n in (len(k), len(v)):
+            out += bytes([n]) if n < 128 else struct.pack("!I", n | 1 << 31)
+        out += k + v
+    return out
+
+
+def fcgi_head(params, keep=False):
+    """BEGIN_REQUEST (responder; FCGI_KEEP_CONN with keep) and the
+    params, ended: what a web server sends before the body."""
+    return (fcgi_record(FCGI_BEGIN, struct.pack("!HB5x", 1,
+                                                1 if keep else 0)) +
+            fcgi_record(FCGI_PARAMS, fcgi_params(params)) +
+            fcgi_record(FCGI_PARAMS))
+
+
+def fcgi_request(params, body, keep=False):
+    """A whole request: head, the body in records of at most 65535
+    bytes, the empty record that ends stdin."""
+    out = fcgi_head(params, keep)
+    for i in range(0, len(body), 65535):
+        out += fcgi_record(FCGI_STDIN, body[i:i + 65535])
+    return out + fcgi_record(FCGI_STDIN)
+
+
+def mcp_params(method, name=None, body=b"", extra=None):
+    """The params nginx would pass for a 2026-07-28 POST of body."""
+    p = {"REQUEST_METHOD": "POST", "CONTENT_TYPE": "application/json",
+         "CONTENT_LENGTH": str(len(body)), "HTTP_HOST": "localhost",
+         "HTTP_ACCEPT": "application/json, text/event-stream",
+         "HTTP_MCP_PROTOCOL_VERSION": PROTO, "HTTP_MCP_METHOD": method,
+         "SERVER_NAME": "localhost", "SCRIPT_NAME": "/mcp",
+         "REQUEST_URI": "/mcp", "SERVER_PROTOCOL": "HTTP/1.1"}
+    if name is not None:
+        p["HTTP_MCP_NAME"] = name
+    p.update(extra or {})
+    return p
+
+
+def fcgi_response(s):
+    """Read records from socket s up to END_REQUEST; the stdout bytes,
+    or None when the connection ended (or reset) before it."""
+    buf, out = b"", b""
+    while True:
+        while len(buf) >= 8:
+            _, rtype, _, clen, pad = struct.unpack("!BBHHBx", buf[:8])
+            if len(buf) < 8 + clen + pad:
+                break
+            if rtype == FCGI_STDOUT:
+                out += buf[8:8 + clen]
+            buf = buf[8 + clen + pad:]
+            if rtype == FCGI_END:
+                return out
+        try:
+            b = s.recv(65536)
+        except ConnectionResetError:
+            return None
+        if not b:
+            return None
+        buf += b
+
+
+def cgi_status(out):
+    """The status of a CGI response head (200 when it names none)."""
+    m = re.search(rb"^Status: (\d+)", out or b"", re.M)
+    return int(m.group(1)) if m else 200
 
 
 # ------------------------------------------------------------------ HTTP
