@@ -119,14 +119,28 @@ wymcp__arena_strndup(struct wymcp__arena *a, const char *s, size_t len)
 	return p;
 }
 
-/* vsnprintf into the arena.  Owned by the arena; NULL on failure. */
+/*
+ * vsnprintf into the arena.  Owned by the arena; NULL on failure.  A
+ * format that is only "%s", or has no conversion at all, is copied
+ * without vsnprintf(3), which measures and then writes (tools answer
+ * wymcp_result_text(res, "%s", s) all the time).
+ */
 char *
 wymcp__arena_vprintf(struct wymcp__arena *a, const char *fmt, va_list ap)
 {
-	va_list	 ap2;
-	int	 n;
-	char	*p;
+	va_list		 ap2;
+	const char	*s;
+	int		 n;
+	char		*p;
 
+	if (fmt[0] == '%' && fmt[1] == 's' && fmt[2] == '\0') {
+		/* As glibc prints a NULL string. */
+		if ((s = va_arg(ap, const char *)) == NULL)
+			s = "(null)";
+		return wymcp__arena_strndup(a, s, strlen(s));
+	}
+	if (strchr(fmt, '%') == NULL)
+		return wymcp__arena_strndup(a, fmt, strlen(fmt));
 	va_copy(ap2, ap);
 	n = vsnprintf(NULL, 0, fmt, ap2);
 	va_end(ap2);

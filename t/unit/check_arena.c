@@ -189,6 +189,36 @@ START_TEST(printf_formats_into_arena)
 }
 END_TEST
 
+/* "%s" alone and formats without a conversion are copied, not printed. */
+START_TEST(printf_copies_plain_formats)
+{
+	struct wymcp__arena	 a;
+	char			 big[20000], *s;
+	const char		*none = NULL;
+
+	wymcp__arena_init(&a);
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	s = aprintf(&a, "%s", big);
+	ck_assert_ptr_ne(s, big);
+	ck_assert_str_eq(s, big);
+	s = aprintf(&a, "no conversion");
+	ck_assert_str_eq(s, "no conversion");
+	s = aprintf(&a, "%%s");
+	ck_assert_str_eq(s, "%s");
+	s = aprintf(&a, "%s!", "x");
+	ck_assert_str_eq(s, "x!");
+	/* What glibc prints for a NULL string, with or without the copy. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-overflow"
+#pragma GCC diagnostic ignored "-Wformat"
+	s = aprintf(&a, "%s", none);
+#pragma GCC diagnostic pop
+	ck_assert_str_eq(s, "(null)");
+	wymcp__arena_free(&a);
+}
+END_TEST
+
 START_TEST(cleanups_run_in_reverse_order_exactly_once)
 {
 	struct wymcp__arena	 a;
@@ -435,6 +465,7 @@ arena_suite(void)
 	tcase_add_test(tc, alloc_huge_size_returns_null);
 	tcase_add_test(tc, strndup_copies_at_most_len_and_terminates);
 	tcase_add_test(tc, printf_formats_into_arena);
+	tcase_add_test(tc, printf_copies_plain_formats);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("cleanup");
