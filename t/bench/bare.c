@@ -2,6 +2,11 @@
  * bare.c - the baseline for the benchmark: a bare libfcgi + json-c
  * responder that does the least a tools/call "echo" must do (read the
  * body, parse it, build the JSON-RPC answer) and nothing else.
+ * Built with -DCLOSE_AT_ONCE it closes each connection as wymcp-fcgi
+ * closes a unix-socket one whose stdin it read to the end: at once
+ * (FCGX_Detach()), not with libfcgi's lingering close (shutdown, then
+ * poll and read until the web server closes), so that the benchmark
+ * also shows wymcp against a floor that saves what wymcp saves there.
  * Usage: bare SOCKETPATH WORKERS [REQUESTS]
  * With WORKERS 0 it serves in this process, REQUESTS of them (0: no
  * end), then exits: the instruction count (t/bench/icount.py) runs it
@@ -66,6 +71,9 @@ serve(int sock, long max)
 		FCGX_PutStr(out, (int)strlen(out), req.out);
 		json_object_put(res);
 		json_object_put(msg);
+#ifdef CLOSE_AT_ONCE
+		FCGX_Detach(&req);	/* stdin was read to its end */
+#endif
 		FCGX_Finish_r(&req);
 	}
 }

@@ -10,6 +10,11 @@ One private nginx on a loopback port proxies, over unix sockets:
   /bare  t/bench/bare.c (FastCGI, W workers): libfcgi + json-c, parse
          the body, build the tools/call answer; the least any FastCGI
          MCP responder does: the floor;
+  /barec the same built with -DCLOSE_AT_ONCE ("floor-c"): it closes
+         each connection at once, as wymcp-fcgi does a unix-socket one
+         whose stdin it read, instead of libfcgi's lingering close; no
+         target, it shows what wymcp costs beside a floor that saves
+         the same system calls;
   /mcp   wymcp-fcgi --workers W with the echo module: the whole
          2026-07-28 pipeline (Host/Origin, headers, _meta, schema check
          of the arguments, context, the tool run, result _meta);
@@ -20,8 +25,8 @@ One private nginx on a loopback port proxies, over unix sockets:
   /slowN the slow-tool configurations of wymcp (SLOW below), each with
          t/bench/sleep200.c, a tool that sleeps 200 ms.
 
-wrk (Debian package wrk) sends the same tools/call echo request to the
-three, first to warm them up (2 s; the peer --peer-warmup, 10 s, for
+wrk (Debian package wrk) sends the same tools/call echo request to each,
+first to warm it up (2 s; the peer --peer-warmup, 10 s, for
 Node's compiler), then in interleaved rounds (each round: every
 connection count, every server), and the script prints per run the
 requests per second, p50 and p99 latency and the CPU time per request
@@ -422,7 +427,7 @@ def main():
     ap.add_argument("--builddir", default=".")
     ap.add_argument("--seconds", type=int, default=5,
                     help="seconds of each echo run (default %(default)s)")
-    ap.add_argument("--rounds", type=int, default=3,
+    ap.add_argument("--rounds", type=int, default=5,
                     help="interleaved rounds (default %(default)s)")
     ap.add_argument("--workers", type=int, default=4,
                     help="workers of the floor and of wymcp "
@@ -483,6 +488,9 @@ def build(tmp):
     bare = os.path.join(tmp, "bare")
     subprocess.run(["cc", "-O2", "-o", bare, os.path.join(HERE, "bare.c")] +
                    flags("fcgi", "json-c"), check=True)
+    subprocess.run(["cc", "-O2", "-DCLOSE_AT_ONCE", "-o", bare + "c",
+                    os.path.join(HERE, "bare.c")] + flags("fcgi", "json-c"),
+                   check=True)
     so = os.path.join(tmp, "sleep200.so")
     subprocess.run(["cc", "-O2", "-shared", "-fPIC",
                     "-I" + os.path.join(SRC, "src"), "-o", so,
@@ -508,6 +516,9 @@ def run(a, b, tmp, servers):
     floor = Server("bare", "floor", "/bare",
                    [bare, os.path.join(tmp, "bare.sock"), str(a.workers)],
                    os.path.join(tmp, "bare.sock"))
+    floorc = Server("barec", "floor-c", "/barec",
+                    [bare + "c", os.path.join(tmp, "barec.sock"),
+                     str(a.workers)], os.path.join(tmp, "barec.sock"))
     mcp = wymcp("wymcp", "wymcp", "/mcp",
                 ["--workers", str(a.workers)], echo)
     slow = [wymcp("slow%d" % i, label, "/slow%d" % i, opts, sleepso)
@@ -535,7 +546,7 @@ def run(a, b, tmp, servers):
             note = "the TypeScript peer: skipped: %s" % e
             say("# " + note)
 
-    fast = [floor, mcp] + ([peer] if peer else [])
+    fast = [floor, floorc, mcp] + ([peer] if peer else [])
     load0 = os.getloadavg()[0]
     for s in fast:
         servers.append(s)
@@ -543,7 +554,7 @@ def run(a, b, tmp, servers):
     nginx = Server("nginx", "nginx", None, None, None)
     servers.append(nginx)
     nginx.proc, port = start_nginx(tmp, [(s.path, s.ready) for s in
-                                         [floor, mcp] + slow])
+                                         [floor, floorc, mcp] + slow])
     npids = nginx.pids()
     base = "http://127.0.0.1:%d" % port
     scripts = {}
@@ -560,7 +571,8 @@ def run(a, b, tmp, servers):
         wrk(base, s, a.peer_warmup if s is peer else 2, max(a.conns),
             scripts["echo"], npids)
     say("# tools/call echo: %d rounds of %d s, connections %s, %d workers"
-        " (floor, wymcp)" % (a.rounds, a.seconds, a.connections, a.workers))
+        " (floors, wymcp)" % (a.rounds, a.seconds, a.connections,
+                              a.workers))
     res = {(s.key, c): [] for s in fast for c in a.conns}
     for r in range(a.rounds):
         for c in a.conns:
@@ -626,28 +638,31 @@ def machine(load0):
 
 def table(a, fast, res, pss, rss, nproc, slowres, note):
     keys = [s.key for s in fast]
-    heads = {"bare": "floor", "wymcp": "wymcp", "ts": "TS SDK v2"}
+    heads = {"bare": "floor", "barec": "floor-c", "wymcp": "wymcp",
+             "ts": "TS SDK v2"}
     # Lines of at most 72 characters: README quotes the table.
     lines = ["", "tools/call echo behind one nginx, wrk -t 2: medians of %d "
              "interleaved" % a.rounds,
-             "rounds of %d s; floor and wymcp: %d workers%s" % (
+             "rounds of %d s; floors and wymcp: %d workers%s" % (
                  a.seconds, a.workers, "; the peer: one Node process"
-                 if "ts" in keys else ""), ""]
-    row = "%-34s" + " %10s" * len(keys)
+                 if "ts" in keys else ""),
+             "floor-c: the floor closing each connection at once, as "
+             "wymcp does", ""]
+    row = "%-28s" + " %9s" * len(keys)
     lines.append(row % (("",) + tuple(heads[k] for k in keys)))
     for c in a.conns:
         lines.append("%d connections" % c)
         for title, attr, fmt in (("  req/s", "rps", "%.0f"),
                                  ("  p50 ms", "p50", "%.2f"),
                                  ("  p99 ms", "p99", "%.2f"),
-                                 ("  CPU us/request (nginx + server)",
+                                 ("  CPU us/req, nginx + server",
                                   "cpu_us", "%.0f"),
-                                 ("  CPU us/request, nginx's part",
+                                 ("  CPU us/req, nginx's part",
                                   "nginx_us", "%.0f")):
             lines.append(row % ((title,) + tuple(
                 fmt % med(res[k, c], attr) for k in keys)))
     lines.append("after the load")
-    lines.append(row % (("  PSS MiB, the server's processes",) + tuple(
+    lines.append(row % (("  PSS MiB, server processes",) + tuple(
         "%.1f" % (pss[k] / 1024.0) for k in keys)))
     lines.append(row % (("  RSS MiB, summed",) + tuple(
         "%.1f" % (rss[k] / 1024.0) for k in keys)))
@@ -673,6 +688,14 @@ def table(a, fast, res, pss, rss, nproc, slowres, note):
         ratios.append(("wymcp / floor CPU per request, %d conns" % c,
                        med(res["wymcp", c], "cpu_us") /
                        med(res["bare", c], "cpu_us"), None))
+    # No target: against the floor that closes as wymcp does.
+    for c in a.conns:
+        ratios.append(("wymcp / floor-c req/s, %d conns" % c,
+                       med(res["wymcp", c], "rps") /
+                       med(res["barec", c], "rps"), None))
+        ratios.append(("wymcp / floor-c CPU per req, %d conns" % c,
+                       med(res["wymcp", c], "cpu_us") /
+                       med(res["barec", c], "cpu_us"), None))
     lines += ["", "%-40s %7s %8s" % ("ratio", "now", "target")]
     for name, v, target in ratios:
         if target is None:
