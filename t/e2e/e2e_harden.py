@@ -758,6 +758,17 @@ def fcgi_connect(inst):
     return s
 
 
+def count_raw(inst):
+    """A quick count_slowly call on a connection of our own, as nginx
+    would send it; (the connection, left open, and the stdout bytes or
+    None)."""
+    params, body = fcgi_call(next_rid(), "count_slowly",
+                             {"to": 1, "delay_ms": 0})
+    s = fcgi_connect(inst)
+    s.sendall(e2e.fcgi_request(params, body))
+    return s, e2e.fcgi_response(s)
+
+
 def closed_for_writes(s):
     """Does a write on s fail (the peer closed its end, not only its
     sending side)?  Waits up to 1 s for the peer."""
@@ -778,23 +789,15 @@ def test_linger(w):
     inst = w.linger
     if not inst.start():
         return
-    params, body = fcgi_call(next_rid(), "count_slowly",
-                             {"to": 1, "delay_ms": 0})
-    a = fcgi_connect(inst)
-    a.sendall(e2e.fcgi_request(params, body))
-    out = e2e.fcgi_response(a)
+    a, out = count_raw(inst)
     ok = out is not None and e2e.cgi_status(out) == 200
     R.check(ok and b"Counted to 1." in out, "L unix socket: the call is "
             "answered", repr((out or b"")[:200]))
     R.check(closed_for_writes(a), "L ... and the worker closed the "
             "connection, not only its sending side")
     # The web server keeps its end open: the one worker serves on.
-    params, body = fcgi_call(next_rid(), "count_slowly",
-                             {"to": 1, "delay_ms": 0})
     t0 = time.monotonic()
-    b = fcgi_connect(inst)
-    b.sendall(e2e.fcgi_request(params, body))
-    out = e2e.fcgi_response(b)
+    b, out = count_raw(inst)
     took = time.monotonic() - t0
     b.close()
     a.close()
@@ -838,11 +841,7 @@ def test_linger(w):
     inst = w.linger_tcp
     if not inst.start():
         return
-    params, body = fcgi_call(next_rid(), "count_slowly",
-                             {"to": 1, "delay_ms": 0})
-    a = fcgi_connect(inst)
-    a.sendall(e2e.fcgi_request(params, body))
-    out = e2e.fcgi_response(a)
+    a, out = count_raw(inst)
     try:
         a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
         late = None
