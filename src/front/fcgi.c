@@ -295,11 +295,14 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
  * follows them, most often in the same read, and is taken here) such a
  * connection is closed at once: FCGX_Detach() makes libfcgi close it
  * without lingering.  A TCP connection, or one with stdin left unread,
- * lingers as before.  The request's time limit still stands guard
- * while the end record is awaited.
+ * lingers as before.  Should the end record not be there yet, it is
+ * awaited under the request's time limit (`timed'); without one
+ * (--request-timeout 0) nothing would bound that wait, so the record
+ * is taken only when libfcgi has seen it already, and the connection
+ * lingers otherwise.
  */
 static int
-finish(FCGX_Request *req)
+finish(FCGX_Request *req, int timed)
 {
 	int	 rc = 0;
 
@@ -310,7 +313,7 @@ finish(FCGX_Request *req)
 		if (conn_local && rc == 0 && !req->keepConnection &&
 		    FCGX_GetError(req->in) == 0 &&
 		    (FCGX_HasSeenEOF(req->in) == EOF ||
-		    FCGX_GetChar(req->in) == EOF) &&
+		    (timed && FCGX_GetChar(req->in) == EOF)) &&
 		    FCGX_GetError(req->in) == 0)
 			(void)FCGX_Detach(req);
 	}
@@ -499,7 +502,7 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 		    board->name[0] != '\0' ? " " : "",
 		    (int)sizeof(board->name), board->name, ms);
 	}
-	if (finish(req) == -1 || rc != WYMCP_OK)
+	if (finish(req, lim->timeout > 0) == -1 || rc != WYMCP_OK)
 		front_log(WYMCP_LOG_DEBUG, "the web server went away before "
 		    "the response was written");
 	return front_watch_end();

@@ -32,7 +32,9 @@ the others down or writes the response head:
      web server that keeps its end open holds no worker (the next
      request on one worker is served at once, not after libfcgi's 2 s
      linger); a 413 whose body was not read, and any TCP connection,
-     still linger, so the web server can finish sending;
+     still linger, so the web server can finish sending; a web server
+     that never ends stdin holds the worker only until the time limit,
+     and without a limit (--request-timeout 0) the worker lingers;
   B  12 requests to a crashing tool: each worker is replaced at once (no
      back-off a client can drive), the log names the tool a dead worker
      was serving, and the next request is served at once;
@@ -367,8 +369,10 @@ class World:
                                 nworkers=1)
         self.orphan = Instance(self, "orphan", [], nworkers=1)
         self.busy = Instance(self, "busy", [], nworkers=1)
-        self.linger = Instance(self, "linger", ["--max-body", "4096"],
-                               nworkers=1)
+        self.linger = Instance(self, "linger", [
+            "--max-body", "4096", "--request-timeout", "1"], nworkers=1)
+        self.untimed = Instance(self, "untimed", ["--request-timeout", "0"],
+                                nworkers=1)
         self.pl = free_port()
         self.linger_tcp = Instance(self, "linger_tcp", [], nworkers=1,
                                    listen="127.0.0.1:%d" % self.pl)
@@ -836,6 +840,50 @@ def test_linger(w):
     r = post(w.port, "/linger", "count_slowly", {"to": 1, "delay_ms": 0})
     R.check(r.text() == "Counted to 1.", "L ... the worker serves on",
             r.brief())
+
+    # A web server that never sends the record ending stdin: the
+    # worker waits for it under the time limit (1 s), then its timer
+    # ends it and another takes its place.
+    params, body = fcgi_call(next_rid(), "count_slowly",
+                             {"to": 1, "delay_ms": 0})
+    old = inst.workers()
+    a = fcgi_connect(inst)
+    a.sendall(e2e.fcgi_head(params) + e2e.fcgi_record(e2e.FCGI_STDIN, body))
+    out = e2e.fcgi_response(a)
+    t0 = time.monotonic()
+    a.settimeout(10)
+    try:
+        end = a.recv(16)
+    except OSError as ex:
+        end = repr(ex).encode()
+    took = time.monotonic() - t0
+    a.close()
+    R.check(out is not None and b"Counted to 1." in out,
+            "L a web server that never ends stdin gets its answer",
+            repr((out or b"")[:200]))
+    R.check(end in (b"", b"ConnectionResetError(104, 'Connection reset "
+                    b"by peer')") and took < 1 + GRACE + 2.0,
+            "L ... and the worker waits for the end of stdin only until "
+            "its time limit (%.1f s)" % took, repr(end))
+    w2 = inst.wait_workers(1, 5.0, without=old)
+    R.check(len(w2) == 1 and not any(p in w2 for p in old),
+            "L ... then another worker takes its place", repr(w2))
+    inst.stop()
+
+    inst = w.untimed
+    if not inst.start():
+        return
+    a, out = count_raw(inst)
+    try:
+        a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
+        late = None
+    except OSError as ex:
+        late = repr(ex)
+    a.close()
+    R.check(out is not None and b"Counted to 1." in out and late is None,
+            "L --request-timeout 0: nothing would bound a wait for the end "
+            "of stdin, so the worker lingers", "%r %s" % (
+                (out or b"")[:200], late))
     inst.stop()
 
     inst = w.linger_tcp
