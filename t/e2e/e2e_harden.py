@@ -870,37 +870,24 @@ def test_linger(w):
             "L ... then another worker takes its place", repr(w2))
     inst.stop()
 
-    inst = w.untimed
-    if not inst.start():
-        return
-    a, out = count_raw(inst)
-    try:
-        a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
-        late = None
-    except OSError as ex:
-        late = repr(ex)
-    a.close()
-    R.check(out is not None and b"Counted to 1." in out and late is None,
-            "L --request-timeout 0: nothing would bound a wait for the end "
-            "of stdin, so the worker lingers", "%r %s" % (
-                (out or b"")[:200], late))
-    inst.stop()
-
-    inst = w.linger_tcp
-    if not inst.start():
-        return
-    a, out = count_raw(inst)
-    try:
-        a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
-        late = None
-    except OSError as ex:
-        late = repr(ex)
-    a.close()
-    R.check(out is not None and b"Counted to 1." in out and late is None,
-            "L TCP: the call is answered and the worker lingers (the web "
-            "server may still write)", "%r %s" % ((out or b"")[:200], late))
-    inst.stop()
-
+    for inst, why in ((w.untimed, "--request-timeout 0: nothing would "
+                       "bound a wait for the end of stdin, so the worker "
+                       "lingers"),
+                      (w.linger_tcp, "TCP: the call is answered and the "
+                       "worker lingers (the web server may still write)")):
+        if not inst.start():
+            continue
+        a, out = count_raw(inst)
+        try:
+            a.sendall(e2e.fcgi_record(e2e.FCGI_STDIN, b"late"))
+            late = None
+        except OSError as ex:
+            late = repr(ex)
+        a.close()
+        R.check(out is not None and b"Counted to 1." in out and
+                late is None, "L " + why, "%r %s" % ((out or b"")[:200],
+                                                     late))
+        inst.stop()
 
 def pss_kib(pid):
     """The proportional set size of a process, KiB (0 when gone)."""
