@@ -46,12 +46,6 @@ static int	 resp_status;
  */
 static volatile sig_atomic_t	 stopsig;
 
-/*
- * Is the connection take() gave a unix-domain socket?  Then finish()
- * may close it without libfcgi's lingering close (see there).
- */
-static int	 conn_local;
-
 /* The monotonic clock in milliseconds. */
 static long long
 mono_ms(void)
@@ -235,7 +229,6 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 		return -1;
 	}
 	*backoff = 0;
-	conn_local = ss.ss_family == AF_UNIX;
 	/* accept(2) gave the peer's address, as getpeername(2) would. */
 	if (!front_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
@@ -296,13 +289,14 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
  * connection is closed at once: FCGX_Detach() makes libfcgi close it
  * without lingering.  A TCP connection, or one with stdin left unread,
  * lingers as before.  Should the end record not be there yet, it is
- * awaited under the request's time limit (`timed'); without one
+ * awaited under the request's time limit; without one
  * (--request-timeout 0) nothing would bound that wait, so the record
  * is taken only when libfcgi has seen it already, and the connection
- * lingers otherwise.
+ * lingers otherwise.  (lim->local: every connection of a unix listening
+ * socket is a unix one.)
  */
 static int
-finish(FCGX_Request *req, int timed)
+finish(FCGX_Request *req, const struct front_limits *lim)
 {
 	int	 rc = 0;
 
@@ -310,10 +304,10 @@ finish(FCGX_Request *req, int timed)
 		(void)FCGX_FClose(req->err);
 		if (FCGX_FClose(req->out) != 0)
 			rc = -1;
-		if (conn_local && rc == 0 && !req->keepConnection &&
+		if (lim->local && rc == 0 && !req->keepConnection &&
 		    FCGX_GetError(req->in) == 0 &&
 		    (FCGX_HasSeenEOF(req->in) == EOF ||
-		    (timed && FCGX_GetChar(req->in) == EOF)) &&
+		    (lim->timeout > 0 && FCGX_GetChar(req->in) == EOF)) &&
 		    FCGX_GetError(req->in) == 0)
 			(void)FCGX_Detach(req);
 	}
@@ -383,6 +377,19 @@ retire_reason(const struct front_limits *lim, const struct front_board *b,
 }
 
 /*
+ * Hand the connection `fd' (from take()) to libfcgi as a kept one:
+ * FCGX_Accept_r() reads its request instead of accepting (see
+ * front_worker()).
+ */
+static void
+adopt(FCGX_Request *req, int fd, struct front_board *board)
+{
+	req->ipcFd = fd;
+	req->keepConnection = 1;
+	board->accepted++;
+}
+
+/*
  * Wait in ppoll(2), the stop signals let in, for the next request: on
  * the connection the web server kept open after the last one
  * (FCGI_KEEP_CONN; libfcgi 2.4 keeps it in ipcFd), else on the
@@ -432,9 +439,7 @@ wait_next(FCGX_Request *req, int listenfd, const struct front_limits *lim,
 	if (req->ipcFd < 0) {
 		if ((fd = take(listenfd, lim, backoff, waitmask)) == -1)
 			return 0;
-		req->ipcFd = fd;
-		req->keepConnection = 1;	/* FCGX_Accept_r keeps it */
-		board->accepted++;
+		adopt(req, fd, board);
 	}
 	return 1;
 }
@@ -502,7 +507,7 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 		    board->name[0] != '\0' ? " " : "",
 		    (int)sizeof(board->name), board->name, ms);
 	}
-	if (finish(req, lim->timeout > 0) == -1 || rc != WYMCP_OK)
+	if (finish(req, lim) == -1 || rc != WYMCP_OK)
 		front_log(WYMCP_LOG_DEBUG, "the web server went away before "
 		    "the response was written");
 	return front_watch_end();
@@ -659,11 +664,9 @@ front_worker(struct wymcp_server *srv, int listenfd,
 		}
 		/* A connection waiting already (see above)? */
 		if (req.ipcFd < 0 && lim->relay_fd < 0 &&
-		    (fd = take(listenfd, lim, &backoff, &waitmask)) != -1) {
-			req.ipcFd = fd;
-			req.keepConnection = 1;	/* FCGX_Accept_r keeps it */
-			board->accepted++;
-		} else {
+		    (fd = take(listenfd, lim, &backoff, &waitmask)) != -1)
+			adopt(&req, fd, board);
+		else {
 			rc = wait_next(&req, listenfd, lim, board, &backoff,
 			    &waitmask);
 			if (rc == -1)

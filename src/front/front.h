@@ -146,6 +146,7 @@ struct front_limits {
 	unsigned int		 ask_timeout;	/* --ask-timeout, s */
 	struct front_relay	*relay;		/* NULL: nothing is asked */
 	int			 relay_fd;	/* --relay-listen, or -1 */
+	int			 local;		/* listening on a unix socket */
 };
 
 /*

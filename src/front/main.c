@@ -775,9 +775,9 @@ web_server_addrs(struct front_opts *o)
  * act for anyone.  So a TCP socket on an address other than loopback
  * needs --allow-peer (or FCGI_WEB_SERVER_ADDRS), or an explicit
  * --allow-any-peer.  A unix socket's file mode decides instead.  Exits
- * with a usage error when refused.
+ * with a usage error when refused; returns whether it is a unix socket.
  */
-static void
+static int
 check_listener(int fd, const struct front_opts *o)
 {
 	struct sockaddr_storage	 ss;
@@ -791,16 +791,16 @@ check_listener(int fd, const struct front_opts *o)
 			front_log(WYMCP_LOG_INFO, "--allow-peer does not "
 			    "apply to a unix socket: its file mode decides "
 			    "who connects");
-		return;
+		return 1;
 	}
 	if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
 	    o->npeers > 0 || front_addr_loopback((struct sockaddr *)&ss, len))
-		return;
+		return 0;
 	(void)front_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
 	if (o->any_peer) {
 		front_log(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
 		    "anyone who can reach it (--allow-any-peer)", a);
-		return;
+		return 0;
 	}
 	errx(2, "the FastCGI socket on %s would accept anyone who can reach "
 	    "it, who could then set WYMCP_PRINCIPAL and the other params: "
@@ -889,7 +889,7 @@ main(int argc, char *argv[])
 	struct ident		 id;
 	const char		*sockpath = NULL;
 	size_t			 i;
-	int			 fd, flags, rc, relayfd = -1;
+	int			 fd, flags, rc, relayfd = -1, local = 0;
 
 	sanitize_stdio();
 	parse_options(argc, argv, &opts);
@@ -987,14 +987,14 @@ main(int argc, char *argv[])
 	}
 
 	if (fd != -1)
-		check_listener(fd, &opts);
+		local = check_listener(fd, &opts);
 	/*
 	 * The relay socket: other hosts' workers hand answers to this
 	 * instance's questions over it; the same peer rules as FastCGI.
 	 */
 	if (opts.relay_listen != NULL && fd != -1) {
 		relayfd = listen_tcp(opts.relay_listen);
-		check_listener(relayfd, &opts);
+		(void)check_listener(relayfd, &opts);
 		if ((flags = fcntl(relayfd, F_GETFL)) == -1 ||
 		    fcntl(relayfd, F_SETFL, flags | O_NONBLOCK) == -1)
 			err(1, "fcntl");
@@ -1022,6 +1022,7 @@ main(int argc, char *argv[])
 	lim.max_workers = opts.workers_max;
 	lim.idle = opts.idle_timeout;
 	lim.timeout = opts.timeout;
+	lim.local = local;
 	/* Without a supervisor nothing replaces a retired process. */
 	lim.max_requests = opts.workers == 0 && !opts.max_requests_set ? 0 :
 	    opts.max_requests;
