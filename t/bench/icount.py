@@ -16,7 +16,8 @@ then N2 requests; the difference of the two totals divided by N2 - N1
 is the cost of one request, with what the loop does once cancelled
 out.  The count is the same run after run (no timing is involved).
 
-The table goes to stdout and, with --out, to a file.  Figures are
+The FastCGI client and the params come from t/e2e/lib/wymcp_e2e.py
+(PYTHONPATH).  The table goes to stdout and, with --out, to a file.  Figures are
 printed, never asserted here: the budgets of the performance issue are
 shown beside them (ok / over) for the reader.
 """
@@ -28,15 +29,24 @@ import re
 import shutil
 import signal
 import socket
-import struct
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.dont_write_bytecode = True	# no __pycache__ in the source tree
+try:
+    import wymcp_e2e
+except ModuleNotFoundError as e:
+    if e.name != "wymcp_e2e":
+        raise
+    print("icount.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
+          "or through make" % e.name, file=sys.stderr)
+    sys.exit(2)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.dirname(os.path.dirname(HERE))
-PROTO = "2026-07-28"
+PROTO = wymcp_e2e.PROTO
 META = {"io.modelcontextprotocol/protocolVersion": PROTO,
         "io.modelcontextprotocol/clientInfo": {"name": "icount",
                                                "version": "1"},
@@ -45,23 +55,6 @@ META = {"io.modelcontextprotocol/protocolVersion": PROTO,
 
 def enc(obj):
     return json.dumps(obj, separators=(",", ":")).encode()
-
-
-def fcgi_params(pairs):
-    out = b""
-    for k, v in pairs:
-        k, v = k.encode(), v.encode()
-        for n in (len(k), len(v)):
-            out += bytes([n]) if n < 128 else struct.pack(">I",
-                                                          n | 0x80000000)
-        out += k + v
-    return out
-
-
-def record(rtype, content, rid=1):
-    pad = (8 - len(content) % 8) % 8
-    return struct.pack(">BBHHBx", 1, rtype, rid, len(content), pad) + \
-        content + b"\0" * pad
 
 
 def fcgi(path, env, body):
@@ -80,32 +73,14 @@ def fcgi(path, env, body):
             if time.time() - t0 > 60:
                 raise
             time.sleep(0.05)
-    msg = record(1, struct.pack(">HB5x", 1, 0))	# BEGIN, responder
-    p = fcgi_params(env)
-    for i in range(0, len(p), 65535):
-        msg += record(4, p[i:i + 65535])
-    msg += record(4, b"")
-    for i in range(0, len(body), 65535):
-        msg += record(5, body[i:i + 65535])
-    msg += record(5, b"")
-    s.sendall(msg)
-    out, buf = b"", b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
-        while len(buf) >= 8:
-            _, rtype, _, clen, pad = struct.unpack(">BBHHB", buf[:7])
-            if len(buf) < 8 + clen + pad:
-                break
-            if rtype == 6:
-                out += buf[8:8 + clen]
-            buf = buf[8 + clen + pad:]
-            if rtype == 3:		# END_REQUEST
-                s.close()
-                return parse(out)
-    s.close()
+    try:
+        s.sendall(wymcp_e2e.fcgi_request(env, body))
+        out = wymcp_e2e.fcgi_response(s)
+    finally:
+        s.close()
+    if out is None:
+        raise SystemExit("the responder closed the connection before "
+                         "the end of its response")
     return parse(out)
 
 
@@ -122,16 +97,17 @@ def parse(raw):
 
 
 def env_for(method, name, body, legacy=False):
-    e = [("REQUEST_METHOD", "POST"), ("CONTENT_TYPE", "application/json"),
-         ("CONTENT_LENGTH", str(len(body))), ("HTTP_HOST", "localhost"),
-         ("HTTP_ACCEPT", "application/json, text/event-stream"),
-         ("SCRIPT_NAME", "/mcp"), ("REQUEST_URI", "/mcp"),
-         ("SERVER_PROTOCOL", "HTTP/1.1"), ("REMOTE_ADDR", "127.0.0.1")]
+    """The params of the request; a 2025-11-25 one has no MCP headers."""
+    e = {"REQUEST_METHOD": "POST", "CONTENT_TYPE": "application/json",
+         "CONTENT_LENGTH": str(len(body)), "HTTP_HOST": "localhost",
+         "HTTP_ACCEPT": "application/json, text/event-stream",
+         "SCRIPT_NAME": "/mcp", "REQUEST_URI": "/mcp",
+         "SERVER_PROTOCOL": "HTTP/1.1", "REMOTE_ADDR": "127.0.0.1"}
     if not legacy:
-        e += [("HTTP_MCP_PROTOCOL_VERSION", PROTO),
-              ("HTTP_MCP_METHOD", method)]
+        e["HTTP_MCP_PROTOCOL_VERSION"] = PROTO
+        e["HTTP_MCP_METHOD"] = method
         if name is not None:
-            e.append(("HTTP_MCP_NAME", name))
+            e["HTTP_MCP_NAME"] = name
     return e
 
 
