@@ -373,9 +373,8 @@ class World:
             "--max-body", "4096", "--request-timeout", "1"], nworkers=1)
         self.untimed = Instance(self, "untimed", ["--request-timeout", "0"],
                                 nworkers=1)
-        self.pl = free_port()
         self.linger_tcp = Instance(self, "linger_tcp", [], nworkers=1,
-                                   listen="127.0.0.1:%d" % self.pl)
+                                   listen="127.0.0.1:%d" % free_port())
         self.drain = Instance(self, "drain", [
             "--request-timeout", "0", "--drain-timeout", "2"], nworkers=1)
         self.status = Instance(self, "status", [
@@ -753,13 +752,14 @@ def fcgi_call(rid, tool, args):
 
 
 def fcgi_connect(inst):
+    """A connection to the instance's socket, as the web server's."""
     if inst.listen.startswith("unix:"):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(10)
         s.connect(inst.sock)
-    else:
-        s = socket.create_connection(("127.0.0.1", inst.w.pl), 10)
-    return s
+        return s
+    host, port = inst.listen.rsplit(":", 1)
+    return socket.create_connection((host.strip("[]"), int(port)), 10)
 
 
 def count_raw(inst):
