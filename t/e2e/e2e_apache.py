@@ -199,10 +199,6 @@ def _nv_pairs(data):
     return out
 
 
-def _record(rtype, rid, content=b""):
-    return struct.pack(">BBHHBx", 1, rtype, rid, len(content), 0) + content
-
-
 SSE_EVENTS = 4
 SSE_GAP = 0.4
 
@@ -232,16 +228,19 @@ def fake_serve_conn(conn):
             buf = buf[8 + clen + plen:]
             if rtype == 5 and clen == 0:	# end of FCGI_STDIN
                 break
-        conn.sendall(_record(6, rid, b"Status: 200 OK\r\n"
-                             b"Content-Type: text/event-stream\r\n"
-                             b"Cache-Control: no-cache\r\n\r\n"))
+        rec = wymcp_e2e.fcgi_record
+        conn.sendall(rec(wymcp_e2e.FCGI_STDOUT, b"Status: 200 OK\r\n"
+                         b"Content-Type: text/event-stream\r\n"
+                         b"Cache-Control: no-cache\r\n\r\n", rid))
         for i in range(SSE_EVENTS):
             if i:
                 time.sleep(SSE_GAP)
             ev = json.dumps({"n": i, "sent": time.time()})
-            conn.sendall(_record(6, rid, ("data: %s\n\n" % ev).encode()))
-        conn.sendall(_record(6, rid))
-        conn.sendall(_record(3, rid, struct.pack(">IB3x", 0, 0)))
+            conn.sendall(rec(wymcp_e2e.FCGI_STDOUT,
+                             ("data: %s\n\n" % ev).encode(), rid))
+        conn.sendall(rec(wymcp_e2e.FCGI_STDOUT, b"", rid))
+        conn.sendall(rec(wymcp_e2e.FCGI_END, struct.pack(">IB3x", 0, 0),
+                         rid))
     except OSError:
         pass
     finally:
