@@ -303,6 +303,17 @@ const struct wymcp_tool	*wymcp_ctx_tool(const struct wymcp_ctx *, size_t);
  * not branch on it: wymcp_elicit() is its reader.
  */
 struct json_object	*wymcp_ctx_answers(const struct wymcp_ctx *);
+/*
+ * The call's idempotency key: 22 base64url characters (128 random bits)
+ * that are the same for every round of one tools/call and every replay
+ * of a round (they travel sealed in requestState), and for every run
+ * of one task, on whichever runner or host, and differ for a new call.
+ * A tool keys its final write with it to make that write happen once,
+ * even when a runner dies after writing and the task is run again, or
+ * a client sends its last round twice.  Owned by the request; NULL out
+ * of memory.
+ */
+const char		*wymcp_idempotency_key(struct wymcp_ctx *);
 
 /*
  * Request memory.  Everything is owned by the request; NULL on
@@ -715,9 +726,14 @@ enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
  * request time limit and the request hook), and store what it ended
  * with: completed, failed, input_required (its questions), or
  * cancelled.  Returns 1 when a task was run, 0 when none was ready, -1
- * when the store failed (logged).
+ * when the store failed (logged).  An outcome the store could not take
+ * (it was unreachable) is kept, not lost: each later call first tries
+ * to store it again, returning 1 once it is stored and -1 while it is
+ * not, until the task's TTL ends or another runner took the task over;
+ * wymcp_server_task_unstored() says whether one is kept.
  */
 int		 wymcp_server_run_task(struct wymcp_server *);
+int		 wymcp_server_task_unstored(const struct wymcp_server *);
 /*
  * A descriptor that becomes readable when a task may be ready to run
  * (PostgreSQL: LISTEN wymcp_tasks), for a runner to wait on between
@@ -741,6 +757,25 @@ struct wymcp_task_depth {
 };
 enum wymcp_err	 wymcp_server_task_depth(struct wymcp_server *,
 		    struct wymcp_task_depth *, size_t size);
+/*
+ * The task store's ups and downs, told to `fn' (in the process that
+ * saw them; NULL: logged as warnings, the default):
+ * WYMCP_STORE_DOWN when a connection could not be made (`why': the
+ * store's words, never a password), WYMCP_STORE_BACK when one is made
+ * again after that, WYMCP_STORE_RECONNECT when a connection that broke
+ * (`why') was made again at once.  While the store is down, requests
+ * that need it are answered HTTP 503 with Retry-After, and the process
+ * tries again after a back-off (100 ms, doubling, at most 2 s).
+ */
+enum wymcp_store_event {
+	WYMCP_STORE_DOWN = 1,
+	WYMCP_STORE_BACK,
+	WYMCP_STORE_RECONNECT
+};
+typedef void	(*wymcp_store_watch_fn)(void *arg, enum wymcp_store_event,
+		    const char *why);
+void		 wymcp_server_set_task_store_watch(struct wymcp_server *,
+		    wymcp_store_watch_fn, void *arg);
 
 /*
  * Forget the random key wymcp_server_new() made, for a process that

@@ -93,6 +93,7 @@ struct wymcp__bound {
 
 /* The round in progress (methods/call.c binds it, run.c runs it). */
 struct wymcp__run;
+#define WYMCP__IDEM_LEN	16	/* bytes of an idempotency key */
 struct wymcp__call {
 	struct json_object	*answers;	/* merged input responses */
 	struct wymcp__run	*run;		/* the open run, or NULL */
@@ -104,6 +105,12 @@ struct wymcp__call {
 	const char		*task_msg;	/* a task's last progress or
 						   log line: statusMessage */
 	struct wymcp__bound	 bound;		/* seal.c's bind() */
+	/*
+	 * The call's idempotency key: random at its first round, then
+	 * carried in the requestState (or the task) it goes on with.
+	 */
+	unsigned char		 key[WYMCP__IDEM_LEN];
+	int			 have_key;
 };
 
 /*
@@ -206,6 +213,7 @@ int	 wymcp__caps_missing(struct json_object *required,
 
 /* seal.c: sealed requestState (libsodium XChaCha20-Poly1305). */
 const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
+void	 wymcp__idem_key(struct wymcp_ctx *);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
 	    struct json_object **answers);
 /* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */
@@ -302,14 +310,14 @@ enum wymcp_err wymcp__stream_message(struct wymcp_ctx *,
 enum wymcp_err wymcp__stream_comment(struct wymcp_ctx *, const char *);
 
 /*
- * stream.c: the deadline and the client going away.  wymcp__stopped()
+ * stream.c: the deadline (on wymcp__clock_ms(), store/row.c) and the
+ * client going away.  wymcp__stopped()
  * looks now (the clock, then io->gone) and records what it finds;
  * wymcp__expired() looks at the clock only.
  * wymcp__deadline_set() moves the deadline (0: none) and tells the
  * program (wymcp__ctx_publish()); time spent waiting for someone can be
  * left out of a request's limit by moving its deadline on.
  */
-long long wymcp__clock_ms(void);
 int	 wymcp__expired(struct wymcp_ctx *);
 int	 wymcp__stopped(struct wymcp_ctx *);
 void	 wymcp__deadline_set(struct wymcp_ctx *, long long at, long limit_ms);

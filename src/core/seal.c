@@ -14,10 +14,12 @@
  *	tags		4 bytes, a byte of each binding's own digest
  *			(the arguments': of an FNV-1a), so that a
  *			refusal's log line can say which differed
+ *	key		16 bytes, the call's idempotency key
+ *			(wymcp_idempotency_key()), random at round 1
  *	answers		the answers the run read, compact JSON, or nothing
  *			for none
  *
- * so a state that holds no answer is 69 bytes, 92 characters, and
+ * so a state that holds no answer is 85 bytes, 114 characters, and
  * opening one parses nothing.  Any failure to open is one error, never
  * a partial run.
  */
@@ -39,17 +41,20 @@
 #include "core/core.h"
 
 /*
- * The first byte of a token says what it is and in which layout: 2 was
- * a requestState until its bindings became one BLAKE2b (and 1 before
- * that), so a state an older wymcp sealed is refused as of another
- * version, not as one bound to other arguments.
+ * The first byte of a token says what it is and in which layout: 5 was
+ * a requestState until it carried the idempotency key, 2 until its
+ * bindings became one BLAKE2b (and 1 before that), so a state an older
+ * wymcp sealed is refused as of another version, not as one bound to
+ * other arguments.
  */
-#define SEAL_VERSION	5
+#define SEAL_VERSION	6
 #define HEAD_LEN	5
 #define EXPIRY_LEN	4
 #define BIND_LEN	16
 #define TAGS_LEN	4
-#define FIXED_LEN	(EXPIRY_LEN + BIND_LEN + TAGS_LEN)
+#define KEY_LEN		WYMCP__IDEM_LEN
+#define KEY_AT		(EXPIRY_LEN + BIND_LEN + TAGS_LEN)
+#define FIXED_LEN	(KEY_AT + KEY_LEN)
 #define NONCE_LEN	crypto_aead_xchacha20poly1305_ietf_NPUBBYTES
 #define TAG_LEN		crypto_aead_xchacha20poly1305_ietf_ABYTES
 #define KEYFILE_MAX	(1024 * 1024)	/* as keyfile.c writes */
@@ -371,6 +376,8 @@ wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used)
 	put_expiry(pt, (int64_t)time(NULL) + (int64_t)srv->state_ttl);
 	if (bind(ctx, pt + EXPIRY_LEN, pt + EXPIRY_LEN + BIND_LEN))
 		goto done;
+	wymcp__idem_key(ctx);
+	memcpy(pt + KEY_AT, ctx->call.key, KEY_LEN);
 	if (js.len > 0)
 		memcpy(pt + FIXED_LEN, js.p, js.len);
 	tok = seal_token(ctx, SEAL_VERSION, pt, ptlen);
@@ -379,6 +386,31 @@ done:
 		sodium_memzero(js.p, js.len);
 	wymcp__buf_free(&js);
 	return tok;
+}
+
+/* Make the call's idempotency key, unless it has one. */
+void
+wymcp__idem_key(struct wymcp_ctx *ctx)
+{
+	if (!ctx->call.have_key) {
+		randombytes_buf(ctx->call.key, KEY_LEN);
+		ctx->call.have_key = 1;
+	}
+}
+
+const char *
+wymcp_idempotency_key(struct wymcp_ctx *ctx)
+{
+	char	*s;
+
+	if (ctx == NULL)
+		return NULL;
+	wymcp__idem_key(ctx);
+	if ((s = wymcp__arena_alloc(&ctx->arena,
+	    wymcp__b64url_len(KEY_LEN) + 1)) == NULL)
+		return NULL;
+	wymcp__b64url_encode(s, ctx->call.key, KEY_LEN);
+	return s;
 }
 
 /*
@@ -417,6 +449,9 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 			why = "other bindings";
 		goto fail;
 	}
+	/* The same call goes on: the same idempotency key. */
+	memcpy(ctx->call.key, pt + KEY_AT, KEY_LEN);
+	ctx->call.have_key = 1;
 	/* A state that holds no answer opens as none: nothing is made. */
 	if (ptlen == FIXED_LEN)
 		return 0;

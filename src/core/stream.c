@@ -215,17 +215,6 @@ expire(struct wymcp_ctx *ctx)
 	    ctx->call.name != NULL ? ctx->call.name : "", ctx->out.limit_ms);
 }
 
-/* Milliseconds on the monotonic clock: the deadline's clock. */
-long long
-wymcp__clock_ms(void)
-{
-	struct timespec	 ts;
-
-	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
-		return 0;
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Move the deadline (0: none) and tell the program. */
 void
 wymcp__deadline_set(struct wymcp_ctx *ctx, long long at, long limit_ms)

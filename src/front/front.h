@@ -110,6 +110,16 @@ struct front_stats {
 	unsigned long	 slow;		/* requests past --slow-log-ms */
 	unsigned int	 slow_ms;	/* --slow-log-ms */
 	unsigned long	 requests[FRONT_NMETHODS][3]; /* ok, 4xx, 5xx */
+	/* The task store as the pool's processes saw it (store.c). */
+	int		 store;		/* --task-store is set */
+	int		 store_down;	/* a connect failed, none since */
+	long long	 store_down_since; /* time(3) */
+	long long	 store_flip_ms;	/* when it last came back */
+	unsigned long	 store_reconnects;
+	unsigned long	 store_outages;
+	int		 store_lock;	/* guards the two below */
+	long long	 store_error_at; /* time(3), 0: none yet */
+	char		 store_error[200];
 };
 
 /*
@@ -270,12 +280,17 @@ void		 front_relay_serve(int relayfd);
 /*
  * status.c: the status page.  front_stats_new() makes the shared page;
  * front_stats_count() counts a request by method and HTTP status;
+ * front_store_watch() is the task store's watch (`arg': the page, or
+ * NULL), which logs each outage once for the pool and keeps its
+ * figures;
  * front_status_serve() answers a request for --status-path (1) or
  * leaves it to the library (0); with a task store it counts the tasks
  * through `srv'.
  */
 struct FCGX_Request;
 struct front_stats *front_stats_new(void);
+void		 front_store_watch(void *arg, enum wymcp_store_event,
+		    const char *why);
 void		 front_stats_count(struct front_stats *, const char *method,
 		    int status);
 int		 front_status_serve(struct wymcp_server *,

@@ -1054,7 +1054,12 @@ main(int argc, char *argv[])
 		lim.stats->min = opts.workers;
 		lim.stats->max = opts.workers_max;
 		lim.stats->slow_ms = opts.slow_ms;
+		lim.stats->store = opts.task_store != NULL;
 	}
+	/* An outage is logged once for the pool, not once a process. */
+	if (opts.task_store != NULL)
+		wymcp_server_set_task_store_watch(srv, front_store_watch,
+		    lim.stats);
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);

@@ -79,6 +79,80 @@ front_stats_count(struct front_stats *s, const char *method, int status)
 	__atomic_add_fetch(&s->requests[m][o], 1, __ATOMIC_RELAXED);
 }
 
+/* Keep the store's last error and when (a spin lock: writers are rare). */
+static void
+store_error(struct front_stats *s, const char *why)
+{
+	while (__atomic_exchange_n(&s->store_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	snprintf(s->store_error, sizeof(s->store_error), "%s", why);
+	s->store_error_at = (long long)time(NULL);
+	__atomic_store_n(&s->store_lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * The task store's watch (wymcp_server_set_task_store_watch()): every
+ * process of the pool tells the page what it saw, and the process that
+ * flips the pool's state logs it, so an outage is one line when it
+ * starts and one when it ends, not one a request or a process.  A
+ * process that connects, anew or again, ends the outage; one whose
+ * connection broke and was made again at once is a reconnect, logged
+ * at info level only.  An outage that starts within FLAP_MS of the last
+ * one's end (processes that had not noticed yet) is logged at info.
+ */
+#define FLAP_MS		5000
+
+void
+front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
+{
+	struct front_stats	*s = arg;
+	struct timespec		 ts;
+	long long		 now, since;
+	int			 want;
+
+	if (s == NULL) {
+		/* One process, nothing to share: say it as it is. */
+		if (ev == WYMCP_STORE_DOWN)
+			front_log(WYMCP_LOG_WARNING, "task store "
+			    "unreachable: %s", why);
+		else if (ev == WYMCP_STORE_BACK)
+			front_log(WYMCP_LOG_WARNING, "task store reachable "
+			    "again");
+		return;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	if (ev == WYMCP_STORE_DOWN) {
+		store_error(s, why);
+		want = 0;
+		if (!__atomic_compare_exchange_n(&s->store_down, &want, 1, 0,
+		    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return;
+		__atomic_store_n(&s->store_down_since, (long long)time(NULL),
+		    __ATOMIC_RELAXED);
+		__atomic_add_fetch(&s->store_outages, 1, __ATOMIC_RELAXED);
+		front_log(now - __atomic_load_n(&s->store_flip_ms,
+		    __ATOMIC_RELAXED) < FLAP_MS ? WYMCP_LOG_INFO :
+		    WYMCP_LOG_WARNING, "task store unreachable: %s; requests "
+		    "that need it are answered 503 until it is back", why);
+		return;
+	}
+	__atomic_add_fetch(&s->store_reconnects, 1, __ATOMIC_RELAXED);
+	if (ev == WYMCP_STORE_RECONNECT) {
+		store_error(s, why);
+		front_log(WYMCP_LOG_INFO, "task store: the connection broke "
+		    "(%s); connected again", why);
+	}
+	want = 1;
+	if (!__atomic_compare_exchange_n(&s->store_down, &want, 0, 0,
+	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	__atomic_store_n(&s->store_flip_ms, now, __ATOMIC_RELAXED);
+	since = __atomic_load_n(&s->store_down_since, __ATOMIC_RELAXED);
+	front_log(WYMCP_LOG_WARNING, "task store reachable again after %lld "
+	    "s", (long long)time(NULL) - since);
+}
+
 /*
  * Is the client at REMOTE_ADDR allowed to read the page?  The allow-list
  * when there is one, else loopback addresses only.
@@ -125,6 +199,51 @@ put(char *buf, size_t cap, size_t n, const char *fmt, ...)
 	w = vsnprintf(buf + n, cap - n, fmt, ap);
 	va_end(ap);
 	return w < 0 ? n : n + (size_t)w;
+}
+
+/* A JSON string of `str', its quotes and escapes included. */
+static size_t
+put_str(char *buf, size_t cap, size_t n, const char *str)
+{
+	const unsigned char	*p;
+
+	n = put(buf, cap, n, "\"");
+	for (p = (const unsigned char *)str; *p != '\0'; p++)
+		if (*p == '"' || *p == '\\')
+			n = put(buf, cap, n, "\\%c", *p);
+		else if (*p < 0x20)
+			n = put(buf, cap, n, "\\u%04x", *p);
+		else
+			n = put(buf, cap, n, "%c", *p);
+	return put(buf, cap, n, "\"");
+}
+
+/* The task store's member, "taskStore":{...}, after a comma. */
+static size_t
+put_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
+{
+	struct front_stats	*w = (struct front_stats *)s;
+	char			 err[sizeof(s->store_error)];
+	long long		 at, since;
+	int			 down;
+
+	while (__atomic_exchange_n(&w->store_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	memcpy(err, s->store_error, sizeof(err));
+	at = s->store_error_at;
+	__atomic_store_n(&w->store_lock, 0, __ATOMIC_RELEASE);
+	err[sizeof(err) - 1] = '\0';
+	down = __atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE);
+	since = __atomic_load_n(&s->store_down_since, __ATOMIC_RELAXED);
+	n = put(buf, cap, n, ",\"taskStore\":{\"up\":%s,\"reconnects\":%lu,"
+	    "\"outages\":%lu,\"downSince\":", down ? "false" : "true",
+	    s->store_reconnects, s->store_outages);
+	n = down ? put(buf, cap, n, "%lld", since) : put(buf, cap, n, "null");
+	n = put(buf, cap, n, ",\"lastError\":");
+	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
+	n = at != 0 ? put(buf, cap, n, ",\"lastErrorAt\":%lld}", at) :
+	    put(buf, cap, n, ",\"lastErrorAt\":null}");
+	return n;
 }
 
 /* What is read when the page is asked for. */
@@ -182,6 +301,8 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		    "\"running\":%lld,\"inputRequired\":%lld}",
 		    nw->depth.waiting, nw->depth.running,
 		    nw->depth.input_required);
+	if (s->store)
+		n = put_store(s, buf, cap, n);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -244,6 +365,22 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    "wymcp_tasks{state=\"input_required\"} %lld\n",
 		    nw->depth.waiting, nw->depth.running,
 		    nw->depth.input_required);
+	if (s->store)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_task_store_up Whether the task store could "
+		    "be reached at the last try.\n"
+		    "# TYPE wymcp_task_store_up gauge\n"
+		    "wymcp_task_store_up %d\n"
+		    "# HELP wymcp_task_store_reconnects_total Connections to "
+		    "the task store made again.\n"
+		    "# TYPE wymcp_task_store_reconnects_total counter\n"
+		    "wymcp_task_store_reconnects_total %lu\n"
+		    "# HELP wymcp_task_store_outages_total Times the task "
+		    "store could not be reached.\n"
+		    "# TYPE wymcp_task_store_outages_total counter\n"
+		    "wymcp_task_store_outages_total %lu\n",
+		    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
+		    s->store_reconnects, s->store_outages);
 	return n;
 }
 

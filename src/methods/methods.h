@@ -16,6 +16,7 @@ struct wymcp__reply {
 	struct json_object	*body;		/* full JSON-RPC response */
 	const char		*session;	/* Mcp-Session-Id, or NULL */
 	const char		*challenge;	/* WWW-Authenticate, or NULL */
+	int			 retry_after;	/* Retry-After seconds, 0 */
 };
 void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 	    int status, int code, const char *message,
@@ -23,6 +24,7 @@ void	 wymcp__reply_error(struct wymcp_ctx *, struct wymcp__reply *,
 void	 wymcp__reply_err(struct wymcp_ctx *, struct wymcp__reply *,
 	    enum wymcp_err, const char *subject, const char *message);
 void	 wymcp__reply_nomem(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__reply_store_down(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__reply_invalid(struct wymcp_ctx *, struct wymcp__reply *,
 	    const char *message);
 void	 wymcp__reply_no_method(struct wymcp_ctx *, struct wymcp__reply *,

@@ -21,6 +21,7 @@ wymcp__reply_error(struct wymcp_ctx *ctx, struct wymcp__reply *r,
     int status, int code, const char *message, struct json_object *data)
 {
 	r->status = status;
+	r->retry_after = 0;
 	r->body = wymcp__error(ctx->req.id, code, message, data);
 }
 
@@ -32,6 +33,20 @@ wymcp__reply_nomem(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	ctx->out.nomem = 1;
 	wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 	    "Internal error: out of memory", NULL);
+}
+
+/*
+ * Reply -32603 with HTTP 503 and Retry-After: the task store is
+ * unreachable now (store.c logged it once, not per request), and the
+ * same request may succeed in a few seconds, on any worker or host.
+ */
+void
+wymcp__reply_store_down(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	wymcp__reply_error(ctx, r, 503, WYMCP__INTERNAL_ERROR,
+	    "Internal error: the task store is unavailable; try again "
+	    "shortly", NULL);
+	r->retry_after = WYMCP__STORE_RETRY_S;
 }
 
 /* Reply -32602 (HTTP 200): the params are not what the method takes. */

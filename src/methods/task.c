@@ -19,6 +19,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "methods/methods.h"
 
 #define LOOK_MS		250	/* wymcp_cancelled() looks at the store */
@@ -60,7 +62,9 @@ task_id(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 static void
 not_found(struct wymcp_ctx *ctx, struct wymcp__reply *r, int rc)
 {
-	if (rc < 0)
+	if (rc == WYMCP__STORE_DOWN)
+		wymcp__reply_store_down(ctx, r);
+	else if (rc < 0)
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 		    "Internal error: the task store failed", NULL);
 	else
@@ -98,7 +102,7 @@ wymcp__tasks_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 struct change {
 	const char		*principal;
 	struct json_object	*responses;	/* tasks/update's */
-	int			 claim;		/* the runner's attempt */
+	int			 claim;		/* the runner's claim */
 	struct wymcp__task	*out;		/* the runner's outcome */
 	int			 renew;		/* lease ms, for renew() */
 	const char		*message;	/* renew(): new statusMessage */
@@ -297,7 +301,7 @@ struct runner {
 	struct wymcp_server	*srv;
 	struct wymcp_ctx	*ctx;		/* the run's */
 	const char		*id;
-	int			 claim;		/* our attempt number */
+	int			 claim;		/* our claim (t->claims) */
 	long long		 looked;	/* ms */
 	int			 cancelled;
 	const char		*told;		/* statusMessage stored */
@@ -321,15 +325,14 @@ no_body(void *arg, char *buf, size_t len)
 	return 0;
 }
 
-/* Renew our lease (still ours: same attempt) and read the cancel mark. */
+/* Renew our lease (still ours: same claim) and read the cancel mark. */
 static int
 renew_fn(struct wymcp__task *t, void *arg)
 {
 	struct change	*c = arg;
+	char		*m;
 
-	char	*m;
-
-	if (t->attempts != c->claim)
+	if (t->claims != c->claim || WYMCP__TASK_TERMINAL(t->status))
 		return 0;
 	c->cancelled = t->cancel;
 	t->lease = wymcp__now_ms() + c->renew;
@@ -367,10 +370,20 @@ task_gone(void *arg)
 	return ru->cancelled;
 }
 
+/* A copy of `s' into *to (NULL stays NULL): 0, or -1 out of memory. */
+static int
+copy(char **to, const char *s)
+{
+	free(*to);
+	*to = NULL;
+	return s == NULL || (*to = strdup(s)) != NULL ? 0 : -1;
+}
+
 /*
- * Write the outcome `c->out' over the task, if the task is still ours
- * (no other runner claimed it after our lease ran out).  A task marked
- * for cancellation ends cancelled, unless it finished.
+ * Write a copy of the outcome `c->out' over the task (the outcome is
+ * kept, should the commit fail), if the task is still ours (no other
+ * runner claimed it after our lease ran out): c->found says so.  A
+ * task marked for cancellation ends cancelled, unless it finished.
  */
 static int
 finish_fn(struct wymcp__task *t, void *arg)
@@ -378,17 +391,15 @@ finish_fn(struct wymcp__task *t, void *arg)
 	struct change		*c = arg;
 	struct wymcp__task	*o = c->out;
 
-	if (t->attempts != c->claim || WYMCP__TASK_TERMINAL(t->status))
+	c->found = 0;
+	if (t->claims != c->claim || WYMCP__TASK_TERMINAL(t->status))
 		return 0;
-	free(t->result);
-	free(t->error);
-	free(t->pending);
-	free(t->message);
-	t->result = o->result;
-	t->error = o->error;
-	t->pending = o->pending;
-	t->message = o->message;
-	o->result = o->error = o->pending = o->message = NULL;
+	c->found = 1;
+	if (copy(&t->result, o->result) != 0 ||
+	    copy(&t->error, o->error) != 0 ||
+	    copy(&t->pending, o->pending) != 0 ||
+	    copy(&t->message, o->message) != 0)
+		return -1;
 	t->status = o->status;
 	if (t->cancel && t->status != WYMCP__TASK_COMPLETED &&
 	    t->status != WYMCP__TASK_FAILED) {
@@ -402,19 +413,34 @@ finish_fn(struct wymcp__task *t, void *arg)
 	return 1;
 }
 
-/* Store the outcome; log when the store fails. */
-static void
-finish(struct wymcp_server *srv, const struct wymcp__task *t,
-    struct wymcp__task *out)
+/*
+ * Store the outcome `out' of task `id' under claim `claim': 0 when it
+ * is stored or the task is no longer ours (*ours says which), else as
+ * wymcp__store_modify().  Renews the lease when the outcome could not
+ * be written but the task could (a full disk takes a small write
+ * sooner than a large one).
+ */
+static int
+finish(struct wymcp_server *srv, const char *id, int claim,
+    struct wymcp__task *out, int *ours)
 {
 	struct change	 c;
+	int		 rc;
 
 	memset(&c, 0, sizeof(c));
-	c.claim = t->attempts;
+	c.claim = claim;
 	c.out = out;
-	if (wymcp__store_modify(srv, t->id, finish_fn, &c) != 0)
-		wymcp__log(srv, t->id, WYMCP_LOG_ERR, "task %s: its outcome "
-		    "could not be stored", t->id);
+	rc = wymcp__store_modify(srv, id, finish_fn, &c);
+	*ours = rc == 0 && c.found;
+	if (rc == 1)
+		rc = 0;		/* gone: expired, or purged */
+	if (rc != 0) {
+		memset(&c, 0, sizeof(c));
+		c.claim = claim;
+		c.renew = (int)wymcp__store_lease(srv);
+		(void)wymcp__store_modify(srv, id, renew_fn, &c);
+	}
+	return rc;
 }
 
 /* A failed outcome with JSON-RPC error `code' and `message'. */
@@ -446,6 +472,31 @@ stored(struct wymcp_ctx *ctx, const char *text, const char *name)
 	if (name == NULL)
 		return o;
 	return json_object_object_get_ex(o, name, &v) ? v : NULL;
+}
+
+/*
+ * The idempotency key of task `t': the one its call had (context's
+ * "key"), or, for a task stored by an older wymcp, one made from its
+ * id: the same for every run, on every runner.
+ */
+static void
+task_key(struct wymcp_ctx *ctx, const struct wymcp__task *t,
+    struct json_object *key)
+{
+	unsigned char	 raw[WYMCP__IDEM_LEN + 2];
+	const char	*k = key != NULL ? json_object_get_string(key) : NULL;
+	size_t		 n = sizeof(raw);
+
+	/* 22 characters, no more: raw holds what they decode to. */
+	if (k != NULL && strlen(k) == wymcp__b64url_len(WYMCP__IDEM_LEN) &&
+	    wymcp__b64url_decode(raw, &n, k, strlen(k)) == 0 &&
+	    n == WYMCP__IDEM_LEN)
+		memcpy(ctx->call.key, raw, WYMCP__IDEM_LEN);
+	else
+		crypto_generichash(ctx->call.key, WYMCP__IDEM_LEN,
+		    (const unsigned char *)t->id, strlen(t->id),
+		    (const unsigned char *)"wymcp-task-key", 14);
+	ctx->call.have_key = 1;
 }
 
 /* Read the call's reply into an outcome. */
@@ -500,7 +551,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
     struct wymcp__task *out)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL, NULL, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL, NULL, 0 };
 	struct wymcp_io		 io;
 	struct runner		 ru;
 	const struct wymcp__tool *tool;
@@ -512,7 +563,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	ru.srv = srv;
 	ru.ctx = &ctx;
 	ru.id = t->id;
-	ru.claim = t->attempts;
+	ru.claim = t->claims;
 	ru.looked = wymcp__now_ms();
 	io.read = no_body;
 	io.write = discard;
@@ -531,6 +582,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	ctx.who.principal = t->principal[0] != '\0' ? t->principal : NULL;
 	if ((v = stored(&ctx, t->context, "scopes")) != NULL)
 		ctx.who.scopes = json_object_get_string(v);
+	task_key(&ctx, t, stored(&ctx, t->context, "key"));
 	ctx.call.answers = stored(&ctx, t->answers, NULL);
 	ctx.call.in_task = 1;
 	args = stored(&ctx, t->args, NULL);
@@ -570,15 +622,55 @@ done:
 	wymcp__ctx_free(&ctx);
 }
 
+/*
+ * Store the outcome this runner holds (its store was down when the
+ * tool finished): 1 when it is stored, or dropped because the task is
+ * no longer ours or its TTL ended, -1 while the store is still down.
+ */
+static int
+store_held(struct wymcp_server *srv)
+{
+	struct wymcp__store	*s = srv->tasks;
+	struct wymcp__task	*h = &s->held;
+	int			 ours;
+
+	if (finish(srv, h->id, s->held_claim, h, &ours) != 0) {
+		if (h->ttl == 0 || wymcp__now_ms() < h->created + h->ttl)
+			return -1;
+		wymcp__log(srv, h->id, WYMCP_LOG_ERR, "task %s: its outcome "
+		    "could not be stored before its TTL ended", h->id);
+	} else if (ours)
+		wymcp__log(srv, h->id, WYMCP_LOG_WARNING, "task %s: %s, "
+		    "stored once the task store was back", h->id,
+		    wymcp__task_status_name(h->status));
+	else
+		wymcp__log(srv, h->id, WYMCP_LOG_WARNING, "task %s: its "
+		    "outcome was not stored: the task was taken over or "
+		    "ended meanwhile", h->id);
+	wymcp__task_clear(h);
+	memset(h, 0, sizeof(*h));
+	return 1;
+}
+
+int
+wymcp_server_task_unstored(const struct wymcp_server *srv)
+{
+	return srv != NULL && srv->tasks != NULL &&
+	    srv->tasks->held.id[0] != '\0';
+}
+
 int
 wymcp_server_run_task(struct wymcp_server *srv)
 {
+	struct wymcp__store	*s;
 	struct wymcp__task	 t, out;
 	char			 msg[128];
-	int			 rc;
+	int			 rc, ours;
 
-	if (srv == NULL || srv->tasks == NULL)
+	if (srv == NULL || (s = srv->tasks) == NULL)
 		return -1;
+	if (s->held.id[0] != '\0')
+		return store_held(srv);
 	if ((rc = wymcp__store_claim(srv, &t)) != 0)
 		return rc < 0 ? -1 : 0;
 	memset(&out, 0, sizeof(out));
@@ -586,16 +678,34 @@ wymcp_server_run_task(struct wymcp_server *srv)
 		out.status = WYMCP__TASK_CANCELLED;
 	else if (t.attempts > WYMCP__TASK_ATTEMPTS) {
 		snprintf(msg, sizeof(msg), "Internal error: the task's runner "
-		    "died %d times running it", t.attempts - 1);
+		    "died %d times running it", t.attempts);
 		failed(&out, WYMCP__INTERNAL_ERROR, msg);
 	} else {
 		wymcp__log(srv, t.id, WYMCP_LOG_DEBUG, "task %s: running %s "
-		    "(attempt %d)", t.id, t.tool, t.attempts);
+		    "(attempt %d)", t.id, t.tool, t.attempts + 1);
 		run_task(srv, &t, &out);
 	}
-	finish(srv, &t, &out);
-	wymcp__log(srv, t.id, WYMCP_LOG_INFO, "task %s: %s", t.id,
-	    wymcp__task_status_name(out.status));
+	rc = finish(srv, t.id, t.claims, &out, &ours);
+	if (rc == WYMCP__STORE_DOWN) {
+		/* Keep it: the next call stores it (store_held()). */
+		wymcp__log(srv, t.id, WYMCP_LOG_WARNING, "task %s: %s, kept "
+		    "until the task store is back", t.id,
+		    wymcp__task_status_name(out.status));
+		memcpy(out.id, t.id, sizeof(out.id));
+		out.created = t.created;
+		out.ttl = t.ttl;
+		s->held = out;
+		s->held_claim = t.claims;
+		wymcp__task_clear(&t);
+		return -1;
+	}
+	if (rc != 0)
+		wymcp__log(srv, t.id, WYMCP_LOG_ERR, "task %s: its outcome "
+		    "could not be stored", t.id);
+	else
+		wymcp__log(srv, t.id, WYMCP_LOG_INFO, "task %s: %s%s", t.id,
+		    wymcp__task_status_name(out.status), ours ? "" :
+		    " (not stored: the task was taken over or ended)");
 	wymcp__task_clear(&out);
 	wymcp__task_clear(&t);
 	return 1;

@@ -127,13 +127,15 @@ wymcp__task_object(const struct wymcp__task *t, const char *result_type,
 
 /*
  * What a runner needs of the request besides the tool and arguments:
- * {"caps": clientCapabilities, "assigns": {...}, "scopes": "..."}.  JSON text owned by
- * the request, or NULL when out of memory.
+ * {"caps": clientCapabilities, "assigns": {...}, "scopes": "...",
+ * "key": the call's idempotency key}.  JSON text owned by the request,
+ * or NULL when out of memory.
  */
 static const char *
 context_text(struct wymcp_ctx *ctx)
 {
 	struct json_object	*c;
+	const char		*key;
 
 	if ((c = wymcp_own(ctx, json_object_new_object())) == NULL)
 		return NULL;
@@ -147,6 +149,10 @@ context_text(struct wymcp_ctx *ctx)
 	if (ctx->who.scopes != NULL)
 		json_object_object_add(c, "scopes",
 		    json_object_new_string(ctx->who.scopes));
+	/* The key of the rounds before it became a task, or a new one. */
+	if ((key = wymcp_idempotency_key(ctx)) == NULL)
+		return NULL;
+	json_object_object_add(c, "key", json_object_new_string(key));
 	return wymcp__json(c);
 }
 
@@ -162,6 +168,7 @@ wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 {
 	struct wymcp__task	 task;
 	const char		*ctxt, *atxt;
+	int			 rc;
 
 	memset(&task, 0, sizeof(task));
 	if ((atxt = wymcp__json(args)) == NULL ||
@@ -200,9 +207,13 @@ wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	task.queued = 1;
 	task.created = task.updated = wymcp__now_ms();
 	task.ttl = ctx->srv->tasks->ttl;
-	if (wymcp__store_put(ctx->srv, &task) != 0) {
-		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
-		    "Internal error: the task could not be stored", NULL);
+	if ((rc = wymcp__store_put(ctx->srv, &task)) != 0) {
+		if (rc == WYMCP__STORE_DOWN)
+			wymcp__reply_store_down(ctx, r);
+		else
+			wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
+			    "Internal error: the task could not be stored",
+			    NULL);
 		return;
 	}
 	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: task %s created",

@@ -208,6 +208,8 @@ wymcp__status_text(int status)
 		return "Payload Too Large";
 	case 415:
 		return "Unsupported Media Type";
+	case 503:
+		return "Service Unavailable";
 	case 504:
 		return "Gateway Timeout";
 	default:

@@ -39,19 +39,21 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202), written into the server's buffer kept between
- * requests.  `allow` adds "Allow: POST" (405), `challenge` a
- * WWW-Authenticate header (403 insufficient_scope, methods/reply.c);
- * `session`, when not NULL, is sent as Mcp-Session-Id (legacy
- * initialize).
+ * requests: r's status and body, and its headers: `allow` adds
+ * "Allow: POST" (405), r->challenge a WWW-Authenticate header (403
+ * insufficient_scope, methods/reply.c), r->retry_after a Retry-After
+ * (503: the task store is down); r->session, when not NULL, is sent as
+ * Mcp-Session-Id (legacy initialize).
  */
 static enum wymcp_err
-respond(struct wymcp_server *srv, const struct wymcp_io *io, int status,
-    struct json_object *body, int allow, const char *challenge,
-    const char *session)
+respond(struct wymcp_server *srv, const struct wymcp_io *io,
+    const struct wymcp__reply *r, int allow)
 {
-	char		 head[2048], num[24];
-	const char	*b = NULL, *part[12];
+	char		 head[2048], num[24], retry[32];
+	const char	*b = NULL, *part[16], *session = r->session;
+	struct json_object *body = r->body;
 	size_t		 blen = 0, n = 0, k, len, i, v;
+	int		 status = r->status;
 
 	if (body != NULL) {
 		srv->writebuf.len = 0;
@@ -71,10 +73,15 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io, int status,
 	part[n++] = "\r\n";
 	if (allow)
 		part[n++] = "Allow: POST\r\n";
-	if (challenge != NULL) {
+	if (r->challenge != NULL) {
 		part[n++] = "WWW-Authenticate: ";
-		part[n++] = challenge;
+		part[n++] = r->challenge;
 		part[n++] = "\r\n";
+	}
+	if (r->retry_after > 0) {
+		(void)snprintf(retry, sizeof(retry), "Retry-After: %d\r\n",
+		    r->retry_after);
+		part[n++] = retry;
 	}
 	if (b != NULL) {
 		part[n++] = "Content-Type: application/json\r\n";
@@ -540,7 +547,8 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
-	struct wymcp__reply	 r = { 0, NULL, NULL, NULL };
+	struct wymcp__reply	 r = { 0, NULL, NULL, NULL, 0 };
+	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
 	const char		*rm, *extra;
 	enum wymcp__json_fault	 fault;
 	enum wymcp_err		 rc;
@@ -671,13 +679,12 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		rc = wymcp__stream_final(&ctx, r.body);
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;
-	else if (notify)
-		rc = respond(srv, io, 202, NULL, 0, NULL, NULL);
-	else if (r.body == NULL)
-		rc = respond(srv, io, 500, NULL, 0, NULL, NULL);
-	else
-		rc = respond(srv, io, r.status, r.body, allow, r.challenge,
-		    r.session);
+	else if (notify || r.body == NULL) {
+		/* 202, or 500 with no body: no header of r's. */
+		bare.status = notify ? 202 : 500;
+		rc = respond(srv, io, &bare, 0);
+	} else
+		rc = respond(srv, io, &r, allow);
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);

@@ -138,6 +138,8 @@ struct wymcp_server {
 	int			 legacy;	/* serve 2025-11-25 clients */
 	struct wymcp__store	*tasks;		/* task store, or NULL */
 	void			(*tasks_free)(struct wymcp__store *);
+	wymcp_store_watch_fn	 store_watch;	/* the store's ups and downs */
+	void			*store_watch_arg;
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
 	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */

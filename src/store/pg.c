@@ -10,6 +10,17 @@
  * polling.  The schema's version is the one row of wymcp_schema; open()
  * upgrades it under an advisory lock, step by step, and refuses a newer
  * one.
+ *
+ * A failure that is the server's state, not the statement's, is
+ * WYMCP__STORE_DOWN (store.c then opens a new connection, LISTENs again
+ * when asked for fd(), and answers 503 while none can be made): the
+ * connection is bad (the server restarted, a send failed), or SQLSTATE
+ * class 08 (connection exception), 57P (operator intervention: admin or
+ * crash shutdown, cannot connect now), 53 (insufficient resources: disk
+ * full, out of memory, too many connections), 58 (system error: I/O)
+ * or 40 (serialization failure, deadlock: worth trying again).  No
+ * statement is prepared on the server, so a new connection has nothing
+ * to prepare again.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -24,6 +35,7 @@
 #include "store/store.h"
 
 #define LOCK_KEY	"7217094651"	/* pg_advisory_xact_lock: schema */
+#define CONNECT_S	"5"	/* connect_timeout unless the URI sets one */
 
 /* upgrade[i] takes the schema from version i to i + 1: only append. */
 static const char *const upgrade[] = {
@@ -51,13 +63,20 @@ static const char *const upgrade[] = {
 	");"
 	"CREATE INDEX wymcp_tasks_queue ON wymcp_tasks (queued, lease);"
 	"CREATE INDEX wymcp_tasks_expires ON wymcp_tasks (expires);",
+	/*
+	 * 1 -> 2: claims, the runner's token, apart from attempts, which
+	 * now counts the runners that died only.
+	 */
+	"ALTER TABLE wymcp_tasks ADD COLUMN claims INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE wymcp_tasks SET claims = attempts, attempts = 0;",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
 #define COLUMNS	"id, principal, tool, args, context, answers, pending, " \
 	"result, error, message, status, cancel, queued, attempts, " \
-	"created, updated, ttl, lease"
-#define NPARAMS	19
+	"created, updated, ttl, lease, claims"
+#define NPARAMS	20
 
 struct pg {
 	PGconn		*db;
@@ -71,20 +90,37 @@ pg_error(void *h)
 	return ((struct pg *)h)->err;
 }
 
+/* Is the failure of `res' (NULL: none came) the server's state? */
+static int
+gone(struct pg *p, const PGresult *res)
+{
+	const char	*st;
+
+	if (PQstatus(p->db) == CONNECTION_BAD || res == NULL)
+		return 1;
+	if ((st = PQresultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
+		return 0;
+	return strncmp(st, "08", 2) == 0 || strncmp(st, "57P", 3) == 0 ||
+	    strncmp(st, "53", 2) == 0 || strncmp(st, "58", 2) == 0 ||
+	    strncmp(st, "40", 2) == 0;
+}
+
+/* Record what failed; -1, or WYMCP__STORE_DOWN (see gone()). */
 static int
 fail(struct pg *p, const char *what, PGresult *res)
 {
 	const char	*m = res != NULL ? PQresultErrorMessage(res) : "";
+	int		 down = gone(p, res);
 
 	if (m == NULL || *m == '\0')
 		m = PQerrorMessage(p->db);
 	snprintf(p->err, sizeof(p->err), "postgresql: %s: %.*s", what,
 	    (int)strcspn(m, "\n"), m);
 	PQclear(res);
-	return -1;
+	return down ? WYMCP__STORE_DOWN : -1;
 }
 
-/* A statement without parameters or rows; 0 or -1. */
+/* A statement without parameters or rows; 0, or as fail(). */
 static int
 exec(struct pg *p, const char *sql)
 {
@@ -95,6 +131,13 @@ exec(struct pg *p, const char *sql)
 		return fail(p, sql, res);
 	PQclear(res);
 	return 0;
+}
+
+/* End a failed transaction, keeping the first error's words. */
+static void
+rollback(struct pg *p)
+{
+	PQclear(PQexec(p->db, "ROLLBACK"));
 }
 
 static void
@@ -147,7 +190,7 @@ migrate(struct pg *p)
 		goto fail;
 	return 0;
 fail:
-	(void)PQexec(p->db, "ROLLBACK");
+	rollback(p);
 	return -1;
 }
 
@@ -161,7 +204,10 @@ pg_open(const char *uri, void **h, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	p->db = PQconnectdb(uri);
+	/* connect_timeout first: the URI's own, when it has one, wins. */
+	p->db = PQconnectdbParams((const char *const[]){ "connect_timeout",
+	    "dbname", NULL }, (const char *const[]){ CONNECT_S, uri, NULL },
+	    1);
 	if (PQstatus(p->db) != CONNECTION_OK) {
 		snprintf(err, errlen, "postgresql: %s", PQerrorMessage(p->db));
 		err[strcspn(err, "\n")] = '\0';
@@ -182,7 +228,7 @@ pg_open(const char *uri, void **h, char *err, size_t errlen)
 /* The row's values as text parameters ($1..$19, COLUMNS, expires). */
 struct params {
 	const char	*v[NPARAMS];
-	char		 num[8][24];
+	char		 num[9][24];
 };
 
 static void
@@ -207,6 +253,7 @@ params(struct params *ps, const struct wymcp__task *t)
 	snprintf(ps->num[5], 24, "%lld", t->updated);
 	snprintf(ps->num[6], 24, "%lld", t->ttl);
 	snprintf(ps->num[7], 24, "%lld", t->lease);
+	snprintf(ps->num[8], 24, "%d", t->claims);
 	ps->v[10] = ps->num[0];
 	ps->v[11] = ps->num[1];
 	ps->v[12] = ps->num[2];
@@ -215,14 +262,15 @@ params(struct params *ps, const struct wymcp__task *t)
 	ps->v[15] = ps->num[5];
 	ps->v[16] = ps->num[6];
 	ps->v[17] = ps->num[7];
+	ps->v[18] = ps->num[8];
 }
 
-/* expires, the 19th parameter, kept in its own buffer. */
+/* expires, the 20th parameter, kept in its own buffer. */
 static void
 expires(struct params *ps, const struct wymcp__task *t, char *buf)
 {
 	snprintf(buf, 24, "%lld", t->ttl > 0 ? t->created + t->ttl : 0);
-	ps->v[18] = buf;
+	ps->v[19] = buf;
 }
 
 static char *
@@ -262,6 +310,7 @@ read_row(PGresult *res, struct wymcp__task *t)
 	t->updated = strtoll(PQgetvalue(res, 0, 15), NULL, 10);
 	t->ttl = strtoll(PQgetvalue(res, 0, 16), NULL, 10);
 	t->lease = strtoll(PQgetvalue(res, 0, 17), NULL, 10);
+	t->claims = atoi(PQgetvalue(res, 0, 18));
 	if (bad || t->principal == NULL || t->tool == NULL) {
 		wymcp__task_clear(t);
 		return -1;
@@ -281,7 +330,7 @@ pg_put(void *h, const struct wymcp__task *t)
 	expires(&ps, t, ex);
 	res = PQexecParams(p->db, "INSERT INTO wymcp_tasks (" COLUMNS
 	    ", expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-	    "$11, $12, $13, $14, $15, $16, $17, $18, $19)", NPARAMS, NULL,
+	    "$11, $12, $13, $14, $15, $16, $17, $18, $19, $20)", NPARAMS, NULL,
 	    ps.v, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		return fail(p, "insert", res);
@@ -331,7 +380,8 @@ set_row(struct pg *p, const struct wymcp__task *t)
 	    "answers = $6, pending = $7, result = $8, error = $9, "
 	    "message = $10, status = $11, cancel = $12, queued = $13, "
 	    "attempts = $14, created = $15, updated = $16, ttl = $17, "
-	    "lease = $18, expires = $19 WHERE id = $1", NPARAMS, NULL, ps.v,
+	    "lease = $18, claims = $19, expires = $20 WHERE id = $1",
+	    NPARAMS, NULL, ps.v,
 	    NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)
 		return fail(p, "update", res);
@@ -346,60 +396,74 @@ pg_modify(void *h, const char *id, wymcp__task_fn fn, void *arg)
 	struct wymcp__task	 t;
 	int			 rc, w, ready;
 
-	if (exec(p, "BEGIN") != 0)
-		return -1;
+	if ((rc = exec(p, "BEGIN")) != 0)
+		return rc;
 	if ((rc = get_row(p, id, 1, &t)) != 0) {
-		(void)exec(p, "ROLLBACK");
+		rollback(p);
 		return rc;
 	}
 	ready = t.queued;
-	if ((w = fn(&t, arg)) < 0 || (w > 0 && set_row(p, &t) != 0)) {
-		(void)exec(p, "ROLLBACK");
-		if (w < 0)
-			snprintf(p->err, sizeof(p->err), "the change failed");
-		wymcp__task_clear(&t);
-		return -1;
-	}
+	rc = 0;
+	if ((w = fn(&t, arg)) < 0)
+		snprintf(p->err, sizeof(p->err), "the change failed");
+	else if (w > 0)
+		rc = set_row(p, &t);
 	/* Ready again (tasks/update): wake a runner, at commit. */
-	if (w > 0 && t.queued && !ready &&
-	    exec(p, "NOTIFY wymcp_tasks") != 0) {
-		(void)exec(p, "ROLLBACK");
-		wymcp__task_clear(&t);
-		return -1;
-	}
+	if (w > 0 && rc == 0 && t.queued && !ready)
+		rc = exec(p, "NOTIFY wymcp_tasks");
 	wymcp__task_clear(&t);
+	if (w < 0 || rc != 0) {
+		rollback(p);
+		return w < 0 ? -1 : rc;
+	}
 	return exec(p, "COMMIT");
 }
 
-/* Drop the notifications that woke us: the claim looks anyway. */
-static void
+/*
+ * Drop the notifications that woke us: the claim looks anyway.  A
+ * socket that woke us because the server closed it is a broken
+ * connection: WYMCP__STORE_DOWN.
+ */
+static int
 drain(struct pg *p)
 {
 	PGnotify	*n;
 
 	if (!p->listening)
-		return;
-	(void)PQconsumeInput(p->db);
+		return 0;
+	if (!PQconsumeInput(p->db))
+		return fail(p, "listen", NULL);
 	while ((n = PQnotifies(p->db)) != NULL)
 		PQfreemem(n);
+	return 0;
 }
 
+/*
+ * Take the oldest ready task: one never claimed or handed back (lease
+ * 0), or, with `take_over', one whose runner's lease ran out, which
+ * counts an attempt (a runner died).  Every claim counts in claims.
+ */
 static int
-pg_claim(void *h, long long now, long long lease, struct wymcp__task *t)
+pg_claim(void *h, long long now, long long lease, int take_over,
+    struct wymcp__task *t)
 {
 	struct pg	*p = h;
 	PGresult	*res;
 	char		 a[24], b[24];
-	const char	*v[2] = { a, b };
+	const char	*v[3] = { a, b, take_over ? "1" : "0" };
+	int		 rc;
 
-	drain(p);
+	if ((rc = drain(p)) != 0)
+		return rc;
 	snprintf(a, sizeof(a), "%lld", now);
 	snprintf(b, sizeof(b), "%lld", now + lease);
 	res = PQexecParams(p->db, "UPDATE wymcp_tasks SET lease = $2, "
-	    "attempts = attempts + 1 WHERE id = (SELECT id FROM wymcp_tasks "
-	    "WHERE queued = 1 AND lease < $1 AND (expires = 0 OR "
+	    "claims = claims + 1, attempts = attempts + "
+	    "CASE WHEN lease > 0 THEN 1 ELSE 0 END "
+	    "WHERE id = (SELECT id FROM wymcp_tasks WHERE queued = 1 AND "
+	    "(lease = 0 OR ($3 = 1 AND lease < $1)) AND (expires = 0 OR "
 	    "expires > $1) ORDER BY updated LIMIT 1 FOR UPDATE SKIP LOCKED) "
-	    "RETURNING " COLUMNS, 2, NULL, v, NULL, NULL, 0);
+	    "RETURNING " COLUMNS, 3, NULL, v, NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 		return fail(p, "claim", res);
 	if (PQntuples(res) == 0) {
@@ -429,15 +493,21 @@ pg_purge(void *h, long long now)
 	return 0;
 }
 
-/* LISTEN once; the socket a runner waits on for NOTIFY. */
+/*
+ * LISTEN once on this connection (a new one LISTENs again); the socket
+ * a runner waits on for NOTIFY, or as fail().
+ */
 static int
 pg_fd(void *h)
 {
 	struct pg	*p = h;
+	int		 rc;
 
+	if (PQstatus(p->db) == CONNECTION_BAD)
+		return fail(p, "listen", NULL);
 	if (!p->listening) {
-		if (exec(p, "LISTEN wymcp_tasks") != 0)
-			return -1;
+		if ((rc = exec(p, "LISTEN wymcp_tasks")) != 0)
+			return rc;
 		p->listening = 1;
 	}
 	return PQsocket(p->db);

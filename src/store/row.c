@@ -27,6 +27,17 @@ wymcp__now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Milliseconds on the monotonic clock: deadlines' and back-offs'. */
+long long
+wymcp__clock_ms(void)
+{
+	struct timespec	 ts;
+
+	if (clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		return 0;
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void
 wymcp__task_clear(struct wymcp__task *t)
 {

@@ -9,6 +9,13 @@
  * two runners never claim the same task.  The schema carries its
  * version in PRAGMA user_version; open() upgrades an older file step
  * by step (the `upgrade' array) and refuses a newer one.
+ *
+ * A failure that is the file's state, not the statement's, is
+ * WYMCP__STORE_DOWN (store.c answers 503 and opens the file again at
+ * its next use): the lock not had within the busy timeout (SQLITE_BUSY,
+ * SQLITE_LOCKED), a full disk (SQLITE_FULL), an I/O error, a file or
+ * directory made read-only, a file that cannot be opened.  The first
+ * error is the one kept: the ROLLBACK after it does not overwrite it.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -53,12 +60,19 @@ static const char *const upgrade[] = {
 	");"
 	"CREATE INDEX wymcp_tasks_queue ON wymcp_tasks (queued, lease);"
 	"CREATE INDEX wymcp_tasks_expires ON wymcp_tasks (expires);",
+	/*
+	 * 1 -> 2: claims, the runner's token, apart from attempts, which
+	 * now counts the runners that died only.
+	 */
+	"ALTER TABLE wymcp_tasks ADD COLUMN claims INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE wymcp_tasks SET claims = attempts, attempts = 0;",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
 #define COLUMNS	"id, principal, tool, args, context, answers, pending, " \
 	"result, error, message, status, cancel, queued, attempts, " \
-	"created, updated, ttl, lease"
+	"created, updated, ttl, lease, claims"
 
 struct lite {
 	sqlite3		*db;
@@ -71,13 +85,33 @@ lite_error(void *h)
 	return ((struct lite *)h)->err;
 }
 
-/* Record what failed, and return -1. */
+/* -1, or WYMCP__STORE_DOWN when the last error is the file's state. */
+static int
+kind(struct lite *l)
+{
+	if (l->db == NULL)
+		return -1;
+	switch (sqlite3_errcode(l->db) & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+	case SQLITE_FULL:
+	case SQLITE_IOERR:
+	case SQLITE_READONLY:
+	case SQLITE_CANTOPEN:
+	case SQLITE_PROTOCOL:
+		return WYMCP__STORE_DOWN;
+	default:
+		return -1;
+	}
+}
+
+/* Record what failed; -1 or WYMCP__STORE_DOWN (kind()). */
 static int
 fail(struct lite *l, const char *what)
 {
 	snprintf(l->err, sizeof(l->err), "sqlite: %s: %s", what,
 	    l->db != NULL ? sqlite3_errmsg(l->db) : "out of memory");
-	return -1;
+	return kind(l);
 }
 
 static int
@@ -89,9 +123,16 @@ exec(struct lite *l, const char *sql)
 		snprintf(l->err, sizeof(l->err), "sqlite: %.60s: %s", sql,
 		    msg != NULL ? msg : sqlite3_errmsg(l->db));
 		sqlite3_free(msg);
-		return -1;
+		return kind(l);
 	}
 	return 0;
+}
+
+/* End a failed transaction, keeping the first error's words. */
+static void
+rollback(struct lite *l)
+{
+	(void)sqlite3_exec(l->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 static void
@@ -118,8 +159,9 @@ migrate(struct lite *l)
 	if (sqlite3_prepare_v2(l->db, "PRAGMA user_version", -1, &st,
 	    NULL) != SQLITE_OK || sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
-		(void)exec(l, "ROLLBACK");
-		return fail(l, "user_version");
+		(void)fail(l, "user_version");
+		rollback(l);
+		return -1;
 	}
 	v = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
@@ -127,17 +169,17 @@ migrate(struct lite *l)
 		snprintf(l->err, sizeof(l->err), "sqlite: the task store's "
 		    "schema is version %d, newer than this wymcp's %d", v,
 		    SCHEMA_VERSION);
-		(void)exec(l, "ROLLBACK");
+		rollback(l);
 		return -1;
 	}
 	for (; v < SCHEMA_VERSION; v++)
 		if (exec(l, upgrade[v]) != 0) {
-			(void)exec(l, "ROLLBACK");
+			rollback(l);
 			return -1;
 		}
 	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
 	if (exec(l, sql) != 0 || exec(l, "COMMIT") != 0) {
-		(void)exec(l, "ROLLBACK");
+		rollback(l);
 		return -1;
 	}
 	return 0;
@@ -208,7 +250,8 @@ bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
 	rc |= sqlite3_bind_int64(st, 16, t->updated);
 	rc |= sqlite3_bind_int64(st, 17, t->ttl);
 	rc |= sqlite3_bind_int64(st, 18, t->lease);
-	rc |= sqlite3_bind_int64(st, 19, t->ttl > 0 ? t->created + t->ttl :
+	rc |= sqlite3_bind_int64(st, 19, t->claims);
+	rc |= sqlite3_bind_int64(st, 20, t->ttl > 0 ? t->created + t->ttl :
 	    0);
 	return rc == SQLITE_OK ? 0 : -1;
 }
@@ -254,6 +297,7 @@ read_row(sqlite3_stmt *st, struct wymcp__task *t)
 	t->updated = sqlite3_column_int64(st, 15);
 	t->ttl = sqlite3_column_int64(st, 16);
 	t->lease = sqlite3_column_int64(st, 17);
+	t->claims = sqlite3_column_int(st, 18);
 	if (bad) {
 		wymcp__task_clear(t);
 		return -1;
@@ -270,7 +314,7 @@ lite_put(void *h, const struct wymcp__task *t)
 
 	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
 	    ", expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
+	    "?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		return fail(l, "insert");
 	if (bind_row(st, t) != 0) {
 		sqlite3_finalize(st);
@@ -322,8 +366,8 @@ set_row(struct lite *l, const struct wymcp__task *t)
 	    "answers = ?6, pending = ?7, result = ?8, error = ?9, "
 	    "message = ?10, status = ?11, cancel = ?12, queued = ?13, "
 	    "attempts = ?14, created = ?15, updated = ?16, ttl = ?17, "
-	    "lease = ?18, expires = ?19 WHERE id = ?1", -1, &st, NULL) !=
-	    SQLITE_OK)
+	    "lease = ?18, claims = ?19, expires = ?20 WHERE id = ?1", -1, &st,
+	    NULL) != SQLITE_OK)
 		return fail(l, "update");
 	if (bind_row(st, t) != 0) {
 		sqlite3_finalize(st);
@@ -341,64 +385,78 @@ lite_modify(void *h, const char *id, wymcp__task_fn fn, void *arg)
 	struct wymcp__task	 t;
 	int			 rc, w;
 
-	if (exec(l, "BEGIN IMMEDIATE") != 0)
-		return -1;
+	if ((rc = exec(l, "BEGIN IMMEDIATE")) != 0)
+		return rc;
 	if ((rc = get_row(l, id, &t)) != 0) {
-		(void)exec(l, "ROLLBACK");
+		rollback(l);
 		return rc;
 	}
-	if ((w = fn(&t, arg)) < 0 || (w > 0 && set_row(l, &t) != 0)) {
-		wymcp__task_clear(&t);
-		(void)exec(l, "ROLLBACK");
-		if (w < 0)
-			snprintf(l->err, sizeof(l->err), "the change failed");
-		return -1;
-	}
+	rc = 0;
+	if ((w = fn(&t, arg)) < 0)
+		snprintf(l->err, sizeof(l->err), "the change failed");
+	else if (w > 0)
+		rc = set_row(l, &t);
 	wymcp__task_clear(&t);
-	return exec(l, "COMMIT") == 0 ? 0 : -1;
+	if (w < 0 || rc != 0) {
+		rollback(l);
+		return w < 0 ? -1 : rc;
+	}
+	if ((rc = exec(l, "COMMIT")) != 0)
+		rollback(l);
+	return rc;
 }
 
 /*
- * Claim the oldest runnable task whose lease is free or expired: take
- * the lease and count the attempt, in one write transaction.
+ * Claim the oldest ready task, in one write transaction: one never
+ * claimed or handed back (lease 0), or, with `take_over', one whose
+ * runner's lease ran out, which counts an attempt (a runner died).
+ * Every claim counts in claims.
  */
 static int
-lite_claim(void *h, long long now, long long lease, struct wymcp__task *t)
+lite_claim(void *h, long long now, long long lease, int take_over,
+    struct wymcp__task *t)
 {
 	struct lite	*l = h;
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if (exec(l, "BEGIN IMMEDIATE") != 0)
-		return -1;
+	l->err[0] = '\0';
+	if ((rc = exec(l, "BEGIN IMMEDIATE")) != 0)
+		return rc;
+	rc = -1;
 	if (sqlite3_prepare_v2(l->db, "SELECT " COLUMNS " FROM wymcp_tasks "
-	    "WHERE queued = 1 AND lease < ?1 AND (expires = 0 OR "
-	    "expires > ?1) ORDER BY updated LIMIT 1", -1, &st, NULL) !=
-	    SQLITE_OK)
+	    "WHERE queued = 1 AND (lease = 0 OR (?2 AND lease < ?1)) AND "
+	    "(expires = 0 OR expires > ?1) ORDER BY updated LIMIT 1", -1, &st,
+	    NULL) != SQLITE_OK)
 		goto fail;
 	(void)sqlite3_bind_int64(st, 1, now);
+	(void)sqlite3_bind_int(st, 2, take_over != 0);
 	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
 		sqlite3_finalize(st);
-		(void)exec(l, "ROLLBACK");
+		rollback(l);
 		return 1;
 	}
 	if (rc != SQLITE_ROW || read_row(st, t) != 0)
 		goto fail;
 	sqlite3_finalize(st);
 	st = NULL;
+	if (t->lease > 0)
+		t->attempts++;
+	t->claims++;
 	t->lease = now + lease;
-	t->attempts++;
-	if (set_row(l, t) != 0 || exec(l, "COMMIT") != 0) {
+	if ((rc = set_row(l, t)) != 0 || (rc = exec(l, "COMMIT")) != 0) {
 		wymcp__task_clear(t);
 		goto fail;
 	}
 	return 0;
 fail:
 	if (l->err[0] == '\0')
-		(void)fail(l, "claim");
+		rc = fail(l, "claim");
+	else if (rc > 0)
+		rc = kind(l);
 	sqlite3_finalize(st);
-	(void)exec(l, "ROLLBACK");
-	return -1;
+	rollback(l);
+	return rc < 0 ? rc : -1;
 }
 
 /* Delete the tasks whose TTL has passed. */

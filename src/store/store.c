@@ -49,6 +49,7 @@ store_free(struct wymcp__store *s)
 	/* A connection another process opened is not ours to close. */
 	if (s->h != NULL && s->pid == getpid())
 		s->ops->close(s->h);
+	wymcp__task_clear(&s->held);
 	free(s->uri);
 	free(s);
 }
@@ -105,7 +106,42 @@ wymcp_server_set_task_limits(struct wymcp_server *srv, long long ttl_ms,
 	return WYMCP_OK;
 }
 
-/* This process's connection, opened at first use; NULL on failure. */
+void
+wymcp_server_set_task_store_watch(struct wymcp_server *srv,
+    wymcp_store_watch_fn fn, void *arg)
+{
+	if (srv == NULL)
+		return;
+	srv->store_watch = fn;
+	srv->store_watch_arg = arg;
+}
+
+/* Tell the watch, or log it. */
+static void
+event(struct wymcp_server *srv, struct wymcp__store *s,
+    enum wymcp_store_event ev, const char *why)
+{
+	if (srv->store_watch != NULL) {
+		srv->store_watch(srv->store_watch_arg, ev, why);
+		return;
+	}
+	if (ev == WYMCP_STORE_DOWN)
+		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "task store "
+		    "unreachable: %s", why);
+	else if (ev == WYMCP_STORE_BACK)
+		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "task store "
+		    "reachable again after %lld s",
+		    (wymcp__now_ms() - s->down_since + 999) / 1000);
+	else
+		wymcp__log(srv, NULL, WYMCP_LOG_INFO, "task store: the "
+		    "connection broke (%s); connected again", why);
+}
+
+/*
+ * This process's connection, opened at first use or after one broke;
+ * NULL when there is none (the store is down: no new attempt before
+ * the back-off ends, so a down store costs a request nothing).
+ */
 static struct wymcp__store *
 conn(struct wymcp_server *srv)
 {
@@ -115,15 +151,41 @@ conn(struct wymcp_server *srv)
 
 	if (s == NULL)
 		return NULL;
-	if (s->h == NULL || s->pid != getpid()) {
+	if (s->h != NULL && s->pid != getpid()) {
+		/* Another process's: its health is not ours either. */
 		s->h = NULL;
+		s->down = s->lost = 0;
+		s->retry_at = 0;
+		s->backoff = 0;
+	}
+	if (s->h == NULL) {
+		now = wymcp__clock_ms();
+		if (now < s->retry_at)
+			return NULL;
 		if (s->ops->open(s->uri, &s->h, err, sizeof(err)) != 0) {
-			wymcp__log(srv, NULL, WYMCP_LOG_ERR, "task store: %s",
-			    err);
 			s->h = NULL;
+			s->backoff = s->backoff == 0 ? WYMCP__STORE_BACKOFF_MS :
+			    s->backoff * 2 > WYMCP__STORE_BACKOFF_MAX ?
+			    WYMCP__STORE_BACKOFF_MAX : s->backoff * 2;
+			s->retry_at = now + s->backoff;
+			if (!s->down) {
+				s->down = 1;
+				s->down_since = wymcp__now_ms();
+				event(srv, s, WYMCP_STORE_DOWN, err);
+			} else
+				wymcp__log(srv, NULL, WYMCP_LOG_DEBUG,
+				    "task store: %s", err);
 			return NULL;
 		}
 		s->pid = getpid();
+		s->connected_at = now;
+		s->backoff = 0;
+		s->retry_at = 0;
+		if (s->down)
+			event(srv, s, WYMCP_STORE_BACK, "");
+		else if (s->lost)
+			event(srv, s, WYMCP_STORE_RECONNECT, s->why);
+		s->down = s->lost = 0;
 	}
 	/* Now and then, delete what has expired (tasks.md: MAY). */
 	now = wymcp__now_ms();
@@ -136,24 +198,104 @@ conn(struct wymcp_server *srv)
 	return s;
 }
 
-/* Log a back end's failure and return -1. */
+/*
+ * After a back end's failure `rc': log a failure of the request's own
+ * and return -1; for WYMCP__STORE_DOWN close the connection (the next
+ * use opens another) and return WYMCP__STORE_DOWN.
+ */
 static int
-logfail(struct wymcp_server *srv, struct wymcp__store *s)
+failed(struct wymcp_server *srv, struct wymcp__store *s, int rc)
 {
-	wymcp__log(srv, NULL, WYMCP_LOG_ERR, "task store: %s",
-	    s->ops->error(s->h));
+	if (rc != WYMCP__STORE_DOWN) {
+		wymcp__log(srv, NULL, WYMCP_LOG_ERR, "task store: %s",
+		    s->ops->error(s->h));
+		return -1;
+	}
+	snprintf(s->why, sizeof(s->why), "%s", s->ops->error(s->h));
+	wymcp__log(srv, NULL, WYMCP_LOG_DEBUG, "task store: %s", s->why);
+	s->ops->close(s->h);
+	s->h = NULL;
+	s->lost = 1;
+	return WYMCP__STORE_DOWN;
+}
+
+/* What one call of the back end is: see call(). */
+enum op { OP_PUT, OP_GET, OP_MODIFY, OP_DEPTH, OP_FD };
+struct req {
+	enum op			 op;
+	const char		*id;
+	struct wymcp__task	*t;
+	const struct wymcp__task *in;
+	wymcp__task_fn		 fn;
+	void			*arg;
+	long long		*n;
+};
+
+static int
+call1(struct wymcp__store *s, struct req *q)
+{
+	switch (q->op) {
+	case OP_PUT:
+		return s->ops->put(s->h, q->in);
+	case OP_GET:
+		return s->ops->get(s->h, q->id, q->t);
+	case OP_MODIFY:
+		return s->ops->modify(s->h, q->id, q->fn, q->arg);
+	case OP_DEPTH:
+		return s->ops->depth(s->h, wymcp__now_ms(), q->n);
+	case OP_FD:
+		return s->ops->fd(s->h);
+	}
 	return -1;
 }
 
-/* Store a new task.  0, or -1 (logged). */
+/*
+ * Call the back end; on a connection that broke (WYMCP__STORE_DOWN),
+ * once more on a new one.  Every call made this way is safe to repeat:
+ * a read, a change keyed by the task's id whose function looks at the
+ * row it finds (a second tasks/update finds the answers taken, a second
+ * outcome finds the task finished), or the put of a new id (checked
+ * below).  Returns what the back end did, -1 after a failure of the
+ * request's own (logged), WYMCP__STORE_DOWN when the store is down.
+ */
+static int
+call(struct wymcp_server *srv, struct req *q)
+{
+	struct wymcp__store	*s;
+	struct wymcp__task	 t;
+	int			 rc, again;
+
+	for (again = 0; again < 2; again++) {
+		if ((s = conn(srv)) == NULL)
+			return WYMCP__STORE_DOWN;
+		/* fd() is -1 for "none" (SQLite): no failure. */
+		if ((rc = call1(s, q)) >= 0 || (q->op == OP_FD && rc == -1))
+			return rc;
+		rc = failed(srv, s, rc);
+		if (rc != WYMCP__STORE_DOWN)
+			break;
+	}
+	/*
+	 * A put whose answer was lost may have landed before the
+	 * connection broke: then the second one found its id taken.
+	 */
+	if (q->op == OP_PUT && again == 1 && (s = conn(srv)) != NULL &&
+	    s->ops->get(s->h, q->in->id, &t) == 0) {
+		rc = t.created == q->in->created &&
+		    strcmp(t.principal, q->in->principal != NULL ?
+		    q->in->principal : "") == 0 ? 0 : -1;
+		wymcp__task_clear(&t);
+	}
+	return rc;
+}
+
+/* Store a new task: 0, -1 (logged) or WYMCP__STORE_DOWN. */
 int
 wymcp__store_put(struct wymcp_server *srv, const struct wymcp__task *t)
 {
-	struct wymcp__store	*s;
+	struct req	 q = { OP_PUT, NULL, NULL, t, NULL, NULL, NULL };
 
-	if ((s = conn(srv)) == NULL)
-		return -1;
-	return s->ops->put(s->h, t) == 0 ? 0 : logfail(srv, s);
+	return call(srv, &q);
 }
 
 /* Has task `t' outlived its TTL at `now'? */
@@ -165,24 +307,21 @@ expired(const struct wymcp__task *t, long long now)
 
 /*
  * Task `id' of `principal' (NULL: anonymous) into *t: 0, 1 when there
- * is no such task for this principal (or it expired), -1 on failure.
+ * is no such task for this principal (or it expired), -1 on failure,
+ * WYMCP__STORE_DOWN when the store is down.
  */
 int
 wymcp__store_get(struct wymcp_server *srv, const char *id,
     const char *principal, struct wymcp__task *t)
 {
-	struct wymcp__store	*s;
-	int			 rc;
+	struct req	 q = { OP_GET, id, t, NULL, NULL, NULL, NULL };
+	int		 rc;
 
 	memset(t, 0, sizeof(*t));
 	if (!wymcp__task_id_ok(id))
 		return 1;
-	if ((s = conn(srv)) == NULL)
-		return -1;
-	if ((rc = s->ops->get(s->h, id, t)) < 0)
-		return logfail(srv, s);
-	if (rc > 0)
-		return 1;
+	if ((rc = call(srv, &q)) != 0)
+		return rc;
 	if (strcmp(t->principal, principal != NULL ? principal : "") != 0 ||
 	    expired(t, wymcp__now_ms())) {
 		wymcp__task_clear(t);
@@ -212,8 +351,12 @@ wymcp__store_lease(const struct wymcp_server *srv)
 
 /*
  * Claim a runnable task into *t: 0, 1 when there is none, -1 on
- * failure.  A task claimed more than WYMCP__TASK_ATTEMPTS times (its
- * runners died each time) fails instead of being run again.
+ * failure, WYMCP__STORE_DOWN when the store is down.  Not tried again
+ * on a new connection: the runner looks again anyway, and a claim whose
+ * answer was lost holds its task until the lease ends.  For
+ * WYMCP__TASK_GRACE_MS after this process (re)connected it takes over
+ * no task whose lease ran out: that task's runner may be reconnecting
+ * too, holding its outcome (wymcp_server_run_task()).
  */
 int
 wymcp__store_claim(struct wymcp_server *srv, struct wymcp__task *t)
@@ -222,37 +365,41 @@ wymcp__store_claim(struct wymcp_server *srv, struct wymcp__task *t)
 	int			 rc;
 
 	if ((s = conn(srv)) == NULL)
-		return -1;
+		return WYMCP__STORE_DOWN;
 	if ((rc = s->ops->claim(s->h, wymcp__now_ms(),
-	    wymcp__store_lease(srv), t)) < 0)
-		return logfail(srv, s);
+	    wymcp__store_lease(srv), wymcp__clock_ms() - s->connected_at >=
+	    WYMCP__TASK_GRACE_MS, t)) < 0)
+		return failed(srv, s, rc);
 	return rc;
 }
 
-/* Change task `id' in one transaction (see wymcp__task_fn). */
+/*
+ * Change task `id' in one transaction (see wymcp__task_fn): 0, 1 when
+ * there is no such task, -1 on failure, WYMCP__STORE_DOWN.
+ */
 int
 wymcp__store_modify(struct wymcp_server *srv, const char *id,
     wymcp__task_fn fn, void *arg)
 {
-	struct wymcp__store	*s;
-	int			 rc;
+	struct req	 q = { OP_MODIFY, id, NULL, NULL, fn, arg, NULL };
 
-	if ((s = conn(srv)) == NULL)
-		return -1;
-	if ((rc = s->ops->modify(s->h, id, fn, arg)) < 0)
-		return logfail(srv, s);
-	return rc;
+	return call(srv, &q);
 }
 
-/* A descriptor to wait on for new tasks (PostgreSQL), or -1. */
+/*
+ * A descriptor to wait on for new tasks (PostgreSQL: LISTEN, again on
+ * each new connection), or -1 (SQLite, or the store is down).
+ */
 int
 wymcp__store_fd(struct wymcp_server *srv)
 {
-	struct wymcp__store	*s;
+	struct req	 q = { OP_FD, NULL, NULL, NULL, NULL, NULL, NULL };
+	int		 rc;
 
-	if (srv == NULL || (s = conn(srv)) == NULL)
+	if (srv == NULL || srv->tasks == NULL)
 		return -1;
-	return s->ops->fd(s->h);
+	rc = call(srv, &q);
+	return rc >= 0 ? rc : -1;
 }
 
 int
@@ -266,19 +413,17 @@ wymcp_server_task_depth(struct wymcp_server *srv,
     struct wymcp_task_depth *d, size_t size)
 {
 	struct wymcp_task_depth	 full;
-	struct wymcp__store	*s;
+	struct req		 q = { OP_DEPTH, NULL, NULL, NULL, NULL, NULL,
+				    NULL };
 	long long		 n[3] = { 0, 0, 0 };
 
 	if (d != NULL)
 		memset(d, 0, size);
 	if (srv == NULL || d == NULL || srv->tasks == NULL)
 		return WYMCP_ERR_INVAL;
-	if ((s = conn(srv)) == NULL)
+	q.n = n;
+	if (call(srv, &q) != 0)
 		return WYMCP_ERR_IO;
-	if (s->ops->depth(s->h, wymcp__now_ms(), n) != 0) {
-		(void)logfail(srv, s);
-		return WYMCP_ERR_IO;
-	}
 	memset(&full, 0, sizeof(full));
 	full.waiting = n[0];
 	full.running = n[1];

@@ -25,7 +25,12 @@
 #define WYMCP__TASK_MSG_MAX	1024	/* statusMessage bytes */
 #define WYMCP__TASK_LEASE_MS	30000	/* a claim lasts this, renewed */
 #define WYMCP__TASK_LEASE_SLACK	10000	/* at least time limit + this */
-#define WYMCP__TASK_ATTEMPTS	5	/* claims before it fails */
+#define WYMCP__TASK_ATTEMPTS	5	/* re-runs after a runner died */
+#define WYMCP__TASK_GRACE_MS	5000	/* a new connection takes over none */
+#define WYMCP__STORE_DOWN	(-2)	/* unreachable: try again later */
+#define WYMCP__STORE_RETRY_S	2	/* Retry-After while it is down */
+#define WYMCP__STORE_BACKOFF_MS	100	/* first wait before reconnecting */
+#define WYMCP__STORE_BACKOFF_MAX 2000	/* longest wait */
 #define WYMCP__TASK_TTL_MS	3600000	/* default ttlMs: one hour */
 #define WYMCP__TASK_POLL_MS	500	/* pollIntervalMs */
 
@@ -58,7 +63,9 @@ struct wymcp__task {
 	int		 status;	/* enum wymcp__task_status */
 	int		 cancel;	/* tasks/cancel asked */
 	int		 queued;	/* a runner may claim it */
-	int		 attempts;	/* claims so far */
+	int		 claims;	/* claims so far: the runner's token */
+	int		 attempts;	/* claims that took over a lease that
+					   ran out: its runner died */
 	long long	 created;
 	long long	 updated;
 	long long	 ttl;		/* ms from created, 0: unlimited */
@@ -75,7 +82,13 @@ typedef int (*wymcp__task_fn)(struct wymcp__task *t, void *arg);
 /*
  * A back end.  Every function returns 0 on success, 1 for "no such
  * task" (get, modify) or "nothing to claim" (claim), -1 on failure
- * (with a line logged into err).
+ * (with a line logged into err), or WYMCP__STORE_DOWN when the failure
+ * is the store's state, not the request's: the connection broke, the
+ * server is shutting down or refuses connections, a lock was not had
+ * within the busy timeout, the disk is full or read-only.  After
+ * WYMCP__STORE_DOWN the connection is closed and opened again before
+ * the next use.  claim() takes a task whose lease ran out (its runner
+ * died) only when `take_over' is set.
  */
 struct wymcp__store_ops {
 	const char	*name;
@@ -84,7 +97,7 @@ struct wymcp__store_ops {
 	int	(*put)(void *h, const struct wymcp__task *);
 	int	(*get)(void *h, const char *id, struct wymcp__task *);
 	int	(*claim)(void *h, long long now, long long lease,
-		    struct wymcp__task *);
+		    int take_over, struct wymcp__task *);
 	int	(*modify)(void *h, const char *id, wymcp__task_fn, void *);
 	int	(*purge)(void *h, long long now);
 	const char *(*error)(void *h);	/* the last failure, in words */
@@ -93,7 +106,16 @@ struct wymcp__store_ops {
 	int	(*depth)(void *h, long long now, long long n[3]);
 };
 
-/* The open store a server holds (srv->tasks). */
+/*
+ * The open store a server holds (srv->tasks).  The connection is this
+ * process's (pid); so is what it knows of the store's health: whether
+ * the last attempt to connect failed (down, since when), when it may
+ * try again (retry_at, on the monotonic clock, after a back-off that
+ * doubles up to WYMCP__STORE_BACKOFF_MAX), and when it last connected
+ * (a runner takes over no task whose lease ran out for
+ * WYMCP__TASK_GRACE_MS after that, so that the runner that holds the
+ * task's outcome, reconnecting too, can store it first).
+ */
 struct wymcp__store {
 	const struct wymcp__store_ops *ops;
 	void			*h;		/* the back end's, or NULL */
@@ -102,6 +124,19 @@ struct wymcp__store {
 	long long		 ttl;		/* ms given to new tasks */
 	long long		 lease;		/* ms a claim lasts */
 	long long		 last_purge;	/* ms */
+	int			 down;		/* the last connect failed */
+	int			 lost;		/* a connection broke */
+	char			 why[256];	/* ... because of this */
+	long long		 down_since;	/* ms since the epoch */
+	long long		 retry_at;	/* monotonic ms */
+	int			 backoff;	/* ms */
+	long long		 connected_at;	/* monotonic ms */
+	/*
+	 * An outcome the runner could not store (the store was down):
+	 * kept, and stored again by the next wymcp_server_run_task().
+	 */
+	struct wymcp__task	 held;		/* id[0] == '\0': none */
+	int			 held_claim;	/* the claim it is for */
 };
 
 /* sqlite.c */
@@ -111,6 +146,7 @@ extern const struct wymcp__store_ops wymcp__store_pg;
 
 /* row.c: a row. */
 long long wymcp__now_ms(void);
+long long wymcp__clock_ms(void);	/* monotonic */
 void	 wymcp__task_clear(struct wymcp__task *);
 int	 wymcp__task_new_id(char *id);
 int	 wymcp__task_id_ok(const char *id);
@@ -126,5 +162,6 @@ int	 wymcp__store_modify(struct wymcp_server *, const char *id,
 	    wymcp__task_fn, void *);
 int	 wymcp__store_fd(struct wymcp_server *);
 long long wymcp__store_lease(const struct wymcp_server *);
+
 
 #endif /* WYMCP_STORE_H */

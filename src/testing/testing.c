@@ -231,7 +231,7 @@ one_round(struct wymcp_ctx *ctx, const char *method,
     void (*fn)(struct wymcp_ctx *, struct wymcp__reply *, void *),
     void *arg, struct wymcp_testing_round *r)
 {
-	struct wymcp__reply	 reply = { 0, NULL, NULL, NULL };
+	struct wymcp__reply	 reply = { 0, NULL, NULL, NULL, 0 };
 
 	if (wymcp_own(ctx, params) == NULL)
 		return WYMCP_ERR_NOMEM;

@@ -9,13 +9,15 @@
  * the input is not even a JSON string) and the tool must never run.
  *
  * An input starting with a NUL byte is different: the rest is the
- * plaintext of a state (seal.c: expiry, binding digest, tags, answers),
+ * plaintext of a state (seal.c: expiry, binding digest, tags, key,
+ * answers),
  * which this target seals with the server's own key, so the fuzzer
  * reaches the checks behind the seal.  After the NUL, one byte of
  * choices: bit 0 takes this call's genuine binding and tags (learnt
  * from a genuine state), else the next 20 bytes are them; bit 1 takes
  * an expiry five minutes ahead, else the next 4 bytes are it
- * (big-endian); the rest are the answers.  The tool may then get past
+ * (big-endian); the next 16 bytes are the idempotency key (any key
+ * opens); the rest are the answers.  The tool may then get past
  * its first question only if the plaintext binds this call, is
  * unexpired and carries an answer "elicit-1"; whenever the binding is
  * wrong the call must fail with -32602 before the tool runs.
@@ -50,6 +52,7 @@ int	LLVMFuzzerTestOneInput(const uint8_t *, size_t);
 #define FIRST	"{\"elicit-1\":{\"action\":\"accept\",\"content\":" \
 	"{\"name\":\"Alice\"}}}"
 #define INPUT_MAX	(64 * 1024)
+#define FIXED		40	/* expiry, binding, tags, key (seal.c) */
 
 static int	 entered;	/* tool bodies entered */
 static int	 past_first;	/* ... that got past the first question */
@@ -253,7 +256,7 @@ server(void)
 	/* Learn the bindings from a genuine state, and check it opens. */
 	r = serve(srv, FIRST, NULL, 0);
 	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==
-	    NULL || open_token(srv, st, pt, sizeof(pt)) < 24)
+	    NULL || open_token(srv, st, pt, sizeof(pt)) < FIXED)
 		abort();
 	memcpy(want_bind, pt + 4, sizeof(want_bind));
 	r2 = serve(srv, SECOND, st, strlen(st));
@@ -277,7 +280,7 @@ seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
 
 	if ((bin = malloc(binlen)) == NULL)
 		return NULL;
-	bin[0] = 5;	/* seal.c's SEAL_VERSION */
+	bin[0] = 6;	/* seal.c's SEAL_VERSION */
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	memset(bin + 5, 0x5a, 24);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + 29, &clen, pt, ptlen,
@@ -316,6 +319,7 @@ plaintext(const uint8_t *in, size_t len, time_t now, uint8_t *pt)
 	} else
 		for (; i < len && n < 4 + sizeof(want_bind); i++)
 			pt[n++] = in[i];
+	/* The key, then the answers: the rest as it comes. */
 	for (; i < len; i++)
 		pt[n++] = in[i];
 	return n;
@@ -335,15 +339,15 @@ binds(const uint8_t *pt, size_t len, time_t now, int64_t *expiry,
 
 	*first = 0;
 	*expiry = 0;
-	if (len < 24)
+	if (len < FIXED)
 		return 0;
 	*expiry = (int64_t)((uint32_t)pt[0] << 24 | (uint32_t)pt[1] << 16 |
 	    (uint32_t)pt[2] << 8 | pt[3]);
 	if (*expiry < (int64_t)now || memcmp(pt + 4, want_bind, 16) != 0)
 		return 0;
-	if (len == 24)
+	if (len == FIXED)
 		return 1;
-	if ((r = wymcp__parse((const char *)pt + 24, len - 24)) == NULL)
+	if ((r = wymcp__parse((const char *)pt + FIXED, len - FIXED)) == NULL)
 		return 0;
 	ok = json_object_is_type(r, json_type_object);
 	if (ok)

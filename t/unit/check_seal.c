@@ -50,6 +50,8 @@ static int	 done;		/* tool bodies that completed */
 static char	 why[512];	/* the last refusal logged */
 
 /* Two questions; completes with both answers. */
+static char	 key_seen[8][64];
+
 static enum wymcp_err
 ask_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
@@ -58,6 +60,9 @@ ask_run(struct wymcp_ctx *ctx, struct json_object *args,
 	enum wymcp_err		 rc;
 
 	runs++;
+	/* Each run's idempotency key, for idempotency_key_per_call. */
+	snprintf(key_seen[runs % 8], sizeof(key_seen[0]), "%s",
+	    wymcp_idempotency_key(ctx));
 	if ((rc = wymcp_elicit(ctx, "Name?", NAME_SCHEMA, &a)) != WYMCP_OK)
 		return rc;
 	if ((rc = wymcp_elicit(ctx, "Color?", COLOR_SCHEMA, &b)) != WYMCP_OK)
@@ -375,15 +380,43 @@ START_TEST(state_without_answers_is_short)
 	call(srv, "ask", "{\"a\":1}", NULL, NULL, NULL);
 	take_state("elicit-1", st);
 	ck_assert_uint_le(strlen(st), 120);
-	/* base64url of 69 bytes, no padding. */
-	ck_assert_uint_eq(strlen(st), 92);
+	/* base64url of 85 bytes, no padding. */
+	ck_assert_uint_eq(strlen(st), 114);
 	ck_assert_uint_eq(strspn(st, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789-_"), strlen(st));
 	/* One answer makes it grow by the answer's JSON, nothing more. */
 	call(srv, "ask", "{\"a\":1}", ALICE, st, NULL);
 	take_state("elicit-2", st2);
-	ck_assert_uint_le(strlen(st2), 92 + (strlen("{\"elicit-1\":") +
+	ck_assert_uint_le(strlen(st2), 114 + (strlen("{\"elicit-1\":") +
 	    strlen(ALICE) + 1) * 4 / 3 + 2);
+}
+END_TEST
+
+/*
+ * The idempotency key: the same in every round of a call and in a
+ * replayed round (it travels in the state), another for a new call.
+ */
+START_TEST(idempotency_key_per_call)
+{
+	char	 st[STATE_MAX], st2[STATE_MAX], k1[64];
+
+	runs = 0;
+	call(srv, "ask", "{\"a\":1}", NULL, NULL, NULL);
+	take_state("elicit-1", st);
+	snprintf(k1, sizeof(k1), "%s", key_seen[1]);
+	ck_assert_uint_eq(strlen(k1), 22);
+	ck_assert_uint_eq(strspn(k1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789-_"), 22);
+	call(srv, "ask", "{\"a\":1}", ALICE, st, NULL);
+	take_state("elicit-2", st2);
+	ck_assert_str_eq(key_seen[2], k1);
+	/* The same round once more (a retry): the same key. */
+	call(srv, "ask", "{\"a\":1}", ALICE, st, NULL);
+	ck_assert_str_eq(key_seen[3], k1);
+	/* A new call of the same tool and arguments: another key. */
+	call(srv, "ask", "{\"a\":1}", NULL, NULL, NULL);
+	ck_assert_str_ne(key_seen[4], k1);
+	ck_assert_uint_eq(strlen(key_seen[4]), 22);
 }
 END_TEST
 
@@ -995,6 +1028,7 @@ seal_suite(void)
 	tcase_add_test(tc, round_trip_opens);
 	tcase_add_test(tc, state_is_not_single_use);
 	tcase_add_test(tc, state_without_answers_is_short);
+	tcase_add_test(tc, idempotency_key_per_call);
 	tcase_add_test(tc, tampered_state_refused);
 	tcase_add_test(tc, truncated_state_refused);
 	tcase_add_test(tc, empty_state_refused);

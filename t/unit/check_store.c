@@ -4,12 +4,24 @@
  *
  * Task ids: 144 random bits, base64url, never repeated, and anything
  * else refused before a query.  Rows: what is put comes back, field by
- * field; a claim takes the lease and counts the attempt, and a second
- * claim finds nothing while the lease holds; a change inside
+ * field; a claim takes the lease, and a second claim finds nothing
+ * while the lease holds; a claim counts an attempt only when it takes
+ * over a lease that ran out (a runner died), and only when asked to; a
+ * file of schema version 1 is upgraded; a change inside
  * modify() is written only when its function says so; the depth counts
  * by state; purge deletes only what has expired.  The PostgreSQL back
  * end runs the same paths through t/regress/check_tasks
  * (check-tasks-pg).
+ *
+ * store.c's connection handling, over a back end that fails when told
+ * (the SQLite one underneath): a connection that breaks is made again
+ * and the call tried once more; a store that cannot be reached is
+ * WYMCP__STORE_DOWN, told to the watch once, not tried again before
+ * the back-off ends, and told again when it is back; a new connection
+ * takes over no lease for the grace period; an outcome the store could
+ * not take is kept and stored by the next wymcp_server_run_task().
+ * The same against a real PostgreSQL restarted under load:
+ * t/e2e/e2e_store.py.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -18,9 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
+#include <sqlite3.h>
 
 #include "store/store.h"
 
@@ -176,7 +190,10 @@ START_TEST(put_get)
 }
 END_TEST
 
-/* A claim takes the lease and counts the attempt; the oldest first. */
+/*
+ * A claim takes the lease, the oldest first; taking over a lease that
+ * ran out counts an attempt, and happens only with take_over.
+ */
 START_TEST(claim_lease)
 {
 	struct wymcp__task	 a, b, c;
@@ -185,22 +202,92 @@ START_TEST(claim_lease)
 	task(&b, "bob", 2000, 0);
 	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, &c), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1, &c), 0);
 	ck_assert_str_eq(c.id, a.id);
 	ck_assert_int_eq(c.lease, 5300);
-	ck_assert_int_eq(c.attempts, 1);
+	ck_assert_int_eq(c.claims, 1);
+	ck_assert_int_eq(c.attempts, 0);
 	wymcp__task_clear(&c);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, &c), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 0, &c), 0);
 	ck_assert_str_eq(c.id, b.id);
 	wymcp__task_clear(&c);
 	/* Both leased: nothing to claim until a lease ends. */
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5100, 300, &c), 1);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5301, 300, &c), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5100, 300, 1, &c), 1);
+	/* Ended, but not taken over without take_over. */
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5301, 300, 0, &c), 1);
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5301, 300, 1, &c), 0);
 	ck_assert_str_eq(c.id, a.id);
-	ck_assert_int_eq(c.attempts, 2);
+	ck_assert_int_eq(c.claims, 2);
+	ck_assert_int_eq(c.attempts, 1);
 	wymcp__task_clear(&c);
 	wymcp__task_clear(&a);
 	wymcp__task_clear(&b);
+}
+END_TEST
+
+/* Hand a claimed task back ready (a round ended, tasks/update came). */
+static int
+hand_back(struct wymcp__task *t, void *arg)
+{
+	(void)arg;
+	t->lease = 0;
+	t->queued = 1;
+	return 1;
+}
+
+/* A claim after a clean hand-back is no attempt: no runner died. */
+START_TEST(claim_after_hand_back)
+{
+	struct wymcp__task	 a, c;
+	int			 i;
+
+	task(&a, "alice", 1000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a), 0);
+	for (i = 1; i <= 8; i++) {
+		ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1,
+		    &c), 0);
+		ck_assert_int_eq(c.claims, i);
+		ck_assert_int_eq(c.attempts, 0);
+		wymcp__task_clear(&c);
+		ck_assert_int_eq(wymcp__store_sqlite.modify(h, a.id,
+		    hand_back, NULL), 0);
+	}
+	wymcp__task_clear(&a);
+}
+END_TEST
+
+/* A file of schema version 1: claims are what attempts counted. */
+START_TEST(upgrade_from_1)
+{
+	struct wymcp__task	 g;
+	sqlite3			*db;
+	char			 err[300];
+
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	(void)unlink(path);
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "CREATE TABLE wymcp_tasks ("
+	    "id TEXT PRIMARY KEY, principal TEXT NOT NULL, tool TEXT NOT "
+	    "NULL, args TEXT NOT NULL, context TEXT, answers TEXT, pending "
+	    "TEXT, result TEXT, error TEXT, message TEXT, status INTEGER NOT "
+	    "NULL, cancel INTEGER NOT NULL DEFAULT 0, queued INTEGER NOT "
+	    "NULL, attempts INTEGER NOT NULL DEFAULT 0, created INTEGER NOT "
+	    "NULL, updated INTEGER NOT NULL, ttl INTEGER NOT NULL, expires "
+	    "INTEGER NOT NULL, lease INTEGER NOT NULL DEFAULT 0);"
+	    "INSERT INTO wymcp_tasks VALUES ('AAAAAAAAAAAAAAAAAAAAAAAB', 'a', "
+	    "'t', '{}', NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 1, 3, 1, 1, "
+	    "0, 0, 9);PRAGMA user_version = 1;", NULL, NULL, NULL),
+	    SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	    0, "%s", err);
+	ck_assert_int_eq(wymcp__store_sqlite.get(h,
+	    "AAAAAAAAAAAAAAAAAAAAAAAB", &g), 0);
+	ck_assert_int_eq(g.claims, 3);
+	ck_assert_int_eq(g.attempts, 0);
+	ck_assert_int_eq(g.lease, 9);
+	wymcp__task_clear(&g);
 }
 END_TEST
 
@@ -265,7 +352,7 @@ START_TEST(depth_and_purge)
 	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 1100, n), 0);
 	ck_assert(n[0] == 3 && n[1] == 0 && n[2] == 1);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 1100, 10000, &g), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 1100, 10000, 1, &g), 0);
 	ck_assert_str_eq(g.id, a.id);
 	wymcp__task_clear(&g);
 	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 1200, n), 0);
@@ -305,12 +392,332 @@ START_TEST(reopen)
 }
 END_TEST
 
+/*
+ * store.c over a back end that fails when told: the SQLite one, with
+ * `opens_fail' opens refused and the next `calls_fail' calls answered
+ * WYMCP__STORE_DOWN, as a restarted server's connection would be.
+ */
+static int	 opens, opens_fail, calls_fail, modifies_fail;
+
+static int
+flaky_open(const char *u, void **hp, char *err, size_t len)
+{
+	opens++;
+	if (opens_fail > 0) {
+		opens_fail--;
+		snprintf(err, len, "flaky: connection refused");
+		*hp = NULL;
+		return -1;
+	}
+	return wymcp__store_sqlite.open(u, hp, err, len);
+}
+
+static int
+flaky(void)
+{
+	if (calls_fail > 0) {
+		calls_fail--;
+		return 1;
+	}
+	return 0;
+}
+
+static int
+flaky_put(void *hh, const struct wymcp__task *t)
+{
+	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.put(hh, t);
+}
+
+static int
+flaky_get(void *hh, const char *id, struct wymcp__task *t)
+{
+	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.get(hh, id,
+	    t);
+}
+
+static int
+flaky_claim(void *hh, long long now, long long lease, int take_over,
+    struct wymcp__task *t)
+{
+	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.claim(hh,
+	    now, lease, take_over, t);
+}
+
+static int
+flaky_modify(void *hh, const char *id, wymcp__task_fn fn, void *arg)
+{
+	if (modifies_fail > 0) {
+		modifies_fail--;
+		return WYMCP__STORE_DOWN;
+	}
+	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.modify(hh,
+	    id, fn, arg);
+}
+
+static const char *
+flaky_error(void *hh)
+{
+	(void)hh;
+	return "flaky: server closed the connection";
+}
+
+static struct wymcp__store_ops	 flaky_ops;
+static struct wymcp_server	*srv;
+static int			 events[4];
+static char			 last_why[300];
+
+static void
+watch(void *arg, enum wymcp_store_event ev, const char *why)
+{
+	(void)arg;
+	events[ev]++;
+	snprintf(last_why, sizeof(last_why), "%s", why);
+}
+
+static void
+setup_flaky(void)
+{
+	setup();
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	srv = wymcp_server_new();
+	ck_assert_ptr_nonnull(srv);
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri), WYMCP_OK);
+	flaky_ops = wymcp__store_sqlite;
+	flaky_ops.open = flaky_open;
+	flaky_ops.put = flaky_put;
+	flaky_ops.get = flaky_get;
+	flaky_ops.claim = flaky_claim;
+	flaky_ops.modify = flaky_modify;
+	flaky_ops.error = flaky_error;
+	srv->tasks->ops = &flaky_ops;
+	wymcp_server_set_task_store_watch(srv, watch, NULL);
+	opens = opens_fail = calls_fail = modifies_fail = 0;
+	memset(events, 0, sizeof(events));
+}
+
+static void
+teardown_flaky(void)
+{
+	wymcp_server_free(srv);
+	srv = NULL;
+	teardown();
+}
+
+/* A connection that breaks is made again, and the call tried again. */
+START_TEST(broken_connection_retried)
+{
+	struct wymcp__task	 t, g;
+
+	task(&t, "alice", wymcp__now_ms(), 0);
+	ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
+	ck_assert_int_eq(opens, 1);
+	calls_fail = 1;
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g), 0);
+	ck_assert_str_eq(g.id, t.id);
+	wymcp__task_clear(&g);
+	ck_assert_int_eq(opens, 2);
+	ck_assert_int_eq(events[WYMCP_STORE_RECONNECT], 1);
+	ck_assert_str_eq(last_why, "flaky: server closed the connection");
+	ck_assert_int_eq(events[WYMCP_STORE_DOWN], 0);
+	/* Twice in a row: the store is down for this call. */
+	calls_fail = 2;
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g),
+	    WYMCP__STORE_DOWN);
+	ck_assert_int_eq(opens, 3);
+	wymcp__task_clear(&t);
+}
+END_TEST
+
+/* A put whose answer was lost but which landed is a success. */
+START_TEST(lost_put_landed)
+{
+	struct wymcp__task	 t, g;
+	void			*hh;
+	char			 err[300];
+
+	task(&t, "alice", wymcp__now_ms(), 0);
+	/* Another connection stores it, as the lost first try did. */
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t), 0);
+	wymcp__store_sqlite.close(hh);
+	calls_fail = 1;
+	ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
+	/* Another principal's task of that id is no success. */
+	free(t.principal);
+	t.principal = strdup("mallory");
+	calls_fail = 1;
+	ck_assert_int_eq(wymcp__store_put(srv, &t), -1);
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g), 0);
+	wymcp__task_clear(&g);
+	wymcp__task_clear(&t);
+}
+END_TEST
+
+/*
+ * A store that cannot be reached: DOWN, told once; no new connection
+ * before the back-off ends; BACK when one is made.
+ */
+START_TEST(down_and_back)
+{
+	struct wymcp__task	 t, g;
+	struct timespec		 ts = { 0, 250 * 1000000L };
+	int			 i, n;
+
+	task(&t, "alice", wymcp__now_ms(), 0);
+	ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
+	calls_fail = 1;
+	opens_fail = 100;
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g),
+	    WYMCP__STORE_DOWN);
+	ck_assert_int_eq(events[WYMCP_STORE_DOWN], 1);
+	ck_assert_str_eq(last_why, "flaky: connection refused");
+	n = opens;
+	/* Within the back-off: answered at once, no connect tried. */
+	for (i = 0; i < 50; i++)
+		ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g),
+		    WYMCP__STORE_DOWN);
+	ck_assert_int_eq(opens, n);
+	ck_assert_int_eq(events[WYMCP_STORE_DOWN], 1);
+	ck_assert_int_eq(wymcp__store_claim(srv, &g), WYMCP__STORE_DOWN);
+	ck_assert_int_eq(wymcp_server_task_fd(srv), -1);
+	/* Still refused after the back-off: tried once, told no more. */
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g),
+	    WYMCP__STORE_DOWN);
+	ck_assert_int_eq(opens, n + 1);
+	ck_assert_int_eq(events[WYMCP_STORE_DOWN], 1);
+	/* Back. */
+	opens_fail = 0;
+	nanosleep(&ts, NULL);
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(wymcp__store_get(srv, t.id, "alice", &g), 0);
+	wymcp__task_clear(&g);
+	ck_assert_int_eq(events[WYMCP_STORE_BACK], 1);
+	ck_assert_int_eq(events[WYMCP_STORE_DOWN], 1);
+	wymcp__task_clear(&t);
+}
+END_TEST
+
+/* A new connection takes over no lease that ran out for a while. */
+START_TEST(grace_after_connect)
+{
+	struct wymcp__task	 t, g;
+	void			*hh;
+	char			 err[300];
+	long long		 now = wymcp__now_ms();
+
+	task(&t, "alice", now, 0);
+	t.lease = now - 1000;		/* its runner's lease ran out */
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t), 0);
+	wymcp__store_sqlite.close(hh);
+	ck_assert_int_eq(wymcp__store_claim(srv, &g), 1);
+	srv->tasks->connected_at -= WYMCP__TASK_GRACE_MS;
+	ck_assert_int_eq(wymcp__store_claim(srv, &g), 0);
+	ck_assert_str_eq(g.id, t.id);
+	ck_assert_int_eq(g.attempts, 1);
+	wymcp__task_clear(&g);
+	wymcp__task_clear(&t);
+}
+END_TEST
+
+/* Expire a task's lease (its runner "died"). */
+static int
+expire(struct wymcp__task *t, void *arg)
+{
+	(void)arg;
+	t->lease = 1;
+	return 1;
+}
+
+/* The row of `id' as another process reads it, into *g. */
+static void
+peek(const char *id, struct wymcp__task *g)
+{
+	void	*hh;
+	char	 err[300];
+
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.get(hh, id, g), 0);
+	wymcp__store_sqlite.close(hh);
+}
+
+/*
+ * The outcome of a run the store could not take is kept, and stored by
+ * the next call once the store is back; one whose task was taken over
+ * meanwhile is dropped, not written over the new runner's claim.
+ */
+START_TEST(outcome_kept)
+{
+	struct wymcp__task	 t, g;
+	struct timespec		 ts = { 0, 300 * 1000000L };
+	int			 take_over;
+
+	for (take_over = 0; take_over < 2; take_over++) {
+		task(&t, "alice", wymcp__now_ms(), 0);
+		free(t.tool);
+		t.tool = strdup("no_such_tool");	/* an outcome: failed */
+		ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
+		/* The claim works; the outcome's write meets a down store. */
+		modifies_fail = 1;
+		opens_fail = 1000;
+		ck_assert_int_eq(wymcp_server_run_task(srv), -1);
+		ck_assert_int_eq(wymcp_server_task_unstored(srv), 1);
+		ck_assert_int_eq(wymcp_server_run_task(srv), -1);
+		ck_assert_int_eq(wymcp_server_task_unstored(srv), 1);
+		peek(t.id, &g);
+		ck_assert_int_eq(g.status, WYMCP__TASK_WORKING);
+		ck_assert_int_gt(g.lease, 0);
+		wymcp__task_clear(&g);
+		if (take_over) {
+			/* Another runner takes it over meanwhile. */
+			void	*hh;
+			char	 err[300];
+
+			ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh,
+			    err, sizeof(err)), 0);
+			ck_assert_int_eq(wymcp__store_sqlite.modify(hh, t.id,
+			    expire, NULL), 0);
+			ck_assert_int_eq(wymcp__store_sqlite.claim(hh,
+			    wymcp__now_ms(), 60000, 1, &g), 0);
+			ck_assert_int_eq(g.attempts, 1);
+			wymcp__task_clear(&g);
+			wymcp__store_sqlite.close(hh);
+		}
+		/* Back: the next call stores it (or drops it). */
+		opens_fail = 0;
+		nanosleep(&ts, NULL);
+		nanosleep(&ts, NULL);
+		ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+		ck_assert_int_eq(wymcp_server_task_unstored(srv), 0);
+		peek(t.id, &g);
+		if (take_over) {
+			ck_assert_int_eq(g.status, WYMCP__TASK_WORKING);
+			ck_assert_int_eq(g.claims, 2);
+		} else {
+			ck_assert_int_eq(g.status, WYMCP__TASK_FAILED);
+			ck_assert_ptr_nonnull(strstr(g.error,
+			    "Unknown tool"));
+			ck_assert_int_eq(g.lease, 0);
+			ck_assert_int_eq(g.queued, 0);
+		}
+		wymcp__task_clear(&g);
+		wymcp__task_clear(&t);
+	}
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
 	Suite	*s = suite_create("store");
 	TCase	*tc = tcase_create("rows");
 	TCase	*tl = tcase_create("sqlite");
+	TCase	*tf = tcase_create("connection");
 
 	tcase_add_test(tc, ids);
 	tcase_add_test(tc, ids_refused);
@@ -322,7 +729,16 @@ store_suite(void)
 	tcase_add_test(tl, modify_writes_when_asked);
 	tcase_add_test(tl, depth_and_purge);
 	tcase_add_test(tl, reopen);
+	tcase_add_test(tl, claim_after_hand_back);
+	tcase_add_test(tl, upgrade_from_1);
 	suite_add_tcase(s, tl);
+	tcase_add_checked_fixture(tf, setup_flaky, teardown_flaky);
+	tcase_add_test(tf, broken_connection_retried);
+	tcase_add_test(tf, lost_put_landed);
+	tcase_add_test(tf, down_and_back);
+	tcase_add_test(tf, grace_after_connect);
+	tcase_add_test(tf, outcome_kept);
+	suite_add_tcase(s, tf);
 	return s;
 }
 
