@@ -73,8 +73,8 @@ wymcp__supported_versions(const struct wymcp_ctx *ctx)
 /*
  * What this server offers (server/discover.mdx; the same object is the
  * legacy initialize's capabilities): no listChanged and no subscribe,
- * since subscriptions/listen serves task ids only, and only with a
- * task store (README).  logging: tools' wymcp_log() lines reach
+ * since subscriptions/listen delivers task ids only, and only with a
+ * task store (listen.c, README).  logging: tools' wymcp_log() lines reach
  * clients that ask with _meta logLevel (and legacy clients, from info
  * up).  `modern` (server/discover) adds the tasks extension when there
  * is a store.  A new object, NULL when out of memory.

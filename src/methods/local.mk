@@ -6,6 +6,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/discover.c \
 	%reldir%/legacy.c \
 	%reldir%/list.c \
+	%reldir%/listen.c \
 	%reldir%/prompts.c \
 	%reldir%/reply.c \
 	%reldir%/resources.c \

@@ -18,7 +18,9 @@ requirement set (default: both, 2026-07-28 then 2025-11-25):
         --expected-failures t/conformance/expected-failures-2025.yaml
 
 (or, with --scenario NAME, that one scenario at --spec-version REV, the
-first --requirements given).  The 2025-11-25 set runs with its
+first --requirements given).  With --tasks the server has a task store
+and task runners, and the run is the 2026-07-28 set (scored and EXTRA)
+then each tasks-* scenario on its own.  The 2025-11-25 set runs with its
 expected-failures file: the scenarios a stateless server cannot pass
 (server-to-client requests on a held stream), each with its reason.
 The suite itself fails the run on any other failure or warning, and on
@@ -348,8 +350,8 @@ def main():
     ap.add_argument("--scenario", help="run only this scenario, at "
                     "--spec-version REV (the first --requirements)")
     ap.add_argument("--tasks", action="store_true",
-                    help="run the tasks-* scenarios instead, one by one, "
-                    "against a server with a task store")
+                    help="against a server with a task store: the "
+                    "2026-07-28 set, then the tasks-* scenarios one by one")
     ap.add_argument("--timeout", type=int, default=600,
                     help="seconds for each suite run "
                     "(default: %(default)s)")
@@ -401,8 +403,12 @@ def main():
         h.start()
         url = "http://127.0.0.1:%d/mcp" % h.port
         if args.tasks:
-            sets = [("tasks", [args.scenario] if args.scenario else TASKS,
-                     {})]
+            # The 2026-07-28 set once more, now with a task store on
+            # (subscriptions/listen, discover's extensions), then the
+            # tasks-* scenarios.
+            sets = ([st for st in sets if st[0] == "2026-07-28"]
+                    if args.scenario is None else []) + \
+                [("tasks", [args.scenario] if args.scenario else TASKS, {})]
         for rev, scored, baseline in sets:
             say("# ---- requirements %s" % rev)
             outdir = os.path.join(h.tmp, "results-" + rev)

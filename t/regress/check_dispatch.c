@@ -860,6 +860,52 @@ START_TEST(version_checked_before_method_lookup)
 }
 END_TEST
 
+/*
+ * subscriptions/listen without a task store: a valid filter is never
+ * an error; the stream's first frame is the acknowledgement with the
+ * subset honoured (none of these types is delivered by this server, so
+ * every one is left out), tagged with the subscription id (the
+ * request's id), and the stream ends with the tagged result.  A
+ * malformed filter is -32602.
+ */
+START_TEST(listen_acknowledges_the_honoured_subset)
+{
+	const char	*ack, *end;
+
+	call("subscriptions/listen", NULL, "{\"notifications\":{"
+	    "\"toolsListChanged\":true,\"promptsListChanged\":false,"
+	    "\"resourceSubscriptions\":[\"note://a\"],\"future\":7}}",
+	    NULL);
+	ck_assert_int_eq(resp.status, 200);
+	ck_assert_ptr_nonnull(strstr(resp.headers, "text/event-stream"));
+	ck_assert_msg(strncmp(resp.body, "event: message\ndata: {\"jsonrpc\":"
+	    "\"2.0\",\"method\":\"notifications/subscriptions/acknowledged\","
+	    "\"params\":{\"notifications\":{},\"_meta\":{"
+	    "\"io.modelcontextprotocol/subscriptionId\":1}}}\n\n", 155) == 0,
+	    "%s", resp.body);
+	ack = strstr(resp.body, "acknowledged");
+	end = strstr(resp.body, "\"result\"");
+	ck_assert_ptr_nonnull(end);
+	ck_assert(ack < end);
+	ck_assert_ptr_nonnull(strstr(end, "\"resultType\":\"complete\""));
+	ck_assert_ptr_nonnull(strstr(end,
+	    "\"io.modelcontextprotocol/subscriptionId\":1"));
+	ck_assert_ptr_nonnull(strstr(end,
+	    "\"io.modelcontextprotocol/serverInfo\""));
+	/* Nothing but those two frames. */
+	ck_assert_ptr_null(strstr(resp.body, "list_changed"));
+	ck_assert_ptr_null(strstr(resp.body, "note://a"));
+	call("subscriptions/listen", NULL, "{\"notifications\":{"
+	    "\"toolsListChanged\":\"yes\"}}", NULL);
+	expect_error(200, WYMCP__INVALID_PARAMS);
+	call("subscriptions/listen", NULL, "{\"notifications\":{"
+	    "\"resourceSubscriptions\":[1]}}", NULL);
+	expect_error(200, WYMCP__INVALID_PARAMS);
+	call("subscriptions/listen", NULL, "{}", NULL);
+	expect_error(200, WYMCP__INVALID_PARAMS);
+}
+END_TEST
+
 /* 10. Unknown and removed methods (404, -32601). */
 
 START_TEST(removed_and_unknown_methods_are_404_32601)
@@ -867,9 +913,7 @@ START_TEST(removed_and_unknown_methods_are_404_32601)
 	static const char *const methods[] = { "initialize", "ping",
 	    "logging/setLevel", "resources/subscribe",
 	    "resources/unsubscribe", "tasks/list", "prompts/list",
-	    "no/such/method", "tools/List",
-	    /* Not served, by decision (README "subscriptions/listen"). */
-	    "subscriptions/listen" };
+	    "no/such/method", "tools/List" };
 	char	 want[128];
 	size_t	 i;
 
@@ -1681,6 +1725,7 @@ dispatch_suite(void)
 	tcase_add_test(tc, version_mismatch_wins_over_unsupported);
 	tcase_add_test(tc, version_checked_before_method_lookup);
 	tcase_add_test(tc, removed_and_unknown_methods_are_404_32601);
+	tcase_add_test(tc, listen_acknowledges_the_honoured_subset);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("results");

@@ -564,6 +564,19 @@ START_TEST(dead_runner_lease_expires)
 }
 END_TEST
 
+/* How many times `needle' is in `hay'. */
+static int
+count(const char *hay, const char *needle)
+{
+	int	 n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay += strlen(needle);
+	}
+	return n;
+}
+
 /*
  * subscriptions/listen with taskIds: the acknowledgement names the
  * caller's tasks only; each one's status as it changes, then the end.
@@ -597,6 +610,11 @@ START_TEST(listen_task_status)
 	ck_assert_ptr_nonnull(c);
 	ck_assert(w < c);
 	ck_assert_ptr_nonnull(strstr(resp.body, "notifications/tasks"));
+	/* Every frame, the closing result too, names the subscription. */
+	ck_assert_int_eq(count(resp.body, "\"_meta\":{"
+	    "\"io.modelcontextprotocol/subscriptionId\":1"), count(resp.body,
+	    "event: message"));
+	ck_assert_int_ge(count(resp.body, "event: message"), 4);
 	/* Another principal is acknowledged nothing, and it ends at once. */
 	req("bob", EXT, "subscriptions/listen", NULL, p);
 	ck_assert_ptr_nonnull(strstr(resp.body, "\"taskIds\":[]"));
