@@ -67,6 +67,7 @@ const char	*wymcp_strerror(enum wymcp_err);
 struct wymcp_ctx;	/* one request: identity, meta, assigns, mounts */
 struct wymcp_result;	/* the result a tool is building */
 struct wymcp_server;	/* long-lived: loaded modules, configuration */
+struct wymcp_listen;	/* a listen stream the program holds */
 
 /*
  * A tool's body.  It runs once per round of a call (see wymcp_elicit(3)
@@ -418,6 +419,26 @@ void		 wymcp_completion_total(struct wymcp_completion *,
 		    long total, int has_more);
 
 /*
+ * Events for listen streams (basic/patterns/subscriptions.mdx): say
+ * that the resource `uri' changed (notifications/resources/updated, to
+ * the listeners subscribed to that URI), or that the lists named by
+ * `lists' (WYMCP_LIST_* or'd) changed (notifications/.../list_changed,
+ * to the listeners that asked for them).  An event is published when
+ * the handler's run completes, whatever it returns; a round that ends
+ * at an unanswered question publishes nothing, its next run says it
+ * again.  The server's program delivers it (wymcp-fcgi: to every
+ * listener of the instance, and of every host on a --bus); without one
+ * it goes nowhere.  WYMCP_ERR_INVAL for a NULL, empty, non-UTF-8 or
+ * over-long (2048 bytes) URI, no list, or past 64 events in one run.
+ */
+#define WYMCP_LIST_TOOLS	0x1
+#define WYMCP_LIST_PROMPTS	0x2
+#define WYMCP_LIST_RESOURCES	0x4
+enum wymcp_err	 wymcp_notify_resource_updated(struct wymcp_ctx *,
+		    const char *uri);
+enum wymcp_err	 wymcp_notify_list_changed(struct wymcp_ctx *, int lists);
+
+/*
  * Progress (basic/patterns/progress.mdx).  When the request carries a
  * progressToken, each call sends notifications/progress on the
  * response, which becomes an SSE stream; otherwise it does nothing.
@@ -640,8 +661,54 @@ struct wymcp_io {
 	int		(*ask_forward)(void *arg, const char *addr,
 			    const char *msg, size_t len);
 	unsigned int	  ask_timeout;
+	/* 0.4: listen streams held by the program (below). */
+	int		(*listen_hold)(void *arg, const struct wymcp_listen *);
+	int		(*listen_hand)(void *arg, const struct wymcp_listen *);
 };
 #define WYMCP_ASK_TIMEOUT_DEFAULT	300	/* seconds */
+
+/*
+ * A listen stream the program holds (wymcp-fcgi's hub): what it must
+ * deliver, for the io's listen_* members.  listen_hold() is asked
+ * before anything is written: 0 when the program takes one more
+ * stream, -1 when it holds as many as it may (the client gets HTTP 503
+ * with Retry-After), -2 when this principal holds its share (429).
+ * listen_hand() is called once the head and the acknowledgement are
+ * written and flushed: 0 when the program took the connection (the
+ * library writes nothing more, and the request is over), -1 when it
+ * could not (the library ends the stream with its result).  Without
+ * them, the library honours no list or resource type (the listen is
+ * acknowledged without them and ends at once).  The strings are the
+ * request's: copy what you keep.
+ */
+struct wymcp_listen {
+	const char	*id;		/* the listen's id, as JSON text */
+	int		 lists;		/* WYMCP_LIST_* asked for */
+	const char *const *uris;	/* resources/updated asked for */
+	size_t		 nuris;
+	const char	*principal;	/* or NULL: anonymous */
+	const char	*mount;		/* WYMCP_TOOLS, or NULL: every tool */
+	const char	*end;		/* the last frame: the result, JSON */
+};
+#define WYMCP_LISTEN_URIS_MAX	64	/* resourceSubscriptions kept */
+
+/*
+ * The program delivers events (it holds listen streams: wymcp-fcgi
+ * with its hub): server/discover declares listChanged for tools,
+ * prompts and resources and resources.subscribe, and `fn' is given
+ * every event a run published (wymcp_notify_*()), as compact JSON:
+ *
+ *	{"v":1,"k":"updated","uri":"note://a"}
+ *	{"v":1,"k":"list","lists":["tools","resources"]}
+ *
+ * (a list event may name "tools":[...], the tools that changed, so
+ * that only listeners whose mount list has one of them hear it).  NULL
+ * turns it off.
+ */
+typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
+		    size_t len);
+void		 wymcp_server_set_publish(struct wymcp_server *,
+		    wymcp_publish_fn, void *arg);
 
 /*
  * Serve one request: read the body, apply the HTTP and JSON-RPC rules,

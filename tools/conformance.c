@@ -211,6 +211,37 @@ logging_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_text(res, "Logging evaluated");
 }
 
+/*
+ * The list-changed triggers (server-stateless's sep-2575 checks): a
+ * tool says its list changed, and the hub tells the listen streams that
+ * asked (wymcp_notify_list_changed()).
+ */
+static enum wymcp_err
+trigger_tools_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	enum wymcp_err	 rc;
+
+	(void)args;
+	if ((rc = wymcp_notify_list_changed(ctx, WYMCP_LIST_TOOLS)) !=
+	    WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "Tool list change announced");
+}
+
+static enum wymcp_err
+trigger_prompts_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	enum wymcp_err	 rc;
+
+	(void)args;
+	if ((rc = wymcp_notify_list_changed(ctx, WYMCP_LIST_PROMPTS)) !=
+	    WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "Prompt list change announced");
+}
+
 static enum wymcp_err
 schema_2020_12_run(struct wymcp_ctx *ctx, struct json_object *args,
     struct wymcp_result *res)
@@ -951,6 +982,19 @@ static const struct wymcp_tool tools[] = {
 		    "improvements per SEP-1330",
 		.input_schema = EMPTY_SCHEMA,
 		.run = sep1330_run,
+	},
+	{
+		.name = "test_trigger_tool_change",
+		.description = "Says that the tool list changed "
+		    "(listen streams that asked hear of it)",
+		.input_schema = EMPTY_SCHEMA,
+		.run = trigger_tools_run,
+	},
+	{
+		.name = "test_trigger_prompt_change",
+		.description = "Says that the prompt list changed",
+		.input_schema = EMPTY_SCHEMA,
+		.run = trigger_prompts_run,
 	},
 	/* The tasks extension's scenarios (tasks-*): last. */
 	{

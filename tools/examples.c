@@ -12,10 +12,22 @@
  * progressToken), logs each step (sent to clients that asked with
  * _meta logLevel debug), and stops as soon as wymcp_progress() says the
  * client went away.
+ *
+ * write_note keeps notes as files in a directory ($WYMCP_NOTES_DIR,
+ * default /var/lib/wymcp/notes) and note://{name} reads them back;
+ * writing one says so to the listen streams subscribed to its URI
+ * (notifications/resources/updated) and, for a new name, to those that
+ * follow the resource list (resources/list_changed).
  */
+#include <sys/stat.h>
+
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <wymcp.h>
 
@@ -159,6 +171,105 @@ count_slowly_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_text(res, "Counted to %d.", to);
 }
 
+#define NOTE_MAX	(4 * 65536)	/* bytes of a note: 65536 characters */
+
+/* The notes' directory. */
+static const char *
+notes_dir(void)
+{
+	const char	*d = getenv("WYMCP_NOTES_DIR");
+
+	return d != NULL && *d != '\0' ? d : "/var/lib/wymcp/notes";
+}
+
+/* The file of note `name' into buf: 0, or -1 for a name not allowed. */
+static int
+note_path(const char *name, char *buf, size_t len)
+{
+	size_t	 n = strlen(name);
+
+	/* The schema's pattern, again: no path can be named. */
+	if (n == 0 || n > 64 || strspn(name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n)
+		return -1;
+	return (size_t)snprintf(buf, len, "%s/%s.txt", notes_dir(), name) <
+	    len ? 0 : -1;
+}
+
+/*
+ * Write a note (a new file replaces the old one whole: written beside
+ * it, then renamed), and say that it changed.
+ */
+static enum wymcp_err
+write_note_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	const char	*name = wymcp_arg_str(args, "name", "");
+	const char	*text = wymcp_arg_str(args, "text", "");
+	char		 path[512], tmp[600];
+	size_t		 len = strlen(text);
+	int		 fd, fresh;
+
+	if (note_path(name, path, sizeof(path)) != 0)
+		return wymcp_result_error(res, "A note's name is 1 to 64 "
+		    "letters, digits, '_' or '-'.");
+	fresh = access(path, F_OK) != 0;
+	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0640)) == -1)
+		return wymcp_result_error(res, "The note could not be "
+		    "written: %s", strerror(errno));
+	if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0 ||
+	    close(fd) != 0 || rename(tmp, path) != 0) {
+		(void)unlink(tmp);
+		return wymcp_result_error(res, "The note could not be "
+		    "written: %s", strerror(errno));
+	}
+	(void)wymcp_notify_resource_updated(ctx, wymcp_printf(ctx,
+	    "note://%s", name));
+	if (fresh)
+		(void)wymcp_notify_list_changed(ctx, WYMCP_LIST_RESOURCES);
+	return wymcp_result_text(res, "Note %s %s (%zu bytes).", name,
+	    fresh ? "written" : "replaced", len);
+}
+
+/* note://{name}: the note's text. */
+static enum wymcp_err
+note_read(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
+    struct wymcp_resource_result *res)
+{
+	char		 path[512], *buf;
+	ssize_t		 n;
+	int		 fd;
+
+	if (note_path(wymcp_arg_str(vars, "name", ""), path,
+	    sizeof(path)) != 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) ==
+	    -1)
+		return WYMCP_ERR_NOTFOUND;
+	if ((buf = wymcp_alloc(ctx, NOTE_MAX + 1)) == NULL) {
+		close(fd);
+		return WYMCP_ERR_NOMEM;
+	}
+	n = read(fd, buf, NOTE_MAX);
+	close(fd);
+	if (n < 0)
+		return WYMCP_ERR_NOTFOUND;
+	buf[n] = '\0';
+	return wymcp_contents_text(res, uri, "text/plain", buf);
+}
+
+static const struct wymcp_resource templates[] = {
+	{
+		.uri = "note://{name}",
+		.name = "note",
+		.title = "A note",
+		.description = "A note written with write_note.",
+		.mime = "text/plain",
+		.read = note_read,
+	},
+	{ .uri = NULL }
+};
+
 static const struct wymcp_tool tools[] = {
 	{
 		.name = "book_room",
@@ -201,7 +312,24 @@ static const struct wymcp_tool tools[] = {
 		.annotations = WYMCP_JSON({ "readOnlyHint": true }),
 		.run = count_slowly_run,
 	},
+	{
+		.name = "write_note",
+		.title = "Write a note",
+		.description = "Writes a note (note://NAME), replacing one of "
+		    "the same name. Listeners subscribed to it hear of it.",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": {
+			"name": { "type": "string",
+			    "pattern": "^[A-Za-z0-9_-]{1,64}$",
+			    "description": "The note's name." },
+			"text": { "type": "string", "maxLength": 65536,
+			    "description": "What it says." } },
+		    "required": ["name", "text"],
+		    "additionalProperties": false }),
+		.run = write_note_run,
+	},
 	{ .name = NULL }
 };
 
-WYMCP_MODULE("examples", tools);
+WYMCP_MODULE_DEFINE(.name = "examples", .tools = tools,
+    .templates = templates);

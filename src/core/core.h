@@ -111,7 +111,18 @@ struct wymcp__call {
 	 */
 	unsigned char		 key[WYMCP__IDEM_LEN];
 	int			 have_key;
+	struct wymcp__event	*events;	/* wymcp_notify_*(): to publish */
+	int			 nevents;
 };
+
+/* An event a run published (events.c): compact JSON, in the arena. */
+struct wymcp__event {
+	struct wymcp__event	*next;
+	const char		*json;
+	size_t			 len;
+};
+#define WYMCP__EVENTS_MAX	64	/* events one run may publish */
+#define WYMCP__URI_MAX		2048	/* bytes of a URI in an event */
 
 /*
  * The response as it goes out (stream.c).  A request is stopped when
@@ -141,6 +152,9 @@ struct wymcp__out {
 	struct json_object	*asked;		/* id -> key, awaited */
 	struct json_object	*got;		/* where answers go */
 	const char		*refusal;	/* the client's error */
+	/* A listen stream the program holds (listen.c): */
+	const struct wymcp_io	*listen_io;	/* io with listen_*, or NULL */
+	int			 handed;	/* the program took it */
 };
 
 struct wymcp_ctx {
@@ -212,6 +226,13 @@ int	 wymcp__caps_missing(struct json_object *required,
 	    struct json_object *declared, struct json_object **missing);
 
 /* seal.c: sealed requestState (libsodium XChaCha20-Poly1305). */
+/*
+ * events.c: what wymcp_notify_*() recorded, handed to the server's
+ * publish hook when the run completes (methods/call.c), or forgotten
+ * when it ends at a question.
+ */
+void	 wymcp__events_publish(struct wymcp_ctx *);
+void	 wymcp__events_forget(struct wymcp_ctx *);
 const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
 void	 wymcp__idem_key(struct wymcp_ctx *);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,

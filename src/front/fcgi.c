@@ -174,6 +174,21 @@ fcgi_ask_forward(void *arg, const char *addr, const char *msg, size_t len)
 	return front_relay_forward(addr, msg, len);
 }
 
+/* The wymcp_io listen_* members: hub.c, with the request in flight. */
+static const struct front_limits *cur_lim;
+
+static int
+fcgi_listen_hold(void *arg, const struct wymcp_listen *l)
+{
+	return front_listen_hold(cur_lim, arg, l);
+}
+
+static int
+fcgi_listen_hand(void *arg, const struct wymcp_listen *l)
+{
+	return front_listen_hand(cur_lim, arg, l);
+}
+
 /*
  * Sleep for `ms' milliseconds with the signal mask `mask', so that a
  * stop signal ends the pause early.
@@ -494,6 +509,11 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 		io.ask_forward = fcgi_ask_forward;
 		io.ask_timeout = lim->ask_timeout;
 	}
+	if (lim->listen != NULL) {
+		cur_lim = lim;
+		io.listen_hold = fcgi_listen_hold;
+		io.listen_hand = fcgi_listen_hand;
+	}
 	rc = wymcp_server_serve_io(srv, &io, sizeof(io));
 	front_stats_count(lim->stats, board->method, resp_status);
 	if (lim->slow_ms > 0 && (ms = mono_ms() - t0) >=
@@ -507,17 +527,19 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 		    board->name[0] != '\0' ? " " : "",
 		    (int)sizeof(board->name), board->name, ms);
 	}
-	if (finish(req, lim) == -1 || rc != WYMCP_OK)
+	if (lim->listen != NULL && front_listen_done(lim)) {
+		/*
+		 * The hub has the connection and ends the request: let go
+		 * of it without a record (FCGX_Detach: no shutdown(2) of
+		 * a socket the hub shares).
+		 */
+		(void)FCGX_Detach(req);
+		FCGX_Free(req, 1);
+	} else if (finish(req, lim) == -1 || rc != WYMCP_OK)
 		front_log(WYMCP_LOG_DEBUG, "the web server went away before "
 		    "the response was written");
 	return front_watch_end();
 }
-
-/*
- * The stop signals: SIGTERM, SIGINT, SIGHUP, and SIGUSR1, the graceful
- * stop of some FastCGI process managers.
- */
-static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1 };
 
 /*
  * Is a stop signal pending (blocked, and not let in by a wait)?  Then
@@ -531,44 +553,11 @@ stop_pending(void)
 
 	if (sigpending(&set) == -1)
 		return 0;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigismember(&set, sigs[i]) == 1) {
-			stopsig = sigs[i];
+	for (i = 0; i < FRONT_NSTOPSIGS; i++)
+		if (sigismember(&set, front_stopsigs[i]) == 1) {
+			stopsig = front_stopsigs[i];
 			return 1;
 		}
-	return 0;
-}
-
-/*
- * Block the stop signals and catch them with `fn' (no SA_RESTART: a
- * wait must return), into *waitmask the mask that lets them in during
- * a wait.  0, or -1 (logged).
- */
-int
-front_catch_stop(void (*fn)(int), sigset_t *waitmask)
-{
-	struct sigaction	 sa;
-	sigset_t		 stopset;
-	size_t			 i;
-
-	sigemptyset(&stopset);
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&stopset, sigs[i]);
-	if (sigprocmask(SIG_BLOCK, &stopset, waitmask) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigprocmask: %s", strerror(errno));
-		return -1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = fn;
-	sa.sa_mask = stopset;
-	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-		sigdelset(waitmask, sigs[i]);
-		if (sigaction(sigs[i], &sa, NULL) == -1) {
-			front_log(WYMCP_LOG_ERR, "sigaction: %s",
-			    strerror(errno));
-			return -1;
-		}
-	}
 	return 0;
 }
 

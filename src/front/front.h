@@ -24,6 +24,9 @@
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */
 #define FRONT_TASK_TTL_DEFAULT	3600		/* --task-ttl, s */
 #define FRONT_TASK_LEASE_DEFAULT 30		/* --task-lease, s */
+#define FRONT_LISTENERS_DEFAULT	1024	/* --max-listeners */
+#define FRONT_LISTENERS_MAX	1000000
+#define FRONT_LISTEN_AGE_DEFAULT 3600	/* --listen-max-age, s */
 #define FRONT_MAX_BODY		(1024UL * 1024 * 1024) /* --max-body bound */
 #define FRONT_KEY_BYTES		32		/* --generate-key key size */
 #define FRONT_TIMEOUT_DEFAULT	60		/* --request-timeout, s */
@@ -92,6 +95,9 @@ struct front_opts {
 	struct front_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+	int		  max_listeners; /* --max-listeners, 0: no hub */
+	int		  per_principal; /* ...-per-principal, -1: default */
+	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
 };
 
 /*
@@ -157,7 +163,64 @@ struct front_limits {
 	struct front_relay	*relay;		/* NULL: nothing is asked */
 	int			 relay_fd;	/* --relay-listen, or -1 */
 	int			 local;		/* listening on a unix socket */
+	struct front_listen	*listen;	/* NULL: no hub */
+	int			 hub_fd;	/* the hub's socket, or -1 */
 };
+
+/*
+ * The listen streams' page, shared by the whole pool (hub.c): slots
+ * held or reserved now (held; the hub's own in hub_held) for
+ * --max-listeners, and per principal (share[], by a hash of the
+ * principal or, without one, of the client's address) for
+ * --max-listeners-per-principal; the hub's figures for the status page.
+ * Every member is read and written with __atomic builtins.
+ */
+#define FRONT_SHARES	1024
+struct FCGX_Request;
+struct front_board;
+struct front_listen {
+	int		 held;
+	int		 hub_held;
+	int		 max;		/* --max-listeners */
+	int		 per;		/* --max-listeners-per-principal */
+	unsigned int	 max_age;	/* --listen-max-age, s */
+	int		 hub_up;	/* the hub is taking streams */
+	int		 lists_streams;	/* held, asking for list changes */
+	int		 resource_streams; /* ... for resource updates */
+	unsigned long	 hub_starts;
+	unsigned long	 opened;	/* streams taken by the hub */
+	unsigned long	 refused;	/* listens past a cap */
+	unsigned long	 ended;		/* ended by the hub (result sent) */
+	unsigned long	 aged;		/* ... at --listen-max-age */
+	unsigned long	 gone;		/* their client went away */
+	unsigned long	 dropped;	/* their client did not read */
+	unsigned long	 events;	/* events in */
+	unsigned long	 frames;	/* notifications out */
+	int		 share[FRONT_SHARES];
+	int		 hub_share[FRONT_SHARES];
+	char		 dir[96];
+	char		 path[108];	/* the hub's socket */
+};
+
+/*
+ * hub.c: the instance's listen streams.  front_listen_setup() (main.c,
+ * before the fork) makes the page and binds the hub's socket;
+ * front_hub() is the hub process; front_listen_hold(),
+ * front_listen_hand() and front_listen_done() are a worker's side of a
+ * listen, front_publish() anyone's side of an event
+ * (wymcp_server_set_publish()).
+ */
+int		 front_listen_setup(struct front_limits *, int max, int per,
+		    unsigned int max_age);
+void		 front_listen_cleanup(const struct front_limits *);
+void		 front_listen_hub_died(const struct front_limits *);
+int		 front_hub(const struct front_limits *, struct front_board *);
+int		 front_listen_hold(const struct front_limits *,
+		    struct FCGX_Request *, const struct wymcp_listen *);
+int		 front_listen_hand(const struct front_limits *,
+		    struct FCGX_Request *, const struct wymcp_listen *);
+int		 front_listen_done(const struct front_limits *);
+void		 front_publish(void *, const char *, size_t);
 
 /*
  * One worker's page of memory shared with the supervisor (mmap
@@ -234,7 +297,12 @@ long long	 front_now_ms(void);
 int		 front_worker(struct wymcp_server *, int listenfd,
 		    const struct front_limits *, struct front_board *board);
 int		 front_cgi(struct wymcp_server *, const struct front_limits *);
-/* The stop signals blocked and caught by `fn' (the runner's too). */
+/*
+ * watch.c: the stop signals, blocked and caught by `fn' (a worker's, a
+ * runner's, the hub's).
+ */
+#define FRONT_NSTOPSIGS	4
+extern const int front_stopsigs[FRONT_NSTOPSIGS];
 int		 front_catch_stop(void (*fn)(int), sigset_t *waitmask);
 
 /*

@@ -58,7 +58,10 @@ enum {
 	OPT_TASKSTORE,
 	OPT_RUNNERS,
 	OPT_TASKTTL,
-	OPT_TASKLEASE
+	OPT_TASKLEASE,
+	OPT_MAXLISTENERS,
+	OPT_PERPRINCIPAL,
+	OPT_LISTENAGE
 };
 
 static const struct option longopts[] = {
@@ -90,6 +93,10 @@ static const struct option longopts[] = {
 	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
 	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
 	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
+	{ "max-listeners",	required_argument,	NULL, OPT_MAXLISTENERS },
+	{ "max-listeners-per-principal", required_argument, NULL,
+	    OPT_PERPRINCIPAL },
+	{ "listen-max-age",	required_argument,	NULL, OPT_LISTENAGE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -129,7 +136,8 @@ usage(FILE *f)
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS]\n"
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
-	    "       [--task-lease S]\n"
+	    "       [--task-lease S] [--max-listeners N]\n"
+	    "       [--max-listeners-per-principal N] [--listen-max-age S]\n"
 	    "       %s --generate-key PATH\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -185,6 +193,13 @@ usage(FILE *f)
 	    "                         unlimited)\n"
 	    "  --task-lease S         a runner's claim on a task lasts S\n"
 	    "                         seconds, renewed (default %d)\n"
+	    "  --max-listeners N      listen streams the hub holds (default\n"
+	    "                         %d; 0: none, and no hub)\n"
+	    "  --max-listeners-per-principal N\n"
+	    "                         ... for one principal (default: a\n"
+	    "                         quarter of --max-listeners)\n"
+	    "  --listen-max-age S     end a listen stream after S seconds\n"
+	    "                         (default %d; 0: never)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
@@ -193,7 +208,8 @@ usage(FILE *f)
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
 	    WYMCP_ASK_TIMEOUT_DEFAULT, FRONT_TASK_TTL_DEFAULT,
-	    FRONT_TASK_LEASE_DEFAULT);
+	    FRONT_TASK_LEASE_DEFAULT, FRONT_LISTENERS_DEFAULT,
+	    FRONT_LISTEN_AGE_DEFAULT);
 }
 
 /*
@@ -344,6 +360,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->idle_timeout = FRONT_IDLE_DEFAULT;
 	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
 	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
+	o->max_listeners = FRONT_LISTENERS_DEFAULT;
+	o->per_principal = -1;
+	o->listen_age = FRONT_LISTEN_AGE_DEFAULT;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
@@ -448,6 +467,19 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_TASKLEASE:
 			o->task_lease = (unsigned int)parse_num("task-lease",
 			    optarg, 1, 86400);
+			break;
+		case OPT_MAXLISTENERS:
+			o->max_listeners = (int)parse_num("max-listeners",
+			    optarg, 0, FRONT_LISTENERS_MAX);
+			break;
+		case OPT_PERPRINCIPAL:
+			o->per_principal = (int)parse_num(
+			    "max-listeners-per-principal", optarg, 1,
+			    FRONT_LISTENERS_MAX);
+			break;
+		case OPT_LISTENAGE:
+			o->listen_age = (unsigned int)parse_num(
+			    "listen-max-age", optarg, 0, 30 * 86400);
 			break;
 		case 'v':
 			o->verbose++;
@@ -1036,6 +1068,17 @@ main(int argc, char *argv[])
 	lim.npeers = opts.npeers;
 	/* Made before the fork, as the user the workers run as. */
 	lim.relay_fd = -1;
+	lim.hub_fd = -1;
+	/*
+	 * The hub holds the listen streams: with a supervisor only (it is
+	 * one of its children), and not with --max-listeners 0.
+	 */
+	if (fd != -1 && opts.workers > 0 && opts.max_listeners > 0 &&
+	    front_listen_setup(&lim, opts.max_listeners,
+	    opts.per_principal > 0 ? opts.per_principal :
+	    opts.max_listeners / 4 > 0 ? opts.max_listeners / 4 : 1,
+	    opts.listen_age) == 0)
+		wymcp_server_set_publish(srv, front_publish, lim.listen);
 	if (fd != -1 && front_relay_setup(&lim, opts.workers,
 	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
 	    relayfd != -1) {
@@ -1083,6 +1126,7 @@ main(int argc, char *argv[])
 			rc = front_prefork(srv, fd, opts.listen != NULL,
 			    opts.workers, opts.runners, &lim);
 		front_relay_cleanup(&lim);
+		front_listen_cleanup(&lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&
 		    errno != ENOENT)

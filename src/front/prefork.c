@@ -44,6 +44,7 @@ struct worker {
 	int		 killed;	/* SIGKILL sent */
 	int		 overdue;	/* killed: past its time limit */
 	int		 runner;	/* a task runner, not a worker */
+	int		 hub;		/* the hub (hub.c), not a worker */
 	long long	 started;	/* fork time, ms (monotonic) */
 	long long	 stopsince;	/* first SIGTERM, ms */
 	long long	 lastterm;	/* latest SIGTERM, ms */
@@ -61,6 +62,7 @@ struct pool {
 	int			 listenfd;	/* inherited by workers */
 	int			 want;		/* --workers, or MIN */
 	int			 want_runners;	/* --task-runners */
+	int			 want_hub;	/* a hub: listen streams */
 	int			 max;		/* MAX of --workers MIN:MAX */
 	long long		 idle_ms;	/* --idle-timeout */
 	int			 at_max;	/* MAX reached: logged once */
@@ -111,9 +113,21 @@ now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Is a hub running (not told to stop)? */
+static int
+hub_running(const struct pool *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].pid != -1 && p->w[i].hub && !p->w[i].draining)
+			return 1;
+	return 0;
+}
+
 /*
- * Number of live processes, workers and runners; `current' counts the
- * workers not draining, `runners' the runners not draining.
+ * Number of live processes, workers, runners and the hub; `current'
+ * counts the workers not draining, `runners' the runners not draining.
  */
 static size_t
 count2(const struct pool *p, size_t *current, size_t *runners)
@@ -124,6 +138,8 @@ count2(const struct pool *p, size_t *current, size_t *runners)
 		if (p->w[i].pid == -1)
 			continue;
 		live++;
+		if (p->w[i].hub)
+			continue;
 		if (!p->w[i].draining && p->w[i].runner)
 			run++;
 		else if (!p->w[i].draining)
@@ -177,8 +193,12 @@ slot(struct pool *p)
  * then it serves and exits.  Never returns in the child.  Returns 0, or
  * -1 when mmap(2) or fork(2) failed.
  */
+#define KIND_WORKER	0
+#define KIND_RUNNER	1
+#define KIND_HUB	2
+
 static int
-spawn(struct pool *p, long long now, int runner)
+spawn(struct pool *p, long long now, int kind)
 {
 	struct sigaction	 sa;
 	struct front_board	*b;
@@ -213,7 +233,15 @@ spawn(struct pool *p, long long now, int runner)
 			if (p->w[i].pid != -1 && p->w[i].board != NULL)
 				(void)munmap(p->w[i].board,
 				    sizeof(*p->w[i].board));
-		if (runner) {
+		if (kind == KIND_HUB) {
+			/* The hub takes streams from workers only. */
+			(void)close(p->listenfd);
+			exit(front_hub(p->lim, b));
+		}
+		/* Only the hub reads its socket. */
+		if (p->lim->hub_fd >= 0)
+			(void)close(p->lim->hub_fd);
+		if (kind == KIND_RUNNER) {
 			/* A runner takes no connections. */
 			(void)close(p->listenfd);
 			exit(front_runner(p->srv, p->lim, b));
@@ -224,13 +252,21 @@ spawn(struct pool *p, long long now, int runner)
 		__atomic_add_fetch(&p->lim->stats->respawns, 1,
 		    __ATOMIC_RELAXED);
 	memset(w, 0, sizeof(*w));
-	w->runner = runner;
+	w->runner = kind == KIND_RUNNER;
+	w->hub = kind == KIND_HUB;
 	w->pid = pid;
 	w->started = now;
 	w->active = now;
 	w->board = b;
-	front_log(WYMCP_LOG_DEBUG, "started %s %ld", runner ? "task runner" :
-	    "worker", (long)pid);
+	if (w->hub) {
+		/* Its deaths are not a worker's that cannot start. */
+		b->accepted = 1;
+		if (p->lim->listen != NULL)
+			__atomic_add_fetch(&p->lim->listen->hub_starts, 1,
+			    __ATOMIC_RELAXED);
+	}
+	front_log(WYMCP_LOG_DEBUG, "started %s %ld", kind == KIND_RUNNER ?
+	    "task runner" : kind == KIND_HUB ? "hub" : "worker", (long)pid);
 	return 0;
 }
 
@@ -244,9 +280,13 @@ spawn_missing(struct pool *p, long long now)
 	size_t	 cur, run;
 
 	count2(p, &cur, &run);
+	if (p->want_hub && !hub_running(p) && now >= p->respawn_at &&
+	    spawn(p, now, KIND_HUB) == -1)
+		return;
 	while ((cur < (size_t)p->want || run < (size_t)p->want_runners) &&
 	    now >= p->respawn_at) {
-		if (spawn(p, now, cur >= (size_t)p->want) == -1) {
+		if (spawn(p, now, cur >= (size_t)p->want ? KIND_RUNNER :
+		    KIND_WORKER) == -1) {
 			p->backoff = p->backoff == 0 ? BACKOFF_MIN_MS :
 			    p->backoff * 2 > BACKOFF_MAX_MS ?
 			    BACKOFF_MAX_MS : p->backoff * 2;
@@ -296,7 +336,7 @@ pool_tick(struct pool *p, long long now)
 		w = &p->w[i];
 		/* Task runners are not the pool's: --task-runners. */
 		if (w->pid == -1 || w->draining || w->board == NULL ||
-		    w->runner)
+		    w->runner || w->hub)
 			continue;
 		cur++;
 		busy = __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED);
@@ -314,7 +354,7 @@ pool_tick(struct pool *p, long long now)
 			k = (size_t)p->max - cur;
 		if (k > GROW_MAX)
 			k = GROW_MAX;
-		while (k-- > 0 && spawn(p, now, 0) == 0)
+		while (k-- > 0 && spawn(p, now, KIND_WORKER) == 0)
 			cur++;
 		if (cur == (size_t)p->max && !p->at_max) {
 			p->at_max = 1;
@@ -330,7 +370,7 @@ pool_tick(struct pool *p, long long now)
 	for (i = 0; i < p->nw && cur > (size_t)p->want; i++) {
 		w = &p->w[i];
 		if (w->pid == -1 || w->draining || w->board == NULL ||
-		    w->runner || now - w->active < p->idle_ms ||
+		    w->runner || w->hub || now - w->active < p->idle_ms ||
 		    __atomic_load_n(&w->board->busy, __ATOMIC_RELAXED))
 			continue;
 		front_log(WYMCP_LOG_DEBUG, "pool: retiring idle worker %ld",
@@ -415,13 +455,14 @@ log_death(const struct worker *w, int st, int prio)
 		    "past its time limit%s", (long)w->pid, what,
 		    w->draining ? "" : "; replacing it");
 	else if (WIFEXITED(st))
-		front_log(prio, "worker %ld exited with status %d%s%s",
-		    (long)w->pid, WEXITSTATUS(st),
+		front_log(prio, "%s %ld exited with status %d%s%s",
+		    w->hub ? "hub" : "worker", (long)w->pid, WEXITSTATUS(st),
 		    w->draining ? "" : " (unexpected)", what);
 	else if (WIFSIGNALED(st)) {
 		sig = WTERMSIG(st);
-		front_log(prio, "worker %ld killed by signal %d (%s)%s%s%s%s",
-		    (long)w->pid, sig, strsignal(sig),
+		front_log(prio, "%s %ld killed by signal %d (%s)%s%s%s%s",
+		    w->hub ? "hub" : "worker", (long)w->pid, sig,
+		    strsignal(sig),
 		    WCOREDUMP(st) ? ", core dumped" : "",
 		    w->draining ? "" : " (unexpected)", what,
 		    w->overdue ? ", past its time limit" : "");
@@ -456,6 +497,14 @@ reap(struct pool *p, long long now)
 			}
 		if (w == NULL)
 			continue;
+		if (w->hub) {
+			/* Its streams are gone: so are their slots. */
+			front_listen_hub_died(p->lim);
+			if (!w->draining)
+				front_log(WYMCP_LOG_WARNING, "the hub (%ld) "
+				    "died: its listen streams ended; "
+				    "replacing it", (long)w->pid);
+		}
 		if (w->draining)
 			log_death(w, st, WYMCP_LOG_INFO);
 		else {
@@ -582,6 +631,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	p.listenfd = listenfd;
 	p.want = workers;
 	p.want_runners = runners;
+	p.want_hub = lim->listen != NULL;
 	p.max = lim->max_workers > workers ? lim->max_workers : workers;
 	p.idle_ms = (long long)lim->idle * 1000;
 	p.lim = lim;
@@ -643,16 +693,17 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 			if (!stopping) {
 				front_log(WYMCP_LOG_INFO, "SIGHUP: replacing "
 				    "the workers");
+				/* The hub keeps its streams. */
 				for (i = 0; i < p.nw; i++)
 					if (p.w[i].pid != -1 &&
-					    !p.w[i].draining)
+					    !p.w[i].draining && !p.w[i].hub)
 						p.w[i].replace = 1;
 				p.backoff = 0;
 				p.respawn_at = 0;
 				for (i = 0; i < (size_t)(p.want +
 				    p.want_runners); i++)
-					if (spawn(&p, now, i >= (size_t)p.want)
-					    == -1)
+					if (spawn(&p, now, i >= (size_t)p.want ?
+					    KIND_RUNNER : KIND_WORKER) == -1)
 						break;
 				for (i = 0; i < p.nw; i++)
 					if (p.w[i].pid != -1 &&
@@ -678,7 +729,8 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 		    (next == -1 || next > TICK_MS))
 			next = TICK_MS;
 		if (!stopping &&
-		    (cur < (size_t)p.want || run < (size_t)p.want_runners) &&
+		    (cur < (size_t)p.want || run < (size_t)p.want_runners ||
+		    (p.want_hub && !hub_running(&p))) &&
 		    (next == -1 || p.respawn_at - now < next))
 			next = p.respawn_at - now;
 		if (next >= 0) {

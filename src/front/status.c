@@ -246,12 +246,73 @@ put_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 	return n;
 }
 
+#define L(m)	__atomic_load_n(&l->m, __ATOMIC_RELAXED)
+
+/* The hub's member, "listen":{...}, after a comma. */
+static size_t
+put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n, ",\"listen\":{\"hubUp\":%s,\"held\":%d,"
+	    "\"max\":%d,\"maxPerPrincipal\":%d,\"maxAgeSeconds\":%u,"
+	    "\"streams\":{\"listChanged\":%d,\"resourceUpdates\":%d},"
+	    "\"opened\":%lu,\"refused\":%lu,\"ended\":%lu,\"aged\":%lu,"
+	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"eventsIn\":%lu,"
+	    "\"framesOut\":%lu,\"hubStarts\":%lu}",
+	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
+	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
+	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(events),
+	    L(frames), L(hub_starts));
+}
+
+/* The hub's figures in Prometheus text. */
+static size_t
+prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n,
+	    "# HELP wymcp_listen_streams Listen streams the hub holds, by "
+	    "kind.\n"
+	    "# TYPE wymcp_listen_streams gauge\n"
+	    "wymcp_listen_streams{kind=\"list_changed\"} %d\n"
+	    "wymcp_listen_streams{kind=\"resource_updates\"} %d\n"
+	    "# HELP wymcp_listen_held Listen streams held or being handed "
+	    "over.\n"
+	    "# TYPE wymcp_listen_held gauge\n"
+	    "wymcp_listen_held %d\n"
+	    "# HELP wymcp_listen_max The most listen streams held at once "
+	    "(--max-listeners).\n"
+	    "# TYPE wymcp_listen_max gauge\n"
+	    "wymcp_listen_max %d\n"
+	    "# HELP wymcp_listen_refused_total Listens refused past a cap.\n"
+	    "# TYPE wymcp_listen_refused_total counter\n"
+	    "wymcp_listen_refused_total %lu\n"
+	    "# HELP wymcp_listen_ended_total Listen streams that ended, by "
+	    "why.\n"
+	    "# TYPE wymcp_listen_ended_total counter\n"
+	    "wymcp_listen_ended_total{why=\"server\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"client_gone\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"slow_client\"} %lu\n"
+	    "# HELP wymcp_listen_events_total Events the hub took in.\n"
+	    "# TYPE wymcp_listen_events_total counter\n"
+	    "wymcp_listen_events_total %lu\n"
+	    "# HELP wymcp_listen_frames_total Notifications the hub sent.\n"
+	    "# TYPE wymcp_listen_frames_total counter\n"
+	    "wymcp_listen_frames_total %lu\n"
+	    "# HELP wymcp_hub_up Whether the hub takes streams.\n"
+	    "# TYPE wymcp_hub_up gauge\n"
+	    "wymcp_hub_up %d\n",
+	    L(lists_streams), L(resource_streams), L(held), l->max,
+	    L(refused), L(ended), L(gone), L(dropped), L(events), L(frames),
+	    L(hub_up));
+}
+#undef L
+
 /* What is read when the page is asked for. */
 struct now {
 	int			 held;		/* workers held by questions */
 	int			 max_asking;	/* their cap, 0: none asked */
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
+	const struct front_listen *listen;	/* the hub's, or NULL */
 };
 
 /* Fill *nw for the page. */
@@ -265,6 +326,7 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    __ATOMIC_RELAXED);
 		nw->max_asking = lim->relay->max;
 	}
+	nw->listen = lim->listen;
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -303,6 +365,8 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		    nw->depth.input_required);
 	if (s->store)
 		n = put_store(s, buf, cap, n);
+	if (nw->listen != NULL)
+		n = put_listen(nw->listen, buf, cap, n);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -381,6 +445,8 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    "wymcp_task_store_outages_total %lu\n",
 		    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
 		    s->store_reconnects, s->store_outages);
+	if (nw->listen != NULL)
+		n = prom_listen(nw->listen, buf, cap, n);
 	return n;
 }
 

@@ -313,3 +313,43 @@ front_watch_end(void)
 	nomem = 0;
 	return r;
 }
+
+/*
+ * The stop signals: SIGTERM, SIGINT, SIGHUP, and SIGUSR1, the graceful
+ * stop of some FastCGI process managers.
+ */
+const int	 front_stopsigs[FRONT_NSTOPSIGS] = { SIGTERM, SIGINT, SIGHUP,
+		    SIGUSR1 };
+
+/*
+ * Block the stop signals and catch them with `fn' (no SA_RESTART: a
+ * wait must return), into *waitmask the mask that lets them in during
+ * a wait.  0, or -1 (logged).
+ */
+int
+front_catch_stop(void (*fn)(int), sigset_t *waitmask)
+{
+	struct sigaction	 sa;
+	sigset_t		 stopset;
+	size_t			 i;
+
+	sigemptyset(&stopset);
+	for (i = 0; i < FRONT_NSTOPSIGS; i++)
+		sigaddset(&stopset, front_stopsigs[i]);
+	if (sigprocmask(SIG_BLOCK, &stopset, waitmask) == -1) {
+		front_log(WYMCP_LOG_ERR, "sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_mask = stopset;
+	for (i = 0; i < FRONT_NSTOPSIGS; i++) {
+		sigdelset(waitmask, front_stopsigs[i]);
+		if (sigaction(front_stopsigs[i], &sa, NULL) == -1) {
+			front_log(WYMCP_LOG_ERR, "sigaction: %s",
+			    strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}

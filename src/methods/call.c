@@ -228,6 +228,8 @@ wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	if (answers(ctx, r) != 0)
 		return 0;
 	for (;;) {
+		/* A run that ends at a question publishes nothing. */
+		wymcp__events_forget(ctx);
 		outcome = wymcp__run(ctx, &run, body, arg, rc);
 		ctx->call.rc = *rc;
 		if (outcome != WYMCP__RUN_INPUT || !ctx->req.legacy ||
@@ -254,6 +256,7 @@ wymcp__round(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		wymcp__task_create(ctx, r, name, args);
 		return 0;
 	case WYMCP__RUN_DONE:
+		wymcp__events_publish(ctx);
 		break;
 	}
 	return 1;

@@ -72,27 +72,43 @@ wymcp__supported_versions(const struct wymcp_ctx *ctx)
 
 /*
  * What this server offers (server/discover.mdx; the same object is the
- * legacy initialize's capabilities): no listChanged and no subscribe,
- * since subscriptions/listen delivers task ids only, and only with a
- * task store (listen.c, README).  logging: tools' wymcp_log() lines reach
+ * legacy initialize's capabilities): listChanged for each list and
+ * resources.subscribe when the program delivers events to listen
+ * streams (wymcp_server_set_publish(): wymcp-fcgi's hub), and on the
+ * modern wire only (a 2025-11-25 client has no listen).  logging: tools' wymcp_log() lines reach
  * clients that ask with _meta logLevel (and legacy clients, from info
  * up).  `modern` (server/discover) adds the tasks extension when there
  * is a store.  A new object, NULL when out of memory.
  */
+/* {} or {"listChanged":true} (and `also': true), for a capability. */
+static struct json_object *
+flags(int push, const char *also)
+{
+	struct json_object	*o;
+
+	if ((o = json_object_new_object()) == NULL || !push)
+		return o;
+	json_object_object_add(o, "listChanged", json_object_new_boolean(1));
+	if (also != NULL)
+		json_object_object_add(o, also, json_object_new_boolean(1));
+	return o;
+}
+
 struct json_object *
 wymcp__server_caps(const struct wymcp_server *srv, int modern)
 {
 	struct json_object	*caps, *ext;
+	int			 push;
 
 	if ((caps = json_object_new_object()) == NULL)
 		return NULL;
-	json_object_object_add(caps, "tools", json_object_new_object());
+	push = modern && srv->publish != NULL;
+	json_object_object_add(caps, "tools", flags(push, NULL));
 	if (srv->nresources > 0 || srv->ntemplates > 0)
-		json_object_object_add(caps, "resources",
-		    json_object_new_object());
+		json_object_object_add(caps, "resources", flags(push,
+		    "subscribe"));
 	if (srv->nprompts > 0)
-		json_object_object_add(caps, "prompts",
-		    json_object_new_object());
+		json_object_object_add(caps, "prompts", flags(push, NULL));
 	if (srv->nprompts > 0 || srv->ntemplates > 0 || srv->ncompleters > 0)
 		json_object_object_add(caps, "completions",
 		    json_object_new_object());

@@ -8,14 +8,29 @@
  * closing result too, carries the subscription's id (the listen
  * request's JSON-RPC id) in _meta io.modelcontextprotocol/subscriptionId.
  *
- * Honoured here: taskIds (the tasks extension, with a store: tasks.md
- * "Task Status Notifications"), the caller's own tasks among those
- * named.  Each one's DetailedTask is sent at once and whenever it
- * changes (notifications/tasks), and the stream ends with the
- * graceful result when every one is finished, the client goes away, or
- * after LISTEN_MS (and before the request's time limit): this stream is
- * held by the worker, so it is bounded.  A listen that is honoured
- * nothing is acknowledged with an empty filter and ended at once.
+ * Two kinds of stream:
+ *
+ *  - list changes and resource updates (toolsListChanged,
+ *    promptsListChanged, resourcesListChanged, resourceSubscriptions),
+ *    when the program holds streams (the io's listen_* members:
+ *    wymcp-fcgi's hub).  The worker checks the filter, asks the program
+ *    for a slot, writes the head and the acknowledgement, and hands the
+ *    connection over: the program writes the notifications, the
+ *    keep-alives and the end, and the worker is free at once.  The
+ *    lists honoured are the ones this server has (tools always;
+ *    prompts and resources when some are loaded; resource updates when
+ *    resources are);
+ *  - task status (taskIds, the tasks extension, with a store: tasks.md
+ *    "Task Status Notifications"), the caller's own tasks among those
+ *    named.  Each one's DetailedTask is sent at once and whenever it
+ *    changes (notifications/tasks), and the stream ends with the
+ *    graceful result when every one is finished, the client goes away,
+ *    or after LISTEN_MS (and before the request's time limit): this
+ *    stream is held by the worker, so it is bounded.  A listen naming
+ *    taskIds is this kind, whatever else it names.
+ *
+ * A listen that is honoured nothing is acknowledged with an empty
+ * filter and ended at once.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -188,12 +203,127 @@ follow(struct wymcp_ctx *ctx, struct watched *w)
 	return WYMCP_OK;
 }
 
+/*
+ * The list and resource types of filter `n' this server delivers, into
+ * `honoured' and *l; how many.  URIs past WYMCP_LISTEN_URIS_MAX are
+ * not kept (nor acknowledged).
+ */
+static int
+pushed(struct wymcp_ctx *ctx, struct json_object *n,
+    struct json_object *honoured, struct wymcp_listen *l)
+{
+	static const struct {
+		const char	*name;
+		int		 list;
+	} kinds[] = {
+		{ "toolsListChanged", WYMCP_LIST_TOOLS },
+		{ "promptsListChanged", WYMCP_LIST_PROMPTS },
+		{ "resourcesListChanged", WYMCP_LIST_RESOURCES },
+	};
+	const struct wymcp_server *srv = ctx->srv;
+	struct json_object	*v, *ok;
+	const char		**uris;
+	size_t			 i, k, nres;
+	int			 has, count = 0;
+
+	nres = srv->nresources + srv->ntemplates;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		has = kinds[i].list == WYMCP_LIST_TOOLS ||
+		    (kinds[i].list == WYMCP_LIST_PROMPTS &&
+		    srv->nprompts > 0) ||
+		    (kinds[i].list == WYMCP_LIST_RESOURCES && nres > 0);
+		if (!has || !json_object_object_get_ex(n, kinds[i].name, &v) ||
+		    !json_object_get_boolean(v))
+			continue;
+		json_object_object_add(honoured, kinds[i].name,
+		    json_object_new_boolean(1));
+		l->lists |= kinds[i].list;
+		count++;
+	}
+	if (nres == 0 || !json_object_object_get_ex(n,
+	    "resourceSubscriptions", &v) || json_object_array_length(v) == 0)
+		return count;
+	k = json_object_array_length(v);
+	if (k > WYMCP_LISTEN_URIS_MAX)
+		k = WYMCP_LISTEN_URIS_MAX;
+	if ((ok = json_object_new_array()) == NULL ||
+	    (uris = wymcp_alloc(ctx, k * sizeof(*uris))) == NULL) {
+		json_object_put(ok);
+		return -1;
+	}
+	for (i = 0; i < k; i++) {
+		uris[i] = json_object_get_string(
+		    json_object_array_get_idx(v, i));
+		json_object_array_add(ok, json_object_get(
+		    json_object_array_get_idx(v, i)));
+	}
+	json_object_object_add(honoured, "resourceSubscriptions", ok);
+	l->uris = uris;
+	l->nuris = k;
+	return count + 1;
+}
+
+/* The listen's result, tagged: its graceful end.  NULL out of memory. */
+static struct json_object *
+closing(struct wymcp_ctx *ctx)
+{
+	struct json_object	*res, *m;
+
+	if ((res = wymcp__result_object()) == NULL ||
+	    (m = sub_meta(ctx)) == NULL) {
+		json_object_put(res);
+		return NULL;
+	}
+	json_object_object_add(res, "_meta", m);
+	return res;
+}
+
+/*
+ * The whole response that ends the stream, as JSON text owned by the
+ * request, for the program that holds it; NULL out of memory.
+ */
+static const char *
+end_text(struct wymcp_ctx *ctx)
+{
+	struct wymcp__reply	 e = { 0, NULL, NULL, NULL, 0 };
+	const char		*s;
+
+	wymcp__reply_result(ctx, &e, closing(ctx));
+	s = e.status == 200 && e.body != NULL ?
+	    wymcp_strdup(ctx, wymcp__json(e.body)) : NULL;
+	json_object_put(e.body);
+	return s;
+}
+
+/* The program holds all the streams it may: 503, or this principal's 429. */
+static void
+listen_refused(struct wymcp_ctx *ctx, struct wymcp__reply *r, int why)
+{
+	if (why == -2) {
+		wymcp__reply_error(ctx, r, 429, WYMCP__INTERNAL_ERROR,
+		    "Too many listen streams: this principal holds its share "
+		    "of the server's (--max-listeners-per-principal)", NULL);
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "listen refused: the "
+		    "principal's share is used");
+	} else {
+		wymcp__reply_error(ctx, r, 503, WYMCP__INTERNAL_ERROR,
+		    "Too many listen streams: the server holds as many as it "
+		    "may now (--max-listeners); try again shortly", NULL);
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "listen refused: "
+		    "--max-listeners reached, or the hub is restarting");
+	}
+	r->retry_after = 5;
+}
+
 void
 wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
-	struct json_object	*n, *ids, *honoured, *ok, *ack, *res, *m;
+	const struct wymcp_io	*io = ctx->out.listen_io;
+	struct json_object	*n, *ids, *honoured, *ok, *ack;
+	struct wymcp_listen	 l;
 	struct watched		 w;
 	const char		*bad;
+	int			 rc, hub = 0;
 
 	if (!json_object_object_get_ex(ctx->req.params, "notifications",
 	    &n)) {
@@ -206,13 +336,17 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return;
 	}
 	memset(&w, 0, sizeof(w));
+	memset(&l, 0, sizeof(l));
 	if ((honoured = wymcp_own(ctx, json_object_new_object())) == NULL) {
 		wymcp__reply_nomem(ctx, r);
 		return;
 	}
 	/* Task status: the tasks extension's, with a store. */
+	ids = NULL;
 	if (json_object_object_get_ex(n, "taskIds", &ids) &&
-	    ctx->srv->tasks != NULL) {
+	    ctx->srv->tasks == NULL)
+		ids = NULL;
+	if (ids != NULL) {
 		if (!wymcp__tasks_declared(ctx)) {
 			wymcp__reply_tasks_missing(ctx, r, "Task status "
 			    "notifications need the extension "
@@ -230,6 +364,23 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 			return;
 		}
 	}
+	/* Lists and resources: held by the program, when it holds any. */
+	if (ids == NULL && io != NULL) {
+		if ((rc = pushed(ctx, n, honoured, &l)) < 0 ||
+		    wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+		    (l.id = wymcp__json(ctx->req.id)) == NULL ||
+		    (l.id = wymcp_strdup(ctx, l.id)) == NULL) {
+			wymcp__reply_nomem(ctx, r);
+			return;
+		}
+		l.principal = ctx->who.principal;
+		l.mount = wymcp__param(ctx, WYMCP__P_WYMCP_TOOLS);
+		if (rc > 0 && (hub = io->listen_hold(io->arg, &l)) < 0) {
+			listen_refused(ctx, r, hub);
+			return;
+		}
+		hub = rc > 0;
+	}
 	if ((ack = json_object_new_object()) == NULL) {
 		wymcp__reply_nomem(ctx, r);
 		return;
@@ -239,15 +390,18 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (notify(ctx, "notifications/subscriptions/acknowledged", ack) !=
 	    WYMCP_OK)
 		return;
+	if (hub) {
+		/* The program has the connection from here on. */
+		if (!ctx->out.cancelled && (l.end = end_text(ctx)) != NULL &&
+		    io->listen_hand(io->arg, &l) == 0) {
+			ctx->out.handed = 1;
+			return;
+		}
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "a listen stream could "
+		    "not be handed over: ended");
+	}
 	if (w.n > 0 && follow(ctx, &w) != WYMCP_OK)
 		return;
 	/* The graceful end: the result, tagged too. */
-	if ((res = wymcp__result_object()) == NULL ||
-	    (m = sub_meta(ctx)) == NULL) {
-		json_object_put(res);
-		wymcp__reply_nomem(ctx, r);
-		return;
-	}
-	json_object_object_add(res, "_meta", m);
-	wymcp__reply_result(ctx, r, res);
+	wymcp__reply_result(ctx, r, closing(ctx));
 }

@@ -640,7 +640,7 @@ store_held(struct wymcp_server *srv)
 		wymcp__log(srv, h->id, WYMCP_LOG_ERR, "task %s: its outcome "
 		    "could not be stored before its TTL ended", h->id);
 	} else if (ours)
-		wymcp__log(srv, h->id, WYMCP_LOG_WARNING, "task %s: %s, "
+		wymcp__log(srv, h->id, WYMCP_LOG_INFO, "task %s: %s, "
 		    "stored once the task store was back", h->id,
 		    wymcp__task_status_name(h->status));
 	else

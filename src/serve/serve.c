@@ -573,6 +573,10 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		ctx.out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
 		    WYMCP_ASK_TIMEOUT_DEFAULT;
 	}
+	if (size >= offsetof(struct wymcp_io, listen_hand) +
+	    sizeof(io->listen_hand) && io->listen_hold != NULL &&
+	    io->listen_hand != NULL && srv->publish != NULL)
+		ctx.out.listen_io = io;
 	/* The clock starts now; the program learns the deadline at once. */
 	if ((limit = time_limit(&ctx)) > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() + (long long)limit,
@@ -675,7 +679,9 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	 * messages).  Otherwise one JSON response, unless the client was
 	 * seen going away.
 	 */
-	if (ctx.out.streaming)
+	if (ctx.out.handed)
+		rc = WYMCP_OK;		/* the program holds the stream */
+	else if (ctx.out.streaming)
 		rc = wymcp__stream_final(&ctx, r.body);
 	else if (ctx.out.cancelled)
 		rc = WYMCP_ERR_IO;

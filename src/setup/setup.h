@@ -140,6 +140,8 @@ struct wymcp_server {
 	void			(*tasks_free)(struct wymcp__store *);
 	wymcp_store_watch_fn	 store_watch;	/* the store's ups and downs */
 	void			*store_watch_arg;
+	wymcp_publish_fn	 publish;	/* events go out: listChanged */
+	void			*publish_arg;
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
 	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */

@@ -16,6 +16,11 @@
  *			WYMCP_ERR_NOMEM
  *	leak_fds	opens args.n (default 100) descriptors, never closed
  *	print_stdout	printf()s a response head to standard output
+ *	flood_events	publishes args.n (default 64, the most a run may)
+ *			resources/updated events for a URI args.size bytes
+ *			long (default 2000), "flood://" and 'x's: a client
+ *			that does not read must not slow the hub
+ *			(t/e2e/e2e_listen.py)
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -149,6 +154,26 @@ print_stdout(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "printed"));
 }
 
+static enum wymcp_err
+flood_events(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	int	 i, n = int_arg(args, "n", 64), size = int_arg(args, "size",
+		    2000);
+	char	*uri;
+
+	if (size < 9 || size > 2048 || (uri = wymcp_alloc(ctx,
+	    (size_t)size + 1)) == NULL)
+		return wymcp_result_error(res, "size: 9 to 2048");
+	memcpy(uri, "flood://", 8);
+	memset(uri + 8, 'x', (size_t)size - 8);
+	uri[size] = '\0';
+	for (i = 0; i < n; i++)
+		if (wymcp_notify_resource_updated(ctx, uri) != WYMCP_OK)
+			break;
+	return wymcp_result_add(res, wymcp_textf(ctx, "published %d", i));
+}
+
 static const struct wymcp_tool tools[] = {
 	{ .name = "loop_forever", .description = "Spins for ever.",
 	  .input_schema = obj, .run = loop_forever },
@@ -164,6 +189,8 @@ static const struct wymcp_tool tools[] = {
 	  .input_schema = obj, .run = leak_fds },
 	{ .name = "print_stdout", .description = "Writes to stdout.",
 	  .input_schema = obj, .run = print_stdout },
+	{ .name = "flood_events", .description = "Publishes many events.",
+	  .input_schema = obj, .run = flood_events },
 	{ .name = NULL }
 };
 

@@ -414,10 +414,11 @@ START_TEST(build_context_mounts_a_loaded_module)
 	m[1] = NULL;
 	o.mount = m;
 	build();
-	ck_assert_uint_eq(wymcp_ctx_ntools(ctx), 3);
+	ck_assert_uint_eq(wymcp_ctx_ntools(ctx), 4);
 	ck_assert_str_eq(wymcp_ctx_tool(ctx, 0)->name, "book_room");
 	ck_assert_str_eq(wymcp_ctx_tool(ctx, 1)->name, "purge_cache");
 	ck_assert_str_eq(wymcp_ctx_tool(ctx, 2)->name, "count_slowly");
+	ck_assert_str_eq(wymcp_ctx_tool(ctx, 3)->name, "write_note");
 }
 END_TEST
 

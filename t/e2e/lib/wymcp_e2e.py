@@ -159,6 +159,15 @@ def alive(pid):
     return stat[stat.rfind(")") + 2:].split()[0] != "Z"
 
 
+def comm(pid):
+    """A process's name (/proc/PID/comm), or "" once it is gone."""
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
 def children(pid, table=None):
     table = proc_table() if table is None else table
     return sorted(p for p, (pp, st, _) in table.items()
@@ -688,9 +697,17 @@ class Harness:
         return pid
 
     def workers(self):
-        w = children(self.sup)
-        self.seen_pids.update(w)
-        return w
+        """The supervisor's children but the hub (comm "wymcp-hub"),
+        which holds listen streams and takes no FastCGI connection."""
+        kids = children(self.sup)
+        self.seen_pids.update(kids)
+        return [p for p in kids if comm(p) != "wymcp-hub"]
+
+    def hub(self):
+        """The hub's PID, or None."""
+        kids = children(self.sup)
+        self.seen_pids.update(kids)
+        return next((p for p in kids if comm(p) == "wymcp-hub"), None)
 
     def nginx_conf(self, sock, port, port2):
         user = "user root;\n" if os.geteuid() == 0 else ""

@@ -1,0 +1,1075 @@
+/*
+ * hub.c - the hub: one event-driven process per instance that holds
+ * every listen stream (subscriptions/listen), so that no worker waits
+ *
+ * A worker that receives a valid listen asks for a slot
+ * (front_listen_hold(): --max-listeners for the instance, and a share
+ * per principal, --max-listeners-per-principal), writes the head and
+ * the acknowledgement, and hands the FastCGI connection to the hub
+ * (front_listen_hand(): SCM_RIGHTS over the hub's datagram socket, with
+ * one line of JSON saying what the stream wants); then it is free.
+ * Events come to the same socket (front_publish(): what a tool's run
+ * published, from workers and task runners).  The hub (epoll, nothing
+ * blocks) writes each event to the streams that asked for it as
+ * FastCGI STDOUT records of SSE frames tagged with the subscription id,
+ * an SSE comment after HUB_QUIET_MS without a frame so that proxies do
+ * not cut idle streams, and the end (the listen's result, the end of
+ * stdout, FCGI_END_REQUEST) at --listen-max-age or when it is told to
+ * stop.  It reads what the web server sends on each connection and
+ * drops the stream when the web server closes it or aborts the request
+ * (its client went away), and drops a stream whose client does not
+ * read once HUB_BUF_MAX bytes wait for it: nothing else slows down.
+ *
+ * The socket is made and bound by the supervisor before the first
+ * fork and kept open by it, so a hub that dies is replaced without
+ * losing what was queued for it; its streams end as transport closes
+ * (clients listen again).  The counts live in one shared page (struct
+ * front_listen): workers reserve a slot and its principal's share,
+ * the hub takes them over when it adopts the stream and gives them back
+ * when the stream ends; the supervisor forgets the hub's when it dies.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+#include <json-c/json.h>
+
+#include "front.h"
+
+#define HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
+#define HUB_BUF_MAX	(256 * 1024)	/* bytes waiting for one client */
+#define HUB_QUIET_MS	15000		/* a comment after this silence */
+#define HUB_TICK_MS	1000
+#define HUB_STOP_MS	2000		/* to flush the ends when stopping */
+#define HUB_EVENTS	256		/* epoll events per wait */
+#define SEND_WAIT_MS	100		/* a full queue: wait this much */
+
+#define FCGI_VERSION_1		1
+#define FCGI_ABORT_REQUEST	2
+#define FCGI_END_REQUEST	3
+#define FCGI_STDOUT		6
+#define FCGI_HEADER_LEN		8
+#define FCGI_CONTENT_MAX	65535
+
+#define SUB_ID		"io.modelcontextprotocol/subscriptionId"
+
+/* ------------------------------------------------ the shared page */
+
+/* FNV-1a of `s', for the principal's bucket. */
+static unsigned int
+bucket(const char *s)
+{
+	uint32_t	 h = 2166136261u;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h % FRONT_SHARES;
+}
+
+/*
+ * Make the shared page and the hub's socket, bound at a path in a
+ * private directory of the user the processes run as.  0, or -1
+ * (logged: listen streams are then not held, and nothing is pushed).
+ */
+int
+front_listen_setup(struct front_limits *lim, int max, int per,
+    unsigned int max_age)
+{
+	struct front_listen	*l;
+	struct sockaddr_un	 sun;
+	const char		*tmp;
+	char			 dir[96];
+	int			 fd, sz = 4 * 1024 * 1024;
+
+	lim->listen = NULL;
+	lim->hub_fd = -1;
+	l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (l == MAP_FAILED) {
+		front_log(WYMCP_LOG_ERR, "mmap: %s: listen streams are not "
+		    "held", strerror(errno));
+		return -1;
+	}
+	memset(l, 0, sizeof(*l));
+	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
+		tmp = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/wymcp-hub.XXXXXX", tmp);
+	if (mkdtemp(dir) == NULL) {
+		front_log(WYMCP_LOG_ERR, "mkdtemp %s: %s: listen streams are "
+		    "not held", dir, strerror(errno));
+		goto fail;
+	}
+	snprintf(l->dir, sizeof(l->dir), "%s", dir);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/hub",
+	    dir) >= sizeof(sun.sun_path) ||
+	    (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1) {
+		front_log(WYMCP_LOG_ERR, "hub socket: %s", strerror(errno));
+		(void)rmdir(dir);
+		goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
+		front_log(WYMCP_LOG_ERR, "bind %s: %s", sun.sun_path,
+		    strerror(errno));
+		close(fd);
+		(void)rmdir(dir);
+		goto fail;
+	}
+	/* Room for a burst of handoffs (root may pass rmem_max). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	snprintf(l->path, sizeof(l->path), "%s", sun.sun_path);
+	l->max = max;
+	l->per = per;
+	l->max_age = max_age;
+	lim->listen = l;
+	lim->hub_fd = fd;
+	return 0;
+fail:
+	(void)munmap(l, sizeof(*l));
+	return -1;
+}
+
+/* Remove the socket and its directory (the supervisor, at the end). */
+void
+front_listen_cleanup(const struct front_limits *lim)
+{
+	if (lim->listen == NULL)
+		return;
+	(void)unlink(lim->listen->path);
+	(void)rmdir(lim->listen->dir);
+}
+
+/* The hub died: its streams are gone, and with them their slots. */
+void
+front_listen_hub_died(const struct front_limits *lim)
+{
+	struct front_listen	*l = lim->listen;
+	size_t			 i;
+	int			 n;
+
+	if (l == NULL)
+		return;
+	n = __atomic_exchange_n(&l->hub_held, 0, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&l->held, n, __ATOMIC_ACQ_REL);
+	for (i = 0; i < FRONT_SHARES; i++) {
+		n = __atomic_exchange_n(&l->hub_share[i], 0,
+		    __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&l->share[i], n, __ATOMIC_ACQ_REL);
+	}
+	__atomic_store_n(&l->lists_streams, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->resource_streams, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->hub_up, 0, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------- the worker's side */
+
+/* This worker's reservation for the request in flight. */
+static int		 reserved;	/* a slot is ours */
+static int		 handed;	/* ... and the hub has it */
+static unsigned int	 reserved_bucket;
+static int		 sendfd = -1;	/* unbound: to the hub's path */
+
+/* Take back a slot and a share; `hub': the hub's own counts too. */
+static void
+unreserve(struct front_listen *l, unsigned int b, int hub)
+{
+	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL);
+	if (hub) {
+		__atomic_sub_fetch(&l->hub_held, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&l->hub_share[b], 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+/* The principal's key: the principal, or the client's address. */
+static unsigned int
+share_of(FCGX_Request *req, const struct wymcp_listen *wl)
+{
+	const char	*addr;
+	char		 key[96];
+
+	if (wl->principal != NULL)
+		return bucket(wl->principal);
+	addr = FCGX_GetParam("REMOTE_ADDR", req->envp);
+	snprintf(key, sizeof(key), "addr:%s", addr != NULL ? addr : "");
+	return bucket(key);
+}
+
+/*
+ * A slot for one more stream: 0, -1 when the instance holds
+ * --max-listeners, -2 when the principal holds its share.  Counted on
+ * the status page.
+ */
+int
+front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
+    const struct wymcp_listen *wl)
+{
+	struct front_listen	*l = lim->listen;
+	unsigned int		 b;
+
+	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
+		return -1;
+	b = share_of(req, wl);
+	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
+		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
+		unreserve(l, b, 0);
+		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		return -2;
+	}
+	reserved = 1;
+	handed = 0;
+	reserved_bucket = b;
+	return 0;
+}
+
+/*
+ * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
+ * to SEND_WAIT_MS for room in its queue.  0, or -1.
+ */
+static int
+to_hub(const struct front_listen *l, const char *msg, size_t len, int fd)
+{
+	struct sockaddr_un	 sun;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct pollfd		 pfd;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr		*c;
+	long long		 until;
+
+	if (sendfd == -1 && (sendfd = socket(AF_UNIX, SOCK_DGRAM |
+	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", l->path);
+	memset(&mh, 0, sizeof(mh));
+	iov.iov_base = (void *)msg;
+	iov.iov_len = len;
+	mh.msg_name = &sun;
+	mh.msg_namelen = sizeof(sun);
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	until = front_now_ms() + SEND_WAIT_MS;
+	while (sendmsg(sendfd, &mh, MSG_NOSIGNAL) == -1) {
+		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) || front_now_ms() >= until)
+			return -1;
+		pfd.fd = sendfd;
+		pfd.events = POLLOUT;
+		(void)poll(&pfd, 1, 10);
+	}
+	return 0;
+}
+
+/*
+ * Hand the request's connection to the hub: what the stream wants as
+ * JSON, the descriptor beside it.  0 when the hub has it (the worker
+ * then lets go of the connection without ending the request:
+ * front_listen_done()), -1 when not.
+ */
+int
+front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
+    const struct wymcp_listen *wl)
+{
+	struct json_object	*o, *a;
+	const char		*s;
+	size_t			 i;
+	int			 rc = -1;
+
+	if (!reserved || lim->listen == NULL || req->ipcFd < 0 ||
+	    (o = json_object_new_object()) == NULL)
+		return -1;
+	json_object_object_add(o, "rid", json_object_new_int(req->requestId));
+	json_object_object_add(o, "id", json_object_new_string(wl->id));
+	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
+	json_object_object_add(o, "share",
+	    json_object_new_int((int)reserved_bucket));
+	if (wl->mount != NULL)
+		json_object_object_add(o, "mount",
+		    json_object_new_string(wl->mount));
+	if (wl->end != NULL)
+		json_object_object_add(o, "end",
+		    json_object_new_string(wl->end));
+	if (wl->nuris > 0) {
+		a = json_object_new_array();
+		for (i = 0; i < wl->nuris; i++)
+			json_object_array_add(a,
+			    json_object_new_string(wl->uris[i]));
+		json_object_object_add(o, "uris", a);
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (s != NULL && strlen(s) < HUB_MSG_MAX &&
+	    to_hub(lim->listen, s, strlen(s), req->ipcFd) == 0)
+		rc = 0;
+	json_object_put(o);
+	if (rc == 0)
+		handed = 1;
+	else
+		front_log(WYMCP_LOG_WARNING, "could not hand a listen stream "
+		    "to the hub: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * The request is over: a reservation the hub did not get is given
+ * back.  Returns 1 when the hub has the connection: the caller lets go
+ * of it without writing the end of the request (the hub does).
+ */
+int
+front_listen_done(const struct front_limits *lim)
+{
+	int	 h = handed;
+
+	if (reserved && !handed && lim->listen != NULL)
+		unreserve(lim->listen, reserved_bucket, 0);
+	reserved = handed = 0;
+	return h;
+}
+
+/* wymcp_publish_fn: an event of a run, to the hub. */
+void
+front_publish(void *arg, const char *event, size_t len)
+{
+	const struct front_listen *l = arg;
+
+	if (l == NULL || len >= HUB_MSG_MAX)
+		return;
+	if (to_hub(l, event, len, -1) != 0)
+		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
+		    "hub: %s", strerror(errno));
+}
+
+/* ------------------------------------------------------- the hub */
+
+struct stream {
+	struct stream	*prev, *next;	/* in the order they came */
+	int		 fd;
+	int		 rid;		/* its FastCGI request id */
+	char		*id;		/* the subscription id, JSON */
+	char		*end;		/* the listen's result, JSON */
+	char		*mount;		/* WYMCP_TOOLS, or NULL */
+	char		**uris;
+	size_t		 nuris;
+	int		 lists;
+	unsigned int	 share;
+	long long	 started, wrote;	/* ms */
+	char		*out;		/* waiting to be written */
+	size_t		 outlen, outcap;
+	int		 ending;	/* the end is written: then close */
+	int		 dead;		/* dropped: freed after this turn */
+	int		 pollout;	/* EPOLLOUT is on */
+	unsigned char	 hdr[FCGI_HEADER_LEN];
+	size_t		 hdrlen;	/* header bytes read */
+	size_t		 skip;		/* content and padding to skip */
+};
+
+struct hub {
+	const struct front_limits *lim;
+	struct front_listen	*l;
+	int			 ep;
+	int			 timer;
+	struct stream		*first, *last;
+	struct stream		*graves;	/* dropped this turn */
+	size_t			 n;
+};
+
+static volatile sig_atomic_t	 hub_stop;
+
+static void
+hub_onstop(int sig)
+{
+	hub_stop = sig;
+}
+
+/*
+ * Forget stream `s': close it, give its slot back.  Its memory is freed
+ * after the turn (bury()): events of this turn may still name it.
+ */
+static void
+drop(struct hub *h, struct stream *s, const char *why)
+{
+	if (s->dead)
+		return;
+	front_log(WYMCP_LOG_DEBUG, "hub: listen %s ends: %s", s->id, why);
+	(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, s->fd, NULL);
+	close(s->fd);
+	if (s->prev != NULL)
+		s->prev->next = s->next;
+	else
+		h->first = s->next;
+	if (s->next != NULL)
+		s->next->prev = s->prev;
+	else
+		h->last = s->prev;
+	h->n--;
+	unreserve(h->l, s->share, 1);
+	if (s->lists != 0)
+		__atomic_sub_fetch(&h->l->lists_streams, 1, __ATOMIC_RELAXED);
+	if (s->nuris > 0)
+		__atomic_sub_fetch(&h->l->resource_streams, 1,
+		    __ATOMIC_RELAXED);
+	s->dead = 1;
+	s->next = h->graves;
+	h->graves = s;
+}
+
+/* Free the streams dropped this turn. */
+static void
+bury(struct hub *h)
+{
+	struct stream	*s;
+	size_t		 i;
+
+	while ((s = h->graves) != NULL) {
+		h->graves = s->next;
+		for (i = 0; i < s->nuris; i++)
+			free(s->uris[i]);
+		free(s->uris);
+		free(s->id);
+		free(s->end);
+		free(s->mount);
+		free(s->out);
+		free(s);
+	}
+}
+
+/*
+ * Write what waits for `s' (without blocking).  0, or -1 when the
+ * stream is gone (dropped).
+ */
+static int
+flush(struct hub *h, struct stream *s)
+{
+	struct epoll_event	 ev;
+	ssize_t			 n;
+	size_t			 off = 0;
+
+	if (s->dead)
+		return -1;
+	while (off < s->outlen) {
+		n = send(s->fd, s->out + off, s->outlen - off,
+		    MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		drop(h, s, "the web server closed the connection");
+		return -1;
+	}
+	memmove(s->out, s->out + off, s->outlen - off);
+	s->outlen -= off;
+	if ((s->outlen > 0) != s->pollout) {
+		s->pollout = s->outlen > 0;
+		memset(&ev, 0, sizeof(ev));
+		ev.events = EPOLLIN | EPOLLRDHUP | (s->pollout ? EPOLLOUT : 0);
+		ev.data.ptr = s;
+		(void)epoll_ctl(h->ep, EPOLL_CTL_MOD, s->fd, &ev);
+	}
+	if (s->outlen == 0 && s->ending) {
+		__atomic_add_fetch(&h->l->ended, 1, __ATOMIC_RELAXED);
+		drop(h, s, "ended");
+		return -1;
+	}
+	return 0;
+}
+
+/* Queue `len' bytes for `s'; -1 (dropped) past HUB_BUF_MAX. */
+static int
+queue(struct hub *h, struct stream *s, const void *p, size_t len)
+{
+	char	*nb;
+	size_t	 cap;
+
+	if (s->outlen + len > HUB_BUF_MAX) {
+		__atomic_add_fetch(&h->l->dropped, 1, __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_INFO, "hub: listen %s dropped: its client "
+		    "does not read (%d bytes waiting)", s->id, HUB_BUF_MAX);
+		drop(h, s, "the client does not read");
+		return -1;
+	}
+	if (s->outlen + len > s->outcap) {
+		cap = s->outcap == 0 ? 1024 : s->outcap;
+		while (cap < s->outlen + len)
+			cap *= 2;
+		if ((nb = realloc(s->out, cap)) == NULL) {
+			drop(h, s, "out of memory");
+			return -1;
+		}
+		s->out = nb;
+		s->outcap = cap;
+	}
+	memcpy(s->out + s->outlen, p, len);
+	s->outlen += len;
+	return 0;
+}
+
+/* Queue FastCGI records of `type' carrying `len' bytes of `p'. */
+static int
+records(struct hub *h, struct stream *s, int type, const char *p,
+    size_t len)
+{
+	unsigned char	 hd[FCGI_HEADER_LEN];
+	size_t		 k;
+
+	do {
+		k = len > FCGI_CONTENT_MAX ? FCGI_CONTENT_MAX : len;
+		hd[0] = FCGI_VERSION_1;
+		hd[1] = (unsigned char)type;
+		hd[2] = (unsigned char)(s->rid >> 8);
+		hd[3] = (unsigned char)s->rid;
+		hd[4] = (unsigned char)(k >> 8);
+		hd[5] = (unsigned char)k;
+		hd[6] = 0;
+		hd[7] = 0;
+		if (queue(h, s, hd, sizeof(hd)) != 0 ||
+		    (k > 0 && queue(h, s, p, k) != 0))
+			return -1;
+		p += k;
+		len -= k;
+	} while (len > 0);
+	return 0;
+}
+
+/* One SSE frame (`data' a JSON text, or a comment) to `s', written. */
+static int
+frame(struct hub *h, struct stream *s, const char *data, int comment)
+{
+	char	 small[1024], *buf = small;
+	size_t	 n, len = strlen(data) + 32;
+	int	 rc;
+
+	if (len > sizeof(small) && (buf = malloc(len)) == NULL)
+		return -1;
+	n = (size_t)snprintf(buf, len, comment ? ": %s\n\n" :
+	    "event: message\ndata: %s\n\n", data);
+	rc = records(h, s, FCGI_STDOUT, buf, n);
+	if (buf != small)
+		free(buf);
+	if (rc != 0)
+		return -1;
+	s->wrote = front_now_ms();
+	if (!comment)
+		__atomic_add_fetch(&h->l->frames, 1, __ATOMIC_RELAXED);
+	return flush(h, s);
+}
+
+/*
+ * End `s' gracefully: the listen's result (tagged), the end of stdout,
+ * FCGI_END_REQUEST; closed once written.
+ */
+static int
+end(struct hub *h, struct stream *s)
+{
+	unsigned char	 body[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
+
+	if (s->ending)
+		return 0;
+	if (s->end != NULL && frame(h, s, s->end, 0) != 0)
+		return -1;
+	s->ending = 1;
+	if (records(h, s, FCGI_STDOUT, "", 0) != 0 ||
+	    records(h, s, FCGI_END_REQUEST, (const char *)body,
+	    sizeof(body)) != 0)
+		return -1;
+	return flush(h, s);
+}
+
+/* Is `name' one of the words of the mount list `mount'? */
+static int
+mounted(const char *mount, const char *name)
+{
+	size_t	 n = strlen(name), k;
+
+	while (*mount != '\0') {
+		mount += strspn(mount, " \t");
+		k = strcspn(mount, " \t");
+		if (k == n && strncmp(mount, name, n) == 0)
+			return 1;
+		mount += k;
+	}
+	return 0;
+}
+
+/* Does a list event that names `tools' (or none) reach `s'? */
+static int
+sees(const struct stream *s, struct json_object *tools)
+{
+	size_t	 i;
+
+	if (tools == NULL || s->mount == NULL)
+		return 1;
+	for (i = 0; i < json_object_array_length(tools); i++)
+		if (mounted(s->mount, json_object_get_string(
+		    json_object_array_get_idx(tools, i))))
+			return 1;
+	return 0;
+}
+
+/* The notification `method' with params {extra,"_meta":{...}} to `s'. */
+static int
+notify(struct hub *h, struct stream *s, const char *method,
+    const char *extra)
+{
+	char	 small[1024], *buf = small;
+	size_t	 len = strlen(method) + strlen(extra) + strlen(s->id) + 96;
+	int	 rc;
+
+	if (len > sizeof(small) && (buf = malloc(len)) == NULL)
+		return -1;
+	snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
+	    "\"params\":{%s%s\"_meta\":{\"" SUB_ID "\":%s}}}", method, extra,
+	    *extra != '\0' ? "," : "", s->id);
+	rc = frame(h, s, buf, 0);
+	if (buf != small)
+		free(buf);
+	return rc;
+}
+
+/* An event from a run, or from outside: to every stream it concerns. */
+static void
+dispatch(struct hub *h, const char *msg, size_t len)
+{
+	static const struct {
+		const char	*name;
+		int		 list;
+		const char	*method;
+	} kinds[] = {
+		{ "tools", WYMCP_LIST_TOOLS,
+		    "notifications/tools/list_changed" },
+		{ "prompts", WYMCP_LIST_PROMPTS,
+		    "notifications/prompts/list_changed" },
+		{ "resources", WYMCP_LIST_RESOURCES,
+		    "notifications/resources/list_changed" },
+	};
+	struct json_tokener	*tok;
+	struct json_object	*o, *k, *v, *tools = NULL;
+	struct stream		*s, *next;
+	const char		*uri = NULL, *name;
+	char			*extra = NULL;
+	size_t			 i, j;
+	int			 lists = 0;
+
+	if ((tok = json_tokener_new()) == NULL)
+		return;
+	o = json_tokener_parse_ex(tok, msg, (int)len);
+	json_tokener_free(tok);
+	if (o == NULL || !json_object_object_get_ex(o, "k", &k)) {
+		front_log(WYMCP_LOG_WARNING, "hub: an event that is not one "
+		    "(ignored): %.*s", (int)(len > 200 ? 200 : len), msg);
+		json_object_put(o);
+		return;
+	}
+	__atomic_add_fetch(&h->l->events, 1, __ATOMIC_RELAXED);
+	if (strcmp(json_object_get_string(k), "updated") == 0 &&
+	    json_object_object_get_ex(o, "uri", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		uri = json_object_get_string(v);
+		/* "uri":"..." as JSON, escaped as it must be. */
+		if ((name = json_object_to_json_string_ext(v,
+		    JSON_C_TO_STRING_PLAIN)) == NULL ||
+		    asprintf(&extra, "\"uri\":%s", name) == -1)
+			extra = NULL;
+	} else if (strcmp(json_object_get_string(k), "list") == 0 &&
+	    json_object_object_get_ex(o, "lists", &v) &&
+	    json_object_is_type(v, json_type_array)) {
+		for (i = 0; i < json_object_array_length(v); i++)
+			for (j = 0; j < 3; j++)
+				if (strcmp(json_object_get_string(
+				    json_object_array_get_idx(v, i)),
+				    kinds[j].name) == 0)
+					lists |= kinds[j].list;
+		if (json_object_object_get_ex(o, "tools", &tools) &&
+		    !json_object_is_type(tools, json_type_array))
+			tools = NULL;
+	}
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (s->ending || s->dead)
+			continue;
+		if (uri != NULL && extra != NULL) {
+			for (i = 0; i < s->nuris; i++)
+				if (strcmp(s->uris[i], uri) == 0)
+					break;
+			if (i < s->nuris)
+				(void)notify(h, s,
+				    "notifications/resources/updated", extra);
+			continue;
+		}
+		for (j = 0; j < 3; j++)
+			if ((lists & s->lists & kinds[j].list) &&
+			    (kinds[j].list != WYMCP_LIST_TOOLS ||
+			    sees(s, tools)) &&
+			    notify(h, s, kinds[j].method, "") != 0)
+				break;
+	}
+	free(extra);
+	json_object_put(o);
+}
+
+/* A string member of `o', strdup'd; NULL when absent. */
+static char *
+member(struct json_object *o, const char *name, int *bad)
+{
+	struct json_object	*v;
+	char			*s;
+
+	if (!json_object_object_get_ex(o, name, &v))
+		return NULL;
+	if ((s = strdup(json_object_get_string(v))) == NULL)
+		*bad = 1;
+	return s;
+}
+
+/* A handed-over stream: adopt it, or close it. */
+static void
+adopt(struct hub *h, const char *msg, size_t len, int fd)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o = NULL, *v;
+	struct epoll_event	 ev;
+	struct stream		*s;
+	size_t			 i;
+	int			 bad = 0, b;
+
+	if ((tok = json_tokener_new()) != NULL) {
+		o = json_tokener_parse_ex(tok, msg, (int)len);
+		json_tokener_free(tok);
+	}
+	if (o == NULL || !json_object_object_get_ex(o, "share", &v) ||
+	    (b = json_object_get_int(v)) < 0 || b >= FRONT_SHARES ||
+	    (s = calloc(1, sizeof(*s))) == NULL) {
+		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
+		close(fd);
+		json_object_put(o);
+		return;
+	}
+	/* The worker's reservation is the hub's now. */
+	__atomic_add_fetch(&h->l->hub_held, 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&h->l->hub_share[b], 1, __ATOMIC_ACQ_REL);
+	__atomic_add_fetch(&h->l->opened, 1, __ATOMIC_RELAXED);
+	s->fd = fd;
+	s->share = (unsigned int)b;
+	s->rid = json_object_object_get_ex(o, "rid", &v) ?
+	    json_object_get_int(v) : 1;
+	s->lists = json_object_object_get_ex(o, "lists", &v) ?
+	    json_object_get_int(v) : 0;
+	s->id = member(o, "id", &bad);
+	s->end = member(o, "end", &bad);
+	s->mount = member(o, "mount", &bad);
+	if (json_object_object_get_ex(o, "uris", &v) &&
+	    json_object_is_type(v, json_type_array) &&
+	    (s->nuris = json_object_array_length(v)) > 0) {
+		if ((s->uris = calloc(s->nuris, sizeof(*s->uris))) == NULL)
+			bad = 1;
+		for (i = 0; s->uris != NULL && i < s->nuris; i++)
+			if ((s->uris[i] = strdup(json_object_get_string(
+			    json_object_array_get_idx(v, i)))) == NULL)
+				bad = 1;
+		if (s->uris == NULL)
+			s->nuris = 0;
+	}
+	json_object_put(o);
+	s->started = s->wrote = front_now_ms();
+	if (s->lists != 0)
+		__atomic_add_fetch(&h->l->lists_streams, 1, __ATOMIC_RELAXED);
+	if (s->nuris > 0)
+		__atomic_add_fetch(&h->l->resource_streams, 1,
+		    __ATOMIC_RELAXED);
+	s->prev = h->last;
+	if (h->last != NULL)
+		h->last->next = s;
+	else
+		h->first = s;
+	h->last = s;
+	h->n++;
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN | EPOLLRDHUP;
+	ev.data.ptr = s;
+	if (bad || s->id == NULL || epoll_ctl(h->ep, EPOLL_CTL_ADD, fd,
+	    &ev) == -1) {
+		if (s->id == NULL)
+			s->id = strdup("?");
+		drop(h, s, bad ? "out of memory" : "epoll_ctl failed");
+		return;
+	}
+	front_log(WYMCP_LOG_DEBUG, "hub: listen %s held (%zu streams)",
+	    s->id, h->n);
+}
+
+/* Take every message waiting on the hub's socket. */
+static void
+take(struct hub *h, int hubfd)
+{
+	static char		 msg[HUB_MSG_MAX];
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct cmsghdr		*c;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	ssize_t			 n;
+	int			 fd;
+
+	for (;;) {
+		memset(&mh, 0, sizeof(mh));
+		iov.iov_base = msg;
+		iov.iov_len = sizeof(msg);
+		mh.msg_iov = &iov;
+		mh.msg_iovlen = 1;
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		if ((n = recvmsg(hubfd, &mh, MSG_DONTWAIT |
+		    MSG_CMSG_CLOEXEC)) == -1) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR)
+				front_log(WYMCP_LOG_ERR, "hub: recvmsg: %s",
+				    strerror(errno));
+			return;
+		}
+		fd = -1;
+		for (c = CMSG_FIRSTHDR(&mh); c != NULL;
+		    c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET &&
+			    c->cmsg_type == SCM_RIGHTS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
+				memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (fd >= 0)
+			adopt(h, msg, (size_t)n, fd);
+		else
+			dispatch(h, msg, (size_t)n);
+	}
+}
+
+/*
+ * Read what the web server sends on `s': the rest of the request's
+ * stdin, nothing else of ours.  An abort of our request or a close
+ * means its client went away.
+ */
+static void
+readable(struct hub *h, struct stream *s, uint32_t events)
+{
+	unsigned char	 buf[4096];
+	ssize_t		 n;
+	size_t		 i = 0, k;
+
+	if (s->dead)
+		return;
+	for (;;) {
+		n = recv(s->fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n == -1 && errno != EAGAIN &&
+		    errno != EWOULDBLOCK && errno != EINTR)) {
+			__atomic_add_fetch(&h->l->gone, 1, __ATOMIC_RELAXED);
+			drop(h, s, "the client went away");
+			return;
+		}
+		if (n == -1)
+			break;
+		for (i = 0; i < (size_t)n; ) {
+			if (s->skip > 0) {
+				k = (size_t)n - i < s->skip ? (size_t)n - i :
+				    s->skip;
+				s->skip -= k;
+				i += k;
+				continue;
+			}
+			s->hdr[s->hdrlen++] = buf[i++];
+			if (s->hdrlen < FCGI_HEADER_LEN)
+				continue;
+			s->hdrlen = 0;
+			if (s->hdr[1] == FCGI_ABORT_REQUEST &&
+			    (s->hdr[2] << 8 | s->hdr[3]) == s->rid) {
+				__atomic_add_fetch(&h->l->gone, 1,
+				    __ATOMIC_RELAXED);
+				drop(h, s, "the request was aborted");
+				return;
+			}
+			s->skip = (size_t)(s->hdr[4] << 8 | s->hdr[5]) +
+			    s->hdr[6];
+		}
+	}
+	if (events & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) {
+		__atomic_add_fetch(&h->l->gone, 1, __ATOMIC_RELAXED);
+		drop(h, s, "the web server closed the connection");
+	}
+}
+
+/* Once a tick: keep-alive comments, and the end at the maximum age. */
+static void
+tick(struct hub *h)
+{
+	struct stream	*s, *next;
+	long long	 now = front_now_ms(), age;
+
+	age = (long long)h->l->max_age * 1000;
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (s->ending)
+			continue;
+		if (age > 0 && now - s->started >= age) {
+			__atomic_add_fetch(&h->l->aged, 1, __ATOMIC_RELAXED);
+			(void)end(h, s);
+		} else if (now - s->wrote >= HUB_QUIET_MS)
+			(void)frame(h, s, "keep-alive", 1);
+	}
+}
+
+/* Stopping: end every stream, and give the ends HUB_STOP_MS to go. */
+static void
+stop_all(struct hub *h)
+{
+	struct epoll_event	 evs[HUB_EVENTS];
+	struct stream		*s, *next;
+	long long		 until;
+	int			 i, n;
+
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		(void)end(h, s);
+	}
+	until = front_now_ms() + HUB_STOP_MS;
+	while (h->first != NULL && front_now_ms() < until) {
+		n = epoll_wait(h->ep, evs, HUB_EVENTS, 100);
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.ptr == NULL ||
+			    evs[i].data.ptr == &h->timer)
+				continue;
+			s = evs[i].data.ptr;
+			if (evs[i].events & EPOLLOUT)
+				(void)flush(h, s);
+		}
+		bury(h);
+	}
+	while (h->first != NULL)
+		drop(h, h->first, "stopping");
+	bury(h);
+}
+
+/*
+ * The hub: a child of the supervisor (prefork.c) with the hub's socket
+ * in lim->hub_fd.  Returns an exit status.
+ */
+int
+front_hub(const struct front_limits *lim, struct front_board *board)
+{
+	struct epoll_event	 ev, evs[HUB_EVENTS];
+	struct itimerspec	 its;
+	struct hub		 h;
+	struct stream		*s;
+	sigset_t		 waitmask;
+	uint64_t		 ticks;
+	int			 i, n, status = 0;
+
+	memset(&h, 0, sizeof(h));
+	h.lim = lim;
+	h.l = lim->listen;
+	/* ps(1) and top(1) tell it from the workers. */
+	(void)prctl(PR_SET_NAME, "wymcp-hub", 0, 0, 0);
+	if (h.l == NULL || lim->hub_fd < 0 ||
+	    front_catch_stop(hub_onstop, &waitmask) == -1)
+		return 1;
+	if ((h.ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (h.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC)) == -1) {
+		front_log(WYMCP_LOG_ERR, "hub: %s", strerror(errno));
+		return 1;
+	}
+	memset(&its, 0, sizeof(its));
+	its.it_interval.tv_sec = its.it_value.tv_sec = HUB_TICK_MS / 1000;
+	(void)timerfd_settime(h.timer, 0, &its, NULL);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;		/* the hub's socket */
+	if (epoll_ctl(h.ep, EPOLL_CTL_ADD, lim->hub_fd, &ev) == -1) {
+		front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s", strerror(errno));
+		return 1;
+	}
+	ev.data.ptr = &h.timer;
+	(void)epoll_ctl(h.ep, EPOLL_CTL_ADD, h.timer, &ev);
+	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
+	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
+	while (!hub_stop) {
+		n = epoll_pwait(h.ep, evs, HUB_EVENTS, -1, &waitmask);
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			front_log(WYMCP_LOG_ERR, "hub: epoll_wait: %s",
+			    strerror(errno));
+			status = 1;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			if (evs[i].data.ptr == NULL) {
+				take(&h, lim->hub_fd);
+				continue;
+			}
+			if (evs[i].data.ptr == &h.timer) {
+				(void)read(h.timer, &ticks, sizeof(ticks));
+				tick(&h);
+				continue;
+			}
+			s = evs[i].data.ptr;
+			if ((evs[i].events & EPOLLOUT) && flush(&h, s) != 0)
+				continue;
+			/* A stream dropped above in this batch: skip. */
+			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP |
+			    EPOLLERR))
+				readable(&h, s, evs[i].events);
+		}
+		bury(&h);
+		board->served = h.n;
+	}
+	__atomic_store_n(&h.l->hub_up, 0, __ATOMIC_RELEASE);
+	stop_all(&h);
+	front_log(WYMCP_LOG_DEBUG, "hub stopping");
+	return status;
+}

@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+"""e2e_listen.py - listen streams held by the hub, through a real nginx.
+
+Usage: e2e_listen.py [--builddir DIR] [--keep] [-v]
+
+Starts wymcp-fcgi with ONE worker (so that a listen that held a worker
+would stop every other request), --max-listeners 5,
+--max-listeners-per-principal 3, --listen-max-age 20, a status page,
+and the examples, conformance and rogue modules, behind a private nginx
+(/mcp as alice, /mcp-anon anonymous, /mcp-narrow with WYMCP_TOOLS "help
+echo").  Every stream is read as a client reads it (HTTP/1.0 through
+nginx, the SSE frames one by one) and proves (basic/patterns/
+subscriptions.mdx):
+
+  A  the acknowledgement is the first frame, with the subset honoured
+     (a member the filter schema does not have is left out), tagged
+     with the listen's id; the worker is free at once (three streams
+     open, a tools/call on the one worker answers at once, the status
+     page shows no worker busy);
+  E  write_note "a" reaches the stream subscribed to note://a as
+     notifications/resources/updated with the uri and the subscription
+     id, and a stream asking resourcesListChanged gets list_changed
+     (a new name) but no update of a URI it did not name; a second
+     write of "a" (a replacement) is an update only; the trigger tool
+     reaches toolsListChanged streams and no other;
+  C  --max-listeners-per-principal: alice's fourth listen is 429 with
+     Retry-After; --max-listeners: the instance's sixth is 503 with
+     Retry-After; both counted on the status page;
+  G  a client that goes away frees its slot (status page held, and a
+     listen that was refused now succeeds);
+  S  a client that does not read is dropped once its buffer is full,
+     while another stream goes on getting events and calls are served;
+  M  at --listen-max-age the stream ends gracefully: the listen's
+     result, tagged, then the end of the response; a quiet stream gets
+     ": keep-alive" comments meanwhile (every 15 s);
+  K  the hub SIGKILLed: its streams end as a transport close (no
+     result), the supervisor starts another hub, and a new listen gets
+     events again;
+  T  SIGTERM to the supervisor: every open stream gets its result
+     before the end.
+
+Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed".
+Python 3 standard library only.
+"""
+
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import time
+
+sys.dont_write_bytecode = True
+import wymcp_e2e
+from wymcp_e2e import R, Client, enc, hlist, rpc, std_headers
+
+STATUS = "/wymcp-status"
+SUB = "io.modelcontextprotocol/subscriptionId"
+
+
+class ListenHarness(wymcp_e2e.Harness):
+    def __init__(self, builddir, keep=False):
+        wymcp_e2e.Harness.__init__(self, builddir, keep)
+        self.nworkers = 1
+        self.tools = ["examples", "conformance"]
+        self.notes = None
+
+    def paths(self):
+        wymcp_e2e.Harness.paths(self)
+        rogue = os.path.join(self.builddir, "t", "lib", ".libs", "rogue.so")
+        wymcp_e2e.need_built(rogue, hint="make check-listen builds it")
+        self.mods.append(rogue)
+
+    def start_fcgi(self):
+        self.notes = os.path.join(self.tmp, "notes")
+        os.makedirs(self.notes)
+        os.environ["WYMCP_NOTES_DIR"] = self.notes
+        self.extra_args = ["--max-listeners", "5",
+                           "--max-listeners-per-principal", "3",
+                           "--listen-max-age", "20",
+                           "--status-path", STATUS, "-v", "-v"]
+        wymcp_e2e.Harness.start_fcgi(self)
+
+    def nginx_conf(self, sock, port, port2):
+        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
+        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
+                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
+        return conf.replace("\t\tlocation = /mcp-anon {",
+                            status + "\t\tlocation = /mcp-anon {", 1)
+
+
+class Stream:
+    """A listen as a client holds it: HTTP/1.0 through nginx, the SSE
+    frames parsed as they come."""
+
+    def __init__(self, port, notifications, rid, path="/mcp", rcvbuf=None):
+        self.rid = rid
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf is not None:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.connect(("127.0.0.1", port))
+        body = enc(rpc(rid, "subscriptions/listen",
+                       {"notifications": notifications}))
+        head = "POST %s HTTP/1.0\r\nHost: localhost\r\n" % path
+        for k, v in std_headers("subscriptions/listen").items():
+            head += "%s: %s\r\n" % (k, v)
+        head += "Content-Length: %d\r\n\r\n" % len(body)
+        self.s.sendall(head.encode() + body)
+        self.buf = b""
+        self.status = None
+        self.headers = ""
+        self.frames = []	# parsed JSON messages, in order
+        self.comments = []
+        self.eof = False
+
+    def _parse(self):
+        if self.status is None:
+            i = self.buf.find(b"\r\n\r\n")
+            if i < 0:
+                return
+            head = self.buf[:i].decode("latin-1")
+            self.buf = self.buf[i + 4:]
+            self.status = int(head.split()[1])
+            self.headers = head
+        while True:
+            i = self.buf.find(b"\n\n")
+            if i < 0:
+                return
+            ev = self.buf[:i].decode("utf-8", "replace")
+            self.buf = self.buf[i + 2:]
+            for line in ev.split("\n"):
+                if line.startswith("data: "):
+                    try:
+                        self.frames.append(json.loads(line[6:]))
+                    except ValueError:
+                        self.frames.append({"unparsable": line})
+                elif line.startswith(":"):
+                    self.comments.append(line)
+
+    def pump(self, timeout):
+        """Read what comes within `timeout' s."""
+        end = time.monotonic() + timeout
+        while not self.eof:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            r, _, _ = select.select([self.s], [], [], left)
+            if not r:
+                break
+            try:
+                b = self.s.recv(65536)
+            except (ConnectionResetError, OSError):
+                b = b""
+            if not b:
+                self.eof = True
+                break
+            self.buf += b
+            self._parse()
+        self._parse()
+
+    def wait(self, pred, timeout=5):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not self.eof:
+            if pred(self):
+                return True
+            self.pump(min(0.2, max(0.01, end - time.monotonic())))
+        return pred(self)
+
+    def methods(self):
+        return [f.get("method") for f in self.frames]
+
+    def notes(self, method):
+        return [f for f in self.frames if f.get("method") == method]
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+def call(h, name, args, path="/mcp"):
+    c = Client(h.port)
+    r = c.send("POST", path, enc(rpc(1, "tools/call", {"name": name,
+                                                       "arguments": args})),
+               hlist(std_headers("tools/call", name)))
+    return r
+
+
+def status(h):
+    r = Client(h.port).send("GET", STATUS)
+    try:
+        return json.loads(r.raw.decode())
+    except ValueError:
+        return {}
+
+
+def listen_stats(h):
+    return status(h).get("listen", {})
+
+
+def wait_stat(h, key, want, timeout=5):
+    end = time.monotonic() + timeout
+    got = None
+    while time.monotonic() < end:
+        got = listen_stats(h).get(key)
+        if want(got):
+            return got
+        time.sleep(0.1)
+    return got
+
+
+def tagged(frames, rid):
+    return all(f.get("params", f.get("result", {})).get("_meta", {})
+               .get(SUB) == rid for f in frames)
+
+
+def drain(s):
+    """Read `s' until nothing has come for 50 ms."""
+    n = -1
+    while n != len(s.buf) + sum(1 for _ in s.frames):
+        n = len(s.buf) + sum(1 for _ in s.frames)
+        s.pump(0.05)
+
+
+def body(h):
+    h.paths()
+    h.start()
+    port = h.port
+    t_quiet = time.monotonic()
+    quiet = Stream(port, {"promptsListChanged": True}, "quiet")
+    quiet.wait(lambda s: len(s.frames) >= 1)
+
+    # A: the acknowledgement; the one worker is free.
+    a = Stream(port, {"toolsListChanged": True, "resourceSubscriptions":
+                      ["note://a"], "future": True}, 7)
+    ok = a.wait(lambda s: len(s.frames) >= 1)
+    R.check(ok and a.status == 200 and "text/event-stream" in a.headers,
+            "A: the listen is an SSE stream", a.headers[:200])
+    ack = a.frames[0] if a.frames else {}
+    R.check(ack.get("method") == "notifications/subscriptions/acknowledged"
+            and ack.get("params", {}).get("notifications") ==
+            {"toolsListChanged": True, "resourceSubscriptions": ["note://a"]}
+            and ack["params"]["_meta"].get(SUB) == 7,
+            "A: the acknowledgement is first, the honoured subset, tagged",
+            json.dumps(ack))
+    b = Stream(port, {"resourcesListChanged": True, "resourceSubscriptions":
+                      ["note://b"]}, "b", path="/mcp-anon")
+    b.wait(lambda s: len(s.frames) >= 1)
+    t0 = time.monotonic()
+    r = call(h, "write_note", {"name": "a", "text": "first"})
+    took = time.monotonic() - t0
+    R.check(r.status == 200 and "written" in json.dumps(r.json or {}) and
+            took < 5,
+            "A: three streams open, the one worker still serves (%.2f s)"
+            % took, r.brief())
+    st = listen_stats(h)
+    R.check(st.get("hubUp") is True and st.get("held") == 3 and
+            st.get("streams", {}).get("resourceUpdates") == 2,
+            "A: the status page counts the hub's streams",
+            json.dumps(st))
+    R.check(status(h).get("workers", {}).get("busy") == 0,
+            "A: no worker is busy while the streams are open",
+            json.dumps(status(h).get("workers")))
+
+    # E: events reach the streams that asked, tagged.
+    a.wait(lambda s: len(s.notes("notifications/resources/updated")) >= 1)
+    up = a.notes("notifications/resources/updated")
+    R.check(len(up) == 1 and up[0]["params"].get("uri") == "note://a" and
+            up[0]["params"]["_meta"].get(SUB) == 7,
+            "E: write_note reaches the stream subscribed to note://a",
+            json.dumps(a.frames))
+    b.wait(lambda s: len(s.notes("notifications/resources/list_changed"))
+           >= 1)
+    R.check(b.methods()[1:] == ["notifications/resources/list_changed"] and
+            tagged(b.frames, "b"),
+            "E: a new note is resources/list_changed to the stream that "
+            "asked, no update of a URI it did not name",
+            json.dumps(b.frames))
+    R.check("notifications/resources/list_changed" not in a.methods(),
+            "E: no list_changed to a stream that did not ask",
+            json.dumps(a.methods()))
+    call(h, "write_note", {"name": "a", "text": "second"})
+    a.wait(lambda s: len(s.notes("notifications/resources/updated")) >= 2)
+    b.pump(0.5)
+    R.check(len(a.notes("notifications/resources/updated")) == 2 and
+            len(b.notes("notifications/resources/list_changed")) == 1,
+            "E: a replaced note is an update only",
+            json.dumps([a.methods(), b.methods()]))
+    r = call(h, "test_trigger_tool_change", {})
+    a.wait(lambda s: "notifications/tools/list_changed" in s.methods())
+    b.pump(0.5)
+    quiet.pump(0.2)
+    R.check("notifications/tools/list_changed" in a.methods() and
+            "notifications/tools/list_changed" not in b.methods() and
+            quiet.methods() == ["notifications/subscriptions/acknowledged"],
+            "E: the tool list trigger reaches toolsListChanged streams only",
+            json.dumps([a.methods(), b.methods(), quiet.methods()]))
+    R.check(tagged(a.frames, 7), "E: every frame of a stream is tagged",
+            json.dumps(a.frames))
+
+    # C: the caps.  alice holds a and (below) two more: 3 = her share.
+    c1 = Stream(port, {"toolsListChanged": True}, "c1")
+    c1.wait(lambda s: len(s.frames) >= 1)
+    c2 = Stream(port, {"toolsListChanged": True}, "c2")
+    c2.wait(lambda s: s.status is not None)
+    R.check(c1.status == 200 and c2.status == 429 and
+            "Retry-After:" in c2.headers,
+            "C: a principal's share (3) used: 429 with Retry-After",
+            "%s / %s" % (c1.status, c2.headers[:300]))
+    # Held: quiet, a, b, c1 = 4; one more anonymous makes 5, then 503.
+    d1 = Stream(port, {"toolsListChanged": True}, "d1", path="/mcp-anon")
+    d1.wait(lambda s: len(s.frames) >= 1)
+    d2 = Stream(port, {"toolsListChanged": True}, "d2", path="/mcp-anon")
+    d2.wait(lambda s: s.status is not None)
+    d2.pump(0.3)
+    R.check(d1.status == 200 and d2.status == 503 and
+            "Retry-After:" in d2.headers and
+            (d2.buf + b"").find(b"--max-listeners") >= 0,
+            "C: the instance's --max-listeners (5) reached: 503 with "
+            "Retry-After", "%s / %s %r" % (d1.status, d2.headers[:200],
+                                            d2.buf[:200]))
+    st = listen_stats(h)
+    R.check(st.get("refused", 0) >= 2 and st.get("held") == 5,
+            "C: refusals counted on the status page", json.dumps(st))
+    c2.close()
+    d2.close()
+
+    # G: a client that goes away frees its slot.
+    gone0 = st.get("clientGone", 0)
+    d1.close()
+    got = wait_stat(h, "held", lambda v: v == 4)
+    R.check(got == 4 and listen_stats(h).get("clientGone", 0) > gone0,
+            "G: a client that went away frees its slot", json.dumps(
+                listen_stats(h)))
+    d3 = Stream(port, {"toolsListChanged": True}, "d3", path="/mcp-anon")
+    d3.wait(lambda s: len(s.frames) >= 1)
+    R.check(d3.status == 200, "G: the freed slot is taken again",
+            str(d3.status))
+    d3.close()
+    c1.close()
+    wait_stat(h, "held", lambda v: v == 3)
+
+    # S: a client that does not read is dropped; nothing else slows.
+    big = "flood://" + "x" * 1992
+    slow = Stream(port, {"resourceSubscriptions": [big]}, "slow",
+                  path="/mcp-anon", rcvbuf=4096)
+    slow.wait(lambda s: len(s.frames) >= 1)
+    fast = Stream(port, {"resourceSubscriptions": [big]}, "fast",
+                  path="/mcp-anon")
+    fast.wait(lambda s: len(s.frames) >= 1)
+    dropped0 = listen_stats(h).get("droppedSlow", 0)
+    worst = 0.0
+    for i in range(150):
+        t0 = time.monotonic()
+        r = call(h, "flood_events", {"n": 64, "size": 2000})
+        worst = max(worst, time.monotonic() - t0)
+        drain(fast)
+        if listen_stats(h).get("droppedSlow", 0) > dropped0:
+            break
+    R.check(listen_stats(h).get("droppedSlow", 0) > dropped0,
+            "S: a stream whose client does not read is dropped "
+            "(after %d calls of 64 events of 2 kB)" % (i + 1),
+            json.dumps(listen_stats(h)))
+    drain(fast)
+    R.check(len(fast.notes("notifications/resources/updated")) >= 64 * i
+            and worst < 3,
+            "S: the reading stream got every event (%d) and no call "
+            "waited (worst %.2f s)" % (
+                len(fast.notes("notifications/resources/updated")), worst),
+            "")
+    slow.close()
+    fast.close()
+
+    # M: the maximum age, and the keep-alive comments of a quiet stream.
+    left = 20 - (time.monotonic() - t_quiet) + 1
+    quiet.wait(lambda s: s.eof, max(left, 1) + 5)
+    res = [f for f in quiet.frames if "result" in f]
+    R.check(quiet.eof and len(res) == 1 and res[0].get("id") == "quiet" and
+            res[0]["result"].get("resultType") == "complete" and
+            res[0]["result"]["_meta"].get(SUB) == "quiet" and
+            "io.modelcontextprotocol/serverInfo" in res[0]["result"]["_meta"],
+            "M: at --listen-max-age the stream ends with the listen's "
+            "result, tagged", json.dumps(quiet.frames[-2:]))
+    R.check(any("keep-alive" in c for c in quiet.comments),
+            "M: a quiet stream got keep-alive comments",
+            repr(quiet.comments))
+    R.check(listen_stats(h).get("aged", 0) >= 1,
+            "M: counted on the status page", json.dumps(listen_stats(h)))
+
+    # K: the hub killed.
+    pid = h.hub()
+    R.check(pid is not None and pid not in h.workers() and
+            wymcp_e2e.comm(pid) == "wymcp-hub",
+            "K: the hub is a child of the supervisor, named wymcp-hub",
+            str(pid))
+    starts0 = listen_stats(h).get("hubStarts", 0)
+    k = Stream(port, {"toolsListChanged": True}, "k")
+    k.wait(lambda s: len(s.frames) >= 1)
+    if pid is not None:
+        os.kill(pid, signal.SIGKILL)
+    k.wait(lambda s: s.eof, 5)
+    R.check(k.eof and len(k.frames) == 1 and
+            not any("result" in f for f in k.frames),
+            "K: its streams end as a transport close, without a result",
+            json.dumps(k.frames))
+    k.close()
+    got = wait_stat(h, "hubStarts", lambda v: v is not None and
+                    v > starts0, 5)
+    wait_stat(h, "hubUp", lambda v: v is True, 5)
+    R.check(got is not None and got > starts0 and
+            listen_stats(h).get("held") == 0,
+            "K: another hub is started, holding nothing",
+            json.dumps(listen_stats(h)))
+    a2 = Stream(port, {"resourceSubscriptions": ["note://a"]}, 8)
+    a2.wait(lambda s: len(s.frames) >= 1)
+    call(h, "write_note", {"name": "a", "text": "third"})
+    R.check(a2.wait(lambda s: len(s.notes(
+        "notifications/resources/updated")) == 1),
+        "K: a new listen gets events again", json.dumps(a2.frames))
+
+    # T: the supervisor stopped: every stream ends with its result.
+    wymcp_e2e.stop_pid(h.sup, None, 10)
+    a2.wait(lambda s: s.eof, 5)
+    R.check(a2.eof and any(f.get("id") == 8 and "result" in f
+                           for f in a2.frames),
+            "T: on SIGTERM every stream gets its result before the end",
+            json.dumps(a2.frames[-2:]))
+    for st in (a, b, quiet, a2):
+        st.close()
+
+
+if __name__ == "__main__":
+    sys.exit(wymcp_e2e.run_layer(ListenHarness, body))
