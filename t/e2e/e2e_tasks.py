@@ -51,7 +51,6 @@ nginx is not installed.  Python 3 standard library only.
 """
 
 import argparse
-import glob
 import http.client
 import json
 import os
@@ -66,15 +65,8 @@ import time
 sys.dont_write_bytecode = True
 import wymcp_e2e
 import wymcp_netns
-from wymcp_e2e import Client, enc, hlist, std_headers
 from wymcp_conformance import Harness, say
-
-EXT = {"extensions": {"io.modelcontextprotocol/tasks": {}},
-       "elicitation": {}}
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "e2e-tasks",
-                                               "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": EXT}
+from wymcp_tasks import Wire, pg_bindir, pg_start, pg_stop, start_nginx
 
 STATUS = "/wymcp-status"
 passed = failed = 0
@@ -102,6 +94,7 @@ class TasksHarness(Harness):
         # The lease is at least the time limit plus 10 s: 15 s here.
         self.extra_fcgi = ["--task-lease", "2", "--request-timeout", "5",
                            "--status-path", STATUS, "-v"]
+        self.status_path = STATUS
         Harness.start_fcgi(self)
 
     def nginx_conf(self, sock, port, port2=None):
@@ -115,52 +108,7 @@ class TasksHarness(Harness):
         bob = loc.replace("location = /mcp", "location = /bob").replace(
             "include fastcgi_params;", "include fastcgi_params;\n\t\t\t"
             "fastcgi_param WYMCP_PRINCIPAL bob;")
-        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
-                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
-        return conf.replace(loc, alice + bob + status)
-
-
-class Wire:
-    def __init__(self, port):
-        self.c = Client(port)
-        self.nid = 0
-
-    def call(self, method, params, name=None, path="/mcp"):
-        self.nid += 1
-        params = dict(params)
-        params["_meta"] = META
-        body = {"jsonrpc": "2.0", "id": self.nid, "method": method,
-                "params": params}
-        r = self.c.send("POST", path, enc(body),
-                        hlist(std_headers(method, name)))
-        try:
-            return json.loads(r.raw.decode("utf-8"))
-        except ValueError:
-            return {"raw": r.raw.decode("utf-8", "replace"),
-                    "status": r.status}
-
-    def tool(self, name, args):
-        return self.call("tools/call", {"name": name, "arguments": args},
-                         name)
-
-    def get(self, tid, path="/mcp"):
-        return self.call("tasks/get", {"taskId": tid}, tid, path)
-
-    def update(self, tid, responses, path="/mcp"):
-        return self.call("tasks/update", {"taskId": tid,
-                                          "inputResponses": responses},
-                         tid, path)
-
-    def wait(self, tid, want, timeout=20):
-        deadline = time.monotonic() + timeout
-        r = None
-        while time.monotonic() < deadline:
-            r = self.get(tid)
-            st = r.get("result", {}).get("status")
-            if st in want:
-                return r
-            time.sleep(0.2)
-        return r
+        return conf.replace(loc, alice + bob)
 
 
 def task_depth(port, want, timeout=5):
@@ -291,73 +239,6 @@ def section_p(w, tid):
     r = w.get(bad)
     check(r.get("error", {}).get("code") == -32602,
           "P: a tampered id is not found", json.dumps(r)[:300])
-
-
-def pg_bindir():
-    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin")):
-        if os.access(os.path.join(d, "initdb"), os.X_OK):
-            return d
-    return None
-
-
-def as_user(argv):
-    return (["runuser", "-u", "nobody", "--"] + argv) if os.geteuid() == 0 \
-        else argv
-
-
-def pg_start(tmp, bindir):
-    """A private PostgreSQL cluster in tmp/pg, run as nobody when we are
-    root, on a unix socket in tmp/pg only; the store URI."""
-    d = os.path.join(tmp, "pg")
-    os.makedirs(d)
-    os.chmod(d, 0o755)
-    if os.geteuid() == 0:
-        shutil.chown(d, "nobody")
-    data = os.path.join(d, "data")
-    subprocess.run(as_user([os.path.join(bindir, "initdb"), "-D", data,
-                            "-U", "wymcp", "-A", "trust",
-                            "--no-sync"]), check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
-    subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D", data,
-                            "-l", os.path.join(d, "server.log"), "-w",
-                            "-o", "-k %s -c listen_addresses= "
-                            "-c fsync=off" % d, "start"]), check=True,
-                   stdout=subprocess.DEVNULL)
-    subprocess.run(as_user([os.path.join(bindir, "createdb"), "-h", d,
-                            "-U", "wymcp", "tasks"]), check=True)
-    return "postgresql:///tasks?host=%s&user=wymcp" % d
-
-
-def pg_stop(tmp, bindir):
-    data = os.path.join(tmp, "pg", "data")
-    if os.path.isdir(data):
-        subprocess.run(as_user([os.path.join(bindir, "pg_ctl"), "-D",
-                                data, "-m", "immediate", "stop"]),
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-
-def start_nginx(nginx, tmp, tag, locs):
-    """nginx on a free loopback port with `locs' (its config and error
-    log in tmp, named by tag), once it answers: (Popen, port)."""
-    user = "user root;\n" if os.geteuid() == 0 else ""
-
-    def conf(ports):
-        return ("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
-                "error_log %s/nginx-%s-error.log notice;\n"
-                "events { worker_connections 64; }\nhttp {\n"
-                "\taccess_log off;\n"
-                "\tclient_body_temp_path %s/client_body;\n"
-                "\tfastcgi_temp_path %s/fastcgi_temp;\n"
-                "\tproxy_temp_path %s/proxy_temp;\n"
-                "\tscgi_temp_path %s/scgi_temp;\n"
-                "\tuwsgi_temp_path %s/uwsgi_temp;\n"
-                "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                ((user, tmp, tag, tmp, tag) + (tmp,) * 5 + (ports[0], locs)))
-
-    ngx, (port,) = wymcp_e2e.launch_nginx(
-        nginx, tmp, os.path.join(tmp, "nginx-%s-error.log" % tag), 1, conf,
-        "nginx-%s.conf" % tag)
-    return ngx, port
 
 
 def section_h(h, nginx):

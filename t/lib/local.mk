@@ -1,6 +1,7 @@
 # t/lib: what the C tests share: the in-process request harness, a
-# module for the loader tests, and the rogue tools of the hardening
-# layer (make check-harden).
+# module for the loader tests, the rogue tools of the hardening layer
+# (make check-harden) and the ledger tool of the store faults layer
+# (make check-store).
 noinst_LTLIBRARIES += t/libharness.la
 t_libharness_la_SOURCES = %reldir%/harness.c %reldir%/harness.h
 
@@ -23,6 +24,16 @@ check_LTLIBRARIES += %reldir%/rogue.la
 %canon_reldir%_rogue_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
 	-rpath /nowhere
 %canon_reldir%_rogue_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
+# A task tool that records each run, and once per idempotency key its
+# one effect, in the file $WYMCP_TEST_LEDGER names, for the task store
+# fault test (t/e2e/e2e_store.py): a finished tool is never run again,
+# its effect happens once.
+check_LTLIBRARIES += %reldir%/ledger.la
+%canon_reldir%_ledger_la_SOURCES = %reldir%/ledger.c
+%canon_reldir%_ledger_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_ledger_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
 
 # The OAuth end-to-end test's tools (t/oauth): a plain one and one that
 # needs a scope.

@@ -96,11 +96,13 @@ class Harness(wymcp_e2e.Harness):
                 "--workers", str(WORKERS)]
         for m in self.mods:
             argv += ["--module", m]
-        # The tasks run (run.py --tasks): a store in the temporary
-        # directory and task runners beside the workers.
+        # The tasks run (run.py --tasks): a store (task_store; by
+        # default SQLite in the temporary directory) and task runners
+        # beside the workers.
         if getattr(self, "tasks", False):
-            argv += ["--task-store", "sqlite:" +
-                     os.path.join(self.tmp, "tasks.db"),
+            store = getattr(self, "task_store", None) or \
+                "sqlite:" + os.path.join(self.tmp, "tasks.db")
+            argv += ["--task-store", store,
                      "--task-runners", str(TASK_RUNNERS), "-v"]
             argv += getattr(self, "extra_fcgi", [])
         env = dict(os.environ)
@@ -133,6 +135,13 @@ class Harness(wymcp_e2e.Harness):
 
     def nginx_conf(self, sock, port, port2=None):
         user = "user root;\n" if os.geteuid() == 0 else ""
+        # With status_path set: wymcp-fcgi's status page there
+        # (--status-path), served by its workers.
+        status = getattr(self, "status_path", None)
+        status = "" if status is None else (
+            "\n\t\tlocation = {p} {{\n\t\t\tinclude fastcgi_params;\n"
+            "\t\t\tfastcgi_pass unix:{sock};\n\t\t}}".format(
+                p=status, sock=sock))
         # No server_name match is needed: this is the only (so the
         # default) server, and the Host header reaches wymcp unchanged,
         # which must refuse Host: evil.example.com by itself.
@@ -160,10 +169,10 @@ http {{
 			fastcgi_buffering off;
 			fastcgi_intercept_errors off;
 			fastcgi_read_timeout 60s;
-		}}
+		}}{status}
 	}}
 }}
-""".format(user=user, t=self.tmp, port=port, sock=sock)
+""".format(user=user, t=self.tmp, port=port, sock=sock, status=status)
 
     def start_nginx(self):
         self.write_common(self.tmp)
