@@ -120,7 +120,6 @@ struct front_stats {
 	int		 store;		/* --task-store is set */
 	int		 store_down;	/* a connect failed, none since */
 	long long	 store_down_since; /* time(3) */
-	long long	 store_flip_ms;	/* when it last came back */
 	unsigned long	 store_reconnects;
 	unsigned long	 store_outages;
 	int		 store_lock;	/* guards the two below */

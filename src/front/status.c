@@ -97,17 +97,14 @@ store_error(struct front_stats *s, const char *why)
  * starts and one when it ends, not one a request or a process.  A
  * process that connects, anew or again, ends the outage; one whose
  * connection broke and was made again at once is a reconnect, logged
- * at info level only.  An outage that starts within FLAP_MS of the last
- * one's end (processes that had not noticed yet) is logged at info.
+ * at info level only.
  */
-#define FLAP_MS		5000
 
 void
 front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 {
 	struct front_stats	*s = arg;
-	struct timespec		 ts;
-	long long		 now, since;
+	long long		 since;
 	int			 want;
 
 	if (s == NULL) {
@@ -120,8 +117,6 @@ front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 			    "again");
 		return;
 	}
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (ev == WYMCP_STORE_DOWN) {
 		store_error(s, why);
 		want = 0;
@@ -131,10 +126,9 @@ front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 		__atomic_store_n(&s->store_down_since, (long long)time(NULL),
 		    __ATOMIC_RELAXED);
 		__atomic_add_fetch(&s->store_outages, 1, __ATOMIC_RELAXED);
-		front_log(now - __atomic_load_n(&s->store_flip_ms,
-		    __ATOMIC_RELAXED) < FLAP_MS ? WYMCP_LOG_INFO :
-		    WYMCP_LOG_WARNING, "task store unreachable: %s; requests "
-		    "that need it are answered 503 until it is back", why);
+		front_log(WYMCP_LOG_WARNING, "task store unreachable: %s; "
+		    "requests that need it are answered 503 until it is back",
+		    why);
 		return;
 	}
 	__atomic_add_fetch(&s->store_reconnects, 1, __ATOMIC_RELAXED);
@@ -147,7 +141,6 @@ front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 	if (!__atomic_compare_exchange_n(&s->store_down, &want, 0, 0,
 	    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return;
-	__atomic_store_n(&s->store_flip_ms, now, __ATOMIC_RELAXED);
 	since = __atomic_load_n(&s->store_down_since, __ATOMIC_RELAXED);
 	front_log(WYMCP_LOG_WARNING, "task store reachable again after %lld "
 	    "s", (long long)time(NULL) - since);

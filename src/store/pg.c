@@ -18,7 +18,8 @@
  * class 08 (connection exception), 57P (operator intervention: admin or
  * crash shutdown, cannot connect now), 53 (insufficient resources: disk
  * full, out of memory, too many connections), 58 (system error: I/O)
- * or 40 (serialization failure, deadlock: worth trying again).  No
+ * or 40 (serialization failure, deadlock: worth trying again), or an
+ * error libpq made itself (no SQLSTATE).  No
  * statement is prepared on the server, so a new connection has nothing
  * to prepare again.
  */
@@ -98,8 +99,13 @@ gone(struct pg *p, const PGresult *res)
 
 	if (PQstatus(p->db) == CONNECTION_BAD || res == NULL)
 		return 1;
+	/*
+	 * An error libpq made itself has no SQLSTATE: the server closed
+	 * the connection (before libpq marked it bad, as after an
+	 * immediate shutdown's notice), a protocol error, no memory.
+	 */
 	if ((st = PQresultErrorField(res, PG_DIAG_SQLSTATE)) == NULL)
-		return 0;
+		return 1;
 	return strncmp(st, "08", 2) == 0 || strncmp(st, "57P", 3) == 0 ||
 	    strncmp(st, "53", 2) == 0 || strncmp(st, "58", 2) == 0 ||
 	    strncmp(st, "40", 2) == 0;
@@ -194,6 +200,13 @@ fail:
 	return -1;
 }
 
+static void
+no_notice(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
 static int
 pg_open(const char *uri, void **h, char *err, size_t errlen)
 {
@@ -214,7 +227,12 @@ pg_open(const char *uri, void **h, char *err, size_t errlen)
 		pg_close(p);
 		return -1;
 	}
-	/* Quiet: NOTICEs (CREATE TABLE IF NOT EXISTS) are not errors. */
+	/*
+	 * Quiet: NOTICEs (CREATE TABLE IF NOT EXISTS) are not errors, and
+	 * the server's WARNING as it shuts down is followed by the error
+	 * that counts; libpq would print them on standard error.
+	 */
+	PQsetNoticeProcessor(p->db, no_notice, NULL);
 	(void)exec(p, "SET client_min_messages = warning");
 	if (migrate(p) != 0) {
 		snprintf(err, errlen, "%s", p->err);
