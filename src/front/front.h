@@ -98,6 +98,8 @@ struct front_opts {
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
+	const char	 *bus;		/* --bus, or NULL: default */
+	const char	 *publish;	/* --publish EVENT, or NULL */
 };
 
 /*
@@ -164,6 +166,7 @@ struct front_limits {
 	int			 local;		/* listening on a unix socket */
 	struct front_listen	*listen;	/* NULL: no hub */
 	int			 hub_fd;	/* the hub's socket, or -1 */
+	const char		*bus_uri;	/* --bus, or NULL */
 };
 
 /*
@@ -195,6 +198,14 @@ struct front_listen {
 	unsigned long	 dropped;	/* their client did not read */
 	unsigned long	 events;	/* events in */
 	unsigned long	 frames;	/* notifications out */
+	int		 bus;		/* --bus is set */
+	int		 bus_up;
+	unsigned long	 bus_connects;
+	unsigned long	 bus_sent;	/* events NOTIFYed */
+	unsigned long	 bus_received;	/* notifications taken */
+	int		 bus_lock;	/* guards the two below */
+	long long	 bus_error_at;	/* time(3), 0: none */
+	char		 bus_error[160];
 	int		 share[FRONT_SHARES];
 	int		 hub_share[FRONT_SHARES];
 	char		 dir[96];
@@ -210,7 +221,9 @@ struct front_listen {
  * (wymcp_server_set_publish()).
  */
 int		 front_listen_setup(struct front_limits *, int max, int per,
-		    unsigned int max_age);
+		    unsigned int max_age, const char *sockpath);
+int		 front_publish_cmd(const char *event, const char *bus,
+		    const char *hubpath, char *err, size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
 int		 front_hub(const struct front_limits *, struct front_board *);

@@ -54,6 +54,7 @@
 
 #include <fcgiapp.h>
 #include <json-c/json.h>
+#include <libpq-fe.h>
 
 #include "front.h"
 
@@ -74,6 +75,12 @@
 
 #define SUB_ID		"io.modelcontextprotocol/subscriptionId"
 
+#define BUS_CHANNEL	"wymcp_events"	/* the bus (below) */
+#define BUS_PAYLOAD_MAX	7999		/* NOTIFY's limit, less one */
+#define BUS_QUEUE_MAX	4096		/* events waiting to be sent */
+#define BUS_BACKOFF_MS	200
+#define BUS_BACKOFF_MAX	5000
+
 /* ------------------------------------------------ the shared page */
 
 /* FNV-1a of `s', for the principal's bucket. */
@@ -90,19 +97,50 @@ bucket(const char *s)
 }
 
 /*
- * Make the shared page and the hub's socket, bound at a path in a
- * private directory of the user the processes run as.  0, or -1
- * (logged: listen streams are then not held, and nothing is pushed).
+ * Make the shared page and the hub's socket: beside the FastCGI socket
+ * `sockpath' (PATH.hub, mode 0600: what runs as the user the processes
+ * run as, or root, may publish events there: wymcp-fcgi --publish), or
+ * without one in a private directory.  0, or -1 (logged: listen streams
+ * are then not held, and nothing is pushed).
  */
+/* A datagram socket bound at `path' (mode 0600), or -1. */
+static int
+bind_dgram(const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd, sz = 4 * 1024 * 1024;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -1;
+	/* A hub socket left by a process that was killed: ours now. */
+	(void)unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, 0600) == -1) {
+		close(fd);
+		return -1;
+	}
+	/* Room for a burst of handoffs (root may pass rmem_max). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	return fd;
+}
+
 int
 front_listen_setup(struct front_limits *lim, int max, int per,
-    unsigned int max_age)
+    unsigned int max_age, const char *sockpath)
 {
 	struct front_listen	*l;
-	struct sockaddr_un	 sun;
 	const char		*tmp;
 	char			 dir[96];
-	int			 fd, sz = 4 * 1024 * 1024;
+	int			 fd = -1;
 
 	lim->listen = NULL;
 	lim->hub_fd = -1;
@@ -114,36 +152,31 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 		return -1;
 	}
 	memset(l, 0, sizeof(*l));
-	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
-		tmp = "/tmp";
-	snprintf(dir, sizeof(dir), "%s/wymcp-hub.XXXXXX", tmp);
-	if (mkdtemp(dir) == NULL) {
-		front_log(WYMCP_LOG_ERR, "mkdtemp %s: %s: listen streams are "
-		    "not held", dir, strerror(errno));
-		goto fail;
+	if (sockpath != NULL && strlen(sockpath) + 4 < sizeof(l->path)) {
+		snprintf(l->path, sizeof(l->path), "%s.hub", sockpath);
+		if ((fd = bind_dgram(l->path)) == -1)
+			front_log(WYMCP_LOG_INFO, "hub socket %s: %s: taking a "
+			    "private one (wymcp-fcgi --publish then needs "
+			    "--bus)", l->path, strerror(errno));
 	}
-	snprintf(l->dir, sizeof(l->dir), "%s", dir);
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if ((size_t)snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/hub",
-	    dir) >= sizeof(sun.sun_path) ||
-	    (fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0)) == -1) {
-		front_log(WYMCP_LOG_ERR, "hub socket: %s", strerror(errno));
-		(void)rmdir(dir);
-		goto fail;
+	if (fd == -1) {
+		if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
+			tmp = "/tmp";
+		snprintf(dir, sizeof(dir), "%s/wymcp-hub.XXXXXX", tmp);
+		if (mkdtemp(dir) == NULL) {
+			front_log(WYMCP_LOG_ERR, "mkdtemp %s: %s: listen "
+			    "streams are not held", dir, strerror(errno));
+			goto fail;
+		}
+		snprintf(l->dir, sizeof(l->dir), "%s", dir);
+		snprintf(l->path, sizeof(l->path), "%s/hub", dir);
+		if ((fd = bind_dgram(l->path)) == -1) {
+			front_log(WYMCP_LOG_ERR, "hub socket %s: %s: listen "
+			    "streams are not held", l->path, strerror(errno));
+			(void)rmdir(dir);
+			goto fail;
+		}
 	}
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1) {
-		front_log(WYMCP_LOG_ERR, "bind %s: %s", sun.sun_path,
-		    strerror(errno));
-		close(fd);
-		(void)rmdir(dir);
-		goto fail;
-	}
-	/* Room for a burst of handoffs (root may pass rmem_max). */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	snprintf(l->path, sizeof(l->path), "%s", sun.sun_path);
 	l->max = max;
 	l->per = per;
 	l->max_age = max_age;
@@ -162,7 +195,8 @@ front_listen_cleanup(const struct front_limits *lim)
 	if (lim->listen == NULL)
 		return;
 	(void)unlink(lim->listen->path);
-	(void)rmdir(lim->listen->dir);
+	if (lim->listen->dir[0] != '\0')
+		(void)rmdir(lim->listen->dir);
 }
 
 /* The hub died: its streams are gone, and with them their slots. */
@@ -257,7 +291,7 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
  * to SEND_WAIT_MS for room in its queue.  0, or -1.
  */
 static int
-to_hub(const struct front_listen *l, const char *msg, size_t len, int fd)
+to_hub(const char *path, const char *msg, size_t len, int fd)
 {
 	struct sockaddr_un	 sun;
 	struct msghdr		 mh;
@@ -275,7 +309,7 @@ to_hub(const struct front_listen *l, const char *msg, size_t len, int fd)
 		return -1;
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", l->path);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	memset(&mh, 0, sizeof(mh));
 	iov.iov_base = (void *)msg;
 	iov.iov_len = len;
@@ -343,7 +377,7 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (s != NULL && strlen(s) < HUB_MSG_MAX &&
-	    to_hub(lim->listen, s, strlen(s), req->ipcFd) == 0)
+	    to_hub(lim->listen->path, s, strlen(s), req->ipcFd) == 0)
 		rc = 0;
 	json_object_put(o);
 	if (rc == 0)
@@ -378,9 +412,147 @@ front_publish(void *arg, const char *event, size_t len)
 
 	if (l == NULL || len >= HUB_MSG_MAX)
 		return;
-	if (to_hub(l, event, len, -1) != 0)
+	if (to_hub(l->path, event, len, -1) != 0)
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
 		    "hub: %s", strerror(errno));
+}
+
+/*
+ * The event `spec' of wymcp-fcgi --publish, as the hub takes it: JSON
+ * as wymcp_server_set_publish() documents it, or "updated URI", or
+ * "list KIND[,KIND...]" (tools, prompts, resources).  A new string, or
+ * NULL with why in `err'.
+ */
+static char *
+event_of(const char *spec, char *err, size_t errlen)
+{
+	static const char *const kinds[] = { "tools", "prompts",
+		"resources" };
+	struct json_object	*o = NULL, *k, *v, *a;
+	const char		*p, *w;
+	char			*out = NULL;
+	size_t			 i, j, n;
+
+	if (*spec == '{')
+		o = json_tokener_parse(spec);
+	else if (strncmp(spec, "updated ", 8) == 0 && spec[8] != '\0') {
+		o = json_object_new_object();
+		json_object_object_add(o, "v", json_object_new_int(1));
+		json_object_object_add(o, "k", json_object_new_string(
+		    "updated"));
+		json_object_object_add(o, "uri",
+		    json_object_new_string(spec + 8));
+	} else if (strncmp(spec, "list ", 5) == 0) {
+		o = json_object_new_object();
+		a = json_object_new_array();
+		json_object_object_add(o, "v", json_object_new_int(1));
+		json_object_object_add(o, "k", json_object_new_string("list"));
+		for (p = spec + 5; *p != '\0'; p += n + (p[n] == ',')) {
+			n = strcspn(p, ",");
+			json_object_array_add(a,
+			    json_object_new_string_len(p, (int)n));
+		}
+		json_object_object_add(o, "lists", a);
+	}
+	if (o == NULL || !json_object_object_get_ex(o, "k", &k)) {
+		snprintf(err, errlen, "not an event: use 'updated URI', "
+		    "'list tools,prompts,resources' or the JSON of "
+		    "wymcp-fcgi(8)");
+		goto done;
+	}
+	w = json_object_get_string(k);
+	if (strcmp(w, "updated") == 0) {
+		if (!json_object_object_get_ex(o, "uri", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    json_object_get_string_len(v) == 0 ||
+		    json_object_get_string_len(v) > 2048) {
+			snprintf(err, errlen, "an update names a URI of 1 to "
+			    "2048 bytes");
+			goto done;
+		}
+	} else if (strcmp(w, "list") == 0) {
+		if (!json_object_object_get_ex(o, "lists", &a) ||
+		    !json_object_is_type(a, json_type_array) ||
+		    json_object_array_length(a) == 0) {
+			snprintf(err, errlen, "a list change names its lists");
+			goto done;
+		}
+		for (i = 0; i < json_object_array_length(a); i++) {
+			for (j = 0; j < 3; j++)
+				if (strcmp(json_object_get_string(
+				    json_object_array_get_idx(a, i)),
+				    kinds[j]) == 0)
+					break;
+			if (j == 3) {
+				snprintf(err, errlen, "no list '%s': tools, "
+				    "prompts or resources",
+				    json_object_get_string(
+				    json_object_array_get_idx(a, i)));
+				goto done;
+			}
+		}
+	} else {
+		snprintf(err, errlen, "no event kind '%s': updated or list",
+		    w);
+		goto done;
+	}
+	if ((w = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) == NULL || (out = strdup(w)) == NULL)
+		snprintf(err, errlen, "out of memory");
+done:
+	json_object_put(o);
+	return out;
+}
+
+/*
+ * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
+ * bus `bus', or, without one, to the hub of the instance whose hub
+ * socket is `hubpath'.  0, or -1 with why in `err'.
+ */
+int
+front_publish_cmd(const char *spec, const char *bus, const char *hubpath,
+    char *err, size_t errlen)
+{
+	static const char *const keys[] = { "connect_timeout", "dbname",
+		NULL };
+	const char	*vals[] = { "10", bus, NULL }, *v[2];
+	PGconn		*db;
+	PGresult	*res;
+	char		*ev;
+	int		 rc = -1;
+
+	if ((ev = event_of(spec, err, errlen)) == NULL)
+		return -1;
+	if (strlen(ev) > BUS_PAYLOAD_MAX) {
+		snprintf(err, errlen, "the event is longer than %d bytes",
+		    BUS_PAYLOAD_MAX);
+		goto done;
+	}
+	if (bus != NULL) {
+		db = PQconnectdbParams(keys, vals, 1);
+		v[0] = BUS_CHANNEL;
+		v[1] = ev;
+		res = PQstatus(db) == CONNECTION_OK ? PQexecParams(db,
+		    "SELECT pg_notify($1, $2)", 2, NULL, v, NULL, NULL, 0) :
+		    NULL;
+		if (PQresultStatus(res) == PGRES_TUPLES_OK)
+			rc = 0;
+		else
+			snprintf(err, errlen, "the bus: %.*s",
+			    (int)strcspn(PQerrorMessage(db), "\n"),
+			    PQerrorMessage(db));
+		PQclear(res);
+		PQfinish(db);
+	} else if (hubpath == NULL)
+		snprintf(err, errlen, "say where: --bus postgresql://..., or "
+		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
+	else if (to_hub(hubpath, ev, strlen(ev), -1) == 0)
+		rc = 0;
+	else
+		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));
+done:
+	free(ev);
+	return rc;
 }
 
 /* ------------------------------------------------------- the hub */
@@ -407,6 +579,44 @@ struct stream {
 	size_t		 skip;		/* content and padding to skip */
 };
 
+/*
+ * The bus (--bus postgresql://...): one connection, made without
+ * blocking (PQconnectStart), that LISTENs on BUS_CHANNEL.  While it is
+ * up, the events of this instance are NOTIFYed, one query at a time
+ * (queued), and every event is dispatched when its notification comes
+ * back, this hub's own included: one path, one order for every host.
+ * While it is down, this instance's events are dispatched at once (its
+ * listeners miss only other hosts' events), the connection is made
+ * again after a back-off (BUS_BACKOFF_MS doubling to BUS_BACKOFF_MAX),
+ * and once it is back every stream that was open meanwhile is ended
+ * gracefully, so that its client listens again and reads the lists
+ * afresh instead of trusting a stream that missed events.
+ */
+
+enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
+	BUS_UP };
+
+struct bus_msg {
+	struct bus_msg	*next;
+	size_t		 len;
+	char		 text[];
+};
+
+struct bus {
+	const char	*uri;		/* NULL: no bus */
+	enum bus_state	 state;
+	PGconn		*db;
+	int		 fd;		/* in epoll, or -1 */
+	unsigned int	 events;	/* what epoll waits for on fd */
+	int		 busy;		/* a query is in flight */
+	int		 missed;	/* down since streams were opened */
+	int		 warned;	/* the outage is logged */
+	long long	 retry_at;	/* ms */
+	int		 backoff;	/* ms */
+	struct bus_msg	*head, *tail;	/* to NOTIFY */
+	size_t		 queued;
+};
+
 struct hub {
 	const struct front_limits *lim;
 	struct front_listen	*l;
@@ -415,6 +625,7 @@ struct hub {
 	struct stream		*first, *last;
 	struct stream		*graves;	/* dropped this turn */
 	size_t			 n;
+	struct bus		 bus;
 };
 
 static volatile sig_atomic_t	 hub_stop;
@@ -845,6 +1056,274 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	    s->id, h->n);
 }
 
+/* ------------------------------------------------------- the bus */
+
+static void
+bus_quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+/* Record the bus's failure `what' for the status page and the log. */
+static void
+bus_note(struct hub *h, const char *what)
+{
+	struct front_listen	*l = h->l;
+	const char		*m = h->bus.db != NULL ?
+				    PQerrorMessage(h->bus.db) : "";
+
+	while (__atomic_exchange_n(&l->bus_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	snprintf(l->bus_error, sizeof(l->bus_error), "%s%s%.*s", what,
+	    *m != '\0' ? ": " : "", (int)strcspn(m, "\n"), m);
+	l->bus_error_at = (long long)time(NULL);
+	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Wait on the bus's socket for `events' (0: not at all). */
+static void
+bus_watch(struct hub *h, unsigned int events)
+{
+	struct bus		*b = &h->bus;
+	struct epoll_event	 ev;
+	int			 fd = b->db != NULL ? PQsocket(b->db) : -1;
+
+	if (fd != b->fd && b->fd >= 0) {
+		(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, b->fd, NULL);
+		b->fd = -1;
+	}
+	if (fd < 0 || events == 0) {
+		if (b->fd >= 0)
+			(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, b->fd, NULL);
+		b->fd = -1;
+		return;
+	}
+	if (b->fd == fd && b->events == events)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.ptr = &h->bus;
+	if (epoll_ctl(h->ep, b->fd == fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd,
+	    &ev) == 0) {
+		b->fd = fd;
+		b->events = events;
+	}
+}
+
+/* The bus went away (or never came): back off, then try again. */
+static void
+bus_lost(struct hub *h, const char *what)
+{
+	struct bus	*b = &h->bus;
+	struct bus_msg	*m;
+
+	bus_note(h, what);
+	if (!b->warned)
+		front_log(WYMCP_LOG_WARNING, "hub: the bus is unreachable "
+		    "(%s): events reach this instance's listeners only until "
+		    "it is back", h->l->bus_error);
+	b->warned = 1;
+	bus_watch(h, 0);
+	PQfinish(b->db);
+	b->db = NULL;
+	/* Events not sent: this instance's listeners still get them. */
+	while ((m = b->head) != NULL) {
+		b->head = m->next;
+		dispatch(h, m->text, m->len);
+		free(m);
+	}
+	b->tail = NULL;
+	b->queued = 0;
+	b->busy = 0;
+	if (h->first != NULL)
+		b->missed = 1;
+	b->state = BUS_WAIT;
+	b->backoff = b->backoff == 0 ? BUS_BACKOFF_MS :
+	    b->backoff * 2 > BUS_BACKOFF_MAX ? BUS_BACKOFF_MAX :
+	    b->backoff * 2;
+	b->retry_at = front_now_ms() + b->backoff;
+	__atomic_store_n(&h->l->bus_up, 0, __ATOMIC_RELAXED);
+}
+
+/* Start connecting (without blocking). */
+static void
+bus_start(struct hub *h)
+{
+	static const char *const keys[] = { "connect_timeout", "dbname",
+		NULL };
+	const char	*vals[] = { "5", h->bus.uri, NULL };
+	struct bus	*b = &h->bus;
+
+	b->db = PQconnectStartParams(keys, vals, 1);
+	if (b->db == NULL || PQstatus(b->db) == CONNECTION_BAD ||
+	    PQsetnonblocking(b->db, 1) != 0) {
+		bus_lost(h, "cannot connect");
+		return;
+	}
+	PQsetNoticeProcessor(b->db, bus_quiet, NULL);
+	b->state = BUS_CONNECTING;
+	bus_watch(h, EPOLLOUT);
+}
+
+/* Send the next queued NOTIFY, when none is in flight. */
+static void
+bus_pump(struct hub *h)
+{
+	struct bus	*b = &h->bus;
+	const char	*v[2];
+
+	if (b->state != BUS_UP || b->busy || b->head == NULL)
+		return;
+	v[0] = BUS_CHANNEL;
+	v[1] = b->head->text;
+	if (!PQsendQueryParams(b->db, "SELECT pg_notify($1, $2)", 2, NULL,
+	    v, NULL, NULL, 0)) {
+		bus_lost(h, "notify");
+		return;
+	}
+	b->busy = 1;
+	if (PQflush(b->db) == 1)
+		bus_watch(h, EPOLLIN | EPOLLOUT);
+}
+
+/*
+ * An event of this instance: to the bus (0), or -1 when there is none
+ * up (the caller dispatches it here).
+ */
+static int
+bus_send(struct hub *h, const char *msg, size_t len)
+{
+	struct bus	*b = &h->bus;
+	struct bus_msg	*m;
+
+	if (b->state != BUS_UP || len > BUS_PAYLOAD_MAX ||
+	    memchr(msg, '\0', len) != NULL)
+		return -1;
+	if (b->queued >= BUS_QUEUE_MAX || (m = malloc(sizeof(*m) + len +
+	    1)) == NULL) {
+		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
+		    "bus: this one is dispatched here only", b->queued);
+		return -1;
+	}
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->text, msg, len);
+	m->text[len] = '\0';
+	if (b->tail != NULL)
+		b->tail->next = m;
+	else
+		b->head = m;
+	b->tail = m;
+	b->queued++;
+	__atomic_add_fetch(&h->l->bus_sent, 1, __ATOMIC_RELAXED);
+	bus_pump(h);
+	return 0;
+}
+
+/* The bus's socket is ready: connect, take results and notifications. */
+static void
+bus_ready(struct hub *h)
+{
+	struct bus	*b = &h->bus;
+	struct bus_msg	*m;
+	struct stream	*s, *next;
+	PGnotify	*n;
+	PGresult	*res;
+	int		 ok;
+
+	if (b->state == BUS_CONNECTING) {
+		switch (PQconnectPoll(b->db)) {
+		case PGRES_POLLING_READING:
+			bus_watch(h, EPOLLIN);
+			return;
+		case PGRES_POLLING_WRITING:
+			bus_watch(h, EPOLLOUT);
+			return;
+		case PGRES_POLLING_OK:
+			break;
+		default:
+			bus_lost(h, "connect");
+			return;
+		}
+		if (!PQsendQuery(b->db, "LISTEN " BUS_CHANNEL)) {
+			bus_lost(h, "listen");
+			return;
+		}
+		b->state = BUS_LISTENING;
+		b->busy = 1;
+		bus_watch(h, EPOLLIN);
+	}
+	if (PQflush(b->db) == -1) {
+		bus_lost(h, "send");
+		return;
+	}
+	if (!PQconsumeInput(b->db)) {
+		bus_lost(h, "read");
+		return;
+	}
+	while (b->busy && !PQisBusy(b->db)) {
+		ok = 1;
+		while ((res = PQgetResult(b->db)) != NULL) {
+			if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+			    PQresultStatus(res) != PGRES_TUPLES_OK)
+				ok = 0;
+			PQclear(res);
+		}
+		b->busy = 0;
+		if (b->state == BUS_LISTENING) {
+			if (!ok) {
+				bus_lost(h, "listen");
+				return;
+			}
+			b->state = BUS_UP;
+			b->backoff = 0;
+			__atomic_store_n(&h->l->bus_up, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&h->l->bus_connects, 1,
+			    __ATOMIC_RELAXED);
+			front_log(b->warned ? WYMCP_LOG_WARNING :
+			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
+			    b->warned ? " again" : "");
+			b->warned = 0;
+			/* Streams that may have missed events: listen again. */
+			if (b->missed) {
+				for (s = h->first; s != NULL; s = next) {
+					next = s->next;
+					(void)end(h, s);
+				}
+				b->missed = 0;
+			}
+		} else if ((m = b->head) != NULL) {
+			/* The NOTIFY is done (or failed: then here only). */
+			b->head = m->next;
+			if (b->head == NULL)
+				b->tail = NULL;
+			b->queued--;
+			if (!ok)
+				dispatch(h, m->text, m->len);
+			free(m);
+		}
+		bus_pump(h);
+		if (b->state != BUS_UP)
+			return;
+	}
+	while ((n = PQnotifies(b->db)) != NULL) {
+		__atomic_add_fetch(&h->l->bus_received, 1, __ATOMIC_RELAXED);
+		dispatch(h, n->extra, strlen(n->extra));
+		PQfreemem(n);
+	}
+	if (PQstatus(b->db) == CONNECTION_BAD)
+		bus_lost(h, "connection");
+}
+
+/* Once a tick: a bus down is tried again when its back-off ends. */
+static void
+bus_tick(struct hub *h)
+{
+	if (h->bus.state == BUS_WAIT && front_now_ms() >= h->bus.retry_at)
+		bus_start(h);
+}
+
 /* Take every message waiting on the hub's socket. */
 static void
 take(struct hub *h, int hubfd)
@@ -885,7 +1364,7 @@ take(struct hub *h, int hubfd)
 				memcpy(&fd, CMSG_DATA(c), sizeof(int));
 		if (fd >= 0)
 			adopt(h, msg, (size_t)n, fd);
-		else
+		else if (bus_send(h, msg, (size_t)n) != 0)
 			dispatch(h, msg, (size_t)n);
 	}
 }
@@ -981,7 +1460,8 @@ stop_all(struct hub *h)
 		n = epoll_wait(h->ep, evs, HUB_EVENTS, 100);
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL ||
-			    evs[i].data.ptr == &h->timer)
+			    evs[i].data.ptr == &h->timer ||
+			    evs[i].data.ptr == &h->bus)
 				continue;
 			s = evs[i].data.ptr;
 			if (evs[i].events & EPOLLOUT)
@@ -1035,6 +1515,9 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	}
 	ev.data.ptr = &h.timer;
 	(void)epoll_ctl(h.ep, EPOLL_CTL_ADD, h.timer, &ev);
+	h.bus.fd = -1;
+	if ((h.bus.uri = lim->bus_uri) != NULL)
+		bus_start(&h);
 	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
 	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
 	while (!hub_stop) {
@@ -1055,6 +1538,11 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 			if (evs[i].data.ptr == &h.timer) {
 				(void)read(h.timer, &ticks, sizeof(ticks));
 				tick(&h);
+				bus_tick(&h);
+				continue;
+			}
+			if (evs[i].data.ptr == &h.bus) {
+				bus_ready(&h);
 				continue;
 			}
 			s = evs[i].data.ptr;
@@ -1069,6 +1557,11 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 		board->served = h.n;
 	}
 	__atomic_store_n(&h.l->hub_up, 0, __ATOMIC_RELEASE);
+	if (h.bus.db != NULL) {
+		bus_watch(&h, 0);
+		PQfinish(h.bus.db);
+		h.bus.db = NULL;
+	}
 	stop_all(&h);
 	front_log(WYMCP_LOG_DEBUG, "hub stopping");
 	return status;

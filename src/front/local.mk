@@ -6,5 +6,6 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
 	%reldir%/status.c %reldir%/hub.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
-%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la $(FCGI_LIBS) $(JSONC_LIBS)
+%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la $(FCGI_LIBS) $(JSONC_LIBS) \
+	$(PQ_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

@@ -61,7 +61,9 @@ enum {
 	OPT_TASKLEASE,
 	OPT_MAXLISTENERS,
 	OPT_PERPRINCIPAL,
-	OPT_LISTENAGE
+	OPT_LISTENAGE,
+	OPT_BUS,
+	OPT_PUBLISH
 };
 
 static const struct option longopts[] = {
@@ -97,6 +99,8 @@ static const struct option longopts[] = {
 	{ "max-listeners-per-principal", required_argument, NULL,
 	    OPT_PERPRINCIPAL },
 	{ "listen-max-age",	required_argument,	NULL, OPT_LISTENAGE },
+	{ "bus",		required_argument,	NULL, OPT_BUS },
+	{ "publish",		required_argument,	NULL, OPT_PUBLISH },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -138,7 +142,9 @@ usage(FILE *f)
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
 	    "       [--task-lease S] [--max-listeners N]\n"
 	    "       [--max-listeners-per-principal N] [--listen-max-age S]\n"
+	    "       [--bus postgresql://... | none]\n"
 	    "       %s --generate-key PATH\n"
+	    "       %s --publish EVENT [--bus URI | --listen unix:PATH]\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
 	    "                         socket on fd 0 or from systemd;\n"
@@ -200,10 +206,17 @@ usage(FILE *f)
 	    "                         quarter of --max-listeners)\n"
 	    "  --listen-max-age S     end a listen stream after S seconds\n"
 	    "                         (default %d; 0: never)\n"
+	    "  --bus URI              share events with every instance on\n"
+	    "                         this PostgreSQL (default: the task\n"
+	    "                         store's, when it is one; none: off)\n"
+	    "  --publish EVENT        tell listeners 'updated URI' or 'list\n"
+	    "                         tools,prompts,resources' through the\n"
+	    "                         bus, or the hub of --listen's instance\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
-	    FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS, FRONT_IDLE_DEFAULT,
+	    FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS,
+	    FRONT_IDLE_DEFAULT,
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
@@ -480,6 +493,17 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_LISTENAGE:
 			o->listen_age = (unsigned int)parse_num(
 			    "listen-max-age", optarg, 0, 30 * 86400);
+			break;
+		case OPT_BUS:
+			if (strcmp(optarg, "none") != 0 &&
+			    strncmp(optarg, "postgresql://", 13) != 0 &&
+			    strncmp(optarg, "postgres://", 11) != 0)
+				errx(2, "--bus: neither postgresql://... nor "
+				    "none");
+			o->bus = optarg;
+			break;
+		case OPT_PUBLISH:
+			o->publish = optarg;
 			break;
 		case 'v':
 			o->verbose++;
@@ -939,6 +963,28 @@ main(int argc, char *argv[])
 		return 0;
 	}
 
+	if (opts.publish != NULL) {
+		char		 ebuf[512];
+		const char	*bus = opts.bus != NULL &&
+				    strcmp(opts.bus, "none") != 0 ? opts.bus :
+				    NULL;
+		char		 hub[200];
+
+		if (bus == NULL && opts.bus == NULL && opts.task_store !=
+		    NULL && strncmp(opts.task_store, "postgres", 8) == 0)
+			bus = opts.task_store;
+		hub[0] = '\0';
+		if (opts.listen != NULL && strncmp(opts.listen, "unix:", 5) ==
+		    0)
+			snprintf(hub, sizeof(hub), "%s.hub", opts.listen + 5);
+		if (front_publish_cmd(opts.publish, bus, hub[0] != '\0' ?
+		    hub : NULL, ebuf, sizeof(ebuf)) != 0) {
+			warnx("--publish: %s", ebuf);
+			return 1;
+		}
+		return 0;
+	}
+
 	if (opts.verbose == 1)
 		front_logmax = WYMCP_LOG_INFO;
 	else if (opts.verbose > 1)
@@ -1077,8 +1123,17 @@ main(int argc, char *argv[])
 	    front_listen_setup(&lim, opts.max_listeners,
 	    opts.per_principal > 0 ? opts.per_principal :
 	    opts.max_listeners / 4 > 0 ? opts.max_listeners / 4 : 1,
-	    opts.listen_age) == 0)
+	    opts.listen_age, sockpath) == 0) {
 		wymcp_server_set_publish(srv, front_publish, lim.listen);
+		/* The bus: given, or the task store's PostgreSQL. */
+		if (opts.bus != NULL && strcmp(opts.bus, "none") != 0)
+			lim.bus_uri = opts.bus;
+		else if (opts.bus == NULL && opts.task_store != NULL &&
+		    (strncmp(opts.task_store, "postgresql://", 13) == 0 ||
+		    strncmp(opts.task_store, "postgres://", 11) == 0))
+			lim.bus_uri = opts.task_store;
+		lim.listen->bus = lim.bus_uri != NULL;
+	}
 	if (fd != -1 && front_relay_setup(&lim, opts.workers,
 	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
 	    relayfd != -1) {

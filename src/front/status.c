@@ -241,20 +241,46 @@ put_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 
 #define L(m)	__atomic_load_n(&l->m, __ATOMIC_RELAXED)
 
+/* The bus's member of "listen", "bus":{...}, after a comma. */
+static size_t
+put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	struct front_listen	*w = (struct front_listen *)l;
+	char			 err[sizeof(l->bus_error)];
+	long long		 at;
+
+	while (__atomic_exchange_n(&w->bus_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	memcpy(err, l->bus_error, sizeof(err));
+	at = l->bus_error_at;
+	__atomic_store_n(&w->bus_lock, 0, __ATOMIC_RELEASE);
+	err[sizeof(err) - 1] = '\0';
+	n = put(buf, cap, n, ",\"bus\":{\"up\":%s,\"connects\":%lu,"
+	    "\"eventsSent\":%lu,\"eventsReceived\":%lu,\"lastError\":",
+	    L(bus_up) ? "true" : "false", L(bus_connects), L(bus_sent),
+	    L(bus_received));
+	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
+	return at != 0 ? put(buf, cap, n, ",\"lastErrorAt\":%lld}", at) :
+	    put(buf, cap, n, ",\"lastErrorAt\":null}");
+}
+
 /* The hub's member, "listen":{...}, after a comma. */
 static size_t
 put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 {
-	return put(buf, cap, n, ",\"listen\":{\"hubUp\":%s,\"held\":%d,"
+	n = put(buf, cap, n, ",\"listen\":{\"hubUp\":%s,\"held\":%d,"
 	    "\"max\":%d,\"maxPerPrincipal\":%d,\"maxAgeSeconds\":%u,"
 	    "\"streams\":{\"listChanged\":%d,\"resourceUpdates\":%d},"
 	    "\"opened\":%lu,\"refused\":%lu,\"ended\":%lu,\"aged\":%lu,"
 	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"eventsIn\":%lu,"
-	    "\"framesOut\":%lu,\"hubStarts\":%lu}",
+	    "\"framesOut\":%lu,\"hubStarts\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(events),
 	    L(frames), L(hub_starts));
+	if (l->bus)
+		n = put_bus(l, buf, cap, n);
+	return put(buf, cap, n, "}");
 }
 
 /* The hub's figures in Prometheus text. */
@@ -296,6 +322,23 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    L(lists_streams), L(resource_streams), L(held), l->max,
 	    L(refused), L(ended), L(gone), L(dropped), L(events), L(frames),
 	    L(hub_up));
+	if (l->bus)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
+		    "# TYPE wymcp_bus_up gauge\n"
+		    "wymcp_bus_up %d\n"
+		    "# HELP wymcp_bus_connects_total Connections to the bus "
+		    "made.\n"
+		    "# TYPE wymcp_bus_connects_total counter\n"
+		    "wymcp_bus_connects_total %lu\n"
+		    "# HELP wymcp_bus_events_total Events sent to and taken "
+		    "from the bus.\n"
+		    "# TYPE wymcp_bus_events_total counter\n"
+		    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
+		    "wymcp_bus_events_total{way=\"received\"} %lu\n",
+		    L(bus_up), L(bus_connects), L(bus_sent),
+		    L(bus_received));
+	return n;
 }
 #undef L
 

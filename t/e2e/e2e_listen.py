@@ -30,6 +30,9 @@ subscriptions.mdx):
      listen that was refused now succeeds);
   S  a client that does not read is dropped once its buffer is full,
      while another stream goes on getting events and calls are served;
+  P  wymcp-fcgi --publish reaches the streams through the hub's socket
+     beside the FastCGI one (SOCK.hub, mode 0600), and refuses what is
+     not an event;
   M  at --listen-max-age the stream ends gracefully: the listen's
      result, tagged, then the end of the response; a quiet stream gets
      ": keep-alive" comments meanwhile (every 15 s);
@@ -45,18 +48,17 @@ Python 3 standard library only.
 
 import json
 import os
-import select
 import signal
-import socket
+import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True
 import wymcp_e2e
 from wymcp_e2e import R, Client, enc, hlist, rpc, std_headers
+from wymcp_listen import SUB, Stream, drain, tagged
 
 STATUS = "/wymcp-status"
-SUB = "io.modelcontextprotocol/subscriptionId"
 
 
 class ListenHarness(wymcp_e2e.Harness):
@@ -90,96 +92,6 @@ class ListenHarness(wymcp_e2e.Harness):
                             status + "\t\tlocation = /mcp-anon {", 1)
 
 
-class Stream:
-    """A listen as a client holds it: HTTP/1.0 through nginx, the SSE
-    frames parsed as they come."""
-
-    def __init__(self, port, notifications, rid, path="/mcp", rcvbuf=None):
-        self.rid = rid
-        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        if rcvbuf is not None:
-            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
-        self.s.connect(("127.0.0.1", port))
-        body = enc(rpc(rid, "subscriptions/listen",
-                       {"notifications": notifications}))
-        head = "POST %s HTTP/1.0\r\nHost: localhost\r\n" % path
-        for k, v in std_headers("subscriptions/listen").items():
-            head += "%s: %s\r\n" % (k, v)
-        head += "Content-Length: %d\r\n\r\n" % len(body)
-        self.s.sendall(head.encode() + body)
-        self.buf = b""
-        self.status = None
-        self.headers = ""
-        self.frames = []	# parsed JSON messages, in order
-        self.comments = []
-        self.eof = False
-
-    def _parse(self):
-        if self.status is None:
-            i = self.buf.find(b"\r\n\r\n")
-            if i < 0:
-                return
-            head = self.buf[:i].decode("latin-1")
-            self.buf = self.buf[i + 4:]
-            self.status = int(head.split()[1])
-            self.headers = head
-        while True:
-            i = self.buf.find(b"\n\n")
-            if i < 0:
-                return
-            ev = self.buf[:i].decode("utf-8", "replace")
-            self.buf = self.buf[i + 2:]
-            for line in ev.split("\n"):
-                if line.startswith("data: "):
-                    try:
-                        self.frames.append(json.loads(line[6:]))
-                    except ValueError:
-                        self.frames.append({"unparsable": line})
-                elif line.startswith(":"):
-                    self.comments.append(line)
-
-    def pump(self, timeout):
-        """Read what comes within `timeout' s."""
-        end = time.monotonic() + timeout
-        while not self.eof:
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            r, _, _ = select.select([self.s], [], [], left)
-            if not r:
-                break
-            try:
-                b = self.s.recv(65536)
-            except (ConnectionResetError, OSError):
-                b = b""
-            if not b:
-                self.eof = True
-                break
-            self.buf += b
-            self._parse()
-        self._parse()
-
-    def wait(self, pred, timeout=5):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and not self.eof:
-            if pred(self):
-                return True
-            self.pump(min(0.2, max(0.01, end - time.monotonic())))
-        return pred(self)
-
-    def methods(self):
-        return [f.get("method") for f in self.frames]
-
-    def notes(self, method):
-        return [f for f in self.frames if f.get("method") == method]
-
-    def close(self):
-        try:
-            self.s.close()
-        except OSError:
-            pass
-
-
 def call(h, name, args, path="/mcp"):
     c = Client(h.port)
     r = c.send("POST", path, enc(rpc(1, "tools/call", {"name": name,
@@ -209,19 +121,6 @@ def wait_stat(h, key, want, timeout=5):
             return got
         time.sleep(0.1)
     return got
-
-
-def tagged(frames, rid):
-    return all(f.get("params", f.get("result", {})).get("_meta", {})
-               .get(SUB) == rid for f in frames)
-
-
-def drain(s):
-    """Read `s' until nothing has come for 50 ms."""
-    n = -1
-    while n != len(s.buf) + sum(1 for _ in s.frames):
-        n = len(s.buf) + sum(1 for _ in s.frames)
-        s.pump(0.05)
 
 
 def body(h):
@@ -299,6 +198,26 @@ def body(h):
             json.dumps([a.methods(), b.methods(), quiet.methods()]))
     R.check(tagged(a.frames, 7), "E: every frame of a stream is tagged",
             json.dumps(a.frames))
+    # P: anything else on the host publishes through the hub's socket.
+    n0 = len(a.notes("notifications/resources/updated"))
+    p = subprocess.run(wymcp_e2e.wrap_argv([h.prog, "--publish",
+                                            "updated note://a", "--listen",
+                                            "unix:" + h.sock]),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    a.wait(lambda s: len(s.notes("notifications/resources/updated")) > n0)
+    R.check(p.returncode == 0 and len(a.notes(
+        "notifications/resources/updated")) == n0 + 1 and
+        os.stat(h.sock + ".hub").st_mode & 0o077 == 0,
+        "P: wymcp-fcgi --publish 'updated note://a' --listen unix:SOCK "
+        "reaches the stream, through SOCK.hub (mode 0600)",
+        "%d %r" % (p.returncode, p.stdout[-300:]))
+    p = subprocess.run(wymcp_e2e.wrap_argv([h.prog, "--publish",
+                                            "list nothing", "--listen",
+                                            "unix:" + h.sock]),
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    R.check(p.returncode == 1 and b"no list 'nothing'" in p.stdout,
+            "P: --publish refuses what is not an event, saying why",
+            "%d %r" % (p.returncode, p.stdout[-300:]))
 
     # C: the caps.  alice holds a and (below) two more: 3 = her share.
     c1 = Stream(port, {"toolsListChanged": True}, "c1")

@@ -1,0 +1,119 @@
+"""wymcp_listen - a listen stream as a client holds it, for the scripts
+that test the hub (t/e2e/e2e_listen.py, e2e_bus.py): HTTP/1.0 through
+nginx, the SSE frames parsed one by one as they come.
+
+Found through PYTHONPATH=t/e2e/lib.  Python 3 standard library only.
+"""
+
+import json
+import select
+import socket
+import time
+
+from wymcp_e2e import enc, rpc, std_headers
+
+SUB = "io.modelcontextprotocol/subscriptionId"
+
+
+class Stream:
+    """A listen as a client holds it: HTTP/1.0 through nginx, the SSE
+    frames parsed as they come."""
+
+    def __init__(self, port, notifications, rid, path="/mcp", rcvbuf=None):
+        self.rid = rid
+        self.s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf is not None:
+            self.s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.s.connect(("127.0.0.1", port))
+        body = enc(rpc(rid, "subscriptions/listen",
+                       {"notifications": notifications}))
+        head = "POST %s HTTP/1.0\r\nHost: localhost\r\n" % path
+        for k, v in std_headers("subscriptions/listen").items():
+            head += "%s: %s\r\n" % (k, v)
+        head += "Content-Length: %d\r\n\r\n" % len(body)
+        self.s.sendall(head.encode() + body)
+        self.buf = b""
+        self.status = None
+        self.headers = ""
+        self.frames = []	# parsed JSON messages, in order
+        self.comments = []
+        self.eof = False
+
+    def _parse(self):
+        if self.status is None:
+            i = self.buf.find(b"\r\n\r\n")
+            if i < 0:
+                return
+            head = self.buf[:i].decode("latin-1")
+            self.buf = self.buf[i + 4:]
+            self.status = int(head.split()[1])
+            self.headers = head
+        while True:
+            i = self.buf.find(b"\n\n")
+            if i < 0:
+                return
+            ev = self.buf[:i].decode("utf-8", "replace")
+            self.buf = self.buf[i + 2:]
+            for line in ev.split("\n"):
+                if line.startswith("data: "):
+                    try:
+                        self.frames.append(json.loads(line[6:]))
+                    except ValueError:
+                        self.frames.append({"unparsable": line})
+                elif line.startswith(":"):
+                    self.comments.append(line)
+
+    def pump(self, timeout):
+        """Read what comes within `timeout' s."""
+        end = time.monotonic() + timeout
+        while not self.eof:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            r, _, _ = select.select([self.s], [], [], left)
+            if not r:
+                break
+            try:
+                b = self.s.recv(65536)
+            except (ConnectionResetError, OSError):
+                b = b""
+            if not b:
+                self.eof = True
+                break
+            self.buf += b
+            self._parse()
+        self._parse()
+
+    def wait(self, pred, timeout=5):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not self.eof:
+            if pred(self):
+                return True
+            self.pump(min(0.2, max(0.01, end - time.monotonic())))
+        return pred(self)
+
+    def methods(self):
+        return [f.get("method") for f in self.frames]
+
+    def notes(self, method):
+        return [f for f in self.frames if f.get("method") == method]
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+def drain(s):
+    """Read `s' until nothing has come for 50 ms."""
+    n = -1
+    while n != len(s.buf) + len(s.frames):
+        n = len(s.buf) + len(s.frames)
+        s.pump(0.05)
+
+
+def tagged(frames, rid):
+    """Does every frame carry the subscription id `rid'?"""
+    return all(f.get("params", f.get("result", {})).get("_meta", {})
+               .get(SUB) == rid for f in frames)
