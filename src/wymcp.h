@@ -707,6 +707,21 @@ struct wymcp_listen {
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);
+/*
+ * A server's catalogue, to compare across a reload: each tool's name
+ * and the digest of its listing, and one digest of the prompts and one
+ * of the resources and templates.  It outlives the server (the modules
+ * may be unloaded).  NULL out of memory; free it with
+ * wymcp_catalogue_free().  wymcp_catalogue_changes() returns the list
+ * event above for the lists that differ from `before' to `after',
+ * naming in "tools" every tool added, removed or changed; NULL when
+ * nothing did (or out of memory); the caller frees it.
+ */
+struct wymcp_catalogue;
+struct wymcp_catalogue *wymcp_server_catalogue(const struct wymcp_server *);
+char		*wymcp_catalogue_changes(const struct wymcp_catalogue *before,
+		    const struct wymcp_catalogue *after);
+void		 wymcp_catalogue_free(struct wymcp_catalogue *);
 void		 wymcp_server_set_publish(struct wymcp_server *,
 		    wymcp_publish_fn, void *arg);
 

@@ -320,10 +320,14 @@ int		 front_catch_stop(void (*fn)(int), sigset_t *waitmask);
 /*
  * prefork.c: the supervisor.  Keeps `workers' (>= 1) processes running
  * front_worker() on the listening socket until SIGTERM or SIGINT, then
- * drains them; returns an exit status (in the supervisor only).
+ * drains them; returns an exit status (in the supervisor only).  On
+ * SIGHUP `reload' makes the server again (its modules anew) and the
+ * supervisor swaps it into *srvp (the caller frees the last one).
  */
-int		 front_prefork(struct wymcp_server *, int listenfd, int owned,
-		    int workers, int runners, const struct front_limits *);
+typedef struct wymcp_server *(*front_reload_fn)(char *err, size_t errlen);
+int		 front_prefork(struct wymcp_server **srvp, int listenfd,
+		    int owned, int workers, int runners,
+		    const struct front_limits *, front_reload_fn reload);
 
 /*
  * runner.c: a task runner (--task-runners): claims and runs tasks

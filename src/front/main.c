@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
+#include <dirent.h>
+
 #include <netdb.h>
 
 #include <ctype.h>
@@ -903,30 +905,188 @@ memory_limit(size_t limit)
 	    "per process", (unsigned long long)rl.rlim_cur >> 20);
 }
 
-/*
- * Load the --module files, or the bundled modules when none was
- * given.  A module that fails to load is fatal.
- */
-static void
-load_modules(struct wymcp_server *srv, const struct front_opts *o)
+/* Does `name' end in ".so"? */
+static int
+is_so(const char *name)
 {
-	char	 path[PATH_MAX];
-	size_t	 i;
+	size_t	 n = strlen(name);
 
-	for (i = 0; i < o->nmodules; i++)
-		if (wymcp_server_load_module(srv, o->modules[i]) != WYMCP_OK)
-			errx(1, "--module %s: %s", o->modules[i],
-			    wymcp_server_errmsg(srv));
+	return n > 3 && name[0] != '.' && strcmp(name + n - 3, ".so") == 0;
+}
+
+/* Load the module at `path' into `srv'; 0, or -1 with why in `err'. */
+static int
+load_one(struct wymcp_server *srv, const char *what, const char *path,
+    char *err, size_t errlen)
+{
+	if (wymcp_server_load_module(srv, path) == WYMCP_OK)
+		return 0;
+	if (snprintf(err, errlen, "%s %s: %s", what, path,
+	    wymcp_server_errmsg(srv)) < 0)
+		err[0] = '\0';
+	return -1;
+}
+
+/*
+ * Load the --module files, or every *.so of a --module directory (in
+ * name order, read again at each reload), or the bundled modules when
+ * none was given.  0, or -1 with why in `err' (nothing is fatal here:
+ * the caller decides).
+ */
+static int
+load_modules(struct wymcp_server *srv, const struct front_opts *o,
+    char *err, size_t errlen)
+{
+	struct dirent	**names;
+	struct stat	 st;
+	char		 path[PATH_MAX];
+	size_t		 i;
+	int		 n, k, rc = 0;
+
+	for (i = 0; i < o->nmodules; i++) {
+		if (stat(o->modules[i], &st) == -1 || !S_ISDIR(st.st_mode)) {
+			if (load_one(srv, "--module", o->modules[i], err,
+			    errlen) != 0)
+				return -1;
+			continue;
+		}
+		if ((n = scandir(o->modules[i], &names, NULL,
+		    alphasort)) == -1) {
+			snprintf(err, errlen, "--module %s: %s",
+			    o->modules[i], strerror(errno));
+			return -1;
+		}
+		for (k = 0; k < n; k++) {
+			if (rc == 0 && is_so(names[k]->d_name) &&
+			    (size_t)snprintf(path, sizeof(path), "%s/%s",
+			    o->modules[i], names[k]->d_name) < sizeof(path) &&
+			    load_one(srv, "--module", path, err, errlen) != 0)
+				rc = -1;
+			free(names[k]);
+		}
+		free(names);
+		if (rc != 0)
+			return -1;
+	}
 	if (o->nmodules > 0)
-		return;
+		return 0;
 	for (i = 0; i < sizeof(bundled) / sizeof(bundled[0]); i++) {
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s",
-		    WYMCP_MODULEDIR, bundled[i]) >= sizeof(path))
-			errx(1, "%s: path too long", WYMCP_MODULEDIR);
-		if (wymcp_server_load_module(srv, path) != WYMCP_OK)
-			errx(1, "bundled module %s: %s (use --module)", path,
-			    wymcp_server_errmsg(srv));
+		    WYMCP_MODULEDIR, bundled[i]) >= sizeof(path)) {
+			snprintf(err, errlen, "%s: path too long",
+			    WYMCP_MODULEDIR);
+			return -1;
+		}
+		if (load_one(srv, "bundled module (use --module)", path, err,
+		    errlen) != 0)
+			return -1;
 	}
+	return 0;
+}
+
+/*
+ * The server of options `o': settings, modules and state keys (the
+ * per-process work, done once before the fork, and again at a reload).
+ * `cgi': this process serves one request.  NULL with why in `err'.
+ */
+static struct wymcp_server *
+make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
+{
+	struct wymcp_server	*srv;
+	size_t			 i;
+
+	if ((srv = wymcp_server_new()) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
+	    1000);
+	if (o->max_body > 0)
+		wymcp_server_set_max_body(srv, o->max_body);
+	if (o->modern_only)
+		wymcp_server_set_legacy(srv, 0);
+	for (i = 0; i < o->norigins; i++)
+		if (wymcp_server_allow_origin(srv, o->origins[i]) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--allow-origin %s: %s",
+			    o->origins[i], wymcp_server_errmsg(srv));
+			goto fail;
+		}
+	if (load_modules(srv, o, err, errlen) != 0)
+		goto fail;
+	/*
+	 * requestState keys: the file's (read again at a reload: rotated
+	 * keys take effect), or the random key the server made for itself,
+	 * which this process and the workers it forks share.
+	 */
+	if (o->keyfile != NULL) {
+		if (wymcp_server_load_state_keys(srv, o->keyfile) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--state-key-file: %s",
+			    wymcp_server_errmsg(srv));
+			goto fail;
+		}
+	} else if (cgi)
+		/*
+		 * CGI: this process serves one request.  A state sealed
+		 * with its random key would open in no other process.
+		 */
+		wymcp_server_forget_random_key(srv);
+	return srv;
+fail:
+	wymcp_server_free(srv);
+	return NULL;
+}
+
+/*
+ * The task store of options `o' on `srv', after the privilege drop (as
+ * the user that will write it: the store's file is created), with the
+ * pool's hooks.  0, or -1 with why in `err'.
+ */
+static int
+store_server(struct wymcp_server *srv, const struct front_opts *o,
+    const struct front_limits *lim, char *err, size_t errlen)
+{
+	if (o->task_store != NULL) {
+		if (wymcp_server_set_task_store(srv, o->task_store) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--task-store: %s",
+			    wymcp_server_errmsg(srv));
+			return -1;
+		}
+		(void)wymcp_server_set_task_limits(srv,
+		    (long long)o->task_ttl * 1000,
+		    (long long)o->task_lease * 1000);
+		/* An outage is logged once for the pool, not a process. */
+		wymcp_server_set_task_store_watch(srv, front_store_watch,
+		    lim->stats);
+	}
+	if (lim->listen != NULL)
+		wymcp_server_set_publish(srv, front_publish, lim->listen);
+	return 0;
+}
+
+/* What a reload needs: the options, the limits (main.c's own). */
+static const struct front_opts	*reload_opts;
+static const struct front_limits *reload_lim;
+
+/*
+ * SIGHUP in the supervisor (prefork.c): the server again from the
+ * options, its modules loaded anew.  NULL with why in `err'.
+ */
+static struct wymcp_server *
+reload_server(char *err, size_t errlen)
+{
+	struct wymcp_server	*srv;
+
+	if ((srv = make_server(reload_opts, 0, err, errlen)) == NULL)
+		return NULL;
+	if (store_server(srv, reload_opts, reload_lim, err, errlen) != 0) {
+		wymcp_server_free(srv);
+		return NULL;
+	}
+	return srv;
 }
 
 /*
@@ -944,15 +1104,13 @@ main(int argc, char *argv[])
 	struct wymcp_server	*srv;
 	struct ident		 id;
 	const char		*sockpath = NULL;
-	size_t			 i;
-	int			 fd, flags, rc, relayfd = -1, local = 0;
+	char			 ebuf[512];
+	int			 fd, flags, rc, relayfd = -1, local = 0, cgi;
 
 	sanitize_stdio();
 	parse_options(argc, argv, &opts);
 
 	if (opts.genkey != NULL) {
-		char	 ebuf[512];
-
 		if (wymcp_state_key_generate(opts.genkey, ebuf,
 		    sizeof(ebuf)) != WYMCP_OK) {
 			warnx("--generate-key: %s", ebuf);
@@ -964,7 +1122,6 @@ main(int argc, char *argv[])
 	}
 
 	if (opts.publish != NULL) {
-		char		 ebuf[512];
 		const char	*bus = opts.bus != NULL &&
 				    strcmp(opts.bus, "none") != 0 ? opts.bus :
 				    NULL;
@@ -1008,31 +1165,12 @@ main(int argc, char *argv[])
 		    "try --help");
 
 	/* Per-process work, once: configuration and modules. */
-	if ((srv = wymcp_server_new()) == NULL)
-		errx(1, "out of memory");
-	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
-	wymcp_server_set_request_timeout(srv, (unsigned long)opts.timeout *
-	    1000);
-	if (opts.max_body > 0)
-		wymcp_server_set_max_body(srv, opts.max_body);
-	if (opts.modern_only)
-		wymcp_server_set_legacy(srv, 0);
-	for (i = 0; i < opts.norigins; i++)
-		if (wymcp_server_allow_origin(srv, opts.origins[i]) !=
-		    WYMCP_OK)
-			errx(2, "--allow-origin %s: %s", opts.origins[i],
-			    wymcp_server_errmsg(srv));
-	load_modules(srv, &opts);
-	/*
-	 * requestState keys: the file's, or the random key the server made
-	 * for itself, which this process and the workers it forks share.
-	 */
-	if (opts.keyfile != NULL) {
-		if (wymcp_server_load_state_keys(srv, opts.keyfile) !=
-		    WYMCP_OK)
-			errx(1, "--state-key-file: %s",
-			    wymcp_server_errmsg(srv));
-	} else if (fd != -1 || opts.listen != NULL)
+	cgi = fd == -1 && opts.listen == NULL;
+	if ((srv = make_server(&opts, cgi, ebuf, sizeof(ebuf))) == NULL)
+		errx(1, "%s", ebuf);
+	if (opts.keyfile != NULL)
+		;
+	else if (!cgi)
 		front_log(WYMCP_LOG_WARNING, "no --state-key-file: "
 		    "requestState is sealed with a random key made now, "
 		    "shared by this process's workers only; several hosts, "
@@ -1048,7 +1186,6 @@ main(int argc, char *argv[])
 		    "gets an error, as no other process could open the "
 		    "requestState this one would seal (wymcp-fcgi "
 		    "--generate-key PATH makes a key file)");
-		wymcp_server_forget_random_key(srv);
 	}
 
 	/*
@@ -1080,20 +1217,10 @@ main(int argc, char *argv[])
 
 	if (id.set)
 		drop_privileges(&id);
-	/* As the user that will write it: the store's file is created. */
-	if (opts.task_store != NULL) {
-		if (wymcp_server_set_task_store(srv, opts.task_store) !=
-		    WYMCP_OK)
-			errx(1, "--task-store: %s", wymcp_server_errmsg(srv));
-		(void)wymcp_server_set_task_limits(srv,
-		    (long long)opts.task_ttl * 1000,
-		    (long long)opts.task_lease * 1000);
-		if (opts.runners == 0)
-			front_log(WYMCP_LOG_WARNING, "--task-store without "
-			    "--task-runners: tasks are stored here but run "
-			    "only by the runners of another instance sharing "
-			    "the store");
-	}
+	if (opts.task_store != NULL && opts.runners == 0)
+		front_log(WYMCP_LOG_WARNING, "--task-store without "
+		    "--task-runners: tasks are stored here but run only by the "
+		    "runners of another instance sharing the store");
 	memory_limit(opts.memory);
 
 	memset(&lim, 0, sizeof(lim));
@@ -1124,7 +1251,6 @@ main(int argc, char *argv[])
 	    opts.per_principal > 0 ? opts.per_principal :
 	    opts.max_listeners / 4 > 0 ? opts.max_listeners / 4 : 1,
 	    opts.listen_age, sockpath) == 0) {
-		wymcp_server_set_publish(srv, front_publish, lim.listen);
 		/* The bus: given, or the task store's PostgreSQL. */
 		if (opts.bus != NULL && strcmp(opts.bus, "none") != 0)
 			lim.bus_uri = opts.bus;
@@ -1154,10 +1280,14 @@ main(int argc, char *argv[])
 		lim.stats->slow_ms = opts.slow_ms;
 		lim.stats->store = opts.task_store != NULL;
 	}
-	/* An outage is logged once for the pool, not once a process. */
-	if (opts.task_store != NULL)
-		wymcp_server_set_task_store_watch(srv, front_store_watch,
-		    lim.stats);
+	/*
+	 * The task store, as the user that will write it (the store's file
+	 * is created), and the pool's hooks.
+	 */
+	if (store_server(srv, &opts, &lim, ebuf, sizeof(ebuf)) != 0)
+		errx(1, "%s", ebuf);
+	reload_opts = &opts;
+	reload_lim = &lim;
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);
@@ -1178,8 +1308,8 @@ main(int argc, char *argv[])
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd, &lim, NULL);
 		else
-			rc = front_prefork(srv, fd, opts.listen != NULL,
-			    opts.workers, opts.runners, &lim);
+			rc = front_prefork(&srv, fd, opts.listen != NULL,
+			    opts.workers, opts.runners, &lim, reload_server);
 		front_relay_cleanup(&lim);
 		front_listen_cleanup(&lim);
 		/* Only the process that created the socket gets here. */

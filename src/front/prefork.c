@@ -11,6 +11,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,6 +60,7 @@ struct worker {
  */
 struct pool {
 	struct wymcp_server	*srv;		/* handed to workers */
+	front_reload_fn		 reload;	/* SIGHUP: the server anew */
 	int			 listenfd;	/* inherited by workers */
 	int			 want;		/* --workers, or MIN */
 	int			 want_runners;	/* --task-runners */
@@ -206,6 +208,8 @@ spawn(struct pool *p, long long now, int kind)
 	size_t			 i;
 	pid_t			 pid;
 
+	if (p->srv == NULL)
+		return -1;	/* a reload failed: stopping */
 	w = slot(p);
 	b = mmap(NULL, sizeof(*b), PROT_READ | PROT_WRITE,
 	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -604,6 +608,83 @@ drain_tick(struct pool *p, long long now)
 }
 
 /*
+ * SIGHUP's reload, the way nginx -s reload and php-fpm do it: make the
+ * server again from the options (the modules loaded anew: a module
+ * directory is read again, a file replaced is the new one), first in a
+ * child that only tries (so that a module that fails to load leaves
+ * the running set alone), then here; tell the listeners which lists
+ * changed (a catalogue's digests, before and after: nothing when
+ * nothing changed), and let the caller replace the workers.  Returns 1
+ * when the workers are to be replaced, 0 when the reload was refused
+ * (logged).
+ */
+static int
+reload_server(struct pool *p)
+{
+	struct wymcp_catalogue	*before, *after;
+	struct wymcp_server	*srv;
+	char			 err[512], *ev;
+	ssize_t			 n;
+	pid_t			 pid;
+	int			 fds[2], st;
+
+	if (p->reload == NULL)
+		return 1;
+	if (pipe2(fds, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
+		front_log(WYMCP_LOG_ERR, "SIGHUP: cannot try the reload: %s",
+		    strerror(errno));
+		return 0;
+	}
+	if (pid == 0) {
+		/*
+		 * The trial: unload what the supervisor had (a file
+		 * replaced at the same path is then read anew), load.
+		 */
+		(void)close(fds[0]);
+		wymcp_server_free(p->srv);
+		if ((srv = p->reload(err, sizeof(err))) != NULL)
+			_exit(0);
+		(void)write(fds[1], err, strlen(err));
+		_exit(1);
+	}
+	(void)close(fds[1]);
+	n = read(fds[0], err, sizeof(err) - 1);
+	err[n > 0 ? n : 0] = '\0';
+	(void)close(fds[0]);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		continue;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		front_log(WYMCP_LOG_ERR, "SIGHUP: reload refused, the workers "
+		    "keep the modules they have: %s", err[0] != '\0' ? err :
+		    "the trial died");
+		return 0;
+	}
+	before = wymcp_server_catalogue(p->srv);
+	wymcp_server_free(p->srv);
+	if ((p->srv = p->reload(err, sizeof(err))) == NULL) {
+		/* What the trial loaded changed since: nothing to serve. */
+		front_log(WYMCP_LOG_ERR, "SIGHUP: the modules changed during "
+		    "the reload and no longer load (%s): stopping", err);
+		wymcp_catalogue_free(before);
+		got_term = 1;
+		return 0;
+	}
+	after = wymcp_server_catalogue(p->srv);
+	ev = before != NULL && after != NULL ?
+	    wymcp_catalogue_changes(before, after) : NULL;
+	if (ev != NULL) {
+		front_log(WYMCP_LOG_INFO, "SIGHUP: reloaded; changed: %s", ev);
+		if (p->lim->listen != NULL)
+			front_publish(p->lim->listen, ev, strlen(ev));
+	} else
+		front_log(WYMCP_LOG_INFO, "SIGHUP: reloaded; no list changed");
+	free(ev);
+	wymcp_catalogue_free(before);
+	wymcp_catalogue_free(after);
+	return 1;
+}
+
+/*
  * The supervisor, modelled on kfcgi's fixed pool and slowcgi: block
  * SIGCHLD, SIGTERM, SIGINT and SIGHUP, fork the workers (they inherit
  * the listening socket and the loaded modules), and wait for signals
@@ -614,8 +695,9 @@ drain_tick(struct pool *p, long long now)
  * worker, waits for all of them and returns 0.
  */
 int
-front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
-    int runners, const struct front_limits *lim)
+front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
+    int workers, int runners, const struct front_limits *lim,
+    front_reload_fn reload)
 {
 	struct pool		 p;
 	struct sigaction	 sa, osa[4];
@@ -627,7 +709,8 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 
 	memset(&p, 0, sizeof(p));
-	p.srv = srv;
+	p.srv = *srvp;
+	p.reload = reload;
 	p.listenfd = listenfd;
 	p.want = workers;
 	p.want_runners = runners;
@@ -690,7 +773,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 		}
 		if (got_hup) {
 			got_hup = 0;
-			if (!stopping) {
+			if (!stopping && reload_server(&p)) {
 				front_log(WYMCP_LOG_INFO, "SIGHUP: replacing "
 				    "the workers");
 				/* The hub keeps its streams. */
@@ -741,6 +824,7 @@ front_prefork(struct wymcp_server *srv, int listenfd, int owned, int workers,
 	}
 
 	front_log(WYMCP_LOG_INFO, "all workers stopped");
+	*srvp = p.srv;
 	for (i = 0; i < 4; i++)
 		(void)sigaction(sigs[i], &osa[i], NULL);
 	(void)sigprocmask(SIG_SETMASK, &origmask, NULL);

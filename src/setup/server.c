@@ -195,3 +195,153 @@ wymcp_server_set_legacy(struct wymcp_server *srv, int on)
 	if (srv != NULL)
 		srv->legacy = on != 0;
 }
+
+/*
+ * A catalogue: what a reload compares (wymcp_server_catalogue()): each
+ * tool's name and the digest of its listing, and one digest of each
+ * other list.
+ */
+struct wymcp_catalogue {
+	size_t		  ntools;
+	char		**names;
+	unsigned char	(*digests)[32];
+	unsigned char	  prompts[32];
+	unsigned char	  resources[32];
+};
+
+/* One digest of the listings of `n' entries `stride' bytes apart. */
+static void
+list_digest(unsigned char *out, const void *first, size_t n, size_t stride,
+    size_t off)
+{
+	crypto_generichash_state	 st;
+	size_t				 i;
+
+	(void)crypto_generichash_init(&st, NULL, 0, 32);
+	for (i = 0; i < n; i++)
+		(void)crypto_generichash_update(&st, (const unsigned char *)
+		    first + i * stride + off, 32);
+	(void)crypto_generichash_final(&st, out, 32);
+}
+
+void
+wymcp_catalogue_free(struct wymcp_catalogue *c)
+{
+	size_t	 i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < c->ntools; i++)
+		free(c->names[i]);
+	free(c->names);
+	free(c->digests);
+	free(c);
+}
+
+struct wymcp_catalogue *
+wymcp_server_catalogue(const struct wymcp_server *srv)
+{
+	struct wymcp_catalogue	*c;
+	crypto_generichash_state st;
+	unsigned char		 a[32], b[32];
+	size_t			 i;
+
+	if (srv == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	if (srv->ntools > 0 && ((c->names = calloc(srv->ntools,
+	    sizeof(*c->names))) == NULL || (c->digests = calloc(srv->ntools,
+	    sizeof(*c->digests))) == NULL))
+		goto fail;
+	for (i = 0; i < srv->ntools; i++) {
+		if ((c->names[i] = strdup(srv->tools[i].def->name)) == NULL)
+			goto fail;
+		c->ntools++;
+		memcpy(c->digests[i], srv->tools[i].digest, 32);
+	}
+	list_digest(c->prompts, srv->prompts, srv->nprompts,
+	    sizeof(*srv->prompts), offsetof(struct wymcp__prompt, digest));
+	list_digest(a, srv->resources, srv->nresources,
+	    sizeof(*srv->resources), offsetof(struct wymcp__resource, digest));
+	list_digest(b, srv->templates, srv->ntemplates,
+	    sizeof(*srv->templates), offsetof(struct wymcp__resource, digest));
+	(void)crypto_generichash_init(&st, NULL, 0, 32);
+	(void)crypto_generichash_update(&st, a, 32);
+	(void)crypto_generichash_update(&st, b, 32);
+	(void)crypto_generichash_final(&st, c->resources, 32);
+	return c;
+fail:
+	wymcp_catalogue_free(c);
+	return NULL;
+}
+
+/* The index of tool `name' in `c', or c->ntools. */
+static size_t
+find_tool(const struct wymcp_catalogue *c, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->ntools; i++)
+		if (strcmp(c->names[i], name) == 0)
+			break;
+	return i;
+}
+
+/* Name `name' in the array `names' unless it is there already. */
+static void
+name_tool(struct json_object *names, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < json_object_array_length(names); i++)
+		if (strcmp(json_object_get_string(
+		    json_object_array_get_idx(names, i)), name) == 0)
+			return;
+	json_object_array_add(names, json_object_new_string(name));
+}
+
+char *
+wymcp_catalogue_changes(const struct wymcp_catalogue *before,
+    const struct wymcp_catalogue *after)
+{
+	struct json_object	*o, *lists, *names;
+	const char		*s;
+	char			*out = NULL;
+	size_t			 i, k;
+
+	if (before == NULL || after == NULL ||
+	    (o = json_object_new_object()) == NULL)
+		return NULL;
+	lists = json_object_new_array();
+	names = json_object_new_array();
+	/* Tools: each added, removed or changed, by name. */
+	for (i = 0; i < after->ntools; i++)
+		if ((k = find_tool(before, after->names[i])) ==
+		    before->ntools || memcmp(before->digests[k],
+		    after->digests[i], 32) != 0)
+			name_tool(names, after->names[i]);
+	for (i = 0; i < before->ntools; i++)
+		if (find_tool(after, before->names[i]) == after->ntools)
+			name_tool(names, before->names[i]);
+	if (json_object_array_length(names) > 0)
+		json_object_array_add(lists, json_object_new_string("tools"));
+	if (memcmp(before->prompts, after->prompts, 32) != 0)
+		json_object_array_add(lists, json_object_new_string("prompts"));
+	if (memcmp(before->resources, after->resources, 32) != 0)
+		json_object_array_add(lists,
+		    json_object_new_string("resources"));
+	if (json_object_array_length(lists) > 0) {
+		json_object_object_add(o, "v", json_object_new_int(1));
+		json_object_object_add(o, "k", json_object_new_string("list"));
+		json_object_object_add(o, "lists", json_object_get(lists));
+		if (json_object_array_length(names) > 0)
+			json_object_object_add(o, "tools",
+			    json_object_get(names));
+		if ((s = json_object_to_json_string_ext(o,
+		    JSON_C_TO_STRING_PLAIN)) != NULL)
+			out = strdup(s);
+	}
+	json_object_put(lists);
+	json_object_put(names);
+	json_object_put(o);
+	return out;
+}

@@ -556,12 +556,12 @@ def test_a(w, t, keyfile):
         os.kill(sup, signal.SIGHUP)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
-            now = set(children(sup))
+            now = set(srv.workers())
             if len(now) == WORKERS and not (now & old) and \
                     not any(alive(p) for p in old):
                 return now
             time.sleep(0.05)
-        return set(children(sup))
+        return set(srv.workers())
 
     new, ok, bad = t.under_load("/sd", reload)
     R.note("A reload under load: %d ok, %d failed" % (ok, len(bad)))

@@ -93,7 +93,7 @@ except ModuleNotFoundError as e:
     print("e2e_legacy_ask.py: no module %s: run with PYTHONPATH=t/e2e/lib, "
           "or through make" % e.name, file=sys.stderr)
     sys.exit(2)
-from wymcp_e2e import children, tail  # noqa: E402
+from wymcp_e2e import children, tail, workers_of  # noqa: E402
 
 SDK = "@modelcontextprotocol/sdk"
 SDK_VERSION = "1.32.2"
@@ -625,7 +625,7 @@ def netns_refusal(h, res):
                   text == "Booked Aurora for 4 on %s." % DAY,
                   "P the second answer, posted through h2, completes the "
                   "call", "%d %s" % (r.status(), text))
-        res.check(len(children(h1["proc"].pid)) == WORKERS,
+        res.check(len(workers_of(h1["proc"].pid)) == WORKERS,
                   "P h1 still has %d workers" % WORKERS)
     finally:
         b.close()

@@ -30,6 +30,13 @@ subscriptions.mdx):
      listen that was refused now succeeds);
   S  a client that does not read is dropped once its buffer is full,
      while another stream goes on getting events and calls are served;
+  R  SIGHUP reloads the module directory (--module DIR): nothing
+     changed, nobody is told; a module file added: tools/list_changed to
+     the streams that asked and whose mount list (WYMCP_TOOLS) has the
+     new tool, and the new workers list it; a module removed: each list
+     that changed to the streams that asked, none to a mount list the
+     change does not touch; a module that does not load: refused,
+     saying why, and the workers keep what they had;
   P  wymcp-fcgi --publish reaches the streams through the hub's socket
      beside the FastCGI one (SOCK.hub, mode 0600), and refuses what is
      not an event;
@@ -48,6 +55,7 @@ Python 3 standard library only.
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -77,6 +85,12 @@ class ListenHarness(wymcp_e2e.Harness):
     def start_fcgi(self):
         self.notes = os.path.join(self.tmp, "notes")
         os.makedirs(self.notes)
+        # A module directory (--module DIR), read again at each reload.
+        self.moddir = os.path.join(self.tmp, "modules")
+        os.makedirs(self.moddir)
+        for m in self.mods:
+            shutil.copy(m, self.moddir)
+        self.mods = [self.moddir]
         os.environ["WYMCP_NOTES_DIR"] = self.notes
         self.extra_args = ["--max-listeners", "5",
                            "--max-listeners-per-principal", "3",
@@ -123,12 +137,101 @@ def wait_stat(h, key, want, timeout=5):
     return got
 
 
+def tools_listed(h, path="/mcp"):
+    r = Client(h.port).send("POST", path, enc(rpc(1, "tools/list")),
+                            hlist(std_headers("tools/list")))
+    return [t["name"] for t in (r.json or {}).get("result", {})
+            .get("tools", [])]
+
+
+def reload(h, want_log):
+    """SIGHUP, then wait for the supervisor's word on it."""
+    n = len(wymcp_e2e.log_entries(h.fcgi_log))
+    os.kill(h.sup, signal.SIGHUP)
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        for e in wymcp_e2e.log_entries(h.fcgi_log)[n:]:
+            if want_log in e[3]:
+                time.sleep(0.3)		# the new worker takes over
+                return e[3]
+        time.sleep(0.1)
+    return None
+
+
+def r_section(h, port, a, b, quiet):
+    pr = Stream(port, {"promptsListChanged": True}, "pr", path="/mcp-anon")
+    pr.wait(lambda s: len(s.frames) >= 1)
+    counts = lambda: (len(a.frames), len(b.frames), len(pr.frames))
+    c0 = counts()
+    line = reload(h, "SIGHUP: reloaded")
+    for st in (a, b, pr):
+        st.pump(0.5)
+    R.check(line is not None and "no list changed" in line and
+            counts() == c0,
+            "R: a reload that changes nothing tells nobody", "%r %r %r" % (
+                line, c0, counts()))
+    narrow = Stream(port, {"toolsListChanged": True}, "narrow",
+                    path="/mcp-narrow")
+    narrow.wait(lambda s: len(s.frames) >= 1)
+    shutil.copy(os.path.join(h.builddir, "tools", ".libs", "echo.so"),
+                h.moddir)
+    line = reload(h, "SIGHUP: reloaded")
+    a.wait(lambda s: "notifications/tools/list_changed" in s.methods()[-1:])
+    narrow.wait(lambda s: len(s.frames) >= 2)
+    pr.pump(0.3)
+    R.check(line is not None and '"tools":["echo"]' in line and
+            a.methods()[-1] == "notifications/tools/list_changed" and
+            narrow.methods()[1:] == ["notifications/tools/list_changed"]
+            and pr.methods() == ["notifications/subscriptions/"
+                                 "acknowledged"],
+            "R: a module file added to the directory and SIGHUP: "
+            "tools/list_changed to the streams that asked and whose mount "
+            "list has the new tool (WYMCP_TOOLS \"help echo\"), not to a "
+            "prompts stream", "%r %r %r" % (line, narrow.methods(),
+                                            pr.methods()))
+    R.check("echo" in tools_listed(h), "R: the new workers list the new "
+            "tool", repr(tools_listed(h)))
+    os.unlink(os.path.join(h.moddir, "conformance.so"))
+    na, nn = len(a.frames), len(narrow.frames)
+    line = reload(h, "SIGHUP: reloaded")
+    a.wait(lambda s: len(s.frames) > na)
+    b.wait(lambda s: "notifications/resources/list_changed" in
+           s.methods()[-1:])
+    pr.wait(lambda s: len(s.frames) >= 2)
+    narrow.pump(0.5)
+    R.check(a.methods()[na:] == ["notifications/tools/list_changed"] and
+            b.methods()[-1] == "notifications/resources/list_changed" and
+            pr.methods()[1:] == ["notifications/prompts/list_changed"]
+            and len(narrow.frames) == nn,
+            "R: a module removed: tools, prompts and resources "
+            "list_changed to the streams that asked for each, none to a "
+            "mount list the change does not touch", "%r | %r %r %r %r" % (
+                line, a.methods()[na:], b.methods()[-1:], pr.methods(),
+                narrow.methods()))
+    with open(os.path.join(h.moddir, "broken.so"), "w") as f:
+        f.write("not a shared object\n")
+    before = tools_listed(h)
+    na = len(a.frames)
+    line = reload(h, "SIGHUP: reload refused")
+    a.pump(0.5)
+    R.check(line is not None and "broken.so" in line and
+            tools_listed(h) == before and len(a.frames) == na,
+            "R: a module that does not load: the reload is refused, saying "
+            "why, the workers keep the tools they had, nobody is told",
+            "%r %r" % (line, tools_listed(h)))
+    os.unlink(os.path.join(h.moddir, "broken.so"))
+    narrow.close()
+    pr.close()
+    wait_stat(h, "held", lambda v: v == 3)
+
+
 def body(h):
     h.paths()
     h.start()
     port = h.port
     t_quiet = time.monotonic()
-    quiet = Stream(port, {"promptsListChanged": True}, "quiet")
+    quiet = Stream(port, {"resourceSubscriptions": ["note://never"]},
+                   "quiet")
     quiet.wait(lambda s: len(s.frames) >= 1)
 
     # A: the acknowledgement; the one worker is free.
@@ -156,7 +259,8 @@ def body(h):
             % took, r.brief())
     st = listen_stats(h)
     R.check(st.get("hubUp") is True and st.get("held") == 3 and
-            st.get("streams", {}).get("resourceUpdates") == 2,
+            st.get("streams", {}).get("resourceUpdates") == 3 and
+            st.get("streams", {}).get("listChanged") == 2,
             "A: the status page counts the hub's streams",
             json.dumps(st))
     R.check(status(h).get("workers", {}).get("busy") == 0,
@@ -218,6 +322,9 @@ def body(h):
     R.check(p.returncode == 1 and b"no list 'nothing'" in p.stdout,
             "P: --publish refuses what is not an event, saying why",
             "%d %r" % (p.returncode, p.stdout[-300:]))
+
+    # R: SIGHUP reloads the module directory; the lists that changed.
+    r_section(h, port, a, b, quiet)
 
     # C: the caps.  alice holds a and (below) two more: 3 = her share.
     c1 = Stream(port, {"toolsListChanged": True}, "c1")

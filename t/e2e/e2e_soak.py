@@ -92,7 +92,8 @@ except ModuleNotFoundError as e:
     sys.exit(2)
 from wymcp_e2e import (META, OMIT, PROTO, Client, R,  # noqa: E402
                        alive, children, enc, hlist, judge_bare,
-                       judge_error, judge_result, std_headers, tail)
+                       judge_error, judge_result, std_headers, tail,
+                       workers_of)
 from wymcp_mrtr import (BOOKED, ROOM, ROOM_Q, SIZE, SIZE_Q,  # noqa: E402
                         judge_done, judge_input)
 
@@ -438,7 +439,7 @@ class Sampler:
                                     nfds(self.h.sup)))
         except OSError:
             pass
-        for pid in children(self.h.sup):
+        for pid in workers_of(self.h.sup):
             i = ident(pid)
             try:
                 v = (now, rss_kb(pid), nfds(pid))
@@ -465,7 +466,7 @@ def killer(h, L, S, end, lock):
             return
         with lock:
             S.sample()
-        ws = [p for p in children(h.sup) if S.age(p) >= KILL_MIN_AGE]
+        ws = [p for p in workers_of(h.sup) if S.age(p) >= KILL_MIN_AGE]
         if not ws:
             continue
         victim = random.choice(ws)
@@ -478,7 +479,7 @@ def killer(h, L, S, end, lock):
             pass
         deadline = t + 5.0
         while time.monotonic() < deadline:
-            ws = children(h.sup)
+            ws = workers_of(h.sup)
             if victim not in ws and len(ws) == WORKERS:
                 break
             time.sleep(0.02)
@@ -534,7 +535,7 @@ def layer(h):
     lock = threading.Lock()
     time.sleep(0.5)
     S.sample()
-    base = {i: S.first[i] for i in map(ident, children(h.sup))
+    base = {i: S.first[i] for i in map(ident, workers_of(h.sup))
             if i in S.first}
     base_fds = max(v[2] for v in base.values())
     base_rss = max(v[1] for v in base.values())
@@ -566,10 +567,10 @@ def layer(h):
 
     # The pool is whole and serves.
     deadline = time.monotonic() + RECOVER
-    while len(children(h.sup)) != WORKERS and time.monotonic() < deadline:
+    while len(workers_of(h.sup)) != WORKERS and time.monotonic() < deadline:
         time.sleep(0.05)
     S.sample()
-    ws = children(h.sup)
+    ws = workers_of(h.sup)
     R.check(alive(h.sup) and len(ws) == WORKERS,
             "after the soak the supervisor has %d workers" % WORKERS,
             "workers %r" % (ws,))
@@ -590,12 +591,12 @@ def layer(h):
                                             {"elicit-2": SIZE_Q}),
              ({"elicit-2": SIZE}, None)]):
         if n > 0:
-            old = children(h.sup)
+            old = workers_of(h.sup)
             for p in old:
                 os.kill(p, signal.SIGKILL)
             deadline = time.monotonic() + RECOVER
             while time.monotonic() < deadline:
-                ws = children(h.sup)
+                ws = workers_of(h.sup)
                 if len(ws) == WORKERS and not set(ws) & set(old):
                     break
                 time.sleep(0.02)

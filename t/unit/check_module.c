@@ -173,6 +173,49 @@ START_TEST(load_bundled_modules)
 }
 END_TEST
 
+/*
+ * A reload's comparison: the catalogue of a server before and after
+ * names the tools added, removed or changed, and the other lists that
+ * changed; nothing when nothing did.  Catalogues outlive their servers.
+ */
+START_TEST(catalogue_changes)
+{
+	struct wymcp_server	*a, *b;
+	struct wymcp_catalogue	*ca, *cb, *cc;
+	char			 p1[1024], p2[1024], p3[1024], *ev;
+
+	module_path(p1, sizeof(p1), "tools/.libs/help.so");
+	module_path(p2, sizeof(p2), "tools/.libs/echo.so");
+	module_path(p3, sizeof(p3), "tools/.libs/examples.so");
+	a = wymcp_server_new();
+	b = wymcp_server_new();
+	ck_assert_int_eq(wymcp_server_load_module(a, p1), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_load_module(a, p3), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_load_module(b, p1), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_load_module(b, p2), WYMCP_OK);
+	ca = wymcp_server_catalogue(a);
+	cb = wymcp_server_catalogue(b);
+	cc = wymcp_server_catalogue(a);
+	ck_assert_ptr_nonnull(ca);
+	ck_assert_ptr_nonnull(cb);
+	wymcp_server_free(a);
+	wymcp_server_free(b);
+	ck_assert_ptr_null(wymcp_catalogue_changes(ca, cc));
+	ev = wymcp_catalogue_changes(ca, cb);
+	ck_assert_ptr_nonnull(ev);
+	/* echo came, the examples' tools and note:// template went. */
+	ck_assert_str_eq(ev, "{\"v\":1,\"k\":\"list\",\"lists\":"
+	    "[\"tools\",\"resources\"],\"tools\":[\"echo\",\"book_room\","
+	    "\"purge_cache\",\"count_slowly\",\"write_note\"]}");
+	free(ev);
+	ck_assert_ptr_null(wymcp_catalogue_changes(NULL, cb));
+	wymcp_catalogue_free(ca);
+	wymcp_catalogue_free(cb);
+	wymcp_catalogue_free(cc);
+	wymcp_catalogue_free(NULL);
+}
+END_TEST
+
 START_TEST(load_same_module_twice_is_dup)
 {
 	char	 path[1024];
@@ -816,6 +859,7 @@ module_suite(void)
 	tcase_add_test(tc, load_testmod);
 	tcase_add_test(tc, load_bundled_modules);
 	tcase_add_test(tc, load_same_module_twice_is_dup);
+	tcase_add_test(tc, catalogue_changes);
 	tcase_add_test(tc, load_missing_file_is_module_error);
 	tcase_add_test(tc, load_without_symbol_is_module_error);
 	tcase_add_test(tc, load_not_a_shared_object_is_module_error);

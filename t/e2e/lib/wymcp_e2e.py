@@ -168,6 +168,12 @@ def comm(pid):
         return ""
 
 
+def workers_of(sup):
+    """A supervisor's children but its hub (comm "wymcp-hub"): the
+    workers and task runners."""
+    return [p for p in children(sup) if comm(p) != "wymcp-hub"]
+
+
 def children(pid, table=None):
     table = proc_table() if table is None else table
     return sorted(p for p, (pp, st, _) in table.items()
@@ -699,9 +705,8 @@ class Harness:
     def workers(self):
         """The supervisor's children but the hub (comm "wymcp-hub"),
         which holds listen streams and takes no FastCGI connection."""
-        kids = children(self.sup)
-        self.seen_pids.update(kids)
-        return [p for p in kids if comm(p) != "wymcp-hub"]
+        self.seen_pids.update(children(self.sup))
+        return workers_of(self.sup)
 
     def hub(self):
         """The hub's PID, or None."""
