@@ -689,21 +689,31 @@ struct wymcp_listen {
 	const char	*principal;	/* or NULL: anonymous */
 	const char	*mount;		/* WYMCP_TOOLS, or NULL: every tool */
 	const char	*end;		/* the last frame: the result, JSON */
+	const char	*session;	/* a 2025-11-25 GET stream: its
+					   session's key; NULL: a listen */
 };
 #define WYMCP_LISTEN_URIS_MAX	64	/* resourceSubscriptions kept */
 
 /*
  * The program delivers events (it holds listen streams: wymcp-fcgi
- * with its hub): server/discover declares listChanged for tools,
- * prompts and resources and resources.subscribe, and `fn' is given
+ * with its hub): server/discover (and a 2025-11-25 initialize) declares
+ * listChanged for tools, prompts and resources and resources.subscribe,
+ * a 2025-11-25 client's GET opens a stream for its session (the io's
+ * listen_* members, wymcp_listen's session set), and `fn' is given
  * every event a run published (wymcp_notify_*()), as compact JSON:
  *
  *	{"v":1,"k":"updated","uri":"note://a"}
  *	{"v":1,"k":"list","lists":["tools","resources"]}
  *
  * (a list event may name "tools":[...], the tools that changed, so
- * that only listeners whose mount list has one of them hear it).  NULL
- * turns it off.
+ * that only listeners whose mount list has one of them hear it), and a
+ * 2025-11-25 client's resources/subscribe and resources/unsubscribe:
+ *
+ *	{"v":1,"k":"subscribe","session":"KEY","uri":"note://a"}
+ *	{"v":1,"k":"unsubscribe","session":"KEY","uri":"note://a"}
+ *
+ * for the program to add the URI to (or take it from) the stream of
+ * that session, wherever it is held.  NULL turns it off.
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);

@@ -235,6 +235,8 @@ void	 wymcp__events_publish(struct wymcp_ctx *);
 void	 wymcp__events_forget(struct wymcp_ctx *);
 const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
 void	 wymcp__idem_key(struct wymcp_ctx *);
+#define WYMCP__SESSION_KEY_LEN	32	/* hex characters */
+int	 wymcp__session_key(struct wymcp_ctx *, char *out);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
 	    struct json_object **answers);
 /* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */

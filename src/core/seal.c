@@ -388,6 +388,27 @@ done:
 	return tok;
 }
 
+/*
+ * The key of the request's Mcp-Session-Id (a 2025-11-25 session): hex
+ * of a BLAKE2b of the token, the same for every request of the session,
+ * into out[WYMCP__SESSION_KEY_LEN + 1].  0, or -1 without a session id.
+ * What keys a session's GET stream and its resources/subscribe calls
+ * across workers and hosts (listen.c, legacy.c); not a secret.
+ */
+int
+wymcp__session_key(struct wymcp_ctx *ctx, char *out)
+{
+	const char	*h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_SESSION_ID);
+	unsigned char	 d[WYMCP__SESSION_KEY_LEN / 2];
+
+	if (h == NULL || *h == '\0')
+		return -1;
+	crypto_generichash(d, sizeof(d), (const unsigned char *)h, strlen(h),
+	    (const unsigned char *)"wymcp-session-key", 17);
+	sodium_bin2hex(out, WYMCP__SESSION_KEY_LEN + 1, d, sizeof(d));
+	return 0;
+}
+
 /* Make the call's idempotency key, unless it has one. */
 void
 wymcp__idem_key(struct wymcp_ctx *ctx)

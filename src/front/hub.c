@@ -358,7 +358,11 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	    (o = json_object_new_object()) == NULL)
 		return -1;
 	json_object_object_add(o, "rid", json_object_new_int(req->requestId));
-	json_object_object_add(o, "id", json_object_new_string(wl->id));
+	if (wl->id != NULL)
+		json_object_object_add(o, "id", json_object_new_string(wl->id));
+	if (wl->session != NULL)
+		json_object_object_add(o, "session",
+		    json_object_new_string(wl->session));
 	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
 	json_object_object_add(o, "share",
 	    json_object_new_int((int)reserved_bucket));
@@ -561,7 +565,9 @@ struct stream {
 	struct stream	*prev, *next;	/* in the order they came */
 	int		 fd;
 	int		 rid;		/* its FastCGI request id */
-	char		*id;		/* the subscription id, JSON */
+	char		*id;		/* the subscription id, JSON; NULL:
+					   a 2025-11-25 GET stream */
+	char		*session;	/* ... its session's key */
 	char		*end;		/* the listen's result, JSON */
 	char		*mount;		/* WYMCP_TOOLS, or NULL */
 	char		**uris;
@@ -617,6 +623,21 @@ struct bus {
 	size_t		 queued;
 };
 
+/*
+ * A 2025-11-25 session's resources/subscribe while no stream of it is
+ * held here: kept for its next GET, PEND_MS at most, PEND_MAX sessions
+ * (the oldest forgotten first).
+ */
+#define PEND_MS		3600000
+#define PEND_MAX	1024
+struct pend {
+	struct pend	*next;
+	char		*session;
+	char		**uris;
+	size_t		 nuris;
+	long long	 at;		/* ms */
+};
+
 struct hub {
 	const struct front_limits *lim;
 	struct front_listen	*l;
@@ -626,6 +647,8 @@ struct hub {
 	struct stream		*graves;	/* dropped this turn */
 	size_t			 n;
 	struct bus		 bus;
+	struct pend		*pend;		/* newest first */
+	size_t			 npend;
 };
 
 static volatile sig_atomic_t	 hub_stop;
@@ -645,7 +668,8 @@ drop(struct hub *h, struct stream *s, const char *why)
 {
 	if (s->dead)
 		return;
-	front_log(WYMCP_LOG_DEBUG, "hub: listen %s ends: %s", s->id, why);
+	front_log(WYMCP_LOG_DEBUG, "hub: listen %s ends: %s",
+	    s->id != NULL ? s->id : s->session, why);
 	(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, s->fd, NULL);
 	close(s->fd);
 	if (s->prev != NULL)
@@ -681,6 +705,7 @@ bury(struct hub *h)
 			free(s->uris[i]);
 		free(s->uris);
 		free(s->id);
+		free(s->session);
 		free(s->end);
 		free(s->mount);
 		free(s->out);
@@ -742,7 +767,8 @@ queue(struct hub *h, struct stream *s, const void *p, size_t len)
 	if (s->outlen + len > HUB_BUF_MAX) {
 		__atomic_add_fetch(&h->l->dropped, 1, __ATOMIC_RELAXED);
 		front_log(WYMCP_LOG_INFO, "hub: listen %s dropped: its client "
-		    "does not read (%d bytes waiting)", s->id, HUB_BUF_MAX);
+		    "does not read (%d bytes waiting)", s->id != NULL ? s->id :
+		    s->session, HUB_BUF_MAX);
 		drop(h, s, "the client does not read");
 		return -1;
 	}
@@ -870,18 +896,165 @@ notify(struct hub *h, struct stream *s, const char *method,
     const char *extra)
 {
 	char	 small[1024], *buf = small;
-	size_t	 len = strlen(method) + strlen(extra) + strlen(s->id) + 96;
+	size_t	 len = strlen(method) + strlen(extra) + 96 +
+		    (s->id != NULL ? strlen(s->id) : 0);
 	int	 rc;
 
 	if (len > sizeof(small) && (buf = malloc(len)) == NULL)
 		return -1;
-	snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
-	    "\"params\":{%s%s\"_meta\":{\"" SUB_ID "\":%s}}}", method, extra,
-	    *extra != '\0' ? "," : "", s->id);
+	if (s->id == NULL)		/* 2025-11-25: no subscription */
+		snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
+		    "\"params\":{%s}}", method, extra);
+	else
+		snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
+		    "\"params\":{%s%s\"_meta\":{\"" SUB_ID "\":%s}}}",
+		    method, extra, *extra != '\0' ? "," : "", s->id);
 	rc = frame(h, s, buf, 0);
 	if (buf != small)
 		free(buf);
 	return rc;
+}
+
+/* Add `uri' to the URIs `*uris' (`*n' of them); 0, or -1 when full. */
+static int
+uri_add(char ***uris, size_t *n, const char *uri)
+{
+	char	**nu, *c;
+	size_t	 i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*uris)[i], uri) == 0)
+			return 0;
+	if (*n >= WYMCP_LISTEN_URIS_MAX || (c = strdup(uri)) == NULL)
+		return -1;
+	if ((nu = reallocarray(*uris, *n + 1, sizeof(*nu))) == NULL) {
+		free(c);
+		return -1;
+	}
+	*uris = nu;
+	(*uris)[(*n)++] = c;
+	return 0;
+}
+
+/* Take `uri' from the URIs `uris' (`*n' of them). */
+static void
+uri_del(char **uris, size_t *n, const char *uri)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(uris[i], uri) == 0) {
+			free(uris[i]);
+			uris[i] = uris[--*n];
+			return;
+		}
+}
+
+static void
+pend_free(struct pend *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nuris; i++)
+		free(p->uris[i]);
+	free(p->uris);
+	free(p->session);
+	free(p);
+}
+
+/* The pending subscriptions of `session', made when `make'; or NULL. */
+static struct pend *
+pend_of(struct hub *h, const char *session, int make)
+{
+	struct pend	*p, **pp;
+
+	for (p = h->pend; p != NULL; p = p->next)
+		if (strcmp(p->session, session) == 0)
+			return p;
+	if (!make || (p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->session = strdup(session)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->at = front_now_ms();
+	p->next = h->pend;
+	h->pend = p;
+	if (++h->npend > PEND_MAX) {
+		/* Forget the oldest: the last of the list. */
+		for (pp = &h->pend; (*pp)->next != NULL; pp = &(*pp)->next)
+			continue;
+		pend_free(*pp);
+		*pp = NULL;
+		h->npend--;
+	}
+	return p;
+}
+
+/* A held session stream takes what its session subscribed to before. */
+static int
+pending_take(struct hub *h, struct stream *s)
+{
+	struct pend	*p, **pp;
+	size_t		 i;
+	int		 rc = 0;
+
+	for (pp = &h->pend; (p = *pp) != NULL; pp = &p->next)
+		if (strcmp(p->session, s->session) == 0)
+			break;
+	if (p == NULL)
+		return 0;
+	for (i = 0; i < p->nuris; i++)
+		if (uri_add(&s->uris, &s->nuris, p->uris[i]) != 0)
+			rc = -1;
+	*pp = p->next;
+	pend_free(p);
+	h->npend--;
+	return rc;
+}
+
+/* Forget pending subscriptions older than PEND_MS. */
+static void
+pending_expire(struct hub *h)
+{
+	struct pend	*p, **pp;
+	long long	 now = front_now_ms();
+
+	for (pp = &h->pend; (p = *pp) != NULL; )
+		if (now - p->at >= PEND_MS) {
+			*pp = p->next;
+			pend_free(p);
+			h->npend--;
+		} else
+			pp = &p->next;
+}
+
+/*
+ * A 2025-11-25 session's resources/subscribe (`add') or unsubscribe:
+ * to its streams held here, else kept for its next GET.
+ */
+static void
+subscribe(struct hub *h, const char *session, const char *uri, int add)
+{
+	struct stream	*s;
+	struct pend	*p;
+	int		 found = 0;
+
+	for (s = h->first; s != NULL; s = s->next) {
+		if (s->dead || s->session == NULL ||
+		    strcmp(s->session, session) != 0)
+			continue;
+		found = 1;
+		if (add)
+			(void)uri_add(&s->uris, &s->nuris, uri);
+		else
+			uri_del(s->uris, &s->nuris, uri);
+	}
+	if (found || (p = pend_of(h, session, add)) == NULL)
+		return;
+	if (add)
+		(void)uri_add(&p->uris, &p->nuris, uri);
+	else
+		uri_del(p->uris, &p->nuris, uri);
 }
 
 /* An event from a run, or from outside: to every stream it concerns. */
@@ -919,6 +1092,18 @@ dispatch(struct hub *h, const char *msg, size_t len)
 		return;
 	}
 	__atomic_add_fetch(&h->l->events, 1, __ATOMIC_RELAXED);
+	if ((strcmp(json_object_get_string(k), "subscribe") == 0 ||
+	    strcmp(json_object_get_string(k), "unsubscribe") == 0) &&
+	    json_object_object_get_ex(o, "session", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    json_object_object_get_ex(o, "uri", &tools) &&
+	    json_object_is_type(tools, json_type_string)) {
+		subscribe(h, json_object_get_string(v),
+		    json_object_get_string(tools),
+		    strcmp(json_object_get_string(k), "subscribe") == 0);
+		json_object_put(o);
+		return;
+	}
 	if (strcmp(json_object_get_string(k), "updated") == 0 &&
 	    json_object_object_get_ex(o, "uri", &v) &&
 	    json_object_is_type(v, json_type_string)) {
@@ -1013,6 +1198,7 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	s->lists = json_object_object_get_ex(o, "lists", &v) ?
 	    json_object_get_int(v) : 0;
 	s->id = member(o, "id", &bad);
+	s->session = member(o, "session", &bad);
 	s->end = member(o, "end", &bad);
 	s->mount = member(o, "mount", &bad);
 	if (json_object_object_get_ex(o, "uris", &v) &&
@@ -1045,15 +1231,18 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	memset(&ev, 0, sizeof(ev));
 	ev.events = EPOLLIN | EPOLLRDHUP;
 	ev.data.ptr = s;
-	if (bad || s->id == NULL || epoll_ctl(h->ep, EPOLL_CTL_ADD, fd,
-	    &ev) == -1) {
-		if (s->id == NULL)
+	if (s->session != NULL && !bad)
+		bad = pending_take(h, s) != 0;
+	if (bad || (s->id == NULL && s->session == NULL) ||
+	    epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
+		if (s->id == NULL && s->session == NULL)
 			s->id = strdup("?");
 		drop(h, s, bad ? "out of memory" : "epoll_ctl failed");
 		return;
 	}
-	front_log(WYMCP_LOG_DEBUG, "hub: listen %s held (%zu streams)",
-	    s->id, h->n);
+	front_log(WYMCP_LOG_DEBUG, "hub: %s %s held (%zu streams)",
+	    s->id != NULL ? "listen" : "stream of session",
+	    s->id != NULL ? s->id : s->session, h->n);
 }
 
 /* ------------------------------------------------------- the bus */
@@ -1430,6 +1619,7 @@ tick(struct hub *h)
 	long long	 now = front_now_ms(), age;
 
 	age = (long long)h->l->max_age * 1000;
+	pending_expire(h);
 	for (s = h->first; s != NULL; s = next) {
 		next = s->next;
 		if (s->ending)
@@ -1485,6 +1675,8 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	struct itimerspec	 its;
 	struct hub		 h;
 	struct stream		*s;
+	struct pend		*p;
+	struct bus_msg		*m;
 	sigset_t		 waitmask;
 	uint64_t		 ticks;
 	int			 i, n, status = 0;
@@ -1563,6 +1755,14 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 		h.bus.db = NULL;
 	}
 	stop_all(&h);
+	while ((p = h.pend) != NULL) {
+		h.pend = p->next;
+		pend_free(p);
+	}
+	while ((m = h.bus.head) != NULL) {
+		h.bus.head = m->next;
+		free(m);
+	}
 	front_log(WYMCP_LOG_DEBUG, "hub stopping");
 	return status;
 }

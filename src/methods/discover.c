@@ -74,8 +74,8 @@ wymcp__supported_versions(const struct wymcp_ctx *ctx)
  * What this server offers (server/discover.mdx; the same object is the
  * legacy initialize's capabilities): listChanged for each list and
  * resources.subscribe when the program delivers events to listen
- * streams (wymcp_server_set_publish(): wymcp-fcgi's hub), and on the
- * modern wire only (a 2025-11-25 client has no listen).  logging: tools' wymcp_log() lines reach
+ * streams (wymcp_server_set_publish(): wymcp-fcgi's hub), a 2025-11-25
+ * client's on its GET stream.  logging: tools' wymcp_log() lines reach
  * clients that ask with _meta logLevel (and legacy clients, from info
  * up).  `modern` (server/discover) adds the tasks extension when there
  * is a store.  A new object, NULL when out of memory.
@@ -102,7 +102,7 @@ wymcp__server_caps(const struct wymcp_server *srv, int modern)
 
 	if ((caps = json_object_new_object()) == NULL)
 		return NULL;
-	push = modern && srv->publish != NULL;
+	push = srv->publish != NULL;
 	json_object_object_add(caps, "tools", flags(push, NULL));
 	if (srv->nresources > 0 || srv->ntemplates > 0)
 		json_object_object_add(caps, "resources", flags(push,

@@ -116,16 +116,21 @@ wymcp__set_level(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 }
 
 /*
- * resources/subscribe and resources/unsubscribe: accepted with {} and
- * nothing more.  The resources capability does not advertise
- * subscribe, so a client should not ask; one that does is not refused,
- * but it is never notified (no stream is held to notify it on).  Absent
- * without resources, like the other resources/ methods.
+ * resources/subscribe and resources/unsubscribe, {} either way.  When
+ * the program holds streams (wymcp_server_set_publish()), the change
+ * is published for the session's GET stream, wherever it is held
+ * (wymcp-fcgi's hub, on any host of the bus); otherwise the resources
+ * capability does not advertise subscribe, and a client that asks
+ * anyway is never notified.  A session without a stream: the program
+ * keeps the subscription for its next GET (wymcp-fcgi: for an hour).
+ * Absent without resources, like the other resources/ methods.
  */
 void
 wymcp__subscribe(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
-	struct json_object	*v;
+	struct json_object	*v, *ev;
+	const char		*s;
+	char			 key[WYMCP__SESSION_KEY_LEN + 1];
 
 	if (ctx->srv->nresources == 0 && ctx->srv->ntemplates == 0) {
 		wymcp__reply_no_method(ctx, r, 200);
@@ -136,6 +141,23 @@ wymcp__subscribe(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		wymcp__reply_invalid(ctx, r,
 		    "Invalid params: uri must be a string");
 		return;
+	}
+	if (ctx->srv->publish != NULL &&
+	    json_object_get_string_len(v) <= WYMCP__URI_MAX &&
+	    (ev = json_object_new_object()) != NULL) {
+		if (wymcp__session_key(ctx, key) == 0) {
+			json_object_object_add(ev, "v", json_object_new_int(1));
+			json_object_object_add(ev, "k", json_object_new_string(
+			    strcmp(ctx->req.method, "resources/subscribe") == 0 ?
+			    "subscribe" : "unsubscribe"));
+			json_object_object_add(ev, "session",
+			    json_object_new_string(key));
+			json_object_object_add(ev, "uri", json_object_get(v));
+			if ((s = wymcp__json(ev)) != NULL)
+				ctx->srv->publish(ctx->srv->publish_arg, s,
+				    strlen(s));
+		}
+		json_object_put(ev);
 	}
 	empty(ctx, r);
 }

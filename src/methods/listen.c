@@ -405,3 +405,62 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	/* The graceful end: the result, tagged too. */
 	wymcp__reply_result(ctx, r, closing(ctx));
 }
+
+/*
+ * A 2025-11-25 client's GET (2025-11-25 basic/transports.mdx "Listening
+ * for Messages from the Server"), for the session it names (opened by
+ * the caller): a stream of the session's list changes and of the
+ * resources it subscribes to (resources/subscribe, on any worker or
+ * host: legacy.c publishes it), held by the program like a listen.
+ * Without an open session, 400; without SSE in Accept, 400.  The stream
+ * opens with a comment, and has no closing response: the program ends
+ * the request.
+ */
+void
+wymcp__legacy_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
+{
+	const struct wymcp_io	*io = ctx->out.listen_io;
+	const struct wymcp_server *srv = ctx->srv;
+	struct wymcp_listen	 l;
+	char			*key;
+	int			 rc;
+
+	if (ctx->req.session_caps == NULL) {
+		wymcp__reply_error(ctx, r, 400, WYMCP__INVALID_REQUEST,
+		    "Bad Request: a GET stream needs the Mcp-Session-Id of "
+		    "an initialized session", NULL);
+		return;
+	}
+	if (!ctx->out.sse_ok) {
+		wymcp__reply_error(ctx, r, 400, WYMCP__INVALID_REQUEST,
+		    "Bad Request: a GET stream needs Accept: "
+		    "text/event-stream", NULL);
+		return;
+	}
+	memset(&l, 0, sizeof(l));
+	if ((key = wymcp_alloc(ctx, WYMCP__SESSION_KEY_LEN + 1)) == NULL ||
+	    wymcp__session_key(ctx, key) != 0 ||
+	    wymcp__ctx_assigns(ctx) != WYMCP_OK) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	l.session = key;
+	l.lists = WYMCP_LIST_TOOLS;
+	if (srv->nprompts > 0)
+		l.lists |= WYMCP_LIST_PROMPTS;
+	if (srv->nresources + srv->ntemplates > 0)
+		l.lists |= WYMCP_LIST_RESOURCES;
+	l.principal = ctx->who.principal;
+	l.mount = wymcp__param(ctx, WYMCP__P_WYMCP_TOOLS);
+	if ((rc = io->listen_hold(io->arg, &l)) < 0) {
+		listen_refused(ctx, r, rc);
+		return;
+	}
+	if (wymcp__stream_comment(ctx, "stream") == WYMCP_OK &&
+	    io->listen_hand(io->arg, &l) == 0) {
+		ctx->out.handed = 1;
+		return;
+	}
+	/* Not handed over: the stream ends here, with nothing more. */
+	ctx->out.cancelled = 1;
+}

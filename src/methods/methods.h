@@ -87,6 +87,7 @@ struct json_object *wymcp__task_object(const struct wymcp__task *,
 void	 wymcp__tasks_get(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_update(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_cancel(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__legacy_get(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__subscriptions_listen(struct wymcp_ctx *,
 	    struct wymcp__reply *);
 

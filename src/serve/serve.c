@@ -621,6 +621,14 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    "Method not allowed: a session id is a sealed token, "
 		    "not state; there is nothing to terminate", NULL);
 		allow = 1;
+	} else if (rm != NULL && strcmp(rm, "GET") == 0 &&
+	    ctx.out.listen_io != NULL && wymcp__legacy_on(&ctx)) {
+		/* A 2025-11-25 client's stream for its session. */
+		ctx.req.legacy = 1;
+		ctx.req.method = "GET";
+		if (wymcp__stream_init(&ctx) == 0 &&
+		    wymcp__legacy_session(&ctx, &r) == 0)
+			wymcp__legacy_get(&ctx, &r);
 	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
 		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
 		    "Method not allowed: the MCP endpoint accepts POST only",

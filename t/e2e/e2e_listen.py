@@ -30,6 +30,12 @@ subscriptions.mdx):
      listen that was refused now succeeds);
   S  a client that does not read is dropped once its buffer is full,
      while another stream goes on getting events and calls are served;
+  L  a 2025-11-25 client: initialize declares listChanged and
+     resources.subscribe; its GET with the session id is an SSE stream
+     held by the hub, which gets the updates of the URIs the session
+     subscribed to (resources/subscribe on any worker; before the GET
+     too) and no other, the list changes, untagged; unsubscribe stops
+     them; a GET without a session id, or without SSE in Accept, is 400;
   R  SIGHUP reloads the module directory (--module DIR): nothing
      changed, nobody is told; a module file added: tools/list_changed to
      the streams that asked and whose mount list (WYMCP_TOOLS) has the
@@ -144,6 +150,111 @@ def tools_listed(h, path="/mcp"):
             .get("tools", [])]
 
 
+OLD = "2025-11-25"
+
+
+def legacy_post(h, method, params, session=None, rid=1):
+    """A 2025-11-25 POST to /mcp-anon: the Resp."""
+    hd = [("Content-Type", "application/json"),
+          ("Accept", "application/json, text/event-stream"),
+          ("MCP-Protocol-Version", OLD)]
+    if session is not None:
+        hd.append(("Mcp-Session-Id", session))
+    return Client(h.port).send("POST", "/mcp-anon", enc(
+        {"jsonrpc": "2.0", "id": rid, "method": method,
+         "params": params}), hd)
+
+
+class GetStream(Stream):
+    """A 2025-11-25 GET stream (no body, no acknowledgement)."""
+
+    def __init__(self, port, session, accept="text/event-stream"):
+        import socket
+        self.rid = None
+        self.s = socket.create_connection(("127.0.0.1", port))
+        head = ("GET /mcp-anon HTTP/1.0\r\nHost: localhost\r\n"
+                "Accept: %s\r\nMCP-Protocol-Version: %s\r\n" %
+                (accept, OLD))
+        if session is not None:
+            head += "Mcp-Session-Id: %s\r\n" % session
+        self.s.sendall((head + "\r\n").encode())
+        self.buf = b""
+        self.status = None
+        self.headers = ""
+        self.frames = []
+        self.comments = []
+        self.eof = False
+
+
+def l_section(h, port):
+    r = legacy_post(h, "initialize", {
+        "protocolVersion": OLD, "capabilities": {},
+        "clientInfo": {"name": "e2e-legacy", "version": "1"}})
+    sid = r.header("Mcp-Session-Id")
+    caps = ((r.json or {}).get("result") or {}).get("capabilities", {})
+    R.check(r.status == 200 and sid and
+            caps.get("tools", {}).get("listChanged") is True and
+            caps.get("resources", {}).get("subscribe") is True and
+            caps.get("resources", {}).get("listChanged") is True,
+            "L: a 2025-11-25 initialize declares listChanged and "
+            "resources.subscribe", r.brief())
+    if not sid:
+        return
+    # Subscribed before the stream opens: kept for it.
+    r1 = legacy_post(h, "resources/subscribe", {"uri": "note://l1"}, sid)
+    g = GetStream(port, sid)
+    ok = g.wait(lambda s: s.status is not None and len(s.comments) >= 1)
+    R.check(ok and g.status == 200 and "text/event-stream" in g.headers,
+            "L: GET with the session id opens an SSE stream",
+            "%r %r" % (g.status, g.headers[:200]))
+    r2 = legacy_post(h, "resources/subscribe", {"uri": "note://l2"}, sid)
+    R.check(r1.status == 200 and r2.status == 200 and
+            (r2.json or {}).get("result") == {},
+            "L: resources/subscribe answers {}", r2.brief())
+    time.sleep(0.3)
+    call(h, "write_note", {"name": "l1", "text": "x"})
+    call(h, "write_note", {"name": "l2", "text": "y"})
+    call(h, "write_note", {"name": "l3", "text": "z"})
+    g.wait(lambda s: len(s.notes("notifications/resources/updated")) >= 2)
+    g.pump(0.3)
+    up = [f["params"]["uri"] for f in
+          g.notes("notifications/resources/updated")]
+    R.check(sorted(up) == ["note://l1", "note://l2"],
+            "L: the stream gets the updates of the URIs the session "
+            "subscribed to, before and after it opened, and no other",
+            json.dumps(g.frames))
+    lc = g.notes("notifications/resources/list_changed")
+    R.check(len(lc) == 3 and all("_meta" not in f.get("params", {})
+                                 for f in g.frames),
+            "L: and the resource list changes, untagged (2025-11-25 has "
+            "no subscription id)", json.dumps(g.frames))
+    legacy_post(h, "resources/unsubscribe", {"uri": "note://l1"}, sid)
+    time.sleep(0.3)
+    call(h, "write_note", {"name": "l1", "text": "again"})
+    call(h, "write_note", {"name": "l2", "text": "again"})
+    g.wait(lambda s: len(s.notes("notifications/resources/updated")) >= 3)
+    g.pump(0.3)
+    up = [f["params"]["uri"] for f in
+          g.notes("notifications/resources/updated")]
+    R.check(up.count("note://l1") == 1 and up.count("note://l2") == 2,
+            "L: after resources/unsubscribe no more updates of that URI",
+            repr(up))
+    g.close()
+    wait_stat(h, "held", lambda v: v == 3)
+    bad = GetStream(port, None)
+    bad.wait(lambda s: s.status is not None)
+    bad.pump(0.3)
+    R.check(bad.status == 400 and b"Mcp-Session-Id" in bad.buf,
+            "L: a GET without a session id is 400, saying why",
+            "%r %r" % (bad.status, bad.buf[:200]))
+    bad.close()
+    bad = GetStream(port, sid, accept="application/json")
+    bad.wait(lambda s: s.status is not None)
+    R.check(bad.status == 400, "L: a GET that does not accept SSE is 400",
+            repr(bad.status))
+    bad.close()
+
+
 def reload(h, want_log):
     """SIGHUP, then wait for the supervisor's word on it."""
     n = len(wymcp_e2e.log_entries(h.fcgi_log))
@@ -162,6 +273,8 @@ def r_section(h, port, a, b, quiet):
     pr = Stream(port, {"promptsListChanged": True}, "pr", path="/mcp-anon")
     pr.wait(lambda s: len(s.frames) >= 1)
     counts = lambda: (len(a.frames), len(b.frames), len(pr.frames))
+    for st in (a, b, pr):
+        drain(st)
     c0 = counts()
     line = reload(h, "SIGHUP: reloaded")
     for st in (a, b, pr):
@@ -322,6 +435,9 @@ def body(h):
     R.check(p.returncode == 1 and b"no list 'nothing'" in p.stdout,
             "P: --publish refuses what is not an event, saying why",
             "%d %r" % (p.returncode, p.stdout[-300:]))
+
+    # L: a 2025-11-25 client's GET stream for its session.
+    l_section(h, port)
 
     # R: SIGHUP reloads the module directory; the lists that changed.
     r_section(h, port, a, b, quiet)
