@@ -401,7 +401,8 @@ stats_tick(struct pool *p)
 	if (s == NULL)
 		return;
 	for (i = 0; i < p->nw; i++) {
-		if (p->w[i].pid == -1 || p->w[i].draining)
+		/* The hub is on the page of its own (listen). */
+		if (p->w[i].pid == -1 || p->w[i].draining || p->w[i].hub)
 			continue;
 		running++;
 		if (p->w[i].board != NULL && __atomic_load_n(
