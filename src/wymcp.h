@@ -691,6 +691,8 @@ struct wymcp_listen {
 	const char	*end;		/* the last frame: the result, JSON */
 	const char	*session;	/* a 2025-11-25 GET stream: its
 					   session's key; NULL: a listen */
+	const char	*who;		/* the principal, or "addr:" and the
+					   client's address without one */
 };
 #define WYMCP_LISTEN_URIS_MAX	64	/* resourceSubscriptions kept */
 
@@ -713,7 +715,12 @@ struct wymcp_listen {
  *	{"v":1,"k":"unsubscribe","session":"KEY","uri":"note://a"}
  *
  * for the program to add the URI to (or take it from) the stream of
- * that session, wherever it is held.  NULL turns it off.
+ * that session, wherever it is held, and a notifications/cancelled
+ * naming a listen's id, which ends that listen of the same caller:
+ *
+ *	{"v":1,"k":"cancel","who":"WHO","id":"listen:1"}
+ *
+ * (`who' as in struct wymcp_listen).  NULL turns it off.
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);

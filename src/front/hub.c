@@ -241,18 +241,11 @@ unreserve(struct front_listen *l, unsigned int b, int hub)
 	}
 }
 
-/* The principal's key: the principal, or the client's address. */
+/* The bucket of who holds the stream (the library's `who'). */
 static unsigned int
-share_of(FCGX_Request *req, const struct wymcp_listen *wl)
+share_of(const struct wymcp_listen *wl)
 {
-	const char	*addr;
-	char		 key[96];
-
-	if (wl->principal != NULL)
-		return bucket(wl->principal);
-	addr = FCGX_GetParam("REMOTE_ADDR", req->envp);
-	snprintf(key, sizeof(key), "addr:%s", addr != NULL ? addr : "");
-	return bucket(key);
+	return bucket(wl->who != NULL ? wl->who : "");
 }
 
 /*
@@ -269,7 +262,8 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
-	b = share_of(req, wl);
+	(void)req;
+	b = share_of(wl);
 	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
@@ -363,6 +357,9 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	if (wl->session != NULL)
 		json_object_object_add(o, "session",
 		    json_object_new_string(wl->session));
+	if (wl->who != NULL)
+		json_object_object_add(o, "who",
+		    json_object_new_string(wl->who));
 	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
 	json_object_object_add(o, "share",
 	    json_object_new_int((int)reserved_bucket));
@@ -568,6 +565,7 @@ struct stream {
 	char		*id;		/* the subscription id, JSON; NULL:
 					   a 2025-11-25 GET stream */
 	char		*session;	/* ... its session's key */
+	char		*who;		/* principal, or "addr:..." */
 	char		*end;		/* the listen's result, JSON */
 	char		*mount;		/* WYMCP_TOOLS, or NULL */
 	char		**uris;
@@ -706,6 +704,7 @@ bury(struct hub *h)
 		free(s->uris);
 		free(s->id);
 		free(s->session);
+		free(s->who);
 		free(s->end);
 		free(s->mount);
 		free(s->out);
@@ -1057,6 +1056,29 @@ subscribe(struct hub *h, const char *session, const char *uri, int add)
 		uri_del(p->uris, &p->nuris, uri);
 }
 
+/*
+ * A notifications/cancelled of `who' naming the listen `id' (JSON):
+ * that listen ends, without its result (the client asked for the end).
+ */
+static void
+cancel(struct hub *h, const char *who, const char *id)
+{
+	struct stream	*s, *next;
+
+	if (id == NULL)
+		return;
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (!s->dead && s->id != NULL && s->who != NULL &&
+		    strcmp(s->id, id) == 0 && strcmp(s->who, who) == 0) {
+			__atomic_add_fetch(&h->l->gone, 1, __ATOMIC_RELAXED);
+			free(s->end);
+			s->end = NULL;
+			(void)end(h, s);
+		}
+	}
+}
+
 /* An event from a run, or from outside: to every stream it concerns. */
 static void
 dispatch(struct hub *h, const char *msg, size_t len)
@@ -1101,6 +1123,16 @@ dispatch(struct hub *h, const char *msg, size_t len)
 		subscribe(h, json_object_get_string(v),
 		    json_object_get_string(tools),
 		    strcmp(json_object_get_string(k), "subscribe") == 0);
+		json_object_put(o);
+		return;
+	}
+	if (strcmp(json_object_get_string(k), "cancel") == 0 &&
+	    json_object_object_get_ex(o, "who", &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    json_object_object_get_ex(o, "id", &tools)) {
+		cancel(h, json_object_get_string(v),
+		    json_object_to_json_string_ext(tools,
+		    JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);
 		return;
 	}
@@ -1199,6 +1231,7 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	    json_object_get_int(v) : 0;
 	s->id = member(o, "id", &bad);
 	s->session = member(o, "session", &bad);
+	s->who = member(o, "who", &bad);
 	s->end = member(o, "end", &bad);
 	s->mount = member(o, "mount", &bad);
 	if (json_object_object_get_ex(o, "uris", &v) &&

@@ -424,6 +424,9 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 			    "Mcp-Session-Id does not open", ctx->req.method);
 			return;
 		}
+		/* A listen's cancel ends it wherever it is held. */
+		if (strcmp(ctx->req.method, "notifications/cancelled") == 0)
+			wymcp__listen_cancelled(ctx);
 		/* basic/transports: an accepted notification is 202. */
 		*notify = 1;
 		return;

@@ -27,7 +27,8 @@ subscriptions.mdx):
      Retry-After; --max-listeners: the instance's sixth is 503 with
      Retry-After; both counted on the status page;
   G  a client that goes away frees its slot (status page held, and a
-     listen that was refused now succeeds);
+     listen that was refused now succeeds); a notifications/cancelled
+     naming a listen ends it when its caller sends it, not another;
   S  a client that does not read is dropped once its buffer is full,
      while another stream goes on getting events and calls are served;
   L  a 2025-11-25 client: initialize declares listChanged and
@@ -480,6 +481,24 @@ def body(h):
     d3.wait(lambda s: len(s.frames) >= 1)
     R.check(d3.status == 200, "G: the freed slot is taken again",
             str(d3.status))
+    # notifications/cancelled naming d3, from another caller: nothing;
+    # from d3's caller (another connection, any worker): d3 ends.
+    def cancel(path):
+        return Client(h.port).send("POST", path, enc(
+            {"jsonrpc": "2.0", "method": "notifications/cancelled",
+             "params": {"requestId": "d3", "_meta": wymcp_e2e.META}}),
+            hlist(std_headers("notifications/cancelled")))
+    r = cancel("/mcp")
+    d3.pump(0.5)
+    R.check(r.status == 202 and not d3.eof, "G: another caller's "
+            "notifications/cancelled for the same id ends nothing",
+            "%d %r" % (r.status, d3.eof))
+    r = cancel("/mcp-anon")
+    d3.wait(lambda s: s.eof, 5)
+    R.check(r.status == 202 and d3.eof and
+            not any("result" in f for f in d3.frames),
+            "G: its caller's notifications/cancelled naming the listen "
+            "ends it", "%d %r %r" % (r.status, d3.eof, d3.frames[-1:]))
     d3.close()
     c1.close()
     wait_stat(h, "held", lambda v: v == 3)
