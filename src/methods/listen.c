@@ -461,7 +461,8 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
  * the caller): a stream of the session's list changes and of the
  * resources it subscribes to (resources/subscribe, on any worker or
  * host: legacy.c publishes it), held by the program like a listen.
- * Without an open session, 400; without SSE in Accept, 400.  The stream
+ * A session id that does not open is 404 (the caller's; without one
+ * the caller answers 405); without SSE in Accept, 400.  The stream
  * opens with a comment, and has no closing response: the program ends
  * the request.
  */
@@ -478,7 +479,7 @@ wymcp__legacy_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		wymcp__reply_error(ctx, r, 400, WYMCP__INVALID_REQUEST,
 		    "Bad Request: a GET stream needs the Mcp-Session-Id of "
 		    "an initialized session", NULL);
-		return;
+		return;		/* (an empty header) */
 	}
 	if (!ctx->out.sse_ok) {
 		wymcp__reply_error(ctx, r, 400, WYMCP__INVALID_REQUEST,

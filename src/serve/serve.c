@@ -625,8 +625,12 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		    "not state; there is nothing to terminate", NULL);
 		allow = 1;
 	} else if (rm != NULL && strcmp(rm, "GET") == 0 &&
-	    ctx.out.listen_io != NULL && wymcp__legacy_on(&ctx)) {
-		/* A 2025-11-25 client's stream for its session. */
+	    ctx.out.listen_io != NULL && wymcp__legacy_on(&ctx) &&
+	    wymcp__param(&ctx, WYMCP__P_HTTP_MCP_SESSION_ID) != NULL) {
+		/*
+		 * A 2025-11-25 client's stream for its session (without
+		 * one there is no stream at this endpoint: 405 below).
+		 */
 		ctx.req.legacy = 1;
 		ctx.req.method = "GET";
 		if (wymcp__stream_init(&ctx) == 0 &&

@@ -36,7 +36,8 @@ subscriptions.mdx):
      held by the hub, which gets the updates of the URIs the session
      subscribed to (resources/subscribe on any worker; before the GET
      too) and no other, the list changes, untagged; unsubscribe stops
-     them; a GET without a session id, or without SSE in Accept, is 400;
+     them; a GET without a session id is 405, with one that does not
+     open 404, without SSE in Accept 400;
   R  SIGHUP reloads the module directory (--module DIR): nothing
      changed, nobody is told; a module file added: tools/list_changed to
      the streams that asked and whose mount list (WYMCP_TOOLS) has the
@@ -245,9 +246,14 @@ def l_section(h, port):
     bad = GetStream(port, None)
     bad.wait(lambda s: s.status is not None)
     bad.pump(0.3)
-    R.check(bad.status == 400 and b"Mcp-Session-Id" in bad.buf,
-            "L: a GET without a session id is 400, saying why",
-            "%r %r" % (bad.status, bad.buf[:200]))
+    R.check(bad.status == 405 and "Allow: POST" in bad.headers,
+            "L: a GET without a session id is 405 (no stream without a "
+            "session)", "%r %r" % (bad.status, bad.headers[:200]))
+    bad.close()
+    bad = GetStream(port, "not-a-session")
+    bad.wait(lambda s: s.status is not None)
+    R.check(bad.status == 404, "L: a GET whose session id does not open "
+            "is 404 (initialize again)", repr(bad.status))
     bad.close()
     bad = GetStream(port, sid, accept="application/json")
     bad.wait(lambda s: s.status is not None)
