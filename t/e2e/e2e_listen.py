@@ -72,46 +72,23 @@ import time
 sys.dont_write_bytecode = True
 import wymcp_e2e
 from wymcp_e2e import R, Client, enc, hlist, rpc, std_headers
-from wymcp_listen import SUB, Stream, drain, tagged
-
-STATUS = "/wymcp-status"
+from wymcp_listen import STATUS, SUB, HubHarness, Stream, drain, tagged
 
 
-class ListenHarness(wymcp_e2e.Harness):
+class ListenHarness(HubHarness):
+    hub_args = ["--max-listeners", "5", "--max-listeners-per-principal", "3",
+                "--listen-max-age", "20", "-v", "-v"]
+
     def __init__(self, builddir, keep=False):
-        wymcp_e2e.Harness.__init__(self, builddir, keep)
+        HubHarness.__init__(self, builddir, keep)
         self.nworkers = 1
         self.tools = ["examples", "conformance"]
-        self.notes = None
 
     def paths(self):
-        wymcp_e2e.Harness.paths(self)
+        HubHarness.paths(self)
         rogue = os.path.join(self.builddir, "t", "lib", ".libs", "rogue.so")
         wymcp_e2e.need_built(rogue, hint="make check-listen builds it")
         self.mods.append(rogue)
-
-    def start_fcgi(self):
-        self.notes = os.path.join(self.tmp, "notes")
-        os.makedirs(self.notes)
-        # A module directory (--module DIR), read again at each reload.
-        self.moddir = os.path.join(self.tmp, "modules")
-        os.makedirs(self.moddir)
-        for m in self.mods:
-            shutil.copy(m, self.moddir)
-        self.mods = [self.moddir]
-        os.environ["WYMCP_NOTES_DIR"] = self.notes
-        self.extra_args = ["--max-listeners", "5",
-                           "--max-listeners-per-principal", "3",
-                           "--listen-max-age", "20",
-                           "--status-path", STATUS, "-v", "-v"]
-        wymcp_e2e.Harness.start_fcgi(self)
-
-    def nginx_conf(self, sock, port, port2):
-        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
-        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
-                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
-        return conf.replace("\t\tlocation = /mcp-anon {",
-                            status + "\t\tlocation = /mcp-anon {", 1)
 
 
 def call(h, name, args, path="/mcp"):

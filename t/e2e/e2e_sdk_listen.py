@@ -41,13 +41,13 @@ sys.dont_write_bytecode = True
 import wymcp_conformance
 import wymcp_e2e
 from wymcp_e2e import R, Client
+from wymcp_listen import STATUS, HubHarness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))
 V2_PKG, V2_VERSION = "@modelcontextprotocol/client", "2.4.0"
 V1_PKG, V1_VERSION = "@modelcontextprotocol/sdk", "1.32.2"
 NODE_PKG, NODE_MAJOR = wymcp_conformance.NODE_PKG, wymcp_conformance.NODE_MAJOR
-STATUS = "/wymcp-status"
 
 V2 = r"""
 // The TypeScript client v2 on a listen stream; the harness (Python)
@@ -132,30 +132,13 @@ process.exit(0);
 """
 
 
-class SdkHarness(wymcp_e2e.Harness):
+class SdkHarness(HubHarness):
+    hub_args = ["-v"]
+
     def __init__(self, builddir, keep=False):
-        wymcp_e2e.Harness.__init__(self, builddir, keep)
+        HubHarness.__init__(self, builddir, keep)
         self.nworkers = 2
         self.tools = ["examples"]
-
-    def start_fcgi(self):
-        notes = os.path.join(self.tmp, "notes")
-        os.makedirs(notes)
-        os.environ["WYMCP_NOTES_DIR"] = notes
-        self.moddir = os.path.join(self.tmp, "modules")
-        os.makedirs(self.moddir)
-        for m in self.mods:
-            shutil.copy(m, self.moddir)
-        self.mods = [self.moddir]
-        self.extra_args = ["--status-path", STATUS, "-v"]
-        wymcp_e2e.Harness.start_fcgi(self)
-
-    def nginx_conf(self, sock, port, port2):
-        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
-        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
-                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
-        return conf.replace("\t\tlocation = /mcp-anon {",
-                            status + "\t\tlocation = /mcp-anon {", 1)
 
 
 def provision(cache):

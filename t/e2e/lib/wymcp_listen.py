@@ -6,13 +6,44 @@ Found through PYTHONPATH=t/e2e/lib.  Python 3 standard library only.
 """
 
 import json
+import os
 import select
+import shutil
 import socket
 import time
 
+import wymcp_e2e
 from wymcp_e2e import enc, rpc, std_headers
 
 SUB = "io.modelcontextprotocol/subscriptionId"
+STATUS = "/wymcp-status"
+
+
+class HubHarness(wymcp_e2e.Harness):
+    """wymcp-fcgi with its modules in a directory (--module DIR, read
+    again at each reload: self.moddir), notes in $WYMCP_NOTES_DIR, a
+    status page at STATUS, and `hub_args' besides."""
+
+    hub_args = []
+
+    def start_fcgi(self):
+        self.notes = os.path.join(self.tmp, "notes")
+        os.makedirs(self.notes)
+        os.environ["WYMCP_NOTES_DIR"] = self.notes
+        self.moddir = os.path.join(self.tmp, "modules")
+        os.makedirs(self.moddir)
+        for m in self.mods:
+            shutil.copy(m, self.moddir)
+        self.mods = [self.moddir]
+        self.extra_args = list(self.hub_args) + ["--status-path", STATUS]
+        wymcp_e2e.Harness.start_fcgi(self)
+
+    def nginx_conf(self, sock, port, port2):
+        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
+        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
+                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
+        return conf.replace("\t\tlocation = /mcp-anon {",
+                            status + "\t\tlocation = /mcp-anon {", 1)
 
 
 class Stream:
