@@ -185,6 +185,8 @@ async function person() {
     const b2 = await browse(provider.pending.href, 'alice');
     await transport.finishAuth(b2.callback.searchParams);
     out.steps.stepup_token_scope = provider.tokens()?.scope ?? null;
+    // The session's server stream (its GET) ends with its client.
+    await client.close();
     ({ client, transport } = connectWith(provider));
     await client.connect(transport);
     out.steps.write_note = summary(await client.callTool({
