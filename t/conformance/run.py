@@ -19,8 +19,10 @@ requirement set (default: both, 2026-07-28 then 2025-11-25):
 
 (or, with --scenario NAME, that one scenario at --spec-version REV, the
 first --requirements given).  With --tasks the server has a task store
-and task runners, and the run is the 2026-07-28 set (scored and EXTRA)
-then each tasks-* scenario on its own.  The 2025-11-25 set runs with its
+and task runners, and the run is the 2026-07-28 set (scored and EXTRA),
+then --suite all (no check may fail or warn, and no sep-2575 check, the
+subscriptions', may be skipped; the other skips, the suite's own, are
+listed), then each tasks-* scenario on its own.  The 2025-11-25 set runs with its
 expected-failures file: the scenarios a stateless server cannot pass
 (server-to-client requests on a held stream), each with its reason.
 The suite itself fails the run on any other failure or warning, and on
@@ -204,7 +206,9 @@ def read_baseline(path):
 
 def run_suite(node, entry, url, outdir, rev, scenario, logpath, verbose):
     argv = [node, entry, "server", "--url", url, "-o", outdir]
-    if scenario and rev == "tasks":
+    if rev == "all":
+        argv += ["--suite", "all"]
+    elif scenario and rev == "tasks":
         argv += ["--scenario", scenario]
     elif scenario:
         argv += ["--scenario", scenario, "--spec-version", rev]
@@ -272,6 +276,36 @@ def read_checks(outdir):
                        "errorMessage": "unreadable %s: %s" % (path, e)}]
         found.setdefault(name, []).extend(checks)
     return found
+
+
+def judge_all(found):
+    """--suite all: a line per scenario; no check may fail or warn, and
+    none of the subscriptions' (sep-2575-*) may be skipped: a skip there
+    means a capability this server should have declared.  Returns
+    (passed, failed); the skips the suite makes itself are counted."""
+    passed = failed = 0
+    skips = {}
+    for name in sorted(found):
+        checks = found[name]
+        bad = [c for c in checks if c.get("status") in ("FAILURE",
+                                                         "WARNING") or
+               (c.get("status") == "SKIPPED" and
+                str(c.get("id", "")).startswith("sep-2575"))]
+        for c in checks:
+            if c.get("status") == "SKIPPED":
+                skips[name] = skips.get(name, 0) + 1
+        if bad:
+            failed += 1
+            say("not ok - %s (all): %s" % (name, "; ".join(
+                "%s %s: %s" % (c.get("status"), c.get("id"),
+                               c.get("errorMessage") or
+                               c.get("description") or "")
+                for c in bad)[:800]))
+        else:
+            passed += 1
+    say("# all: %d scenarios, skipped checks by scenario (the suite's "
+        "own): %s" % (len(found), json.dumps(skips, sort_keys=True)))
+    return passed, failed
 
 
 def judge(found, scored, scenario, rev, baseline):
@@ -406,7 +440,8 @@ def main():
             # The 2026-07-28 set once more, now with a task store on
             # (subscriptions/listen, discover's extensions), then the
             # tasks-* scenarios.
-            sets = ([st for st in sets if st[0] == "2026-07-28"]
+            sets = ([st for st in sets if st[0] == "2026-07-28"] +
+                    [("all", [], {})]
                     if args.scenario is None else []) + \
                 [("tasks", [args.scenario] if args.scenario else TASKS, {})]
         for rev, scored, baseline in sets:
@@ -433,9 +468,12 @@ def main():
             if rc != 0:
                 problems.append("the suite (%s) exited %s" % (
                     rev, "on timeout" if rc is None else rc))
-            p, f = judge(read_checks(outdir), scored,
-                         None if rev == "tasks" else args.scenario, rev,
-                         baseline)
+            if rev == "all":
+                p, f = judge_all(read_checks(outdir))
+            else:
+                p, f = judge(read_checks(outdir), scored,
+                             None if rev == "tasks" else args.scenario, rev,
+                             baseline)
             say("# %s: %d passed, %d failed" % (rev, p, f))
             passed += p
             failed += f
