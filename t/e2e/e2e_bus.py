@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """e2e_bus.py - events across instances on a PostgreSQL bus.
 
-Usage: e2e_bus.py [--builddir DIR] [--keep]
+Usage: e2e_bus.py [--builddir DIR] [--keep] [--netns]
 
 Three wymcp-fcgi instances, A, B and C (two workers each, the examples
 module, --bus naming one private PostgreSQL cluster: initdb into the
@@ -21,8 +21,15 @@ each on its own unix socket behind one nginx (/a, /b, /c), prove:
   Q  wymcp-fcgi --publish "updated URI" --bus ... (a cron job, a
      trigger: NOTIFY) reaches the listeners of every instance.
 
+With --netns (the hosts e2e layer of runtests; root) A, B and C are
+hosts: network namespaces on one bridge (t/e2e/lib/wymcp_netns.py),
+each wymcp-fcgi listening for FastCGI on its own address with
+--allow-peer naming nginx's; the database is on a unix socket in the
+temporary directory, which every namespace sees.  Every namespace, veth
+and process is removed again.
+
 Without PostgreSQL's initdb it prints "SKIP: ..." and exits 77, as
-without nginx.  Every process it starts is stopped by PID, on failure
+without nginx (and, with --netns, without root or ip).  Every process it starts is stopped by PID, on failure
 or a signal too.  Prints "ok - NAME" / "not ok - NAME: DETAIL" and
 "N passed, M failed".  Python 3 standard library only.
 """
@@ -37,11 +44,13 @@ import time
 
 sys.dont_write_bytecode = True
 import wymcp_e2e
+import wymcp_netns
 import wymcp_tasks
 from wymcp_e2e import R, Client, enc, hlist, rpc, std_headers
 from wymcp_listen import SUB, Stream
 
 NAMES = ("a", "b", "c")
+PORT = 9000		# --netns: FastCGI on each host's own address
 
 
 class BusHarness:
@@ -56,6 +65,7 @@ class BusHarness:
         self.procs = {}
         self.logs = {}
         self.bindir = None
+        self.net = None
 
     def start(self):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
@@ -69,12 +79,28 @@ class BusHarness:
         os.makedirs(notes)
         env = dict(os.environ, WYMCP_NOTES_DIR=notes)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
-        socks = {}
+        where = {}		# name -> what nginx passes to
+        if wymcp_e2e.ARGS.netns:
+            self.net = wymcp_netns.Net(PORT)
+            self.net.add_lan(self.net.pick_subnets(1)[0])
+            hosts = {n: self.net.add_lan_host("h" + n) for n in NAMES}
         for n in NAMES:
-            socks[n] = os.path.join(self.tmp, n + ".sock")
             self.logs[n] = os.path.join(self.tmp, n + ".log")
-            argv = wymcp_e2e.wrap_argv([
-                self.prog, "--listen", "unix:" + socks[n], "--workers", "2",
+            if self.net is not None:
+                hh = hosts[n]
+                if not self.net.wait_reachable(hh):
+                    raise wymcp_e2e.Failed("%s not reachable" % hh["addr"])
+                listen = ["--listen", "%s:%d" % (hh["addr"], PORT),
+                          "--allow-peer", hh["peer"]]
+                where[n] = "%s:%d" % (hh["addr"], PORT)
+                pre = ["ip", "netns", "exec", hh["ns"]]
+            else:
+                sock = os.path.join(self.tmp, n + ".sock")
+                listen = ["--listen", "unix:" + sock]
+                where[n] = "unix:" + sock
+                pre = []
+            argv = pre + wymcp_e2e.wrap_argv([
+                self.prog] + listen + ["--workers", "2",
                 "--module", self.mod, "--bus", self.uri,
                 "--status-path", "/%s-status" % n, "-v", "-v"])
             with open(self.logs[n], "wb") as log:
@@ -82,17 +108,20 @@ class BusHarness:
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
         deadline = time.monotonic() + 30
-        while not all(os.path.exists(s) for s in socks.values()):
-            if time.monotonic() > deadline:
+        while not all(any("serving " in e[3] for e in
+                          wymcp_e2e.log_entries(self.logs[n]))
+                      for n in NAMES):
+            if time.monotonic() > deadline or any(
+                    p.poll() is not None for p in self.procs.values()):
                 raise wymcp_e2e.Failed("the instances did not start")
             time.sleep(0.05)
         locs = "".join(
             "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n\t\t\tfastcgi_keep_conn off;\n"
+            "\t\t\tfastcgi_pass %s;\n\t\t\tfastcgi_keep_conn off;\n"
             "\t\t\tfastcgi_buffering off;\n\t\t}\n"
             "\t\tlocation = /%s-status {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" %
-            (n, s, n, s) for n, s in sorted(socks.items()))
+            "\t\t\tfastcgi_pass %s;\n\t\t}\n" %
+            (n, w, n, w) for n, w in sorted(where.items()))
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
         self.nginx, self.port = wymcp_tasks.start_nginx(
@@ -105,6 +134,12 @@ class BusHarness:
         for p in self.procs.values():
             if p.poll() is None:
                 wymcp_e2e.stop_pid(p.pid, p, 10)
+        if self.net is not None:
+            self.net.teardown()
+            left = self.net.leftovers()
+            R.check(not left, "every namespace, veth and bridge this run "
+                    "made is gone", "left: %r" % left)
+            self.net = None
         if self.tmp:
             wymcp_tasks.pg_stop(self.tmp, self.bindir)
 
@@ -246,11 +281,20 @@ def body(h):
                 "running" % n.upper(), "exited %r" % h.procs[n].poll())
 
 
+def options(ap):
+    ap.add_argument("--netns", action="store_true",
+                    help="A, B and C in network namespaces (root)")
+
+
 def main():
     if wymcp_tasks.pg_bindir() is None:
         print("SKIP: no PostgreSQL initdb (Debian: postgresql)")
         return 77
-    return wymcp_e2e.run_layer(BusHarness, body, label="the instances' logs")
+    if "--netns" in sys.argv and wymcp_netns.unavailable() is not None:
+        print("SKIP: %s" % wymcp_netns.unavailable())
+        return 77
+    return wymcp_e2e.run_layer(BusHarness, body, label="the instances' logs",
+                               options=options)
 
 
 if __name__ == "__main__":
