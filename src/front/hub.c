@@ -739,8 +739,15 @@ flush(struct hub *h, struct stream *s)
 		drop(h, s, "the web server closed the connection");
 		return -1;
 	}
-	memmove(s->out, s->out + off, s->outlen - off);
+	if (off > 0 && off < s->outlen)
+		memmove(s->out, s->out + off, s->outlen - off);
 	s->outlen -= off;
+	/* An idle stream keeps no buffer: thousands of them wait. */
+	if (s->outlen == 0 && s->out != NULL) {
+		free(s->out);
+		s->out = NULL;
+		s->outcap = 0;
+	}
 	if ((s->outlen > 0) != s->pollout) {
 		s->pollout = s->outlen > 0;
 		memset(&ev, 0, sizeof(ev));
