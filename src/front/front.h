@@ -196,6 +196,7 @@ struct front_listen {
 	unsigned long	 aged;		/* ... at --listen-max-age */
 	unsigned long	 gone;		/* their client went away */
 	unsigned long	 dropped;	/* their client did not read */
+	unsigned long	 lost;		/* handed without a descriptor */
 	unsigned long	 events;	/* events in */
 	unsigned long	 frames;	/* notifications out */
 	int		 bus;		/* --bus is set */

@@ -36,6 +36,7 @@
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -996,6 +997,31 @@ pend_of(struct hub *h, const char *session, int make)
 	return p;
 }
 
+/*
+ * A handoff whose descriptor did not arrive (the hub has no descriptor
+ * left: the kernel closed it, so the client sees its connection end):
+ * give the worker's reservation back, and say why.
+ */
+static void
+lost(struct hub *h, const char *msg, size_t len)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o = NULL, *v;
+	int			 b;
+
+	if ((tok = json_tokener_new()) != NULL) {
+		o = json_tokener_parse_ex(tok, msg, (int)len);
+		json_tokener_free(tok);
+	}
+	if (o != NULL && json_object_object_get_ex(o, "share", &v) &&
+	    (b = json_object_get_int(v)) >= 0 && b < FRONT_SHARES)
+		unreserve(h->l, (unsigned int)b, 0);
+	json_object_put(o);
+	__atomic_add_fetch(&h->l->lost, 1, __ATOMIC_RELAXED);
+	front_log(WYMCP_LOG_ERR, "hub: a stream was lost: no descriptor "
+	    "left (raise the open-file limit, or lower --max-listeners)");
+}
+
 /* A held session stream takes what its session subscribed to before. */
 static int
 pending_take(struct hub *h, struct stream *s)
@@ -1593,6 +1619,8 @@ take(struct hub *h, int hubfd)
 				memcpy(&fd, CMSG_DATA(c), sizeof(int));
 		if (fd >= 0)
 			adopt(h, msg, (size_t)n, fd);
+		else if (mh.msg_flags & MSG_CTRUNC)
+			lost(h, msg, (size_t)n);
 		else if (bus_send(h, msg, (size_t)n) != 0)
 			dispatch(h, msg, (size_t)n);
 	}
@@ -1705,6 +1733,28 @@ stop_all(struct hub *h)
 }
 
 /*
+ * Room for `max' streams and the hub's own descriptors: the soft
+ * open-file limit raised towards the hard one (systemd's soft 1024
+ * would stop the hub short of the default --max-listeners).
+ */
+static void
+fd_room(int max)
+{
+	struct rlimit	 rl;
+	rlim_t		 want = (rlim_t)(max > 0 ? max : 0) + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
+	    want : rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur < want)
+		front_log(WYMCP_LOG_WARNING, "hub: the open-file limit (%llu) "
+		    "is below --max-listeners + 64 (%llu): streams past it "
+		    "are lost", (unsigned long long)rl.rlim_cur,
+		    (unsigned long long)want);
+}
+
+/*
  * The hub: a child of the supervisor (prefork.c) with the hub's socket
  * in lim->hub_fd.  Returns an exit status.
  */
@@ -1729,6 +1779,7 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	if (h.l == NULL || lim->hub_fd < 0 ||
 	    front_catch_stop(hub_onstop, &waitmask) == -1)
 		return 1;
+	fd_room(h.l->max);
 	if ((h.ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (h.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
 	    TFD_CLOEXEC)) == -1) {

@@ -272,12 +272,12 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"max\":%d,\"maxPerPrincipal\":%d,\"maxAgeSeconds\":%u,"
 	    "\"streams\":{\"listChanged\":%d,\"resourceUpdates\":%d},"
 	    "\"opened\":%lu,\"refused\":%lu,\"ended\":%lu,\"aged\":%lu,"
-	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"eventsIn\":%lu,"
-	    "\"framesOut\":%lu,\"hubStarts\":%lu",
+	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"lostNoFd\":%lu,"
+	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
-	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(events),
-	    L(frames), L(hub_starts));
+	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
+	    L(events), L(frames), L(hub_starts));
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);
 	return put(buf, cap, n, "}");
@@ -310,6 +310,7 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_ended_total{why=\"server\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"client_gone\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"slow_client\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"no_descriptor\"} %lu\n"
 	    "# HELP wymcp_listen_events_total Events the hub took in.\n"
 	    "# TYPE wymcp_listen_events_total counter\n"
 	    "wymcp_listen_events_total %lu\n"
@@ -320,8 +321,8 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "# TYPE wymcp_hub_up gauge\n"
 	    "wymcp_hub_up %d\n",
 	    L(lists_streams), L(resource_streams), L(held), l->max,
-	    L(refused), L(ended), L(gone), L(dropped), L(events), L(frames),
-	    L(hub_up));
+	    L(refused), L(ended), L(gone), L(dropped), L(lost), L(events),
+	    L(frames), L(hub_up));
 	if (l->bus)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"

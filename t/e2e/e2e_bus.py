@@ -56,9 +56,12 @@ PORT = 9000		# --netns: FastCGI on each host's own address
 class BusHarness:
     """Not wymcp_e2e.Harness: three instances and a database."""
 
-    def __init__(self, builddir, keep=False):
+    def __init__(self, builddir, keep=False, netns=None):
         self.builddir = os.path.abspath(builddir)
         self.keep = keep
+        self.netns = wymcp_e2e.ARGS.netns if netns is None else netns
+        self.extra = []		# more wymcp-fcgi options (listenbench.py)
+        self.conns = 64		# nginx's worker_connections
         self.tmp = None
         self.nginx_bin = None
         self.nginx = None
@@ -80,7 +83,7 @@ class BusHarness:
         env = dict(os.environ, WYMCP_NOTES_DIR=notes)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
         where = {}		# name -> what nginx passes to
-        if wymcp_e2e.ARGS.netns:
+        if self.netns:
             self.net = wymcp_netns.Net(PORT)
             self.net.add_lan(self.net.pick_subnets(1)[0])
             hosts = {n: self.net.add_lan_host("h" + n) for n in NAMES}
@@ -102,7 +105,8 @@ class BusHarness:
             argv = pre + wymcp_e2e.wrap_argv([
                 self.prog] + listen + ["--workers", "2",
                 "--module", self.mod, "--bus", self.uri,
-                "--status-path", "/%s-status" % n, "-v", "-v"])
+                "--status-path", "/%s-status" % n, "-v", "-v"] +
+                self.extra)
             with open(self.logs[n], "wb") as log:
                 self.procs[n] = subprocess.Popen(
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
@@ -125,7 +129,7 @@ class BusHarness:
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
             f.write(wymcp_e2e.FASTCGI_PARAMS)
         self.nginx, self.port = wymcp_tasks.start_nginx(
-            self.nginx_bin, self.tmp, "bus", locs)
+            self.nginx_bin, self.tmp, "bus", locs, self.conns)
 
     def stop(self):
         if self.nginx is not None:

@@ -162,15 +162,18 @@ def pg_stop(tmp, bindir):
 
 # ------------------------------------------------------------ the nginx
 
-def start_nginx(nginx, tmp, tag, locs):
+def start_nginx(nginx, tmp, tag, locs, conns=64):
     """nginx on a free loopback port with `locs' (its config and error
-    log in tmp, named by tag), once it answers: (Popen, port)."""
+    log in tmp, named by tag; `conns' worker_connections), once it
+    answers: (Popen, port)."""
     user = "user root;\n" if os.geteuid() == 0 else ""
+    if conns > 64:
+        user += "worker_rlimit_nofile %d;\n" % (conns + 100)
 
     def conf(ports):
         return ("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
                 "error_log %s/nginx-%s-error.log notice;\n"
-                "events { worker_connections 64; }\nhttp {\n"
+                "events { worker_connections %d; }\nhttp {\n"
                 "\taccess_log off;\n"
                 "\tclient_body_temp_path %s/client_body;\n"
                 "\tfastcgi_temp_path %s/fastcgi_temp;\n"
@@ -178,7 +181,8 @@ def start_nginx(nginx, tmp, tag, locs):
                 "\tscgi_temp_path %s/scgi_temp;\n"
                 "\tuwsgi_temp_path %s/uwsgi_temp;\n"
                 "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                ((user, tmp, tag, tmp, tag) + (tmp,) * 5 + (ports[0], locs)))
+                ((user, tmp, tag, tmp, tag, conns) + (tmp,) * 5 +
+                 (ports[0], locs)))
 
     ngx, (port,) = wymcp_e2e.launch_nginx(
         nginx, tmp, os.path.join(tmp, "nginx-%s-error.log" % tag), 1, conf,

@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""e2e_listen_fds.py - the hub and the open-file limit.
+
+Usage: e2e_listen_fds.py [--builddir DIR] [--keep] [-v]
+
+wymcp-fcgi (one worker, --max-listeners 300) behind nginx, started with
+a soft open-file limit of 64 (systemd's 1024 against a larger
+--max-listeners, made small), proves:
+
+  S  the hub raises its soft limit: 150 streams are all acknowledged
+     and held, none lost;
+  H  (root) the hub's hard limit lowered to 80 under it (prlimit(2)):
+     streams handed over past it end at once (the client sees the
+     connection close after the acknowledgement), the status page
+     counts them as lostNoFd, the log says why, and their slots are
+     given back: the Prometheus wymcp_listen_held equals the streams
+     still open, and once every stream is closed it is 0 again and a
+     new listen is held.
+
+Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed".
+Python 3 standard library only.
+"""
+
+import json
+import os
+import resource
+import sys
+import time
+
+sys.dont_write_bytecode = True
+import wymcp_e2e
+from wymcp_e2e import R, Client
+from wymcp_listen import STATUS, HubHarness, Stream
+
+
+class FdsHarness(HubHarness):
+    def __init__(self, builddir, keep=False):
+        HubHarness.__init__(self, builddir, keep)
+        self.nworkers = 1
+        self.tools = ["examples"]
+        self.hub_args = ["--max-listeners", "300",
+                         "--max-listeners-per-principal", "300"]
+
+    def start_fcgi(self):
+        old = resource.getrlimit(resource.RLIMIT_NOFILE)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (64, old[1]))
+        try:
+            HubHarness.start_fcgi(self)
+        finally:
+            resource.setrlimit(resource.RLIMIT_NOFILE, old)
+
+    def nginx_conf(self, sock, port, port2):
+        return HubHarness.nginx_conf(self, sock, port, port2).replace(
+            "events { worker_connections 256; }",
+            "worker_rlimit_nofile 2000;\n"
+            "events { worker_connections 1000; }")
+
+
+def stats(h):
+    r = Client(h.port).send("GET", STATUS)
+    try:
+        return json.loads(r.raw.decode()).get("listen", {})
+    except ValueError:
+        return {}
+
+
+def prom_held(h):
+    r = Client(h.port).send("GET", STATUS + "?format=prometheus")
+    for line in r.raw.decode().splitlines():
+        if line.startswith("wymcp_listen_held "):
+            return int(line.split()[1])
+    return None
+
+
+def wait(pred, timeout=10):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return pred()
+
+
+def open_many(h, n, base):
+    ss = [Stream(h.port, {"resourceSubscriptions": ["note://f"]}, base + i,
+                 "/mcp-anon") for i in range(n)]
+    end = time.monotonic() + 20
+    for s in ss:	# pump() reads for its whole timeout: short ones
+        while not (s.frames or s.eof) and time.monotonic() < end:
+            s.pump(0.01)
+    return ss
+
+
+def body(h):
+    h.paths()
+    h.start()
+    hub = h.hub()
+    lim = open("/proc/%d/limits" % hub).read() if hub else ""
+    soft = next((int(line.split()[3]) for line in lim.splitlines()
+                 if line.startswith("Max open files")), 0)
+    R.check(soft >= 364, "S: the hub raised its soft open-file limit "
+            "from 64 to --max-listeners + 64", "soft %d" % soft)
+
+    ss = open_many(h, 150, 1000)
+    acked = [s for s in ss if s.frames and not s.eof]
+    R.check(len(acked) == 150 and wait(lambda: stats(h).get("held") == 150),
+            "S: 150 streams with a soft limit of 64: all acknowledged and "
+            "held", "%d acknowledged, %r" % (len(acked), stats(h)))
+    R.check(stats(h).get("lostNoFd") == 0, "S: none lost", json.dumps(
+        stats(h)))
+    for s in ss:
+        s.close()
+    R.check(wait(lambda: stats(h).get("held") == 0 and prom_held(h) == 0),
+            "S: every stream closed: none held", json.dumps(stats(h)))
+
+    if os.geteuid() != 0:
+        R.note("H: skipped (lowering the hub's hard limit under it and "
+               "back is root's)")
+        return
+    resource.prlimit(hub, resource.RLIMIT_NOFILE, (80, 80))
+    ss = open_many(h, 120, 2000)
+    ok = wait(lambda: stats(h).get("lostNoFd", 0) > 0)
+    time.sleep(0.5)
+    for s in ss:
+        s.pump(0.01)
+    gone = [s for s in ss if s.eof]
+    alive = [s for s in ss if not s.eof]
+    st = stats(h)
+    R.check(ok and gone and st.get("lostNoFd") >= len(gone) - 5,
+            "H: past the hard limit streams are lost, counted as lostNoFd",
+            "%d closed, %r" % (len(gone), st))
+    R.check(all(len(s.frames) >= 1 for s in gone),
+            "H: a lost stream was acknowledged, then closed",
+            json.dumps([s.frames for s in gone[:2]]))
+    R.check(wait(lambda: prom_held(h) == st.get("held") and
+                 stats(h).get("held") == len(alive)),
+            "H: the lost streams' slots are given back (held %r = "
+            "wymcp_listen_held %r = open %d)" % (
+                stats(h).get("held"), prom_held(h), len(alive)))
+    R.check(any("no descriptor left" in e[3] for e in
+                wymcp_e2e.log_entries(h.fcgi_log)),
+            "H: the log says why (no descriptor left)")
+    for s in ss:
+        s.close()
+    R.check(wait(lambda: prom_held(h) == 0 and stats(h).get("held") == 0),
+            "H: every stream closed: no slot left taken",
+            "wymcp_listen_held %r, %r" % (prom_held(h), stats(h)))
+    one = open_many(h, 1, 3000)[0]
+    R.check(one.frames and not one.eof and
+            wait(lambda: stats(h).get("held") == 1),
+            "H: a new listen is held again", json.dumps(one.frames))
+    one.close()
+
+
+if __name__ == "__main__":
+    sys.exit(wymcp_e2e.run_layer(FdsHarness, body))
