@@ -1741,13 +1741,16 @@ static void
 fd_room(int max)
 {
 	struct rlimit	 rl;
-	rlim_t		 want = (rlim_t)(max > 0 ? max : 0) + 64;
+	rlim_t		 want = (rlim_t)(max > 0 ? max : 0) + 64, had;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
 		return;
+	had = rl.rlim_cur;
 	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
 	    want : rl.rlim_max;
-	if (setrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur < want)
+	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
+		rl.rlim_cur = had;	/* a seccomp filter, say */
+	if (rl.rlim_cur < want)
 		front_log(WYMCP_LOG_WARNING, "hub: the open-file limit (%llu) "
 		    "is below --max-listeners + 64 (%llu): streams past it "
 		    "are lost", (unsigned long long)rl.rlim_cur,

@@ -15,7 +15,9 @@ a soft open-file limit of 64 (systemd's 1024 against a larger
      counts them as lostNoFd, the log says why, and their slots are
      given back: the Prometheus wymcp_listen_held equals the streams
      still open, and once every stream is closed it is 0 again and a
-     new listen is held.
+     new listen is held;
+  W  (root) started under a hard limit of 64: the hub logs that the
+     limit is below --max-listeners + 64.
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed".
 Python 3 standard library only.
@@ -24,6 +26,7 @@ Python 3 standard library only.
 import json
 import os
 import resource
+import subprocess
 import sys
 import time
 
@@ -150,6 +153,24 @@ def body(h):
             wait(lambda: stats(h).get("held") == 1),
             "H: a new listen is held again", json.dumps(one.frames))
     one.close()
+
+    # W: a hard limit below --max-listeners + 64 from the start.
+    log = os.path.join(h.tmp, "w.log")
+    with open(log, "wb") as f:
+        w = subprocess.Popen(
+            wymcp_e2e.wrap_argv([h.prog, "--listen", "unix:" + os.path.join(
+                h.tmp, "w.sock"), "--workers", "1", "--module", h.moddir,
+                "--max-listeners", "300"]), stdin=subprocess.DEVNULL, stdout=f, stderr=f,
+            preexec_fn=lambda: resource.setrlimit(
+                resource.RLIMIT_NOFILE, (64, 64)))
+    try:
+        R.check(wait(lambda: any(
+            "open-file limit (64) is below --max-listeners + 64 (364)" in
+            e[3] for e in wymcp_e2e.log_entries(log))),
+            "W: under a hard limit of 64 the hub says so (64 < 364)",
+            "".join(wymcp_e2e.tail(log, 5)))
+    finally:
+        wymcp_e2e.stop_pid(w.pid, w, 10)
 
 
 if __name__ == "__main__":
