@@ -40,6 +40,7 @@ import json
 import os
 import resource
 import selectors
+import signal
 import socket
 import subprocess
 import sys
@@ -224,6 +225,12 @@ def main():
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--out", default=None)
     a = ap.parse_args()
+
+    def on_signal(signum, frame):	# stop what we started, then go
+        raise KeyboardInterrupt("signal %d" % signum)
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGHUP, on_signal)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard < a.streams + 100:
         print("SKIP: the open-file limit (%d) is below %d streams" %
