@@ -13,8 +13,8 @@ each), then, in one run:
   2. opens N listen streams (default 10000), each its own connection
      through nginx, M of them (default 1000) subscribed to note://fan,
      and waits for every acknowledgement;
-  3. the PSS of wymcp's processes (hub, supervisor, workers; nginx
-     apart), from /proc/PID/smaps_rollup;
+  3. the PSS of wymcp's processes (hub, supervisor, workers), from
+     /proc/PID/smaps_rollup, and nginx's apart;
   4. tools/call echo with wrk again, the N streams open: req/s, and the
      ratio to (1);
   5. K times (default 20), wymcp-fcgi --publish 'updated note://fan'
@@ -258,6 +258,7 @@ def main():
         pids = [h.sup] + wymcp_e2e.children(h.sup)
         pss = pss_kib(pids)
         hub = pss_kib([h.hub()])
+        ngx = pss_kib([h.nginx.pid] + wymcp_e2e.children(h.nginx.pid))
         loaded = wrk_echo(h, a.seconds, tmp)
         lat = time_publishes(
             sel, [h.prog, "--publish", "updated note://fan", "--listen",
@@ -272,6 +273,8 @@ def main():
             "%-44s %10.1f %10s" % ("PSS MiB, wymcp (hub, supervisor, 4 "
                                    "workers)", pss / 1024.0, "<= 64"),
             "%-44s %10.1f" % ("PSS MiB, the hub alone", hub / 1024.0),
+            "%-44s %10.1f" % ("PSS MiB, nginx (2 workers; apart)",
+                              ngx / 1024.0),
             "%-44s %10.0f" % ("echo req/s, no stream", base),
             "%-44s %10.0f" % ("echo req/s, %d streams open" % a.streams,
                               loaded),
