@@ -143,7 +143,8 @@ def count(case, n, tmp, valgrind, libtool):
     # which differs between the two runs by thousands of instructions.
     argv = [libtool, "--mode=execute", valgrind, "--tool=callgrind",
             "--callgrind-out-file=" + out, "--dump-line=no",
-            "--compress-strings=no", "--toggle-collect=" + case.loop] + \
+            "--compress-strings=no", "--vgdb=no",
+            "--toggle-collect=" + case.loop] + \
         case.argv(sock, n)
     p = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, start_new_session=True)

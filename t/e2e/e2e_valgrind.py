@@ -10,7 +10,7 @@ arguments in one word, with WYMCP_E2E_WRAP set, so that their harness
 starts every wymcp-fcgi as
 
     libtool --mode=execute valgrind --tool=memcheck --leak-check=full
-        --errors-for-leak-kinds=definite --trace-children=yes
+        --errors-for-leak-kinds=definite --trace-children=yes --vgdb=no
         --suppressions=t/e2e/valgrind.supp --log-file=DIR/vg.%p.log ...
 
 (the build tree's wymcp-fcgi is a libtool wrapper script: libtool runs
@@ -97,6 +97,9 @@ def main():
             "--leak-check=full", "--errors-for-leak-kinds=definite",
             "--show-leak-kinds=definite", "--error-exitcode=99",
             "--trace-children=yes", "--num-callers=30",
+            # no gdbserver: a worker the tests SIGKILL would leave its
+            # FIFOs (vgdb-pipe-*) in /tmp
+            "--vgdb=no",
             "--suppressions=" + SUPP,
             "--log-file=" + os.path.join(logdir, "vg.%p.log")]
     env = dict(os.environ)
