@@ -998,6 +998,28 @@ pend_of(struct hub *h, const char *session, int make)
 }
 
 /*
+ * A worker's handoff message: the parsed object (the caller's, to put)
+ * and its principal's share in `share', or NULL when it is not one.
+ */
+static struct json_object *
+handoff(const char *msg, size_t len, int *share)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o = NULL, *v;
+
+	if ((tok = json_tokener_new()) != NULL) {
+		o = json_tokener_parse_ex(tok, msg, (int)len);
+		json_tokener_free(tok);
+	}
+	if (o == NULL || !json_object_object_get_ex(o, "share", &v) ||
+	    (*share = json_object_get_int(v)) < 0 || *share >= FRONT_SHARES) {
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/*
  * A handoff whose descriptor did not arrive (the hub has no descriptor
  * left: the kernel closed it, so the client sees its connection end):
  * give the worker's reservation back, and say why.
@@ -1005,16 +1027,10 @@ pend_of(struct hub *h, const char *session, int make)
 static void
 lost(struct hub *h, const char *msg, size_t len)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o = NULL, *v;
+	struct json_object	*o;
 	int			 b;
 
-	if ((tok = json_tokener_new()) != NULL) {
-		o = json_tokener_parse_ex(tok, msg, (int)len);
-		json_tokener_free(tok);
-	}
-	if (o != NULL && json_object_object_get_ex(o, "share", &v) &&
-	    (b = json_object_get_int(v)) >= 0 && b < FRONT_SHARES)
+	if ((o = handoff(msg, len, &b)) != NULL)
 		unreserve(h->l, (unsigned int)b, 0);
 	json_object_put(o);
 	__atomic_add_fetch(&h->l->lost, 1, __ATOMIC_RELAXED);
@@ -1233,19 +1249,13 @@ member(struct json_object *o, const char *name, int *bad)
 static void
 adopt(struct hub *h, const char *msg, size_t len, int fd)
 {
-	struct json_tokener	*tok;
-	struct json_object	*o = NULL, *v;
+	struct json_object	*o, *v;
 	struct epoll_event	 ev;
 	struct stream		*s;
 	size_t			 i;
 	int			 bad = 0, b;
 
-	if ((tok = json_tokener_new()) != NULL) {
-		o = json_tokener_parse_ex(tok, msg, (int)len);
-		json_tokener_free(tok);
-	}
-	if (o == NULL || !json_object_object_get_ex(o, "share", &v) ||
-	    (b = json_object_get_int(v)) < 0 || b >= FRONT_SHARES ||
+	if ((o = handoff(msg, len, &b)) == NULL ||
 	    (s = calloc(1, sizeof(*s))) == NULL) {
 		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
 		close(fd);
