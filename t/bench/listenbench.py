@@ -51,6 +51,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "e2e"))
 import e2e_bus
+from bench import mem_kib
 import wymcp_e2e
 import wymcp_netns
 import wymcp_tasks
@@ -73,19 +74,6 @@ class BenchHarness(HubHarness):
             .replace("events { worker_connections 256; }",
                      "worker_rlimit_nofile 20000;\n"
                      "events { worker_connections 19000; }")
-
-
-def pss_kib(pids):
-    total = 0
-    for p in pids:
-        try:
-            with open("/proc/%d/smaps_rollup" % p) as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
 
 
 def wrk_echo(h, seconds, tmp):
@@ -256,9 +244,10 @@ def main():
         opened = time.monotonic() - t0
         st = json.loads(Client(h.port).send("GET", STATUS).raw)
         pids = [h.sup] + wymcp_e2e.children(h.sup)
-        pss = pss_kib(pids)
-        hub = pss_kib([h.hub()])
-        ngx = pss_kib([h.nginx.pid] + wymcp_e2e.children(h.nginx.pid))
+        pss = mem_kib(pids, "Pss")
+        hub = mem_kib([h.hub()], "Pss")
+        ngx = mem_kib([h.nginx.pid] + wymcp_e2e.children(h.nginx.pid),
+                      "Pss")
         loaded = wrk_echo(h, a.seconds, tmp)
         lat = time_publishes(
             sel, [h.prog, "--publish", "updated note://fan", "--listen",
