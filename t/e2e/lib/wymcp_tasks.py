@@ -166,9 +166,8 @@ def start_nginx(nginx, tmp, tag, locs, conns=64):
     """nginx on a free loopback port with `locs' (its config and error
     log in tmp, named by tag; `conns' worker_connections), once it
     answers: (Popen, port)."""
-    user = "user root;\n" if os.geteuid() == 0 else ""
-    if conns > 64:
-        user += "worker_rlimit_nofile %d;\n" % (conns + 100)
+    head = ("user root;\n" if os.geteuid() == 0 else "") + \
+        "worker_rlimit_nofile %d;\n" % (conns + 100)
 
     def conf(ports):
         return ("%sworker_processes 1;\npid %s/nginx-%s.pid;\n"
@@ -181,7 +180,7 @@ def start_nginx(nginx, tmp, tag, locs, conns=64):
                 "\tscgi_temp_path %s/scgi_temp;\n"
                 "\tuwsgi_temp_path %s/uwsgi_temp;\n"
                 "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
-                ((user, tmp, tag, tmp, tag, conns) + (tmp,) * 5 +
+                ((head, tmp, tag, tmp, tag, conns) + (tmp,) * 5 +
                  (ports[0], locs)))
 
     ngx, (port,) = wymcp_e2e.launch_nginx(
