@@ -1756,8 +1756,7 @@ fd_room(int max)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
 		return;
 	had = rl.rlim_cur;
-	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ?
-	    want : rl.rlim_max;
+	rl.rlim_cur = rl.rlim_max > want ? want : rl.rlim_max;
 	if (setrlimit(RLIMIT_NOFILE, &rl) == -1)
 		rl.rlim_cur = had;	/* a seccomp filter, say */
 	if (rl.rlim_cur < want)
