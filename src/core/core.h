@@ -251,6 +251,17 @@ const char *wymcp__askid_seal(struct wymcp_ctx *, const char *holder,
 	    const char *key, unsigned int ttl);
 int	 wymcp__askid_open(struct wymcp_ctx *, const char *token,
 	    const char **holder);
+/*
+ * seal.c: a relayed answer, framed with a MAC under the state key for
+ * its holder (wymcp__relay_frame(), arena-owned, its length in
+ * *outlen), and the holder's check (wymcp__relay_open(): 0 with the
+ * body, or -1 with why).
+ */
+const char *wymcp__relay_frame(struct wymcp_ctx *, const char *holder,
+	    const char *body, size_t len, size_t *outlen);
+int	 wymcp__relay_open(struct wymcp_ctx *, const char *holder,
+	    const char *msg, size_t len, const char **body, size_t *blen,
+	    const char **why);
 
 /*
  * held.c: asking a 2025-11-25 client on the held stream.

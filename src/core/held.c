@@ -10,7 +10,10 @@
  * sealed id naming the holder (seal.c), and the worker holding the
  * stream waits.  The worker the answer reaches opens the id and relays
  * the answer to the holder (wymcp__held_forward(), through the
- * program's io->ask_forward()); the holder takes it (io->ask_wait())
+ * program's io->ask_forward()), framed with a MAC under the state key
+ * over the holder's address, the time and the answer (seal.c), so that
+ * nothing that can write to the program's relay sockets can answer;
+ * the holder checks the frame and takes the answer (io->ask_wait())
  * and, once every question of the round is answered, the call core
  * runs the tool again from the top with every answer so far: the MRTR
  * re-execution (basic/patterns/mrtr.mdx), with the answers held in the
@@ -77,9 +80,17 @@ take(void *arg, const char *msg, size_t len)
 {
 	struct wymcp_ctx	*ctx = arg;
 	struct json_object	*o, *id, *key, *res, *e, *m;
-	const char		*ids;
+	const char		*ids, *body, *why;
+	size_t			 blen;
 
-	if ((o = wymcp_own(ctx, wymcp__parse(msg, len))) == NULL ||
+	if (wymcp__relay_open(ctx, ctx->out.holder, msg, len, &body, &blen,
+	    &why) != 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "%s: a relayed answer "
+		    "refused: %s", ctx->call.name != NULL ? ctx->call.name :
+		    "-", why);
+		return 0;
+	}
+	if ((o = wymcp_own(ctx, wymcp__parse(body, blen))) == NULL ||
 	    !json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "id", &id) ||
 	    !json_object_is_type(id, json_type_string))
@@ -221,7 +232,8 @@ wymcp__held_forward(struct wymcp_ctx *ctx, const char *body, size_t len,
 {
 	const struct wymcp_io	*io = ctx->out.ask_io;
 	struct json_object	*id;
-	const char		*holder;
+	const char		*holder, *frame;
+	size_t			 flen;
 
 	if (!json_object_object_get_ex(ctx->req.msg, "id", &id) ||
 	    !json_object_is_type(id, json_type_string) ||
@@ -235,7 +247,12 @@ wymcp__held_forward(struct wymcp_ctx *ctx, const char *body, size_t len,
 		*why = "Invalid Request: this server relays no response";
 		return -1;
 	}
-	if (io->ask_forward(io->arg, holder, body, len) != 0) {
+	if ((frame = wymcp__relay_frame(ctx, holder, body, len, &flen)) ==
+	    NULL) {
+		*why = "Internal error: out of memory";
+		return -1;
+	}
+	if (io->ask_forward(io->arg, holder, frame, flen) != 0) {
 		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "answer for %s refused: "
 		    "no longer held there", holder);
 		*why = "Invalid Request: the request this response answers "

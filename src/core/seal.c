@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -688,4 +689,147 @@ fail:
 	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "answer refused: its request id "
 	    "does not open: %s", why);
 	return -1;
+}
+
+/*
+ * A 2025-11-25 client's answer relayed to the worker that holds its
+ * question (held.c) crosses sockets that an allowed peer, or anyone on
+ * the path between hosts, can write to.  The worker the answer reached
+ * frames it as
+ *
+ *	"wymcp-relay/1 " KEYID " " SECONDS " " MAC "\n" BODY
+ *
+ * KEYID the state key's id (8 hexadecimal digits), SECONDS the time of
+ * the framing (decimal), MAC the base64url of BLAKE2b-256 keyed with a
+ * subkey of that state key over the holder's address, SECONDS and
+ * BODY.  The holder takes an answer only when the MAC verifies under
+ * one of its keys and SECONDS is within RELAY_SKEW of its clock; the
+ * question id inside BODY is one the holder waits for, and taken once.
+ */
+#define RELAY_MAGIC	"wymcp-relay/1 "
+#define RELAY_MAC_LEN	32
+#define RELAY_SKEW	60	/* seconds, either way */
+#define RELAY_HEAD_MAX	(sizeof(RELAY_MAGIC) + 8 + 1 + 20 + 1 + 43 + 1)
+
+/* A hexadecimal digit's value, or 16. */
+static size_t
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return (size_t)(c - '0');
+	if (c >= 'a' && c <= 'f')
+		return (size_t)(c - 'a' + 10);
+	return 16;
+}
+
+static void
+relay_mac(const struct wymcp__key *k, const char *holder, const char *secs,
+    const char *body, size_t len, unsigned char *mac)
+{
+	crypto_generichash_state st;
+	unsigned char		 sub[32];
+
+	crypto_generichash(sub, sizeof(sub),
+	    (const unsigned char *)"wymcp-relay-key", 15, k->key,
+	    sizeof(k->key));
+	crypto_generichash_init(&st, sub, sizeof(sub), RELAY_MAC_LEN);
+	hash_str(&st, holder);
+	hash_str(&st, secs);
+	crypto_generichash_update(&st, (const unsigned char *)body, len);
+	crypto_generichash_final(&st, mac, RELAY_MAC_LEN);
+	sodium_memzero(sub, sizeof(sub));
+}
+
+const char *
+wymcp__relay_frame(struct wymcp_ctx *ctx, const char *holder,
+    const char *body, size_t len, size_t *outlen)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	unsigned char		 mac[RELAY_MAC_LEN];
+	char			 secs[24], *out;
+	size_t			 n;
+	int			 hl;
+
+	if (srv->nkeys == 0 || len > SIZE_MAX - RELAY_HEAD_MAX)
+		return NULL;
+	snprintf(secs, sizeof(secs), "%lld", (long long)time(NULL));
+	relay_mac(&srv->keys[0], holder, secs, body, len, mac);
+	if ((out = wymcp__arena_alloc(&ctx->arena, RELAY_HEAD_MAX + len +
+	    1)) == NULL)
+		return NULL;
+	hl = snprintf(out, RELAY_HEAD_MAX, "%s%02x%02x%02x%02x %s ",
+	    RELAY_MAGIC, srv->keys[0].id[0], srv->keys[0].id[1],
+	    srv->keys[0].id[2], srv->keys[0].id[3], secs);
+	n = (size_t)hl;
+	wymcp__b64url_encode(out + n, mac, sizeof(mac));
+	n += wymcp__b64url_len(sizeof(mac));
+	out[n++] = '\n';
+	memcpy(out + n, body, len);
+	n += len;
+	out[n] = '\0';
+	*outlen = n;
+	return out;
+}
+
+int
+wymcp__relay_open(struct wymcp_ctx *ctx, const char *holder,
+    const char *msg, size_t len, const char **body, size_t *blen,
+    const char **why)
+{
+	const struct wymcp_server *srv = ctx->srv;
+	const struct wymcp__key	*k = NULL;
+	unsigned char		 id[4], mac[RELAY_MAC_LEN], want[RELAY_MAC_LEN];
+	const char		*p, *nl, *sp;
+	char			 secs[24];
+	size_t			 i, n, maclen, ml = strlen(RELAY_MAGIC);
+	long long		 t, now;
+
+	*why = "not a framed answer (another wymcp's?)";
+	if (len < ml || memcmp(msg, RELAY_MAGIC, ml) != 0 ||
+	    (nl = memchr(msg, '\n', len < RELAY_HEAD_MAX ? len :
+	    RELAY_HEAD_MAX)) == NULL)
+		return -1;
+	p = msg + ml;
+	*why = "malformed frame";
+	for (i = 0; i < 8; i++)
+		if (p + i >= nl || (n = hexval(p[i])) > 15)
+			return -1;
+		else if (i % 2 == 0)
+			id[i / 2] = (unsigned char)(n << 4);
+		else
+			id[i / 2] |= (unsigned char)n;
+	p += 8;
+	if (p >= nl || *p++ != ' ' || (sp = memchr(p, ' ', (size_t)(nl -
+	    p))) == NULL || sp == p || (size_t)(sp - p) >= sizeof(secs))
+		return -1;
+	for (t = 0, n = 0; p + n < sp; n++) {
+		if (p[n] < '0' || p[n] > '9' || t > 1000000000000LL)
+			return -1;
+		t = t * 10 + (p[n] - '0');
+	}
+	memcpy(secs, p, n);
+	secs[n] = '\0';
+	p = sp + 1;
+	if ((size_t)(nl - p) != wymcp__b64url_len(sizeof(mac)) ||
+	    wymcp__b64url_decode(mac, &maclen, p, (size_t)(nl - p)) != 0 ||
+	    maclen != sizeof(mac))
+		return -1;
+	*why = "unknown key (do all hosts share one --state-key-file?)";
+	for (i = 0; i < srv->nkeys && k == NULL; i++)
+		if (memcmp(srv->keys[i].id, id, 4) == 0)
+			k = &srv->keys[i];
+	if (k == NULL)
+		return -1;
+	*why = "the MAC does not verify (forged or altered)";
+	relay_mac(k, holder, secs, nl + 1, len - (size_t)(nl + 1 - msg),
+	    want);
+	if (sodium_memcmp(want, mac, sizeof(mac)) != 0)
+		return -1;
+	*why = "framed too long ago or ahead (clocks apart?)";
+	now = (long long)time(NULL);
+	if (t < now - RELAY_SKEW || t > now + RELAY_SKEW)
+		return -1;
+	*body = nl + 1;
+	*blen = len - (size_t)(nl + 1 - msg);
+	return 0;
 }

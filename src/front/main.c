@@ -194,6 +194,7 @@ usage(FILE *f)
 	    "                         (default: half the workers; 0: none)\n"
 	    "  --relay-listen ADDR    take answers for this instance's\n"
 	    "                         questions from other hosts here\n"
+	    "                         (with --allow-peer naming them)\n"
 	    "  --task-store URI       keep tasks (the tasks extension) in\n"
 	    "                         sqlite:PATH or postgresql://...\n"
 	    "  --task-runners N       task runner processes (default 0)\n"
@@ -867,6 +868,30 @@ check_listener(int fd, const struct front_opts *o)
 }
 
 /*
+ * The relay socket takes answers for this instance's questions: on
+ * loopback too, every user of the host can reach it, so it needs
+ * --allow-peer (or --allow-any-peer, warned) wherever it listens.
+ * Each answer also carries a MAC under the state key (the library
+ * checks it); the peer rule keeps strangers from even being read.
+ */
+static void
+check_relay(const struct front_opts *o)
+{
+	if (o->npeers > 0)
+		return;
+	if (o->any_peer) {
+		front_log(WYMCP_LOG_WARNING, "the relay socket on %s accepts "
+		    "anyone who can reach it (--allow-any-peer); only "
+		    "answers with a valid MAC are taken", o->relay_listen);
+		return;
+	}
+	errx(2, "--relay-listen %s: name the other hosts' addresses with "
+	    "--allow-peer ADDR[/BITS] (on loopback too: every user of the "
+	    "host can reach a TCP port), or give --allow-any-peer",
+	    o->relay_listen);
+}
+
+/*
  * --memory-limit: RLIMIT_AS, soft and hard, for this process and so
  * for every worker it forks (each process has its own).  A limit below
  * what the process maps already (its modules loaded; a sanitizer build
@@ -1209,7 +1234,7 @@ main(int argc, char *argv[])
 	 */
 	if (opts.relay_listen != NULL && fd != -1) {
 		relayfd = listen_tcp(opts.relay_listen);
-		(void)check_listener(relayfd, &opts);
+		check_relay(&opts);
 		if ((flags = fcntl(relayfd, F_GETFL)) == -1 ||
 		    fcntl(relayfd, F_SETFL, flags | O_NONBLOCK) == -1)
 			err(1, "fcntl");

@@ -28,11 +28,19 @@ from the test header X-Test-Principal, as an auth module would.  Then:
      clients hang up; a client that hangs up
      while asked frees its worker within a second; answers slower than
      --request-timeout (2 s) still complete the call;
-  H  three instances (4 workers each, --relay-listen on loopback ports,
-     one key file made with --generate-key) behind one round-robin nginx
-     upstream: the SDK client's calls complete, and answers reach the
-     holder from other instances over --relay-listen (on one machine,
-     not in network namespaces: for machines without root).
+  H  --relay-listen on loopback without --allow-peer refuses to start;
+     three instances (4 workers each, --relay-listen on loopback ports
+     with --allow-peer 127.0.0.1, one key file made with --generate-key)
+     behind one round-robin nginx upstream: the SDK client's calls
+     complete, and answers reach the holder from other instances over
+     --relay-listen (on one machine, not in network namespaces: for
+     machines without root);
+  F  while an instance holds book_room's question, answers written
+     straight to its relay port from 127.0.0.1 (allowed): unframed,
+     framed under another key, altered after framing, framed for
+     another holder, framed 10 minutes ago: each is refused ('N') and
+     logged with its reason, and the question stays open; the answer
+     framed with the shared key is taken ('A') and the call completes.
 
 With --netns, only these (the hosts e2e layer of runtests; root): three
 hosts, network namespaces on one bridge in the root namespace (a LAN,
@@ -54,7 +62,9 @@ upstream of the three (/mcp) and /h1, /h2, /h3 pinned to one each:
      reply byte, h1 logs "relay: refused ADDR (not an --allow-peer
      address)" and the question stays unanswered; the same bytes from
      nginx's address (allowed) are taken ('A'), and the call completes
-     with its second answer posted through h2.
+     with its second answer posted through h2.  (Since 0.4 the same
+     raw bytes from nginx's address are read and refused by the holder,
+     'N': they carry no MAC; framed with the shared key they are taken.)
 
 Every namespace, veth and process of --netns is removed again, also on
 failure or a signal; without root or ip it prints "SKIP: ..." and exits
@@ -66,6 +76,8 @@ is missing: the layer needs it), or 77 without nginx.
 """
 
 import argparse
+import base64
+import hashlib
 import http.client
 import json
 import os
@@ -232,7 +244,7 @@ class Hosts(Harness):
         self.tmp = tempfile.mkdtemp(prefix="wymcp-legacy-hosts.")
         os.chmod(self.tmp, 0o755)
         self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
-        key = os.path.join(self.tmp, "state.key")
+        key = self.key = os.path.join(self.tmp, "state.key")
         subprocess.run([self.prog, "--generate-key", key], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.insts = []
@@ -241,10 +253,16 @@ class Hosts(Harness):
             self.fcgi_log = os.path.join(self.tmp, "h%d.log" % i)
             relay = "127.0.0.1:%d" % wymcp_e2e.free_port()
             self.start_fcgi(["--state-key-file", key,
-                             "--relay-listen", relay])
-            self.insts.append({"sock": self.sock, "log": self.fcgi_log,
-                               "proc": self.fcgi, "relay": relay,
-                               "pids": set(children(self.fcgi.pid))})
+                             "--relay-listen", relay,
+                             "--allow-peer", "127.0.0.1"])
+            inst = {"sock": self.sock, "log": self.fcgi_log,
+                    "proc": self.fcgi, "relay": relay,
+                    "pids": set(children(self.fcgi.pid))}
+            for e in self.log():
+                m = re.search(r"\(relay (/\S+)\)$", e[3])
+                if m:
+                    inst["dir"] = m.group(1)
+            self.insts.append(inst)
         self.fcgi = None
         self.start_nginx()
 
@@ -260,6 +278,10 @@ class Hosts(Harness):
     def host_log(self, i):
         self.fcgi_log = self.insts[i]["log"]
         return self.log()
+
+    def wait_host_log(self, i, pred, timeout=5.0):
+        self.fcgi_log = self.insts[i]["log"]
+        return self.wait_log(pred, timeout)
 
     def stop(self):
         Harness.stop(self)
@@ -290,12 +312,131 @@ def sdk_runs(node, script, url, n, verbose):
     return outs
 
 
+def relay_frame(key_hex, holder, body, secs=None):
+    """An answer framed for `holder' as a worker frames it (seal.c):
+    "wymcp-relay/1 KEYID SECONDS MAC\\n" and the body, the MAC keyed
+    BLAKE2b-256 under a subkey of the state key."""
+    key = bytes.fromhex(key_hex)
+    kid = hashlib.blake2b(key, digest_size=16).digest()[:4]
+    sub = hashlib.blake2b(b"wymcp-relay-key", digest_size=32,
+                          key=key).digest()
+    secs = str(int(time.time()) if secs is None else secs).encode()
+    m = hashlib.blake2b(digest_size=32, key=sub)
+    m.update(b"\x01" + holder.encode() + b"\0")
+    m.update(b"\x01" + secs + b"\0")
+    m.update(body)
+    mac = base64.urlsafe_b64encode(m.digest()).rstrip(b"=")
+    return b"wymcp-relay/1 " + kid.hex().encode() + b" " + secs + b" " + \
+        mac + b"\n" + body
+
+
+def hosts_forged(h, res):
+    """F: answers written straight to the holder's relay port, from an
+    allowed address (127.0.0.1): only a frame with a valid MAC under
+    the shared key, for that holder, of now, is taken."""
+    with open(h.key) as f:
+        key = [ln.strip() for ln in f
+               if ln.strip() and not ln.startswith("#")][0]
+    sess = initialize(h.port, "alice")
+    b = book(h.port, "alice", sess, 60)
+    try:
+        if not res.check(b.until(QUESTION) is not None,
+                         "F book_room asks its first question", b.buf[-300:]):
+            return
+        qid = question_id(b)
+        held = [(k, n) for k, i in enumerate(h.insts)
+                for n in os.listdir(i.get("dir") or "/nonexistent")]
+        if not res.check(len(held) == 1, "F one instance holds the "
+                         "question (one relay socket)", repr(held)):
+            return
+        k, local = held[0]
+        inst = h.insts[k]
+        holder = "%s/%s" % (inst["relay"], local)
+        host, port = inst["relay"].rsplit(":", 1)
+        dst = (host, int(port))
+        body = json.dumps(answer_body(qid, {"room": "Aurora"})).encode()
+        good = relay_frame(key, holder, body)
+        cases = [
+            ("an unframed answer", body, "not a framed answer"),
+            ("a frame under another key",
+             relay_frame(os.urandom(32).hex(), holder, body),
+             "unknown key"),
+            ("a frame whose answer was altered",
+             good.replace(b"Aurora", b"Zenith"), "does not verify"),
+            ("a frame for another holder",
+             relay_frame(key, holder + "0", body), "does not verify"),
+            ("a frame 10 minutes old",
+             relay_frame(key, holder, body, int(time.time()) - 600),
+             "too long ago"),
+        ]
+        for what, frame, why in cases:
+            mark = len(h.host_log(k))
+            got, how = relay_send("127.0.0.1", dst,
+                                  local.encode() + b"\n" + frame)
+            def said(e, why=why):
+                return "a relayed answer refused: " in e[3] and why in e[3]
+            deadline = time.monotonic() + 3
+            while not any(said(e) for e in h.host_log(k)[mark:]) and \
+                    time.monotonic() < deadline:
+                time.sleep(0.05)
+            res.check(got == b"N" and
+                      any(said(e) for e in h.host_log(k)[mark:]),
+                      "F %s on the relay port is refused ('N', the "
+                      "holder logs '%s')" % (what, why),
+                      "got %r (%s); %s" % (got, how,
+                                           " | ".join(tail(inst["log"],
+                                                           2))))
+        res.check(b.until(QUESTION + rb".*" + QUESTION, 0.5) is None,
+                  "F no refused answer was taken (no second question)")
+        got, how = relay_send("127.0.0.1", dst,
+                              local.encode() + b"\n" + good)
+        res.check(got == b"A", "F the answer framed with the shared key "
+                  "is taken ('A')", "got %r (%s)" % (got, how))
+        if not res.check(b.until(QUESTION + rb".*" + QUESTION, 10)
+                         is not None, "F then the tool asks its second "
+                         "question"):
+            return
+        r = answer(h.port, "alice", sess, question_id(b, 2), {"people": 4})
+        final = [e for e in events(b.all(15)) if e.get("id") == 60]
+        text = final[0]["result"]["content"][0]["text"] if final and \
+            "result" in final[0] else repr(final)
+        res.check(r.status() == 202 and
+                  text == "Booked Aurora for 4 on %s." % DAY,
+                  "F the second answer, posted through nginx, completes "
+                  "the call", "%d %s" % (r.status(), text))
+    finally:
+        b.close()
+
+
+def relay_needs_peers(h, res):
+    """--relay-listen on loopback without --allow-peer: refused."""
+    sock = os.path.join(h.tmp, "refused.sock")
+    relay = "127.0.0.1:%d" % wymcp_e2e.free_port()
+    argv = [h.prog, "--listen", "unix:" + sock, "--workers", "2",
+            "--relay-listen", relay]
+    for m in h.mods:
+        argv += ["--module", m]
+    p = subprocess.Popen(argv,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+    try:
+        out, _ = p.communicate(timeout=10)
+    except subprocess.TimeoutExpired:
+        wymcp_e2e.stop_pid(p.pid, p, 5)
+        out = "(still running after 10 s)"
+    res.check(p.returncode == 2 and "--allow-peer" in out,
+              "H --relay-listen %s without --allow-peer refuses to start "
+              "(exit 2, naming --allow-peer)" % relay,
+              "exit %r: %s" % (p.returncode, out.strip()[-300:]))
+
+
 def hosts(builddir, res, node, script, verbose):
     h = Hosts(builddir)
     h.paths()
     h.nginx_bin = wymcp_e2e.find_nginx()
     try:
         h.start()
+        relay_needs_peers(h, res)
         outs = sdk_runs(node, script, "http://127.0.0.1:%d/mcp" % h.port,
                         3, verbose)
         texts = [((o.get("book") or {}).get("content") or [{}])[0].get(
@@ -318,6 +459,7 @@ def hosts(builddir, res, node, script, verbose):
         res.check(cross and all(m.endswith(": taken") for _, _, m in cross),
                   "H answers reach the holder from other instances over "
                   "--relay-listen", "%d relayed across" % len(cross))
+        hosts_forged(h, res)
         bad = []
         for i in h.insts:
             with open(i["log"], errors="replace") as f:
@@ -352,7 +494,7 @@ class NetHosts(Harness):
         os.chmod(self.tmp, 0o755)
         self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
         self.sock = None
-        key = os.path.join(self.tmp, "state.key")
+        key = self.key = os.path.join(self.tmp, "state.key")
         subprocess.run([self.prog, "--generate-key", key], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.net.add_lan(self.net.pick_subnets(1)[0])
@@ -602,10 +744,23 @@ def netns_refusal(h, res):
         res.check(again is None and not logged, "P the refused answer is "
                   "not taken (no second question, nothing answered in "
                   "h1's log)", repr(logged))
-        # The same bytes from nginx's address (allowed): taken.
+        # The same bytes from nginx's address (allowed): read, and
+        # refused by the holder (no MAC); framed with the key: taken.
         got, how = relay_send(h.peer, relay, data)
-        res.check(got == b"A", "P the same answer from %s (allowed) is "
-                  "taken: 'A'" % h.peer, "got %r (%s)" % (got, how))
+        res.check(got == b"N" and h.wait_host_log(
+            0, lambda e: "a relayed answer refused: not a framed answer"
+            in e[3], 3), "P the same bytes from %s (allowed) are refused "
+            "by the holder: 'N', no MAC" % h.peer, "got %r (%s)" % (got, how))
+        with open(h.key) as f:
+            key = [ln.strip() for ln in f
+                   if ln.strip() and not ln.startswith("#")][0]
+        data = ("%s\n" % held[0]).encode() + relay_frame(
+            key, "%s/%s" % (h1["relay"], held[0]),
+            json.dumps(answer_body(qid, {"room": "Aurora"})).encode())
+        got, how = relay_send(h.peer, relay, data)
+        res.check(got == b"A", "P the answer framed with the shared key "
+                  "from %s (allowed) is taken: 'A'" % h.peer,
+                  "got %r (%s)" % (got, how))
         res.check(bool(h.wait_host_log(
             0, lambda e: e[3] == "relay: an answer from %s for holder %s: "
             "taken" % (h.peer, held[0]), 3)),

@@ -25,6 +25,7 @@
 #include <check.h>
 
 #include "testing/testing.h"
+#include "core/core.h"
 #include "harness.h"
 
 #define ALL_VERSIONS							\
@@ -1038,6 +1039,28 @@ last_request(const char *out, char *id, size_t idsz, char *method,
 	return found;
 }
 
+/*
+ * Hand `msg' to take() as a worker relays it: framed for `holder'
+ * with the server's key (seal.c), as wymcp__held_forward() does.
+ */
+static int
+deliver(int (*take)(void *, const char *, size_t), void *takearg,
+    const char *holder, const char *msg, size_t len)
+{
+	struct wymcp_ctx	 c;
+	const char		*env[] = { NULL };
+	const char		*frame;
+	size_t			 flen;
+	int			 rc;
+
+	wymcp__ctx_init(&c, srv, (char *const *)env);
+	frame = wymcp__relay_frame(&c, holder, msg, len, &flen);
+	ck_assert_ptr_nonnull(frame);
+	rc = take(takearg, frame, flen);
+	wymcp__ctx_free(&c);
+	return rc;
+}
+
 static int
 fake_wait(const char *out, int ms, int (*take)(void *, const char *, size_t),
     void *takearg)
@@ -1059,8 +1082,8 @@ fake_wait(const char *out, int ms, int (*take)(void *, const char *, size_t),
 	ck_assert(last_request(out, id, sizeof(id), method, sizeof(method)));
 	snprintf(last_id, sizeof(last_id), "%s", id);
 	/* Not this holder's: refused, and the wait goes on. */
-	ck_assert_int_eq(take(takearg, "{\"jsonrpc\":\"2.0\",\"id\":\"x\","
-	    "\"result\":{}}", 38), 0);
+	ck_assert_int_eq(deliver(take, takearg, "holder-1",
+	    "{\"jsonrpc\":\"2.0\",\"id\":\"x\",\"result\":{}}", 38), 0);
 	if (wait_mode == 3)
 		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
 		    "\"%s\",\"error\":{\"code\":-1,\"message\":\"User "
@@ -1077,14 +1100,16 @@ fake_wait(const char *out, int ms, int (*take)(void *, const char *, size_t),
 	else
 		n = snprintf(msg, sizeof(msg), "{\"jsonrpc\":\"2.0\",\"id\":"
 		    "\"%s\",\"result\":{\"roots\":[]}}", id);
-	return take(takearg, msg, (size_t)n);
+	/* The right answer, but not framed by a worker: refused. */
+	ck_assert_int_eq(take(takearg, msg, (size_t)n), 0);
+	return deliver(take, takearg, "holder-1", msg, (size_t)n);
 }
 
 static int
 fake_forward(const char *addr, const char *msg, size_t len)
 {
-	(void)msg;
-	(void)len;
+	/* Framed for its holder (seal.c), never the bare answer. */
+	ck_assert(len > 14 && strncmp(msg, "wymcp-relay/1 ", 14) == 0);
 	forwards++;
 	snprintf(fwd_addr, sizeof(fwd_addr), "%s", addr);
 	return fwd_result;
