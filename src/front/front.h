@@ -84,6 +84,7 @@ struct front_opts {
 	struct front_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
+	int		  insecure_modules; /* --allow-insecure-modules */
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
@@ -283,6 +284,16 @@ int		 front_peer_parse(const char *spec, struct front_peer *p,
 int		 front_peer_allowed(const struct front_peer *, size_t n,
 		    const struct sockaddr *sa, socklen_t len);
 int		 front_addr_loopback(const struct sockaddr *, socklen_t);
+
+/*
+ * trust.c: may the program load the file at `path' as its own code?
+ * Its real path and every directory above it owned by root or this
+ * process's user and writable by no one else (group root aside; a
+ * sticky directory may be).  0 with the real path in `real', -1 with
+ * why in `err' when it is not safe, -2 when it cannot be found.
+ */
+int		 front_trusted(const char *path, char *real, size_t reallen,
+		    char *err, size_t errlen);
 const char	*front_addr_str(const struct sockaddr *, socklen_t,
 		    char *buf, size_t len);
 

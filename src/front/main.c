@@ -54,6 +54,7 @@ enum {
 	OPT_STATUS_ALLOW,
 	OPT_SLOW,
 	OPT_ANYPEER,
+	OPT_INSECUREMODS,
 	OPT_ASKTIMEOUT,
 	OPT_MAXASKING,
 	OPT_RELAYLISTEN,
@@ -90,6 +91,7 @@ static const struct option longopts[] = {
 	    OPT_STATUS_ALLOW },
 	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
+	{ "allow-insecure-modules", no_argument,	NULL, OPT_INSECUREMODS },
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
@@ -131,7 +133,8 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
-	    "       [--module PATH]... [--state-key-file PATH]\n"
+	    "       [--module PATH]... [--allow-insecure-modules]\n"
+	    "       [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
@@ -450,6 +453,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_PEER:
 			push_peer(o, optarg, "--allow-peer");
+			break;
+		case OPT_INSECUREMODS:
+			o->insecure_modules = 1;
 			break;
 		case OPT_ANYPEER:
 			o->any_peer = 1;
@@ -939,12 +945,37 @@ is_so(const char *name)
 	return n > 3 && name[0] != '.' && strcmp(name + n - 3, ".so") == 0;
 }
 
-/* Load the module at `path' into `srv'; 0, or -1 with why in `err'. */
+/*
+ * Load the module at `path' into `srv', by its real path once
+ * front_trusted() has checked who could have written it; 0, or -1
+ * with why in `err'.
+ */
 static int
-load_one(struct wymcp_server *srv, const char *what, const char *path,
-    char *err, size_t errlen)
+load_one(struct wymcp_server *srv, const struct front_opts *o,
+    const char *what, const char *path, char *err, size_t errlen)
 {
-	if (wymcp_server_load_module(srv, path) == WYMCP_OK)
+	char	 real[PATH_MAX], why[PATH_MAX + 128];
+	int	 rc;
+
+	if ((rc = front_trusted(path, real, sizeof(real), why,
+	    sizeof(why))) == -2) {
+		if (snprintf(err, errlen, "%s %s: %s", what, path, why) < 0)
+			err[0] = '\0';
+		return -1;
+	}
+	if (rc != 0) {
+		if (!o->insecure_modules) {
+			if (snprintf(err, errlen, "%s %s: refused: %s "
+			    "(--allow-insecure-modules loads it anyway, for a "
+			    "development tree)", what, path, why) < 0)
+				err[0] = '\0';
+			return -1;
+		}
+		front_log(WYMCP_LOG_WARNING, "%s %s: %s: loaded anyway "
+		    "(--allow-insecure-modules)", what, path, why);
+		snprintf(real, sizeof(real), "%s", path);
+	}
+	if (wymcp_server_load_module(srv, real) == WYMCP_OK)
 		return 0;
 	if (snprintf(err, errlen, "%s %s: %s", what, path,
 	    wymcp_server_errmsg(srv)) < 0)
@@ -970,7 +1001,7 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 
 	for (i = 0; i < o->nmodules; i++) {
 		if (stat(o->modules[i], &st) == -1 || !S_ISDIR(st.st_mode)) {
-			if (load_one(srv, "--module", o->modules[i], err,
+			if (load_one(srv, o, "--module", o->modules[i], err,
 			    errlen) != 0)
 				return -1;
 			continue;
@@ -985,7 +1016,8 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 			if (rc == 0 && is_so(names[k]->d_name) &&
 			    (size_t)snprintf(path, sizeof(path), "%s/%s",
 			    o->modules[i], names[k]->d_name) < sizeof(path) &&
-			    load_one(srv, "--module", path, err, errlen) != 0)
+			    load_one(srv, o, "--module", path, err,
+			    errlen) != 0)
 				rc = -1;
 			free(names[k]);
 		}
@@ -1002,7 +1034,8 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 			    WYMCP_MODULEDIR);
 			return -1;
 		}
-		if (load_one(srv, "bundled module (use --module)", path, err,
+		if (load_one(srv, o, "bundled module (use --module)", path,
+		    err,
 		    errlen) != 0)
 			return -1;
 	}

@@ -13,5 +13,7 @@ REGRESS_TESTS = \
 	%reldir%/check_tasks \
 	%reldir%/check_wire
 check_PROGRAMS += $(REGRESS_TESTS)
-TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/check-tasks-pg
-EXTRA_DIST += %reldir%/refuse-module %reldir%/check-tasks-pg
+TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/trust-module \
+	%reldir%/check-tasks-pg
+EXTRA_DIST += %reldir%/refuse-module %reldir%/trust-module \
+	%reldir%/check-tasks-pg
