@@ -408,36 +408,26 @@ adopt(FCGX_Request *req, int fd, struct front_board *board)
  * Wait in ppoll(2), the stop signals let in, for the next request: on
  * the connection the web server kept open after the last one
  * (FCGI_KEEP_CONN; libfcgi 2.4 keeps it in ipcFd), else on the
- * listening socket, and take a new connection into req->ipcFd.  Serves
- * answers from other hosts meanwhile (--relay-listen: relay.c).
+ * listening socket, and take a new connection into req->ipcFd.
  * Returns 1 with a connection to read, 0 to look again (a signal, a
- * relayed answer, a connection another worker took or that was
- * refused), -2 when the supervisor shut the listening socket down to
+ * connection another worker took or that was refused), -2 when the supervisor shut the listening socket down to
  * stop, -1 on a fatal error (logged).
  */
 static int
 wait_next(FCGX_Request *req, int listenfd, const struct front_limits *lim,
     struct front_board *board, int *backoff, const sigset_t *waitmask)
 {
-	struct pollfd	 pfd[2];
+	struct pollfd	 pfd[1];
 	int		 fd;
 
 	pfd[0].fd = req->ipcFd >= 0 ? req->ipcFd : listenfd;
 	pfd[0].events = POLLIN | POLLRDHUP;
 	pfd[0].revents = 0;
-	pfd[1].fd = lim->relay_fd;
-	pfd[1].events = POLLIN;
-	pfd[1].revents = 0;
-	if (ppoll(pfd, lim->relay_fd >= 0 ? 2 : 1, NULL, waitmask) == -1) {
+	if (ppoll(pfd, 1, NULL, waitmask) == -1) {
 		if (errno == EINTR)
 			return 0;
 		front_log(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 		return -1;
-	}
-	if (lim->relay_fd >= 0 && (pfd[1].revents & POLLIN)) {
-		front_relay_serve(lim->relay_fd);
-		if (pfd[0].revents == 0)
-			return 0;
 	}
 	if (pfd[0].revents & POLLNVAL) {
 		front_log(WYMCP_LOG_ERR, "descriptor %d is not open",
@@ -652,7 +642,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 				break;
 		}
 		/* A connection waiting already (see above)? */
-		if (req.ipcFd < 0 && lim->relay_fd < 0 &&
+		if (req.ipcFd < 0 &&
 		    (fd = take(listenfd, lim, &backoff, &waitmask)) != -1)
 			adopt(&req, fd, board);
 		else {

@@ -136,6 +136,7 @@ struct front_stats {
  * cap, and the private directory of the holders' sockets.
  */
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
+#define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */
 struct front_relay {
 	int		 asking;
 	int		 max;		/* --max-asking */
@@ -371,7 +372,19 @@ int		 front_relay_wait(int conn, int ms,
 		    int (*take)(void *, const char *, size_t), void *arg);
 int		 front_relay_forward(const char *addr, const char *msg,
 		    size_t len);
-void		 front_relay_serve(int relayfd);
+/*
+ * relay.c: the --relay-listen port, served by the hub without blocking.
+ * front_relay_port_start() (NULL: no port) gives an epoll descriptor
+ * (front_relay_port_fd()) for the hub's own set; front_relay_port_ready()
+ * when it is readable, front_relay_port_tick() once a tick (deadlines),
+ * front_relay_port_stop() when the hub stops.
+ */
+struct front_relay_port;
+struct front_relay_port *front_relay_port_start(const struct front_limits *);
+int		 front_relay_port_fd(const struct front_relay_port *);
+void		 front_relay_port_ready(struct front_relay_port *);
+void		 front_relay_port_tick(struct front_relay_port *);
+void		 front_relay_port_stop(struct front_relay_port *);
 
 /*
  * status.c: the status page.  front_stats_new() makes the shared page;

@@ -19,6 +19,9 @@
  * drops the stream when the web server closes it or aborts the request
  * (its client went away), and drops a stream whose client does not
  * read once HUB_BUF_MAX bytes wait for it: nothing else slows down.
+ * It also serves --relay-listen, answers from other hosts for this
+ * instance's held questions (relay.c, front_relay_port_*()), so that
+ * no worker waits on a relay connection.
  *
  * The socket is made and bound by the supervisor before the first
  * fork and kept open by it, so a hub that dies is replaced without
@@ -648,6 +651,7 @@ struct hub {
 	struct bus		 bus;
 	struct pend		*pend;		/* newest first */
 	size_t			 npend;
+	struct front_relay_port	*relay;		/* --relay-listen, or NULL */
 };
 
 static volatile sig_atomic_t	 hub_stop;
@@ -1729,7 +1733,8 @@ stop_all(struct hub *h)
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL ||
 			    evs[i].data.ptr == &h->timer ||
-			    evs[i].data.ptr == &h->bus)
+			    evs[i].data.ptr == &h->bus ||
+			    evs[i].data.ptr == &h->relay)
 				continue;
 			s = evs[i].data.ptr;
 			if (evs[i].events & EPOLLOUT)
@@ -1791,7 +1796,8 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	if (h.l == NULL || lim->hub_fd < 0 ||
 	    front_catch_stop(hub_onstop, &waitmask) == -1)
 		return 1;
-	fd_room(h.l->max);
+	fd_room(h.l->max + (lim->relay_fd >= 0 ?
+	    2 * FRONT_RELAY_CONNS_MAX : 0));
 	if ((h.ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
 	    (h.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
 	    TFD_CLOEXEC)) == -1) {
@@ -1813,6 +1819,15 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	h.bus.fd = -1;
 	if ((h.bus.uri = lim->bus_uri) != NULL)
 		bus_start(&h);
+	if ((h.relay = front_relay_port_start(lim)) != NULL) {
+		ev.data.ptr = &h.relay;
+		if (epoll_ctl(h.ep, EPOLL_CTL_ADD,
+		    front_relay_port_fd(h.relay), &ev) == -1) {
+			front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s",
+			    strerror(errno));
+			return 1;
+		}
+	}
 	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
 	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
 	while (!hub_stop) {
@@ -1834,6 +1849,12 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 				(void)read(h.timer, &ticks, sizeof(ticks));
 				tick(&h);
 				bus_tick(&h);
+				if (h.relay != NULL)
+					front_relay_port_tick(h.relay);
+				continue;
+			}
+			if (evs[i].data.ptr == &h.relay) {
+				front_relay_port_ready(h.relay);
 				continue;
 			}
 			if (evs[i].data.ptr == &h.bus) {
@@ -1858,6 +1879,7 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 		h.bus.db = NULL;
 	}
 	stop_all(&h);
+	front_relay_port_stop(h.relay);
 	while ((p = h.pend) != NULL) {
 		h.pend = p->next;
 		pend_free(p);

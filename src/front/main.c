@@ -874,15 +874,20 @@ check_listener(int fd, const struct front_opts *o)
 }
 
 /*
- * The relay socket takes answers for this instance's questions: on
- * loopback too, every user of the host can reach it, so it needs
- * --allow-peer (or --allow-any-peer, warned) wherever it listens.
+ * The relay socket takes answers for this instance's questions: the
+ * hub serves it, so it needs one (a supervisor, --max-listeners above
+ * 0).  On loopback too, every user of the host can reach it, so it
+ * needs --allow-peer (or --allow-any-peer, warned) wherever it listens.
  * Each answer also carries a MAC under the state key (the library
  * checks it); the peer rule keeps strangers from even being read.
  */
 static void
 check_relay(const struct front_opts *o)
 {
+	if (o->max_listeners == 0 || o->workers == 0)
+		errx(2, "--relay-listen %s: the hub serves the relay port, and "
+		    "there is none with %s", o->relay_listen,
+		    o->workers == 0 ? "--workers 0" : "--max-listeners 0");
 	if (o->npeers > 0)
 		return;
 	if (o->any_peer) {
@@ -1320,7 +1325,11 @@ main(int argc, char *argv[])
 	}
 	if (fd != -1 && front_relay_setup(&lim, opts.workers,
 	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
-	    relayfd != -1) {
+	    relayfd != -1 && lim.listen == NULL)
+		front_log(WYMCP_LOG_ERR, "--relay-listen %s: no hub to serve "
+		    "it: answers from other hosts are not taken",
+		    opts.relay_listen);
+	else if (lim.relay != NULL && relayfd != -1) {
 		lim.relay_fd = relayfd;
 		snprintf(lim.relay->self, sizeof(lim.relay->self), "%s",
 		    opts.relay_listen);

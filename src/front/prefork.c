@@ -242,9 +242,11 @@ spawn(struct pool *p, long long now, int kind)
 			(void)close(p->listenfd);
 			exit(front_hub(p->lim, b));
 		}
-		/* Only the hub reads its socket. */
+		/* Only the hub reads its socket and the relay port. */
 		if (p->lim->hub_fd >= 0)
 			(void)close(p->lim->hub_fd);
+		if (p->lim->relay_fd >= 0)
+			(void)close(p->lim->relay_fd);
 		if (kind == KIND_RUNNER) {
 			/* A runner takes no connections. */
 			(void)close(p->listenfd);

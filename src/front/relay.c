@@ -19,9 +19,12 @@
  * Across hosts, each instance opens --relay-listen HOST:PORT (peers as
  * --allow-peer allows) and the address becomes "HOST:PORT/PID.N".  A
  * worker whose answer names another instance connects there over TCP
- * and sends "PID.N\n" and the answer; an idle worker of that instance
- * (its accept loop polls the relay socket too: front_relay_serve())
- * hands it to the holder as above and passes the holder's byte back.
+ * and sends "PID.N\n" and the answer; that instance's hub (hub.c,
+ * through front_relay_port_*() below: nothing there blocks, so no
+ * worker ever reads a relay connection) hands it to the holder as
+ * above and passes the holder's byte back.  The answer travels framed
+ * with a MAC under the state key (the library frames and checks it:
+ * core/seal.c); this file only carries bytes.
  *
  * --max-asking caps the workers holding at once (the counter, with
  * __atomic builtins; the supervisor gives back the place of a worker
@@ -33,6 +36,7 @@
 #endif
 
 #include <sys/types.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -454,45 +458,305 @@ front_relay_forward(const char *addr, const char *msg, size_t len)
 	return remote_forward(addr, n, slash + 1, msg, len);
 }
 
-/*
- * An answer from another host on the relay socket: read "LOCAL\n" and
- * the answer, hand it to the holder here, pass its byte back.
- */
-void
-front_relay_serve(int relayfd)
-{
-	struct sockaddr_storage	 ss;
-	socklen_t		 sl = sizeof(ss);
-	size_t			 len;
-	char			*buf = NULL, *nl, yes = 'N', a[64];
-	int			 c;
+/* ----------------------------------------- the relay port, in the hub */
 
-	if ((c = accept4(relayfd, (struct sockaddr *)&ss, &sl,
-	    SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
-		return;
-	if (h.lim->npeers > 0 && !front_peer_allowed(h.lim->peers,
-	    h.lim->npeers, (struct sockaddr *)&ss, sl)) {
-		front_log(WYMCP_LOG_WARNING, "relay: refused %s (not an "
-		    "--allow-peer address)", front_addr_str((struct sockaddr *)
-		    &ss, sl, a, sizeof(a)));
-		(void)close(c);
+/*
+ * Answers from other hosts arrive on --relay-listen, and reading one
+ * must never keep a worker from a FastCGI request: the hub serves the
+ * port (front_relay_port_*(), from its epoll loop, with an epoll set
+ * of its own) and blocks on nothing.  Each connection is read to its
+ * end within RELAY_TCP_MS ("LOCAL\n" and the framed answer), handed
+ * to the holder's unix socket (connect, write, shut down, wait for the
+ * byte, RELAY_REPLY_MS), and the holder's byte goes back.  At most
+ * FRONT_RELAY_CONNS_MAX connections at once: past it, a new one is closed at
+ * once, and each that runs out of time is closed, both logged.
+ */
+#define RELAY_TCP_MS	5000	/* to send "LOCAL\n" and the answer */
+
+
+enum rstate { R_READ, R_WRITE, R_WAIT };
+
+struct rconn {
+	struct rconn	*prev, *next;
+	enum rstate	 state;
+	int		 tcp;		/* the other host's connection */
+	int		 ux;		/* the holder's socket, or -1 */
+	char		*buf;		/* "LOCAL\n" and the answer */
+	size_t		 len, cap, off;	/* off: written to the holder */
+	char		*local;		/* the holder, in buf */
+	long long	 until;		/* ms */
+	char		 addr[64];	/* the peer, for the log */
+};
+
+struct front_relay_port {
+	const struct front_limits *lim;
+	int		 ep;
+	struct rconn	*first;
+	size_t		 n;
+	unsigned long	 full;		/* refused at FRONT_RELAY_CONNS_MAX */
+	long long	 warned;	/* ms: the last such warning */
+};
+
+/* Watch `fd' for `events' (0: no more) on behalf of `c'. */
+static void
+rwatch(struct front_relay_port *rp, struct rconn *c, int fd, int op,
+    uint32_t events)
+{
+	struct epoll_event	 ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.ptr = c;
+	(void)epoll_ctl(rp->ep, op, fd, &ev);
+}
+
+/* Answer `yes' to the other host, log, and forget `c'. */
+static void
+rdone(struct front_relay_port *rp, struct rconn *c, char yes, const char *why)
+{
+	if (c->tcp != -1) {
+		if (yes != '\0')
+			(void)send(c->tcp, &yes, 1, MSG_NOSIGNAL |
+			    MSG_DONTWAIT);
+		(void)close(c->tcp);
+	}
+	if (c->ux != -1)
+		(void)close(c->ux);
+	if (why != NULL)
+		front_log(WYMCP_LOG_INFO, "relay: %s %s", c->addr, why);
+	else
+		front_log(WYMCP_LOG_INFO, "relay: an answer from %s for "
+		    "holder %s: %s", c->addr, c->local != NULL ? c->local :
+		    "-", yes == 'A' ? "taken" : "refused");
+	if (c->prev != NULL)
+		c->prev->next = c->next;
+	else
+		rp->first = c->next;
+	if (c->next != NULL)
+		c->next->prev = c->prev;
+	rp->n--;
+	free(c->buf);
+	free(c);
+}
+
+/* The whole message is in: connect to its holder here. */
+static void
+rhand(struct front_relay_port *rp, struct rconn *c)
+{
+	struct sockaddr_un	 sa;
+	char			*nl;
+
+	if ((nl = memchr(c->buf, '\n', c->len)) == NULL) {
+		rdone(rp, c, 'N', NULL);
 		return;
 	}
-	/* RELAY_MSG_MAX and the holder's name before it. */
-	if ((buf = read_all(c, RELAY_MSG_MAX + 63, &len)) == NULL ||
-	    (nl = memchr(buf, '\n', len)) == NULL)
-		goto out;
 	*nl = '\0';
-	if (local_ok(buf) && local_forward(buf, nl + 1,
-	    len - (size_t)(nl + 1 - buf)) == 0)
-		yes = 'A';
-	front_log(WYMCP_LOG_INFO, "relay: an answer from %s for holder %s: "
-	    "%s", front_addr_str((struct sockaddr *)&ss, sl, a, sizeof(a)),
-	    buf, yes == 'A' ? "taken" : "refused");
-out:
-	(void)write(c, &yes, 1);
-	(void)close(c);
-	free(buf);
+	c->local = c->buf;
+	c->off = (size_t)(nl + 1 - c->buf);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (!local_ok(c->local) || rp->lim->relay == NULL ||
+	    (size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/%s",
+	    rp->lim->relay->dir, c->local) >= sizeof(sa.sun_path) ||
+	    (c->ux = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0)) == -1 ||
+	    connect(c->ux, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		/* Gone (refused, no such socket), or its backlog full. */
+		rdone(rp, c, 'N', NULL);
+		return;
+	}
+	rwatch(rp, c, c->tcp, EPOLL_CTL_DEL, 0);
+	rwatch(rp, c, c->ux, EPOLL_CTL_ADD, EPOLLOUT);
+	c->state = R_WRITE;
+	c->until = now_ms() + RELAY_REPLY_MS;
+}
+
+/* `c' is ready for what its state waits for. */
+static void
+rstep(struct front_relay_port *rp, struct rconn *c)
+{
+	ssize_t	 n;
+	char	*nb, yes;
+
+	switch (c->state) {
+	case R_READ:
+		for (;;) {
+			if (c->len == c->cap) {
+				c->cap = c->cap == 0 ? 4096 : c->cap * 2;
+				if (c->cap > RELAY_MSG_MAX + 64 ||
+				    (nb = realloc(c->buf, c->cap)) == NULL) {
+					rdone(rp, c, 'N', "sent more than an "
+					    "answer may hold: closed");
+					return;
+				}
+				c->buf = nb;
+			}
+			n = recv(c->tcp, c->buf + c->len, c->cap - c->len,
+			    MSG_DONTWAIT);
+			if (n > 0) {
+				c->len += (size_t)n;
+				continue;
+			}
+			if (n == 0) {
+				rhand(rp, c);
+				return;
+			}
+			if (errno == EAGAIN || errno == EWOULDBLOCK ||
+			    errno == EINTR)
+				return;
+			rdone(rp, c, '\0', "closed the connection early");
+			return;
+		}
+	case R_WRITE:
+		while (c->off < c->len) {
+			n = send(c->ux, c->buf + c->off, c->len - c->off,
+			    MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0) {
+				c->off += (size_t)n;
+				continue;
+			}
+			if (n == -1 && (errno == EAGAIN ||
+			    errno == EWOULDBLOCK || errno == EINTR))
+				return;
+			rdone(rp, c, 'N', NULL);
+			return;
+		}
+		(void)shutdown(c->ux, SHUT_WR);
+		rwatch(rp, c, c->ux, EPOLL_CTL_MOD, EPOLLIN);
+		c->state = R_WAIT;
+		return;
+	case R_WAIT:
+		n = recv(c->ux, &yes, 1, MSG_DONTWAIT);
+		if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+		    errno == EINTR))
+			return;
+		rdone(rp, c, n == 1 && yes == 'A' ? 'A' : 'N', NULL);
+		return;
+	}
+}
+
+/* Take the connections waiting on the relay socket. */
+static void
+raccept(struct front_relay_port *rp)
+{
+	struct sockaddr_storage	 ss;
+	socklen_t		 sl;
+	struct rconn		*c;
+	char			 a[64];
+	int			 fd;
+
+	for (;;) {
+		sl = sizeof(ss);
+		if ((fd = accept4(rp->lim->relay_fd, (struct sockaddr *)&ss,
+		    &sl, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
+			return;
+		(void)front_addr_str((struct sockaddr *)&ss, sl, a,
+		    sizeof(a));
+		if (rp->lim->npeers > 0 && !front_peer_allowed(
+		    rp->lim->peers, rp->lim->npeers, (struct sockaddr *)&ss,
+		    sl)) {
+			front_log(WYMCP_LOG_WARNING, "relay: refused %s (not "
+			    "an --allow-peer address)", a);
+			(void)close(fd);
+			continue;
+		}
+		if (rp->n >= FRONT_RELAY_CONNS_MAX ||
+		    (c = calloc(1, sizeof(*c))) == NULL) {
+			(void)close(fd);
+			rp->full++;
+			if (now_ms() - rp->warned >= 1000) {
+				rp->warned = now_ms();
+				front_log(WYMCP_LOG_WARNING, "relay: %d "
+				    "connections are open already: %s closed "
+				    "(%lu so far)", FRONT_RELAY_CONNS_MAX, a,
+				    rp->full);
+			}
+			continue;
+		}
+		c->tcp = fd;
+		c->ux = -1;
+		c->state = R_READ;
+		c->until = now_ms() + RELAY_TCP_MS;
+		snprintf(c->addr, sizeof(c->addr), "%s", a);
+		if ((c->next = rp->first) != NULL)
+			c->next->prev = c;
+		rp->first = c;
+		rp->n++;
+		rwatch(rp, c, fd, EPOLL_CTL_ADD, EPOLLIN | EPOLLRDHUP);
+	}
+}
+
+struct front_relay_port *
+front_relay_port_start(const struct front_limits *lim)
+{
+	struct front_relay_port	*rp;
+	struct epoll_event	 ev;
+
+	if (lim->relay_fd < 0 || (rp = calloc(1, sizeof(*rp))) == NULL)
+		return NULL;
+	rp->lim = lim;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;		/* the relay socket */
+	if ((rp->ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    epoll_ctl(rp->ep, EPOLL_CTL_ADD, lim->relay_fd, &ev) == -1) {
+		front_log(WYMCP_LOG_ERR, "hub: relay: %s", strerror(errno));
+		if (rp->ep != -1)
+			(void)close(rp->ep);
+		free(rp);
+		return NULL;
+	}
+	return rp;
+}
+
+int
+front_relay_port_fd(const struct front_relay_port *rp)
+{
+	return rp->ep;
+}
+
+void
+front_relay_port_ready(struct front_relay_port *rp)
+{
+	struct epoll_event	 evs[32];
+	int			 i, n;
+
+	if ((n = epoll_wait(rp->ep, evs, 32, 0)) <= 0)
+		return;
+	for (i = 0; i < n; i++)
+		if (evs[i].data.ptr == NULL)
+			raccept(rp);
+		else
+			rstep(rp, evs[i].data.ptr);
+}
+
+void
+front_relay_port_tick(struct front_relay_port *rp)
+{
+	struct rconn	*c, *next;
+	long long	 now = now_ms();
+
+	for (c = rp->first; c != NULL; c = next) {
+		next = c->next;
+		if (now < c->until)
+			continue;
+		if (c->state == R_READ)
+			rdone(rp, c, '\0', "sent no whole answer within 5 s: "
+			    "closed");
+		else
+			rdone(rp, c, 'N', NULL);
+	}
+}
+
+void
+front_relay_port_stop(struct front_relay_port *rp)
+{
+	if (rp == NULL)
+		return;
+	while (rp->first != NULL)
+		rdone(rp, rp->first, 'N', NULL);
+	(void)close(rp->ep);
+	free(rp);
 }
 
 /* The holder PID.N of this instance. */

@@ -35,8 +35,10 @@ from the test header X-Test-Principal, as an auth module would.  Then:
      complete, and answers reach the holder from other instances over
      --relay-listen (on one machine, not in network namespaces: for
      machines without root);
-  F  while an instance holds book_room's question, answers written
-     straight to its relay port from 127.0.0.1 (allowed): unframed,
+  F  while an instance holds book_room's question, 16 idle connections
+     held open to each relay port delay no ping through nginx (each
+     within 1 s) and are closed by the hub after 5 s, logged; answers
+     written straight to its relay port from 127.0.0.1 (allowed): unframed,
      framed under another key, altered after framing, framed for
      another holder, framed 10 minutes ago: each is refused ('N') and
      logged with its reason, and the question stays open; the answer
@@ -120,6 +122,7 @@ STATUS = "/wymcp-status"
 FCGI_PORT = 9000	# --netns: on each host's own address
 RELAY_PORT = 9100
 NETNS_ASK_TIMEOUT = 10	# time for P's three relay connections
+IDLE_RELAY_CONNS = 16	# held open to each relay port by F
 CLIENT = r"""
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from
@@ -339,6 +342,7 @@ def hosts_forged(h, res):
                if ln.strip() and not ln.startswith("#")][0]
     sess = initialize(h.port, "alice")
     b = book(h.port, "alice", sess, 60)
+    idle = []
     try:
         if not res.check(b.until(QUESTION) is not None,
                          "F book_room asks its first question", b.buf[-300:]):
@@ -369,6 +373,27 @@ def hosts_forged(h, res):
              relay_frame(key, holder, body, int(time.time()) - 600),
              "too long ago"),
         ]
+        # Idle connections to every relay port, held through the rest
+        # of F: they must delay no request and no relayed answer.
+        for i in h.insts:
+            ih, ip = i["relay"].rsplit(":", 1)
+            for _ in range(IDLE_RELAY_CONNS):
+                c = socket.create_connection((ih, int(ip)), timeout=5)
+                idle.append(c)
+        slow = []
+        t0 = time.monotonic()
+        for n in range(12):
+            t = time.monotonic()
+            r = post(h.port, {"jsonrpc": "2.0", "id": 70 + n,
+                              "method": "ping"}, "alice", sess)
+            ms = (time.monotonic() - t) * 1000
+            if r.status() != 200 or ms > 1000:
+                slow.append("%d %.0f ms" % (r.status(), ms))
+        res.check(not slow, "F with %d idle connections on each relay "
+                  "port, 12 pings through nginx each answer within 1 s "
+                  "(%.0f ms in all)" % (IDLE_RELAY_CONNS,
+                                        (time.monotonic() - t0) * 1000),
+                  ", ".join(slow))
         for what, frame, why in cases:
             mark = len(h.host_log(k))
             got, how = relay_send("127.0.0.1", dst,
@@ -391,7 +416,8 @@ def hosts_forged(h, res):
         got, how = relay_send("127.0.0.1", dst,
                               local.encode() + b"\n" + good)
         res.check(got == b"A", "F the answer framed with the shared key "
-                  "is taken ('A')", "got %r (%s)" % (got, how))
+                  "is taken ('A'), idle connections open beside it",
+                  "got %r (%s)" % (got, how))
         if not res.check(b.until(QUESTION + rb".*" + QUESTION, 10)
                          is not None, "F then the tool asks its second "
                          "question"):
@@ -404,8 +430,27 @@ def hosts_forged(h, res):
                   text == "Booked Aurora for 4 on %s." % DAY,
                   "F the second answer, posted through nginx, completes "
                   "the call", "%d %s" % (r.status(), text))
+        # The hub closes each idle one after 5 s, and logs it.
+        deadline = time.monotonic() + 10
+        ends = 0
+        for c in idle:
+            c.settimeout(max(0.1, deadline - time.monotonic()))
+            try:
+                if c.recv(1) == b"":
+                    ends += 1
+            except OSError:
+                pass
+            c.close()
+        logged = [e for e in h.host_log(k) if e[3].endswith(
+            "sent no whole answer within 5 s: closed")]
+        res.check(ends == len(idle) and len(logged) >= IDLE_RELAY_CONNS,
+                  "F the hub closes every idle relay connection after 5 s "
+                  "and logs it", "%d of %d closed, %d logged" %
+                  (ends, len(idle), len(logged)))
     finally:
         b.close()
+        for c in idle:
+            c.close()
 
 
 def relay_needs_peers(h, res):
