@@ -645,6 +645,10 @@ void		 wymcp_server_set_log(struct wymcp_server *, wymcp_log_fn,
  * JSON-RPC response) to the holder at `addr`: 0 when the holder took
  * it, -1 when it did not or is gone.  ask_timeout is the seconds a
  * question waits for its answer (0: WYMCP_ASK_TIMEOUT_DEFAULT).
+ * ask_hold_as() (0.4), when set, is called instead of ask_hold() with
+ * who asks (the principal, or "addr:" and the client's address, as
+ * wymcp_listen's `who`), so that the program can keep one principal
+ * from taking every place: NULL then, as for no place free.
  */
 struct wymcp_io {
 	char *const	 *env;
@@ -664,6 +668,8 @@ struct wymcp_io {
 	/* 0.4: listen streams held by the program (below). */
 	int		(*listen_hold)(void *arg, const struct wymcp_listen *);
 	int		(*listen_hand)(void *arg, const struct wymcp_listen *);
+	/* 0.4: ask_hold() told who asks (above). */
+	const char	*(*ask_hold_as)(void *arg, const char *who);
 };
 #define WYMCP_ASK_TIMEOUT_DEFAULT	300	/* seconds */
 

@@ -146,6 +146,7 @@ struct wymcp__out {
 	int			 loglevel;	/* _meta logLevel, -1 none */
 	/* Asking a legacy client on the held stream (held.c): */
 	const struct wymcp_io	*ask_io;	/* io with ask_*, or NULL */
+	const char	*(*ask_hold_as)(void *, const char *); /* or NULL */
 	const char		*holder;	/* ask_hold()'s address */
 	int			 holding;	/* 1 held, -1 refused, 0 */
 	int			 sse_ok;	/* the client accepts SSE */
@@ -323,6 +324,13 @@ void	 wymcp__ctx_init(struct wymcp_ctx *, struct wymcp_server *,
 	    char *const *env);
 void	 wymcp__ctx_free(struct wymcp_ctx *);
 enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
+/*
+ * Who makes the request, for a share of what the program holds (listen
+ * streams, held questions) and for a cancel: the principal, or "addr:"
+ * and the client's address (REMOTE_ADDR) without one.  Owned by the
+ * request; "addr:" when out of memory.
+ */
+const char *wymcp__ctx_who(struct wymcp_ctx *);
 enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
 const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);

@@ -220,6 +220,19 @@ add_assign(struct wymcp_ctx *ctx, const char *name, size_t nlen,
  * web server sets by configuration are read; HTTP_* (client headers)
  * never are.
  */
+const char *
+wymcp__ctx_who(struct wymcp_ctx *ctx)
+{
+	const char	*a, *w;
+
+	if (wymcp__ctx_assigns(ctx) == WYMCP_OK &&
+	    ctx->who.principal != NULL)
+		return ctx->who.principal;
+	a = wymcp__param(ctx, WYMCP__P_REMOTE_ADDR);
+	w = wymcp_printf(ctx, "addr:%s", a != NULL ? a : "");
+	return w != NULL ? w : "addr:";
+}
+
 enum wymcp_err
 wymcp__ctx_assigns(struct wymcp_ctx *ctx)
 {

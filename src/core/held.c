@@ -47,12 +47,15 @@ wymcp__held_take(struct wymcp_ctx *ctx)
 	    !ctx->out.sse_ok)
 		return 0;
 	if (ctx->out.holding == 0) {
-		ctx->out.holder = io->ask_hold(io->arg);
+		ctx->out.holder = ctx->out.ask_hold_as != NULL ?
+		    ctx->out.ask_hold_as(io->arg, wymcp__ctx_who(ctx)) :
+		    io->ask_hold(io->arg);
 		ctx->out.holding = ctx->out.holder != NULL ? 1 : -1;
 		if (ctx->out.holding < 0)
 			wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "%s: cannot "
-			    "ask the client: every place to hold a question "
-			    "is taken (--max-asking)", ctx->call.name != NULL ?
+			    "ask the client: no place to hold a question is "
+			    "free to it (the program's cap, --max-asking, or "
+			    "its principal's share)", ctx->call.name != NULL ?
 			    ctx->call.name : "-");
 		else
 			wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG, "holding the "

@@ -148,7 +148,14 @@ static const char *
 fcgi_ask_hold(void *arg)
 {
 	(void)arg;
-	return front_relay_hold();
+	return front_relay_hold(NULL);
+}
+
+static const char *
+fcgi_ask_hold_as(void *arg, const char *who)
+{
+	(void)arg;
+	return front_relay_hold(who != NULL ? who : "");
 }
 
 static void
@@ -494,6 +501,7 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 	io.gone = fcgi_gone;
 	if (lim->relay != NULL) {
 		io.ask_hold = fcgi_ask_hold;
+		io.ask_hold_as = fcgi_ask_hold_as;
 		io.ask_release = fcgi_ask_release;
 		io.ask_wait = fcgi_ask_wait;
 		io.ask_forward = fcgi_ask_forward;

@@ -87,6 +87,7 @@ struct front_opts {
 	int		  insecure_modules; /* --allow-insecure-modules */
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
+	int		  max_asking_per; /* ... per principal, -1: default */
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *task_store;	/* --task-store URI, or NULL */
 	int		  runners;	/* --task-runners */
@@ -135,11 +136,22 @@ struct front_stats {
  * clients (relay.c): workers holding a question now (__atomic), the
  * cap, and the private directory of the holders' sockets.
  */
+/*
+ * Shares per principal (listen streams, held questions): counted in
+ * FRONT_SHARES buckets by front_share_bucket() (peer.c), an FNV-1a of
+ * the principal or, without one, of the client's address.
+ */
+#define FRONT_SHARES	1024
+unsigned int	 front_share_bucket(const char *who);
+
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 #define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */
 struct front_relay {
 	int		 asking;
 	int		 max;		/* --max-asking */
+	int		 per;		/* --max-asking-per-principal */
+	int		 share[FRONT_SHARES];	/* held, per principal */
+	unsigned long	 refused_share;	/* refused past per */
 	char		 dir[96];
 	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
 };
@@ -179,7 +191,6 @@ struct front_limits {
  * --max-listeners-per-principal; the hub's figures for the status page.
  * Every member is read and written with __atomic builtins.
  */
-#define FRONT_SHARES	1024
 struct FCGX_Request;
 struct front_board;
 struct front_listen {
@@ -253,6 +264,7 @@ struct front_board {
 	int		 why;		/* FRONT_WHY_*: why it left */
 	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
 	int		 asking;	/* holds a question (relay.c) */
+	unsigned int	 asking_share;	/* ... counted in this bucket */
 	char		 method[64];	/* of the request in flight */
 	char		 name[128];	/* its tool, prompt or URI */
 	char		 reqid[64];	/* its id */
@@ -353,20 +365,22 @@ int		 front_runner(struct wymcp_server *,
  * relay.c: asking older clients.  front_relay_setup() (main.c, before
  * the fork) makes the shared page and the socket directory when there
  * are two workers or more and --max-asking is not 0 (-1: the default,
- * half the workers); front_relay_cleanup() removes the directory.
+ * half the workers; per principal -1: half that, at least 1);
+ * front_relay_cleanup() removes the directory.
  * front_relay_worker() tells a worker's relay its board;
  * front_relay_dead() (the supervisor) gives back a dead worker's place.
  * The rest are the wymcp_io ask_* members (fcgi.c): hold, release,
  * wait (with the FastCGI connection, for a hang-up) and forward.
  */
 int		 front_relay_setup(struct front_limits *, int workers,
-		    int max_asking, unsigned int ask_timeout);
+		    int max_asking, int per_principal,
+		    unsigned int ask_timeout);
 void		 front_relay_cleanup(const struct front_limits *);
 void		 front_relay_worker(const struct front_limits *,
 		    struct front_board *);
 void		 front_relay_dead(const struct front_limits *,
 		    struct front_board *);
-const char	*front_relay_hold(void);
+const char	*front_relay_hold(const char *who);
 void		 front_relay_release(void);
 int		 front_relay_wait(int conn, int ms,
 		    int (*take)(void *, const char *, size_t), void *arg);

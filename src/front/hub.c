@@ -87,19 +87,6 @@
 
 /* ------------------------------------------------ the shared page */
 
-/* FNV-1a of `s', for the principal's bucket. */
-static unsigned int
-bucket(const char *s)
-{
-	uint32_t	 h = 2166136261u;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h % FRONT_SHARES;
-}
-
 /*
  * Make the shared page and the hub's socket: beside the FastCGI socket
  * `sockpath' (PATH.hub, mode 0600: what runs as the user the processes
@@ -249,7 +236,7 @@ unreserve(struct front_listen *l, unsigned int b, int hub)
 static unsigned int
 share_of(const struct wymcp_listen *wl)
 {
-	return bucket(wl->who != NULL ? wl->who : "");
+	return front_share_bucket(wl->who != NULL ? wl->who : "");
 }
 
 /*

@@ -55,6 +55,7 @@ enum {
 	OPT_SLOW,
 	OPT_ANYPEER,
 	OPT_INSECUREMODS,
+	OPT_MAXASKINGPER,
 	OPT_ASKTIMEOUT,
 	OPT_MAXASKING,
 	OPT_RELAYLISTEN,
@@ -92,6 +93,8 @@ static const struct option longopts[] = {
 	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "allow-insecure-modules", no_argument,	NULL, OPT_INSECUREMODS },
+	{ "max-asking-per-principal", required_argument, NULL,
+	    OPT_MAXASKINGPER },
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
@@ -141,6 +144,7 @@ usage(FILE *f)
 	    "       [--memory-limit BYTES] [--drain-timeout SECONDS]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       [--ask-timeout SECONDS] [--max-asking N]\n"
+	    "       [--max-asking-per-principal N]\n"
 	    "       [--relay-listen HOST:PORT]\n"
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS]\n"
@@ -195,6 +199,9 @@ usage(FILE *f)
 	    "                         holds a worker (default %d)\n"
 	    "  --max-asking N         workers held by questions at once\n"
 	    "                         (default: half the workers; 0: none)\n"
+	    "  --max-asking-per-principal N\n"
+	    "                         of them one principal may hold\n"
+	    "                         (default: half --max-asking, >= 1)\n"
 	    "  --relay-listen ADDR    take answers for this instance's\n"
 	    "                         questions from other hosts here\n"
 	    "                         (with --allow-peer naming them)\n"
@@ -376,6 +383,7 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->drain = FRONT_DRAIN_DEFAULT;
 	o->ask_timeout = WYMCP_ASK_TIMEOUT_DEFAULT;
 	o->max_asking = -1;
+	o->max_asking_per = -1;
 	o->idle_timeout = FRONT_IDLE_DEFAULT;
 	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
 	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
@@ -467,6 +475,11 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_MAXASKING:
 			o->max_asking = (int)parse_num("max-asking", optarg,
 			    0, FRONT_MAX_WORKERS);
+			break;
+		case OPT_MAXASKINGPER:
+			o->max_asking_per = (int)parse_num(
+			    "max-asking-per-principal", optarg, 1,
+			    FRONT_MAX_WORKERS);
 			break;
 		case OPT_RELAYLISTEN:
 			if (strncmp(optarg, "unix:", 5) == 0 ||
@@ -1324,7 +1337,8 @@ main(int argc, char *argv[])
 		lim.listen->bus = lim.bus_uri != NULL;
 	}
 	if (fd != -1 && front_relay_setup(&lim, opts.workers,
-	    opts.max_asking, opts.ask_timeout) == 0 && lim.relay != NULL &&
+	    opts.max_asking, opts.max_asking_per, opts.ask_timeout) == 0 &&
+	    lim.relay != NULL &&
 	    relayfd != -1 && lim.listen == NULL)
 		front_log(WYMCP_LOG_ERR, "--relay-listen %s: no hub to serve "
 		    "it: answers from other hosts are not taken",

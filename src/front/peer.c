@@ -1,4 +1,4 @@
-/* peer.c - which FastCGI peers may connect (--allow-peer) */
+/* peer.c - which FastCGI peers may connect (--allow-peer); share buckets */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -214,4 +215,17 @@ front_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
 	if (r == NULL)
 		snprintf(buf, buflen, "?");
 	return buf;
+}
+
+/* FNV-1a of `s', for the bucket of who holds a share. */
+unsigned int
+front_share_bucket(const char *s)
+{
+	uint32_t	 h = 2166136261u;
+
+	for (; *s != '\0'; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h % FRONT_SHARES;
 }

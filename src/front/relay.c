@@ -28,7 +28,9 @@
  *
  * --max-asking caps the workers holding at once (the counter, with
  * __atomic builtins; the supervisor gives back the place of a worker
- * that died holding one).  Asking needs a second worker to take the
+ * that died holding one), and --max-asking-per-principal those one
+ * principal holds (a count per bucket of its name: front_share_bucket),
+ * so that one principal cannot take every place.  Asking needs a second worker to take the
  * answer: with one worker it is off.
  */
 #ifdef HAVE_CONFIG_H
@@ -85,7 +87,7 @@ now_ms(void)
 
 int
 front_relay_setup(struct front_limits *lim, int workers, int max_asking,
-    unsigned int ask_timeout)
+    int per_principal, unsigned int ask_timeout)
 {
 	struct front_relay	*r;
 	const char		*tmp;
@@ -125,12 +127,15 @@ front_relay_setup(struct front_limits *lim, int workers, int max_asking,
 	}
 	memset(r, 0, sizeof(*r));
 	r->max = max_asking;
+	if (per_principal < 0)
+		per_principal = max_asking / 2 > 0 ? max_asking / 2 : 1;
+	r->per = per_principal > max_asking ? max_asking : per_principal;
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
 	lim->relay = r;
 	front_log(WYMCP_LOG_INFO, "older clients are asked on the held "
-	    "stream: at most %d worker%s held at once, %u s per question "
-	    "(relay %s)", max_asking, max_asking == 1 ? "" : "s",
-	    ask_timeout, dir);
+	    "stream: at most %d worker%s held at once, %d per principal, "
+	    "%u s per question (relay %s)", max_asking, max_asking == 1 ?
+	    "" : "s", r->per, ask_timeout, dir);
 	return 0;
 }
 
@@ -170,15 +175,23 @@ front_relay_dead(const struct front_limits *lim, struct front_board *b)
 {
 	if (lim->relay != NULL && b != NULL && b->asking) {
 		__atomic_sub_fetch(&lim->relay->asking, 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&lim->relay->share[b->asking_share %
+		    FRONT_SHARES], 1, __ATOMIC_SEQ_CST);
 		b->asking = 0;
 	}
 }
 
+/*
+ * A place to hold a question for `who' (NULL: a library older than
+ * ask_hold_as, no share counted): --max-asking for the instance, and
+ * --max-asking-per-principal for `who'.
+ */
 const char *
-front_relay_hold(void)
+front_relay_hold(const char *who)
 {
 	struct front_relay	*r;
 	struct sockaddr_un	 sa;
+	unsigned int		 b;
 	int			 n;
 
 	if (h.lim == NULL || (r = h.lim->relay) == NULL || h.fd != -1)
@@ -188,6 +201,18 @@ front_relay_hold(void)
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		return NULL;
 	}
+	b = who != NULL ? front_share_bucket(who) : FRONT_SHARES - 1;
+	n = __atomic_add_fetch(&r->share[b], 1, __ATOMIC_SEQ_CST);
+	if (who != NULL && n > r->per) {
+		__atomic_sub_fetch(&r->share[b], 1, __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&r->refused_share, 1, __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "a question not asked: its "
+		    "principal holds %d already (--max-asking-per-principal)",
+		    r->per);
+		return NULL;
+	}
+	h.board->asking_share = b;
 	h.board->asking = 1;
 	snprintf(h.local, sizeof(h.local), "%ld.%lu", (long)getpid(), ++h.n);
 	if (r->self[0] != '\0')
@@ -228,6 +253,9 @@ front_relay_release(void)
 	}
 	if (h.board != NULL && h.board->asking) {
 		__atomic_sub_fetch(&h.lim->relay->asking, 1,
+		    __ATOMIC_SEQ_CST);
+		__atomic_sub_fetch(&h.lim->relay->share[
+		    h.board->asking_share % FRONT_SHARES], 1,
 		    __ATOMIC_SEQ_CST);
 		h.board->asking = 0;
 	}

@@ -347,6 +347,8 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 struct now {
 	int			 held;		/* workers held by questions */
 	int			 max_asking;	/* their cap, 0: none asked */
+	int			 per;		/* per principal */
+	unsigned long		 refused_share;	/* not asked, past per */
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
@@ -362,6 +364,9 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		nw->held = __atomic_load_n(&lim->relay->asking,
 		    __ATOMIC_RELAXED);
 		nw->max_asking = lim->relay->max;
+		nw->per = lim->relay->per;
+		nw->refused_share = __atomic_load_n(
+		    &lim->relay->refused_share, __ATOMIC_RELAXED);
 	}
 	nw->listen = lim->listen;
 	/* WYMCP_ERR_INVAL: no task store. */
@@ -393,8 +398,10 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		n = put(buf, cap, n, "}");
 	}
 	n = put(buf, cap, n, "},\"slowRequests\":%lu,\"slowMs\":%u,"
-	    "\"heldByQuestions\":%d,\"maxAsking\":%d", s->slow, s->slow_ms,
-	    nw->held, nw->max_asking);
+	    "\"heldByQuestions\":%d,\"maxAsking\":%d,"
+	    "\"maxAskingPerPrincipal\":%d,\"askingRefusedShare\":%lu",
+	    s->slow, s->slow_ms, nw->held, nw->max_asking, nw->per,
+	    nw->refused_share);
 	if (nw->tasks)
 		n = put(buf, cap, n, ",\"tasks\":{\"waiting\":%lld,"
 		    "\"running\":%lld,\"inputRequired\":%lld}",
@@ -455,7 +462,12 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 	    "# HELP wymcp_max_asking Workers questions may hold at once "
 	    "(--max-asking).\n"
 	    "# TYPE wymcp_max_asking gauge\n"
-	    "wymcp_max_asking %d\n", s->slow, nw->held, nw->max_asking);
+	    "wymcp_max_asking %d\n"
+	    "# HELP wymcp_asking_refused_share_total Questions not asked: "
+	    "their principal held --max-asking-per-principal.\n"
+	    "# TYPE wymcp_asking_refused_share_total counter\n"
+	    "wymcp_asking_refused_share_total %lu\n", s->slow, nw->held,
+	    nw->max_asking, nw->refused_share);
 	if (nw->tasks)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_tasks Live tasks in the task store by "

@@ -264,24 +264,6 @@ pushed(struct wymcp_ctx *ctx, struct json_object *n,
 }
 
 /*
- * Who holds a listen, for its share of the slots and for a cancel: the
- * principal, or "addr:" and the client's address (REMOTE_ADDR) without
- * one.  Owned by the request; "addr:" when out of memory.
- */
-const char *
-wymcp__listen_who(struct wymcp_ctx *ctx)
-{
-	const char	*a, *w;
-
-	if (wymcp__ctx_assigns(ctx) == WYMCP_OK &&
-	    ctx->who.principal != NULL)
-		return ctx->who.principal;
-	a = wymcp__param(ctx, WYMCP__P_REMOTE_ADDR);
-	w = wymcp_printf(ctx, "addr:%s", a != NULL ? a : "");
-	return w != NULL ? w : "addr:";
-}
-
-/*
  * A notifications/cancelled (basic/patterns/cancellation.mdx): when it
  * names a request id and the program holds streams, published, so that
  * the listen of that id and the same caller ends wherever it is held.
@@ -304,7 +286,7 @@ wymcp__listen_cancelled(struct wymcp_ctx *ctx)
 	json_object_object_add(ev, "v", json_object_new_int(1));
 	json_object_object_add(ev, "k", json_object_new_string("cancel"));
 	json_object_object_add(ev, "who",
-	    json_object_new_string(wymcp__listen_who(ctx)));
+	    json_object_new_string(wymcp__ctx_who(ctx)));
 	json_object_object_add(ev, "id", json_object_get(id));
 	if ((s = wymcp__json(ev)) != NULL && strlen(s) < 4096)
 		srv->publish(srv->publish_arg, s, strlen(s));
@@ -422,7 +404,7 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 			return;
 		}
 		l.principal = ctx->who.principal;
-		l.who = wymcp__listen_who(ctx);
+		l.who = wymcp__ctx_who(ctx);
 		l.mount = wymcp__param(ctx, WYMCP__P_WYMCP_TOOLS);
 		if (rc > 0 && (hub = io->listen_hold(io->arg, &l)) < 0) {
 			listen_refused(ctx, r, hub);
@@ -501,7 +483,7 @@ wymcp__legacy_get(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	if (srv->nresources + srv->ntemplates > 0)
 		l.lists |= WYMCP_LIST_RESOURCES;
 	l.principal = ctx->who.principal;
-	l.who = wymcp__listen_who(ctx);
+	l.who = wymcp__ctx_who(ctx);
 	l.mount = wymcp__param(ctx, WYMCP__P_WYMCP_TOOLS);
 	if ((rc = io->listen_hold(io->arg, &l)) < 0) {
 		listen_refused(ctx, r, rc);

@@ -88,7 +88,6 @@ void	 wymcp__tasks_get(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_update(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__tasks_cancel(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__legacy_get(struct wymcp_ctx *, struct wymcp__reply *);
-const char *wymcp__listen_who(struct wymcp_ctx *);
 void	 wymcp__listen_cancelled(struct wymcp_ctx *);
 void	 wymcp__subscriptions_listen(struct wymcp_ctx *,
 	    struct wymcp__reply *);

@@ -575,6 +575,9 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		ctx.out.ask_io = io;
 		ctx.out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
 		    WYMCP_ASK_TIMEOUT_DEFAULT;
+		if (size >= offsetof(struct wymcp_io, ask_hold_as) +
+		    sizeof(io->ask_hold_as))
+			ctx.out.ask_hold_as = io->ask_hold_as;
 	}
 	if (size >= offsetof(struct wymcp_io, listen_hand) +
 	    sizeof(io->listen_hand) && io->listen_hold != NULL &&

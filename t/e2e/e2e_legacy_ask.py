@@ -1261,26 +1261,50 @@ def refusals(h, res):
               "R answers slower than --request-timeout %d s still complete "
               "the call" % REQUEST_TIMEOUT, text)
 
-    # --max-asking (2 of 4 workers): a third asker degrades.
-    held = [book(port, "alice", alice, 20 + i) for i in range(2)]
-    ok = all(x.until(QUESTION) is not None for x in held)
-    res.check(ok, "R two questions held at once")
+    # --max-asking (2 of 4 workers), 1 per principal (the default,
+    # half of it): alice's second question degrades while her first
+    # is held, bob's is asked, and a third asker degrades.
+    held = [book(port, "alice", alice, 20)]
+    ok = held[0].until(QUESTION) is not None
+    mark = len(h.log())
+    again = book(port, "alice", alice, 21)
+    body = again.all(10)
+    again.close()
+    res.check(ok and b"needs a client that can ask" in body and
+              b"elicitation/create" not in body,
+              "R alice's second question while she holds one is not "
+              "asked (--max-asking-per-principal, default 1 of 2)",
+              body[-300:])
+    res.check(bool(h.wait_log(lambda e: "--max-asking-per-principal" in
+                              e[3] and e in h.log()[mark:], 2)),
+              "R the refusal is logged naming --max-asking-per-principal")
+    bob = initialize(port, "bob")
+    held.append(book(port, "bob", bob, 22))
+    res.check(held[1].until(QUESTION) is not None,
+              "R bob's question is asked meanwhile: two held at once")
     page = status_page(port)
     prom = status_page(port, prometheus=True)
     res.check(page.get("heldByQuestions") == 2 and
               page.get("maxAsking") == 2 and
+              page.get("maxAskingPerPrincipal") == 1 and
+              page.get("askingRefusedShare") == 1 and
               re.search(r"(?m)^wymcp_workers_held_by_questions 2$", prom)
-              and re.search(r"(?m)^wymcp_max_asking 2$", prom),
-              "R the status page counts the two workers held by questions",
-              "%r" % page)
-    third = book(port, "alice", alice, 30)
+              and re.search(r"(?m)^wymcp_max_asking 2$", prom) and
+              re.search(r"(?m)^wymcp_asking_refused_share_total 1$", prom),
+              "R the status page counts the two workers held by questions "
+              "and the one refused for its principal's share", "%r" % page)
+    carol = initialize(port, "carol")
+    mark = len(h.log())
+    third = book(port, "carol", carol, 30)
     body = third.all(10)
     third.close()
     res.check(b"needs a client that can ask" in body and
               b"elicitation/create" not in body,
               "R a third asker beyond --max-asking is not asked",
               body[-300:])
-    res.check(bool(h.wait_log(lambda e: "--max-asking" in e[3], 2)),
+    res.check(bool(h.wait_log(lambda e: "--max-asking" in e[3] and
+                              "per-principal" not in e[3] and
+                              e in h.log()[mark:], 2)),
               "R the refusal is logged naming --max-asking")
 
     # Hang-ups: both held clients go away; their workers are free.
