@@ -16,14 +16,25 @@
  * SQLITE_LOCKED), a full disk (SQLITE_FULL), an I/O error, a file or
  * directory made read-only, a file that cannot be opened.  The first
  * error is the one kept: the ROLLBACK after it does not overwrite it.
+ *
+ * The file holds arguments, results, principals and assigns: open()
+ * creates it 0600 whatever the umask (its -wal and -shm files take its
+ * mode: SQLite's unix VFS copies it), takes group and other bits off
+ * the three files when they have them, and refuses a directory every
+ * user may write, where another user could put the -wal or -shm file
+ * in place first, or replace the file.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/stat.h>
+
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -185,6 +196,56 @@ migrate(struct lite *l)
 	return 0;
 }
 
+/* Take group and other bits off `path', when it is there and ours. */
+static void
+owner_only(const char *path)
+{
+	struct stat	 st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & 077) != 0)
+		(void)chmod(path, st.st_mode & 0700);
+}
+
+/*
+ * Before SQLite opens `path': refuse a directory every user may write;
+ * create the file 0600 when it is not there (an empty file is an empty
+ * database), and make it and its -wal and -shm files the owner's only.
+ * A file that cannot be made here is left to SQLite, whose error says
+ * why (a read-only directory is the store's state, not a refusal).
+ * 0, or -1 with why in `err'.
+ */
+static int
+private_file(const char *path, char *err, size_t errlen)
+{
+	struct stat	 st;
+	const char	*slash = strrchr(path, '/');
+	char		 dir[4096], side[4096 + 8];
+	int		 fd;
+
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH)) {
+		snprintf(err, errlen, "sqlite: %s: every user may write this "
+		    "directory (mode %04o): put the task store in a directory "
+		    "only its owner (and group) may write", dir,
+		    (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) != -1)
+		(void)close(fd);
+	owner_only(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	owner_only(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	owner_only(side);
+	return 0;
+}
+
 static int
 lite_open(const char *uri, void **h, char *err, size_t errlen)
 {
@@ -198,6 +259,10 @@ lite_open(const char *uri, void **h, char *err, size_t errlen)
 	}
 	if (*path == '\0') {
 		snprintf(err, errlen, "sqlite: no file name in '%s'", uri);
+		free(l);
+		return -1;
+	}
+	if (private_file(path, err, errlen) != 0) {
 		free(l);
 		return -1;
 	}

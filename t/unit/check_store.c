@@ -9,7 +9,10 @@
  * over a lease that ran out (a runner died), and only when asked to; a
  * file of schema version 1 is upgraded; a change inside
  * modify() is written only when its function says so; the depth counts
- * by state; purge deletes only what has expired.  The PostgreSQL back
+ * by state; purge deletes only what has expired; the file and its -wal
+ * and -shm files are the owner's only (0600) under umask 022, an older
+ * 0644 file is made so, and a directory every user may write is
+ * refused.  The PostgreSQL back
  * end runs the same paths through t/regress/check_tasks
  * (check-tasks-pg).
  *
@@ -26,6 +29,8 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -392,6 +397,81 @@ START_TEST(reopen)
 }
 END_TEST
 
+/* The permission bits of `path' and its -wal and -shm files. */
+static void
+modes(int m[3])
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	struct stat	 st;
+	char		 p[160];
+	int		 i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		ck_assert_msg(stat(p, &st) == 0, "%s is missing", p);
+		m[i] = (int)(st.st_mode & 07777);
+	}
+}
+
+START_TEST(file_modes)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	struct wymcp__task	 t;
+	char			 err[300], p[160];
+	int			 m[3], i;
+
+	/* A new file under umask 022: 0600, and its WAL files too. */
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		(void)unlink(p);
+	}
+	(void)umask(022);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	    0, "%s", err);
+	task(&t, "alice", 1000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t), 0);
+	wymcp__task_clear(&t);
+	modes(m);
+	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
+	    "modes %04o %04o %04o, want 0600", m[0], m[1], m[2]);
+	/* Files an older wymcp made 0644: the owner's only at open. */
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	    0, "%s", err);
+	modes(m);
+	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
+	    "after 0644: modes %04o %04o %04o, want 0600", m[0], m[1], m[2]);
+}
+END_TEST
+
+START_TEST(dir_others_write)
+{
+	char	 err[300];
+	void	*h2 = NULL;
+
+	/* Another user could put tasks.db-wal there first: refused. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	    -1);
+	ck_assert_ptr_null(h2);
+	ck_assert_msg(strstr(err, "every user may write") != NULL, "%s", err);
+	/* The sticky bit (/tmp) does not keep them from that either. */
+	ck_assert_int_eq(chmod(dir, 01777), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	    -1);
+	/* Group-writable is the operator's choice. */
+	ck_assert_int_eq(chmod(dir, 0770), 0);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)) ==
+	    0, "%s", err);
+	wymcp__store_sqlite.close(h2);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
+}
+END_TEST
+
 /*
  * store.c over a back end that fails when told: the SQLite one, with
  * `opens_fail' opens refused and the next `calls_fail' calls answered
@@ -731,6 +811,8 @@ store_suite(void)
 	tcase_add_test(tl, reopen);
 	tcase_add_test(tl, claim_after_hand_back);
 	tcase_add_test(tl, upgrade_from_1);
+	tcase_add_test(tl, file_modes);
+	tcase_add_test(tl, dir_others_write);
 	suite_add_tcase(s, tl);
 	tcase_add_checked_fixture(tf, setup_flaky, teardown_flaky);
 	tcase_add_test(tf, broken_connection_retried);
