@@ -78,6 +78,24 @@ static const char *const upgrade[] = {
 	"ALTER TABLE wymcp_tasks ADD COLUMN claims INTEGER NOT NULL "
 	"DEFAULT 0;"
 	"UPDATE wymcp_tasks SET claims = attempts, attempts = 0;",
+	/*
+	 * 2 -> 3: bytes, what the quotas count (wymcp__task_bytes()), and
+	 * indexes that answer a principal's sums and the store's without
+	 * reading a row; the second one serves purge() as the old one did.
+	 */
+	"ALTER TABLE wymcp_tasks ADD COLUMN bytes INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE wymcp_tasks SET bytes = length(CAST(args AS BLOB)) + "
+	"COALESCE(length(CAST(context AS BLOB)), 0) + "
+	"COALESCE(length(CAST(answers AS BLOB)), 0) + "
+	"COALESCE(length(CAST(pending AS BLOB)), 0) + "
+	"COALESCE(length(CAST(result AS BLOB)), 0) + "
+	"COALESCE(length(CAST(error AS BLOB)), 0) + "
+	"COALESCE(length(CAST(message AS BLOB)), 0);"
+	"CREATE INDEX wymcp_tasks_principal ON wymcp_tasks "
+	"(principal, expires, status, bytes);"
+	"DROP INDEX IF EXISTS wymcp_tasks_expires;"
+	"CREATE INDEX wymcp_tasks_bytes ON wymcp_tasks (expires, bytes);",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
@@ -182,6 +200,14 @@ migrate(struct lite *l)
 		    SCHEMA_VERSION);
 		rollback(l);
 		return -1;
+	}
+	/*
+	 * Nothing is written when nothing changes: opening a store on a
+	 * full disk must work, so that runners go on claiming.
+	 */
+	if (v == SCHEMA_VERSION) {
+		rollback(l);
+		return 0;
 	}
 	for (; v < SCHEMA_VERSION; v++)
 		if (exec(l, upgrade[v]) != 0) {
@@ -291,7 +317,10 @@ bind_text(sqlite3_stmt *st, int i, const char *s)
 	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 }
 
-/* Bind every column of `t', in COLUMNS order, from parameter 1. */
+/*
+ * Bind every column of `t', in COLUMNS order, from parameter 1, then
+ * expires (20) and bytes (21).
+ */
 static int
 bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
 {
@@ -318,6 +347,7 @@ bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
 	rc |= sqlite3_bind_int64(st, 19, t->claims);
 	rc |= sqlite3_bind_int64(st, 20, t->ttl > 0 ? t->created + t->ttl :
 	    0);
+	rc |= sqlite3_bind_int64(st, 21, wymcp__task_bytes(t));
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
@@ -370,24 +400,91 @@ read_row(sqlite3_stmt *st, struct wymcp__task *t)
 	return 0;
 }
 
+/*
+ * Would task `t' take its principal's tasks, or the store, past `q'
+ * (NULL: no limits)?  0, WYMCP__STORE_OVER_TASKS, _OVER_BYTES or
+ * WYMCP__STORE_FULL, or as fail().  Inside the put's write transaction:
+ * no other put can come between the sums and the insert.  Live is at
+ * the task's creation time.
+ */
 static int
-lite_put(void *h, const struct wymcp__task *t)
+over(struct lite *l, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
+{
+	sqlite3_stmt	*st = NULL;
+	long long	 b = wymcp__task_bytes(t), n, sum;
+
+	if (q == NULL)
+		return 0;
+	if (q->tasks > 0 || q->bytes > 0) {
+		if (sqlite3_prepare_v2(l->db, "SELECT "
+		    "COALESCE(SUM(status < ?3), 0), COALESCE(SUM(bytes), 0) "
+		    "FROM wymcp_tasks WHERE principal = ?1 AND "
+		    "(expires = 0 OR expires > ?2)", -1, &st, NULL) !=
+		    SQLITE_OK)
+			return fail(l, "quota");
+		(void)bind_text(st, 1, t->principal != NULL ? t->principal :
+		    "");
+		(void)sqlite3_bind_int64(st, 2, t->created);
+		(void)sqlite3_bind_int(st, 3, WYMCP__TASK_COMPLETED);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return fail(l, "quota");
+		}
+		n = sqlite3_column_int64(st, 0);
+		sum = sqlite3_column_int64(st, 1);
+		sqlite3_finalize(st);
+		if (q->tasks > 0 && n + 1 > q->tasks)
+			return WYMCP__STORE_OVER_TASKS;
+		if (q->bytes > 0 && sum + b > q->bytes)
+			return WYMCP__STORE_OVER_BYTES;
+	}
+	if (q->store > 0) {
+		if (sqlite3_prepare_v2(l->db, "SELECT COALESCE(SUM(bytes), 0) "
+		    "FROM wymcp_tasks WHERE expires = 0 OR expires > ?1", -1,
+		    &st, NULL) != SQLITE_OK)
+			return fail(l, "quota");
+		(void)sqlite3_bind_int64(st, 1, t->created);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return fail(l, "quota");
+		}
+		sum = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (sum + b > q->store)
+			return WYMCP__STORE_FULL;
+	}
+	return 0;
+}
+
+static int
+lite_put(void *h, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
 {
 	struct lite	*l = h;
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
-	    ", expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return fail(l, "insert");
-	if (bind_row(st, t) != 0) {
-		sqlite3_finalize(st);
-		return fail(l, "insert");
+	l->err[0] = '\0';
+	if ((rc = exec(l, "BEGIN IMMEDIATE")) != 0)
+		return rc;
+	if ((rc = over(l, t, q)) != 0) {
+		rollback(l);
+		return rc;
 	}
-	rc = sqlite3_step(st);
+	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
+	    ", expires, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK ||
+	    bind_row(st, t) != 0 || sqlite3_step(st) != SQLITE_DONE) {
+		rc = fail(l, "insert");
+		sqlite3_finalize(st);
+		rollback(l);
+		return rc;
+	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : fail(l, "insert");
+	if ((rc = exec(l, "COMMIT")) != 0)
+		rollback(l);
+	return rc;
 }
 
 /* Read task `id' (connection-level: inside or outside a transaction). */
@@ -431,7 +528,8 @@ set_row(struct lite *l, const struct wymcp__task *t)
 	    "answers = ?6, pending = ?7, result = ?8, error = ?9, "
 	    "message = ?10, status = ?11, cancel = ?12, queued = ?13, "
 	    "attempts = ?14, created = ?15, updated = ?16, ttl = ?17, "
-	    "lease = ?18, claims = ?19, expires = ?20 WHERE id = ?1", -1, &st,
+	    "lease = ?18, claims = ?19, expires = ?20, bytes = ?21 "
+	    "WHERE id = ?1", -1, &st,
 	    NULL) != SQLITE_OK)
 		return fail(l, "update");
 	if (bind_row(st, t) != 0) {
