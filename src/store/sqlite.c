@@ -29,6 +29,7 @@
 #endif
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -41,6 +42,8 @@
 #include "store/store.h"
 
 #define BUSY_MS		10000	/* wait for the writer's lock */
+#define FREE_MIN	(1024 * 1024)	/* disk kept free, and ... */
+#define FREE_TIMES	4	/* ... this many times a new task's bytes */
 
 /*
  * The schema, one step per version: upgrade[i] takes a file at version
@@ -105,6 +108,7 @@ static const char *const upgrade[] = {
 
 struct lite {
 	sqlite3		*db;
+	char		 dir[4096];	/* the file's directory */
 	char		 err[256];
 };
 
@@ -242,19 +246,20 @@ owner_only(const char *path)
  * 0, or -1 with why in `err'.
  */
 static int
-private_file(const char *path, char *err, size_t errlen)
+private_file(const char *path, char *dir, size_t dirlen, char *err,
+    size_t errlen)
 {
 	struct stat	 st;
 	const char	*slash = strrchr(path, '/');
-	char		 dir[4096], side[4096 + 8];
+	char		 side[4096 + 8];
 	int		 fd;
 
 	if (slash == NULL)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, dirlen, ".");
 	else if (slash == path)
-		snprintf(dir, sizeof(dir), "/");
+		snprintf(dir, dirlen, "/");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+		snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
 	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH)) {
 		snprintf(err, errlen, "sqlite: %s: every user may write this "
 		    "directory (mode %04o): put the task store in a directory "
@@ -288,7 +293,7 @@ lite_open(const char *uri, void **h, char *err, size_t errlen)
 		free(l);
 		return -1;
 	}
-	if (private_file(path, err, errlen) != 0) {
+	if (private_file(path, l->dir, sizeof(l->dir), err, errlen) != 0) {
 		free(l);
 		return -1;
 	}
@@ -401,9 +406,33 @@ read_row(sqlite3_stmt *st, struct wymcp__task *t)
 }
 
 /*
+ * Would a new task of `bytes' leave the file system too little room?
+ * Its row goes into the WAL, then (checkpointed) into the file, and its
+ * outcome rewrites it: FREE_TIMES its size, and FREE_MIN more for the
+ * claims and outcomes of the tasks already made, must stay free, so
+ * that tasks alone never fill the disk and runners go on claiming.
+ * 0, or -1 when there is not enough (a file system that cannot say:
+ * 0).
+ */
+static int
+room(struct lite *l, long long bytes)
+{
+	struct statvfs	 vfs;
+	unsigned long long avail;
+
+	if (statvfs(l->dir, &vfs) == -1)
+		return 0;
+	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	return avail < (unsigned long long)(FREE_TIMES * bytes + FREE_MIN) ?
+	    -1 : 0;
+}
+
+/*
  * Would task `t' take its principal's tasks, or the store, past `q'
- * (NULL: no limits)?  0, WYMCP__STORE_OVER_TASKS, _OVER_BYTES or
- * WYMCP__STORE_FULL, or as fail().  Inside the put's write transaction:
+ * (NULL: no limits, and no look at the disk), or its file system
+ * (room())?  0,
+ * WYMCP__STORE_OVER_TASKS, _OVER_BYTES or WYMCP__STORE_FULL, or as
+ * fail().  Inside the put's write transaction:
  * no other put can come between the sums and the insert.  Live is at
  * the task's creation time.
  */
@@ -439,6 +468,8 @@ over(struct lite *l, const struct wymcp__task *t,
 		if (q->bytes > 0 && sum + b > q->bytes)
 			return WYMCP__STORE_OVER_BYTES;
 	}
+	if (room(l, b) != 0)
+		return WYMCP__STORE_FULL;
 	if (q->store > 0) {
 		if (sqlite3_prepare_v2(l->db, "SELECT COALESCE(SUM(bytes), 0) "
 		    "FROM wymcp_tasks WHERE expires = 0 OR expires > ?1", -1,
