@@ -826,6 +826,24 @@ enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
 enum wymcp_err	 wymcp_server_set_task_limits(struct wymcp_server *,
 		    long long ttl_ms, long long lease_ms);
 /*
+ * What new tasks may take, each 0 for no limit: `tasks' unfinished
+ * (working or input_required) tasks per principal, `bytes' stored by a
+ * principal's tasks until they expire (arguments, assigns and the
+ * rest of the request's context, answers, questions, results, errors
+ * and status messages, as they are now), and `store_bytes' by every
+ * principal's together.  Checked in the transaction that stores the
+ * task.  A tools/call past a principal's limit is answered HTTP 429
+ * with Retry-After and JSON-RPC error -32603; past the store's, HTTP
+ * 503 with Retry-After; a task larger than either limit by itself,
+ * -32602.  The anonymous principal is one principal.  Defaults: the
+ * WYMCP_TASK_*_DEFAULT below.  WYMCP_ERR_INVAL without a store.
+ */
+#define WYMCP_TASK_QUOTA_DEFAULT		100
+#define WYMCP_TASK_QUOTA_BYTES_DEFAULT		(64LL * 1024 * 1024)
+#define WYMCP_TASK_STORE_MAX_BYTES_DEFAULT	(1024LL * 1024 * 1024)
+enum wymcp_err	 wymcp_server_set_task_quota(struct wymcp_server *,
+		    long long tasks, long long bytes, long long store_bytes);
+/*
  * Be a task runner for one task: claim a task that is ready to run,
  * run its tool through the same run boundary as a request (with the
  * request time limit and the request hook), and store what it ended

@@ -93,6 +93,9 @@ struct front_opts {
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */
+	long long	  task_quota;	/* --task-quota, 0: none */
+	long long	  task_quota_bytes; /* --task-quota-bytes, 0: none */
+	long long	  task_store_max; /* --task-store-max-bytes, 0: none */
 	const char	 *status_path;	/* --status-path, or NULL */
 	struct front_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;

@@ -63,6 +63,9 @@ enum {
 	OPT_RUNNERS,
 	OPT_TASKTTL,
 	OPT_TASKLEASE,
+	OPT_TASKQUOTA,
+	OPT_TASKQUOTABYTES,
+	OPT_STOREMAX,
 	OPT_MAXLISTENERS,
 	OPT_PERPRINCIPAL,
 	OPT_LISTENAGE,
@@ -102,6 +105,10 @@ static const struct option longopts[] = {
 	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
 	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
 	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
+	{ "task-quota",		required_argument,	NULL, OPT_TASKQUOTA },
+	{ "task-quota-bytes",	required_argument,	NULL,
+	    OPT_TASKQUOTABYTES },
+	{ "task-store-max-bytes", required_argument,	NULL, OPT_STOREMAX },
 	{ "max-listeners",	required_argument,	NULL, OPT_MAXLISTENERS },
 	{ "max-listeners-per-principal", required_argument, NULL,
 	    OPT_PERPRINCIPAL },
@@ -149,7 +156,9 @@ usage(FILE *f)
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS]\n"
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
-	    "       [--task-lease S] [--max-listeners N]\n"
+	    "       [--task-lease S] [--task-quota N]\n"
+	    "       [--task-quota-bytes BYTES] [--task-store-max-bytes BYTES]\n"
+	    "       [--max-listeners N]\n"
 	    "       [--max-listeners-per-principal N] [--listen-max-age S]\n"
 	    "       [--bus postgresql://... | none]\n"
 	    "       %s --generate-key PATH\n"
@@ -212,6 +221,14 @@ usage(FILE *f)
 	    "                         unlimited)\n"
 	    "  --task-lease S         a runner's claim on a task lasts S\n"
 	    "                         seconds, renewed (default %d)\n"
+	    "  --task-quota N         unfinished tasks of one principal\n"
+	    "                         (default %d; 0: no limit)\n"
+	    "  --task-quota-bytes BYTES\n"
+	    "                         bytes one principal's tasks hold\n"
+	    "                         (default %lldM; 0: no limit)\n"
+	    "  --task-store-max-bytes BYTES\n"
+	    "                         bytes every principal's tasks hold\n"
+	    "                         (default %lldM; 0: no limit)\n"
 	    "  --max-listeners N      listen streams the hub holds (default\n"
 	    "                         %d; 0: none, and no hub)\n"
 	    "  --max-listeners-per-principal N\n"
@@ -234,7 +251,10 @@ usage(FILE *f)
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
 	    WYMCP_ASK_TIMEOUT_DEFAULT, FRONT_TASK_TTL_DEFAULT,
-	    FRONT_TASK_LEASE_DEFAULT, FRONT_LISTENERS_DEFAULT,
+	    FRONT_TASK_LEASE_DEFAULT, WYMCP_TASK_QUOTA_DEFAULT,
+	    WYMCP_TASK_QUOTA_BYTES_DEFAULT / (1024 * 1024),
+	    WYMCP_TASK_STORE_MAX_BYTES_DEFAULT / (1024 * 1024),
+	    FRONT_LISTENERS_DEFAULT,
 	    FRONT_LISTEN_AGE_DEFAULT);
 }
 
@@ -387,6 +407,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->idle_timeout = FRONT_IDLE_DEFAULT;
 	o->task_ttl = FRONT_TASK_TTL_DEFAULT;
 	o->task_lease = FRONT_TASK_LEASE_DEFAULT;
+	o->task_quota = WYMCP_TASK_QUOTA_DEFAULT;
+	o->task_quota_bytes = WYMCP_TASK_QUOTA_BYTES_DEFAULT;
+	o->task_store_max = WYMCP_TASK_STORE_MAX_BYTES_DEFAULT;
 	o->max_listeners = FRONT_LISTENERS_DEFAULT;
 	o->per_principal = -1;
 	o->listen_age = FRONT_LISTEN_AGE_DEFAULT;
@@ -502,6 +525,18 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_TASKLEASE:
 			o->task_lease = (unsigned int)parse_num("task-lease",
 			    optarg, 1, 86400);
+			break;
+		case OPT_TASKQUOTA:
+			o->task_quota = parse_num("task-quota", optarg, 0,
+			    1000000000);
+			break;
+		case OPT_TASKQUOTABYTES:
+			o->task_quota_bytes = (long long)parse_size(
+			    "task-quota-bytes", optarg, 1024, LLONG_MAX / 2);
+			break;
+		case OPT_STOREMAX:
+			o->task_store_max = (long long)parse_size(
+			    "task-store-max-bytes", optarg, 1024, LLONG_MAX / 2);
 			break;
 		case OPT_MAXLISTENERS:
 			o->max_listeners = (int)parse_num("max-listeners",
@@ -1134,6 +1169,8 @@ store_server(struct wymcp_server *srv, const struct front_opts *o,
 		(void)wymcp_server_set_task_limits(srv,
 		    (long long)o->task_ttl * 1000,
 		    (long long)o->task_lease * 1000);
+		(void)wymcp_server_set_task_quota(srv, o->task_quota,
+		    o->task_quota_bytes, o->task_store_max);
 		/* An outage is logged once for the pool, not a process. */
 		wymcp_server_set_task_store_watch(srv, front_store_watch,
 		    lim->stats);

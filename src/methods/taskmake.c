@@ -157,6 +157,76 @@ context_text(struct wymcp_ctx *ctx)
 }
 
 /*
+ * Is task `t' by itself larger than a quota's bytes (the principal's or
+ * the store's)?  Then it never fits: reply -32602, not a retry.
+ */
+static int
+too_large(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__task *t)
+{
+	const struct wymcp__quota *q = &ctx->srv->tasks->quota;
+	long long	 b = wymcp__task_bytes(t);
+
+	if ((q->bytes > 0 && b > q->bytes) || (q->store > 0 && b > q->store)) {
+		wymcp__reply_invalid(ctx, r, "Invalid params: the task would "
+		    "hold more bytes than a quota allows (--task-quota-bytes, "
+		    "--task-store-max-bytes)");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The quota refused a new task (WYMCP__STORE_OVER_TASKS, _OVER_BYTES,
+ * WYMCP__STORE_FULL): the principal's share is used, HTTP 429, or the
+ * store's, HTTP 503 like a store that is down; both -32603 (tasks.md
+ * "Protocol Errors": internal errors) with Retry-After, and data saying
+ * which limit: {"quota": "tasks" | "bytes" | "store", "limit": N}.
+ */
+static void
+refused(struct wymcp_ctx *ctx, struct wymcp__reply *r, int rc)
+{
+	const struct wymcp__quota *q = &ctx->srv->tasks->quota;
+	struct json_object	*data;
+	const char		*which, *msg;
+	long long		 limit;
+	int			 status = 429;
+
+	if (rc == WYMCP__STORE_OVER_TASKS) {
+		which = "tasks";
+		limit = q->tasks;
+		msg = "Too many tasks: this principal has as many unfinished "
+		    "tasks as it may (--task-quota); try again when one has "
+		    "finished";
+	} else if (rc == WYMCP__STORE_OVER_BYTES) {
+		which = "bytes";
+		limit = q->bytes;
+		msg = "Too many tasks: this principal's tasks hold as many "
+		    "bytes as they may (--task-quota-bytes); try again when "
+		    "some have expired";
+	} else {
+		which = "store";
+		limit = q->store;
+		status = 503;
+		msg = "Internal error: the task store is full "
+		    "(--task-store-max-bytes); try again later";
+	}
+	if ((data = json_object_new_object()) != NULL) {
+		wymcp__put_str(data, "quota", which);
+		json_object_object_add(data, "limit",
+		    json_object_new_int64(limit));
+	}
+	wymcp__reply_error(ctx, r, status, WYMCP__INTERNAL_ERROR, msg, data);
+	r->retry_after = status == 503 ? WYMCP__STORE_RETRY_S :
+	    WYMCP__TASK_QUOTA_RETRY_S;
+	wymcp__ctx_log(ctx, status == 503 ? WYMCP_LOG_WARNING : WYMCP_LOG_INFO,
+	    "task refused: %s", status == 503 ? "the task store is full "
+	    "(--task-store-max-bytes)" : rc == WYMCP__STORE_OVER_TASKS ?
+	    "the principal's unfinished tasks are at --task-quota" :
+	    "the principal's tasks are at --task-quota-bytes");
+}
+
+/*
  * tools/call of `tool' as a task: store it (status working, ready for
  * a runner) with the answers the call gathered so far, then answer
  * CreateTaskResult.  The arguments were checked against the input
@@ -207,9 +277,13 @@ wymcp__task_create(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	task.queued = 1;
 	task.created = task.updated = wymcp__now_ms();
 	task.ttl = ctx->srv->tasks->ttl;
+	if (too_large(ctx, r, &task))
+		return;
 	if ((rc = wymcp__store_put(ctx->srv, &task)) != 0) {
 		if (rc == WYMCP__STORE_DOWN)
 			wymcp__reply_store_down(ctx, r);
+		else if (WYMCP__STORE_REFUSED(rc))
+			refused(ctx, r, rc);
 		else
 			wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 			    "Internal error: the task could not be stored",

@@ -36,6 +36,8 @@
 #include "store/store.h"
 
 #define LOCK_KEY	"7217094651"	/* pg_advisory_xact_lock: schema */
+#define QUOTA_KEY	"7217094652"	/* ... every put, with a store cap */
+#define QUOTA_HI	"72170946"	/* ... (this, principal): a put */
 #define CONNECT_S	"5"	/* connect_timeout unless the URI sets one */
 
 /* upgrade[i] takes the schema from version i to i + 1: only append. */
@@ -71,13 +73,27 @@ static const char *const upgrade[] = {
 	"ALTER TABLE wymcp_tasks ADD COLUMN claims INTEGER NOT NULL "
 	"DEFAULT 0;"
 	"UPDATE wymcp_tasks SET claims = attempts, attempts = 0;",
+	/* 2 -> 3: bytes and the quotas' indexes, as in sqlite.c. */
+	"ALTER TABLE wymcp_tasks ADD COLUMN bytes BIGINT NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE wymcp_tasks SET bytes = octet_length(args) + "
+	"COALESCE(octet_length(context), 0) + "
+	"COALESCE(octet_length(answers), 0) + "
+	"COALESCE(octet_length(pending), 0) + "
+	"COALESCE(octet_length(result), 0) + "
+	"COALESCE(octet_length(error), 0) + "
+	"COALESCE(octet_length(message), 0);"
+	"CREATE INDEX wymcp_tasks_principal ON wymcp_tasks "
+	"(principal, expires, status, bytes);"
+	"DROP INDEX IF EXISTS wymcp_tasks_expires;"
+	"CREATE INDEX wymcp_tasks_bytes ON wymcp_tasks (expires, bytes);",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
 #define COLUMNS	"id, principal, tool, args, context, answers, pending, " \
 	"result, error, message, status, cancel, queued, attempts, " \
 	"created, updated, ttl, lease, claims"
-#define NPARAMS	20
+#define NPARAMS	21
 
 struct pg {
 	PGconn		*db;
@@ -243,10 +259,13 @@ pg_open(const char *uri, void **h, char *err, size_t errlen)
 	return 0;
 }
 
-/* The row's values as text parameters ($1..$19, COLUMNS, expires). */
+/*
+ * The row's values as text parameters ($1..$19, COLUMNS; then expires,
+ * $20, and bytes, $21).
+ */
 struct params {
 	const char	*v[NPARAMS];
-	char		 num[9][24];
+	char		 num[10][24];
 };
 
 static void
@@ -281,6 +300,8 @@ params(struct params *ps, const struct wymcp__task *t)
 	ps->v[16] = ps->num[6];
 	ps->v[17] = ps->num[7];
 	ps->v[18] = ps->num[8];
+	snprintf(ps->num[9], 24, "%lld", wymcp__task_bytes(t));
+	ps->v[20] = ps->num[9];
 }
 
 /* expires, the 20th parameter, kept in its own buffer. */
@@ -336,25 +357,114 @@ read_row(PGresult *res, struct wymcp__task *t)
 	return 0;
 }
 
+/* Column i of a one-row result, for over(); -1 when the query failed. */
+static long long
+value(PGresult *res, int i)
+{
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1)
+		return -1;
+	return strtoll(PQgetvalue(res, 0, i), NULL, 10);
+}
+
+/*
+ * Would task `t' take its principal's tasks, or the store, past `q'
+ * (NULL: no limits)?  0, WYMCP__STORE_OVER_TASKS, _OVER_BYTES or
+ * WYMCP__STORE_FULL, or as fail().  Inside the put's transaction, under
+ * a transaction-level advisory lock that every put() with limits
+ * takes first: the whole store's with a store-wide cap (puts take
+ * turns; nothing else waits), else the principal's (puts of other
+ * principals go on).  So no other put comes between the sums and the
+ * insert, on any host.
+ */
 static int
-pg_put(void *h, const struct wymcp__task *t)
+over(struct pg *p, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
+{
+	PGresult	*res;
+	char		 now[24], done[24];
+	const char	*v[3] = { t->principal != NULL ? t->principal : "",
+			    now, done };
+	long long	 b = wymcp__task_bytes(t), n, sum;
+	int		 rc;
+
+	if (q == NULL || (q->tasks <= 0 && q->bytes <= 0 && q->store <= 0))
+		return 0;
+	snprintf(now, sizeof(now), "%lld", t->created);
+	snprintf(done, sizeof(done), "%d", WYMCP__TASK_COMPLETED);
+	if (q->store > 0) {
+		if ((rc = exec(p, "SELECT pg_advisory_xact_lock(" QUOTA_KEY
+		    ")")) != 0)
+			return rc;
+	} else {
+		res = PQexecParams(p->db, "SELECT pg_advisory_xact_lock("
+		    QUOTA_HI ", hashtext($1))", 1, NULL, v, NULL, NULL, 0);
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			return fail(p, "quota", res);
+		PQclear(res);
+	}
+	if (q->tasks > 0 || q->bytes > 0) {
+		res = PQexecParams(p->db, "SELECT "
+		    "COUNT(*) FILTER (WHERE status < $3), "
+		    "COALESCE(SUM(bytes), 0) FROM wymcp_tasks "
+		    "WHERE principal = $1 AND (expires = 0 OR expires > $2)",
+		    3, NULL, v, NULL, NULL, 0);
+		if ((n = value(res, 0)) < 0)
+			return fail(p, "quota", res);
+		sum = value(res, 1);
+		PQclear(res);
+		if (q->tasks > 0 && n + 1 > q->tasks)
+			return WYMCP__STORE_OVER_TASKS;
+		if (q->bytes > 0 && sum + b > q->bytes)
+			return WYMCP__STORE_OVER_BYTES;
+	}
+	if (q->store > 0) {
+		res = PQexecParams(p->db, "SELECT COALESCE(SUM(bytes), 0) "
+		    "FROM wymcp_tasks WHERE expires = 0 OR expires > $1", 1,
+		    NULL, v + 1, NULL, NULL, 0);
+		if ((sum = value(res, 0)) < 0)
+			return fail(p, "quota", res);
+		PQclear(res);
+		if (sum + b > q->store)
+			return WYMCP__STORE_FULL;
+	}
+	return 0;
+}
+
+static int
+pg_put(void *h, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
 {
 	struct pg	*p = h;
 	struct params	 ps;
 	PGresult	*res;
 	char		 ex[24];
+	int		 rc;
 
+	if ((rc = exec(p, "BEGIN")) != 0)
+		return rc;
+	if ((rc = over(p, t, q)) != 0) {
+		rollback(p);
+		return rc;
+	}
 	params(&ps, t);
 	expires(&ps, t, ex);
 	res = PQexecParams(p->db, "INSERT INTO wymcp_tasks (" COLUMNS
-	    ", expires) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, "
-	    "$11, $12, $13, $14, $15, $16, $17, $18, $19, $20)", NPARAMS, NULL,
-	    ps.v, NULL, NULL, 0);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK)
-		return fail(p, "insert", res);
+	    ", expires, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, "
+	    "$10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)",
+	    NPARAMS, NULL, ps.v, NULL, NULL, 0);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+		rc = fail(p, "insert", res);
+		rollback(p);
+		return rc;
+	}
 	PQclear(res);
-	/* Wake the runners (LISTEN wymcp_tasks) of every host. */
-	return exec(p, "NOTIFY wymcp_tasks");
+	/* Wake the runners (LISTEN wymcp_tasks) of every host, at commit. */
+	if ((rc = exec(p, "NOTIFY wymcp_tasks")) != 0 ||
+	    (rc = exec(p, "COMMIT")) != 0) {
+		rollback(p);
+		return rc;
+	}
+	return 0;
 }
 
 static int
@@ -398,7 +508,8 @@ set_row(struct pg *p, const struct wymcp__task *t)
 	    "answers = $6, pending = $7, result = $8, error = $9, "
 	    "message = $10, status = $11, cancel = $12, queued = $13, "
 	    "attempts = $14, created = $15, updated = $16, ttl = $17, "
-	    "lease = $18, claims = $19, expires = $20 WHERE id = $1",
+	    "lease = $18, claims = $19, expires = $20, bytes = $21 "
+	    "WHERE id = $1",
 	    NPARAMS, NULL, ps.v,
 	    NULL, NULL, 0);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK)

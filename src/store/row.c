@@ -62,6 +62,25 @@ wymcp__strdup_max(const char *s, size_t max)
 	return strdup(s);
 }
 
+/* strlen(3), 0 for NULL. */
+static long long
+len0(const char *s)
+{
+	return s != NULL ? (long long)strlen(s) : 0;
+}
+
+/*
+ * The bytes task `t' holds in the store, as the quotas count them
+ * (struct wymcp__quota): its JSON and text columns.
+ */
+long long
+wymcp__task_bytes(const struct wymcp__task *t)
+{
+	return len0(t->args) + len0(t->context) + len0(t->answers) +
+	    len0(t->pending) + len0(t->result) + len0(t->error) +
+	    len0(t->message);
+}
+
 /*
  * A new task id into `id' (WYMCP__TASK_ID_LEN + 1 bytes): 144 random
  * bits (randombytes_buf, the OS generator), base64url without padding.

@@ -16,20 +16,34 @@
  * SQLITE_LOCKED), a full disk (SQLITE_FULL), an I/O error, a file or
  * directory made read-only, a file that cannot be opened.  The first
  * error is the one kept: the ROLLBACK after it does not overwrite it.
+ *
+ * The file holds arguments, results, principals and assigns: open()
+ * creates it 0600 whatever the umask (its -wal and -shm files take its
+ * mode: SQLite's unix VFS copies it), takes group and other bits off
+ * the three files when they have them, and refuses a directory every
+ * user may write, where another user could put the -wal or -shm file
+ * in place first, or replace the file.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
 #include "store/store.h"
 
 #define BUSY_MS		10000	/* wait for the writer's lock */
+#define FREE_MIN	(1024 * 1024)	/* disk kept free, and ... */
+#define FREE_TIMES	4	/* ... this many times a new task's bytes */
 
 /*
  * The schema, one step per version: upgrade[i] takes a file at version
@@ -67,6 +81,24 @@ static const char *const upgrade[] = {
 	"ALTER TABLE wymcp_tasks ADD COLUMN claims INTEGER NOT NULL "
 	"DEFAULT 0;"
 	"UPDATE wymcp_tasks SET claims = attempts, attempts = 0;",
+	/*
+	 * 2 -> 3: bytes, what the quotas count (wymcp__task_bytes()), and
+	 * indexes that answer a principal's sums and the store's without
+	 * reading a row; the second one serves purge() as the old one did.
+	 */
+	"ALTER TABLE wymcp_tasks ADD COLUMN bytes INTEGER NOT NULL "
+	"DEFAULT 0;"
+	"UPDATE wymcp_tasks SET bytes = length(CAST(args AS BLOB)) + "
+	"COALESCE(length(CAST(context AS BLOB)), 0) + "
+	"COALESCE(length(CAST(answers AS BLOB)), 0) + "
+	"COALESCE(length(CAST(pending AS BLOB)), 0) + "
+	"COALESCE(length(CAST(result AS BLOB)), 0) + "
+	"COALESCE(length(CAST(error AS BLOB)), 0) + "
+	"COALESCE(length(CAST(message AS BLOB)), 0);"
+	"CREATE INDEX wymcp_tasks_principal ON wymcp_tasks "
+	"(principal, expires, status, bytes);"
+	"DROP INDEX IF EXISTS wymcp_tasks_expires;"
+	"CREATE INDEX wymcp_tasks_bytes ON wymcp_tasks (expires, bytes);",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
@@ -76,6 +108,7 @@ static const char *const upgrade[] = {
 
 struct lite {
 	sqlite3		*db;
+	char		 dir[4096];	/* the file's directory */
 	char		 err[256];
 };
 
@@ -172,6 +205,14 @@ migrate(struct lite *l)
 		rollback(l);
 		return -1;
 	}
+	/*
+	 * Nothing is written when nothing changes: opening a store on a
+	 * full disk must work, so that runners go on claiming.
+	 */
+	if (v == SCHEMA_VERSION) {
+		rollback(l);
+		return 0;
+	}
 	for (; v < SCHEMA_VERSION; v++)
 		if (exec(l, upgrade[v]) != 0) {
 			rollback(l);
@@ -182,6 +223,57 @@ migrate(struct lite *l)
 		rollback(l);
 		return -1;
 	}
+	return 0;
+}
+
+/* Take group and other bits off `path', when it is there and ours. */
+static void
+owner_only(const char *path)
+{
+	struct stat	 st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && (st.st_mode & 077) != 0)
+		(void)chmod(path, st.st_mode & 0700);
+}
+
+/*
+ * Before SQLite opens `path': refuse a directory every user may write;
+ * create the file 0600 when it is not there (an empty file is an empty
+ * database), and make it and its -wal and -shm files the owner's only.
+ * A file that cannot be made here is left to SQLite, whose error says
+ * why (a read-only directory is the store's state, not a refusal).
+ * 0, or -1 with why in `err'.
+ */
+static int
+private_file(const char *path, char *dir, size_t dirlen, char *err,
+    size_t errlen)
+{
+	struct stat	 st;
+	const char	*slash = strrchr(path, '/');
+	char		 side[4096 + 8];
+	int		 fd;
+
+	if (slash == NULL)
+		snprintf(dir, dirlen, ".");
+	else if (slash == path)
+		snprintf(dir, dirlen, "/");
+	else
+		snprintf(dir, dirlen, "%.*s", (int)(slash - path), path);
+	if (stat(dir, &st) == 0 && (st.st_mode & S_IWOTH)) {
+		snprintf(err, errlen, "sqlite: %s: every user may write this "
+		    "directory (mode %04o): put the task store in a directory "
+		    "only its owner (and group) may write", dir,
+		    (unsigned int)(st.st_mode & 07777));
+		return -1;
+	}
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) != -1)
+		(void)close(fd);
+	owner_only(path);
+	snprintf(side, sizeof(side), "%s-wal", path);
+	owner_only(side);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	owner_only(side);
 	return 0;
 }
 
@@ -198,6 +290,10 @@ lite_open(const char *uri, void **h, char *err, size_t errlen)
 	}
 	if (*path == '\0') {
 		snprintf(err, errlen, "sqlite: no file name in '%s'", uri);
+		free(l);
+		return -1;
+	}
+	if (private_file(path, l->dir, sizeof(l->dir), err, errlen) != 0) {
 		free(l);
 		return -1;
 	}
@@ -226,7 +322,10 @@ bind_text(sqlite3_stmt *st, int i, const char *s)
 	return sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
 }
 
-/* Bind every column of `t', in COLUMNS order, from parameter 1. */
+/*
+ * Bind every column of `t', in COLUMNS order, from parameter 1, then
+ * expires (20) and bytes (21).
+ */
 static int
 bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
 {
@@ -253,6 +352,7 @@ bind_row(sqlite3_stmt *st, const struct wymcp__task *t)
 	rc |= sqlite3_bind_int64(st, 19, t->claims);
 	rc |= sqlite3_bind_int64(st, 20, t->ttl > 0 ? t->created + t->ttl :
 	    0);
+	rc |= sqlite3_bind_int64(st, 21, wymcp__task_bytes(t));
 	return rc == SQLITE_OK ? 0 : -1;
 }
 
@@ -305,24 +405,117 @@ read_row(sqlite3_stmt *st, struct wymcp__task *t)
 	return 0;
 }
 
+/*
+ * Would a new task of `bytes' leave the file system too little room?
+ * Its row goes into the WAL, then (checkpointed) into the file, and its
+ * outcome rewrites it: FREE_TIMES its size, and FREE_MIN more for the
+ * claims and outcomes of the tasks already made, must stay free, so
+ * that tasks alone never fill the disk and runners go on claiming.
+ * 0, or -1 when there is not enough (a file system that cannot say:
+ * 0).
+ */
 static int
-lite_put(void *h, const struct wymcp__task *t)
+room(struct lite *l, long long bytes)
+{
+	struct statvfs	 vfs;
+	unsigned long long avail;
+
+	if (statvfs(l->dir, &vfs) == -1)
+		return 0;
+	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	return avail < (unsigned long long)(FREE_TIMES * bytes + FREE_MIN) ?
+	    -1 : 0;
+}
+
+/*
+ * Would task `t' take its principal's tasks, or the store, past `q'
+ * (NULL: no limits, and no look at the disk), or its file system
+ * (room())?  0,
+ * WYMCP__STORE_OVER_TASKS, _OVER_BYTES or WYMCP__STORE_FULL, or as
+ * fail().  Inside the put's write transaction:
+ * no other put can come between the sums and the insert.  Live is at
+ * the task's creation time.
+ */
+static int
+over(struct lite *l, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
+{
+	sqlite3_stmt	*st = NULL;
+	long long	 b = wymcp__task_bytes(t), n, sum;
+
+	if (q == NULL)
+		return 0;
+	if (q->tasks > 0 || q->bytes > 0) {
+		if (sqlite3_prepare_v2(l->db, "SELECT "
+		    "COALESCE(SUM(status < ?3), 0), COALESCE(SUM(bytes), 0) "
+		    "FROM wymcp_tasks WHERE principal = ?1 AND "
+		    "(expires = 0 OR expires > ?2)", -1, &st, NULL) !=
+		    SQLITE_OK)
+			return fail(l, "quota");
+		(void)bind_text(st, 1, t->principal != NULL ? t->principal :
+		    "");
+		(void)sqlite3_bind_int64(st, 2, t->created);
+		(void)sqlite3_bind_int(st, 3, WYMCP__TASK_COMPLETED);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return fail(l, "quota");
+		}
+		n = sqlite3_column_int64(st, 0);
+		sum = sqlite3_column_int64(st, 1);
+		sqlite3_finalize(st);
+		if (q->tasks > 0 && n + 1 > q->tasks)
+			return WYMCP__STORE_OVER_TASKS;
+		if (q->bytes > 0 && sum + b > q->bytes)
+			return WYMCP__STORE_OVER_BYTES;
+	}
+	if (room(l, b) != 0)
+		return WYMCP__STORE_FULL;
+	if (q->store > 0) {
+		if (sqlite3_prepare_v2(l->db, "SELECT COALESCE(SUM(bytes), 0) "
+		    "FROM wymcp_tasks WHERE expires = 0 OR expires > ?1", -1,
+		    &st, NULL) != SQLITE_OK)
+			return fail(l, "quota");
+		(void)sqlite3_bind_int64(st, 1, t->created);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return fail(l, "quota");
+		}
+		sum = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (sum + b > q->store)
+			return WYMCP__STORE_FULL;
+	}
+	return 0;
+}
+
+static int
+lite_put(void *h, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
 {
 	struct lite	*l = h;
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
-	    ", expires) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
-		return fail(l, "insert");
-	if (bind_row(st, t) != 0) {
-		sqlite3_finalize(st);
-		return fail(l, "insert");
+	l->err[0] = '\0';
+	if ((rc = exec(l, "BEGIN IMMEDIATE")) != 0)
+		return rc;
+	if ((rc = over(l, t, q)) != 0) {
+		rollback(l);
+		return rc;
 	}
-	rc = sqlite3_step(st);
+	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
+	    ", expires, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	    "?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK ||
+	    bind_row(st, t) != 0 || sqlite3_step(st) != SQLITE_DONE) {
+		rc = fail(l, "insert");
+		sqlite3_finalize(st);
+		rollback(l);
+		return rc;
+	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : fail(l, "insert");
+	if ((rc = exec(l, "COMMIT")) != 0)
+		rollback(l);
+	return rc;
 }
 
 /* Read task `id' (connection-level: inside or outside a transaction). */
@@ -366,7 +559,8 @@ set_row(struct lite *l, const struct wymcp__task *t)
 	    "answers = ?6, pending = ?7, result = ?8, error = ?9, "
 	    "message = ?10, status = ?11, cancel = ?12, queued = ?13, "
 	    "attempts = ?14, created = ?15, updated = ?16, ttl = ?17, "
-	    "lease = ?18, claims = ?19, expires = ?20 WHERE id = ?1", -1, &st,
+	    "lease = ?18, claims = ?19, expires = ?20, bytes = ?21 "
+	    "WHERE id = ?1", -1, &st,
 	    NULL) != SQLITE_OK)
 		return fail(l, "update");
 	if (bind_row(st, t) != 0) {

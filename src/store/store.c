@@ -90,6 +90,9 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 	s->ops = ops;
 	s->ttl = WYMCP__TASK_TTL_MS;
 	s->lease = WYMCP__TASK_LEASE_MS;
+	s->quota.tasks = WYMCP_TASK_QUOTA_DEFAULT;
+	s->quota.bytes = WYMCP_TASK_QUOTA_BYTES_DEFAULT;
+	s->quota.store = WYMCP_TASK_STORE_MAX_BYTES_DEFAULT;
 	srv->tasks = s;
 	srv->tasks_free = store_free;
 	return WYMCP_OK;
@@ -103,6 +106,19 @@ wymcp_server_set_task_limits(struct wymcp_server *srv, long long ttl_ms,
 		return WYMCP_ERR_INVAL;
 	srv->tasks->ttl = ttl_ms;
 	srv->tasks->lease = lease_ms;
+	return WYMCP_OK;
+}
+
+enum wymcp_err
+wymcp_server_set_task_quota(struct wymcp_server *srv, long long tasks,
+    long long bytes, long long store_bytes)
+{
+	if (srv == NULL || srv->tasks == NULL || tasks < 0 || bytes < 0 ||
+	    store_bytes < 0)
+		return WYMCP_ERR_INVAL;
+	srv->tasks->quota.tasks = tasks;
+	srv->tasks->quota.bytes = bytes;
+	srv->tasks->quota.store = store_bytes;
 	return WYMCP_OK;
 }
 
@@ -236,7 +252,7 @@ call1(struct wymcp__store *s, struct req *q)
 {
 	switch (q->op) {
 	case OP_PUT:
-		return s->ops->put(s->h, q->in);
+		return s->ops->put(s->h, q->in, &s->quota);
 	case OP_GET:
 		return s->ops->get(s->h, q->id, q->t);
 	case OP_MODIFY:
@@ -271,13 +287,20 @@ call(struct wymcp_server *srv, struct req *q)
 		/* fd() is -1 for "none" (SQLite): no failure. */
 		if ((rc = call1(s, q)) >= 0 || (q->op == OP_FD && rc == -1))
 			return rc;
+		/* A quota's answer: no failure either. */
+		if (WYMCP__STORE_REFUSED(rc)) {
+			if (again == 0)
+				return rc;
+			break;
+		}
 		rc = failed(srv, s, rc);
 		if (rc != WYMCP__STORE_DOWN)
 			break;
 	}
 	/*
 	 * A put whose answer was lost may have landed before the
-	 * connection broke: then the second one found its id taken.
+	 * connection broke: then the second one found its id taken, or
+	 * the principal's quota used by the first.
 	 */
 	if (q->op == OP_PUT && again == 1 && (s = conn(srv)) != NULL &&
 	    s->ops->get(s->h, q->in->id, &t) == 0) {
@@ -289,7 +312,11 @@ call(struct wymcp_server *srv, struct req *q)
 	return rc;
 }
 
-/* Store a new task: 0, -1 (logged) or WYMCP__STORE_DOWN. */
+/*
+ * Store a new task within the quota: 0, -1 (logged),
+ * WYMCP__STORE_DOWN, or WYMCP__STORE_OVER_TASKS, _OVER_BYTES or
+ * WYMCP__STORE_FULL when the quota refuses it (nothing stored).
+ */
 int
 wymcp__store_put(struct wymcp_server *srv, const struct wymcp__task *t)
 {

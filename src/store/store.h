@@ -28,6 +28,12 @@
 #define WYMCP__TASK_ATTEMPTS	5	/* re-runs after a runner died */
 #define WYMCP__TASK_GRACE_MS	5000	/* a new connection takes over none */
 #define WYMCP__STORE_DOWN	(-2)	/* unreachable: try again later */
+#define WYMCP__STORE_OVER_TASKS	(-3)	/* put: the principal's tasks */
+#define WYMCP__STORE_OVER_BYTES	(-4)	/* put: ... their bytes */
+#define WYMCP__STORE_FULL	(-5)	/* put: the store-wide cap */
+#define WYMCP__STORE_REFUSED(rc) ((rc) <= WYMCP__STORE_OVER_TASKS && \
+				    (rc) >= WYMCP__STORE_FULL)
+#define WYMCP__TASK_QUOTA_RETRY_S 5	/* Retry-After over a quota */
 #define WYMCP__STORE_RETRY_S	2	/* Retry-After while it is down */
 #define WYMCP__STORE_BACKOFF_MS	100	/* first wait before reconnecting */
 #define WYMCP__STORE_BACKOFF_MAX 2000	/* longest wait */
@@ -73,6 +79,20 @@ struct wymcp__task {
 };
 
 /*
+ * What a new task may take (wymcp_server_set_task_quota()), each 0 for
+ * no limit.  A task's bytes are those of its JSON and text columns
+ * (arguments, context with the assigns, answers, questions, result,
+ * error, statusMessage: wymcp__task_bytes()), kept in the row as they
+ * change; a task counts until it expires (and is deleted).  The
+ * unfinished tasks are those working or input_required.
+ */
+struct wymcp__quota {
+	long long	 tasks;		/* unfinished tasks of a principal */
+	long long	 bytes;		/* bytes of a principal's tasks */
+	long long	 store;		/* bytes of every principal's */
+};
+
+/*
  * A change made inside one transaction (wymcp__store_modify()): the
  * function edits *t and returns 1 to write it back, 0 to leave the row
  * alone, -1 to fail.
@@ -88,13 +108,19 @@ typedef int (*wymcp__task_fn)(struct wymcp__task *t, void *arg);
  * within the busy timeout, the disk is full or read-only.  After
  * WYMCP__STORE_DOWN the connection is closed and opened again before
  * the next use.  claim() takes a task whose lease ran out (its runner
- * died) only when `take_over' is set.
+ * died) only when `take_over' is set.  put() counts, in the insert's
+ * transaction and serialized with every other put() it could race
+ * with, what the principal's live tasks and the whole store hold, and
+ * inserts nothing when the new task would take them past `quota':
+ * WYMCP__STORE_OVER_TASKS, WYMCP__STORE_OVER_BYTES or
+ * WYMCP__STORE_FULL (no failure: nothing is logged).
  */
 struct wymcp__store_ops {
 	const char	*name;
 	int	(*open)(const char *uri, void **h, char *err, size_t);
 	void	(*close)(void *h);
-	int	(*put)(void *h, const struct wymcp__task *);
+	int	(*put)(void *h, const struct wymcp__task *,
+		    const struct wymcp__quota *quota);
 	int	(*get)(void *h, const char *id, struct wymcp__task *);
 	int	(*claim)(void *h, long long now, long long lease,
 		    int take_over, struct wymcp__task *);
@@ -123,6 +149,7 @@ struct wymcp__store {
 	char			*uri;
 	long long		 ttl;		/* ms given to new tasks */
 	long long		 lease;		/* ms a claim lasts */
+	struct wymcp__quota	 quota;		/* what new tasks may take */
 	long long		 last_purge;	/* ms */
 	int			 down;		/* the last connect failed */
 	int			 lost;		/* a connection broke */
@@ -150,6 +177,7 @@ long long wymcp__clock_ms(void);	/* monotonic */
 void	 wymcp__task_clear(struct wymcp__task *);
 int	 wymcp__task_new_id(char *id);
 int	 wymcp__task_id_ok(const char *id);
+long long wymcp__task_bytes(const struct wymcp__task *);
 const char *wymcp__task_status_name(int status);
 char	*wymcp__strdup_max(const char *, size_t max);
 

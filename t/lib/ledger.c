@@ -21,7 +21,9 @@
  *		every replay of one call and for every run of one task.
  *		A declined, cancelled or unconfirmed question, or a run
  *		cancelled during the work, ends with a text saying so
- *		and writes nothing.
+ *		and writes nothing.  args.pad, a string of any
+ *		length, is not read: it makes a task as large as a test
+ *		needs (t/e2e/e2e_quota.py).
  *
  * The test reads the file: one write line per KEY (the effect happened
  * once), and a run line followed by another of the same KEY only from a
@@ -267,7 +269,8 @@ static const struct wymcp_tool tools[] = {
 		    "questions": { "type": "integer", "minimum": 0,
 		    "maximum": 3, "default": 0 },
 		    "ms": { "type": "integer", "minimum": 0,
-		    "maximum": 10000, "default": 0 } },
+		    "maximum": 10000, "default": 0 },
+		    "pad": { "type": "string" } },
 		    "required": ["id"], "additionalProperties": false }),
 		.run = ledger_run,
 		/* A client that declares the extension gets a task. */

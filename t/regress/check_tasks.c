@@ -675,6 +675,99 @@ START_TEST(schema_version)
 END_TEST
 
 /*
+ * A tools/call the quota refuses: HTTP `status' with Retry-After
+ * `retry', JSON-RPC -32603, data {"quota": which, "limit": limit}.
+ */
+static void
+expect_refused(int status, const char *retry, const char *which,
+    long long limit)
+{
+	struct json_object	*e, *data, *v;
+
+	ck_assert_msg(resp.status == status, "HTTP %d, want %d: %s",
+	    resp.status, status, resp.body);
+	ck_assert_int_eq(h_code(&resp), -32603);
+	ck_assert_msg(resp.headers != NULL &&
+	    strstr(resp.headers, retry) != NULL, "no %s in %s", retry,
+	    resp.headers != NULL ? resp.headers : "");
+	ck_assert(json_object_object_get_ex(resp.json, "error", &e));
+	ck_assert(json_object_object_get_ex(e, "data", &data));
+	ck_assert_str_eq(str(data, "quota"), which);
+	ck_assert(json_object_object_get_ex(data, "limit", &v));
+	ck_assert_int_eq(json_object_get_int64(v), limit);
+}
+
+/* tools/call `tool' as a task as `who', whatever the answer. */
+static void
+try_create(const char *who, const char *tool)
+{
+	char	 p[128];
+
+	snprintf(p, sizeof(p), "\"name\":\"%s\",\"arguments\":{}", tool);
+	req(who, EXT, "tools/call", tool, p);
+}
+
+/*
+ * The quotas (wymcp_server_set_task_quota()), through whole requests:
+ * a principal's unfinished tasks, 429 past them, and room again when
+ * one finished; another principal's are its own; a principal's bytes,
+ * 429; the store's, 503 with the store's Retry-After; a task larger
+ * than a quota by itself, -32602; 0, no limit.
+ */
+START_TEST(quota)
+{
+	int	 i;
+
+	ck_assert_int_eq(wymcp_server_set_task_quota(NULL, 1, 1, 1),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, -1, 0, 0),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, 2, 0, 0), WYMCP_OK);
+	(void)create("alice", "quick");
+	(void)create("alice", "quick");
+	try_create("alice", "quick");
+	expect_refused(429, "Retry-After: 5", "tasks", 2);
+	ck_assert_ptr_nonnull(strstr(resp.body, "--task-quota"));
+	(void)create("bob", "quick");
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	(void)create("alice", "quick");
+	try_create("alice", "quick");
+	expect_refused(429, "Retry-After: 5", "tasks", 2);
+
+	/* Bytes: a few tasks' worth for carol. */
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, 0, 2000, 0),
+	    WYMCP_OK);
+	for (i = 0; i < 50; i++) {
+		try_create("carol", "quick");
+		if (h_result(&resp) == NULL)
+			break;
+	}
+	ck_assert_int_gt(i, 1);
+	ck_assert_int_lt(i, 50);
+	expect_refused(429, "Retry-After: 5", "bytes", 2000);
+	(void)create("dave", "quick");
+
+	/* The store's: every principal's bytes. */
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, 0, 0, 2000),
+	    WYMCP_OK);
+	try_create("erin", "quick");
+	expect_refused(503, "Retry-After: 2", "store", 2000);
+	ck_assert_ptr_nonnull(strstr(resp.body, "task store is full"));
+
+	/* Larger than a quota by itself: never fits. */
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, 0, 10, 0),
+	    WYMCP_OK);
+	try_create("erin", "quick");
+	ck_assert_int_eq(resp.status, 200);
+	ck_assert_int_eq(h_code(&resp), -32602);
+	ck_assert_int_eq(wymcp_server_set_task_quota(srv, 0, 0, 0),
+	    WYMCP_OK);
+	(void)create("erin", "quick");
+	(void)create("alice", "quick");
+}
+END_TEST
+
+/*
  * wymcp_server_task_depth(), for the status page: the live tasks by
  * state (a task under a dead runner's lease is running until the lease
  * ends).
@@ -781,6 +874,7 @@ tasks_suite(void)
 	tcase_add_test(tc, schema_version);
 	tcase_add_test(tc, depth_by_state);
 	tcase_add_test(tc, legacy_runs_at_once);
+	tcase_add_test(tc, quota);
 	suite_add_tcase(s, tc);
 	return s;
 }

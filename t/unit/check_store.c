@@ -9,7 +9,11 @@
  * over a lease that ran out (a runner died), and only when asked to; a
  * file of schema version 1 is upgraded; a change inside
  * modify() is written only when its function says so; the depth counts
- * by state; purge deletes only what has expired.  The PostgreSQL back
+ * by state; purge deletes only what has expired; the file and its -wal
+ * and -shm files are the owner's only (0600) under umask 022, an older
+ * 0644 file is made so, and a directory every user may write is
+ * refused; put() keeps within a quota (quota_counts), and a file of
+ * version 1 or 2 gains the bytes the quotas count.  The PostgreSQL back
  * end runs the same paths through t/regress/check_tasks
  * (check-tasks-pg).
  *
@@ -26,6 +30,8 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+
+#include <sys/stat.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -164,7 +170,7 @@ START_TEST(put_get)
 	task(&t, "alice", 1000, 60000);
 	t.answers = strdup("{\"elicit-1\":{\"action\":\"accept\"}}");
 	t.message = strdup("half way");
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
 	ck_assert_str_eq(g.id, t.id);
 	ck_assert_str_eq(g.principal, "alice");
@@ -184,7 +190,7 @@ START_TEST(put_get)
 	ck_assert_int_eq(wymcp__store_sqlite.get(h,
 	    "AAAAAAAAAAAAAAAAAAAAAAAA", &g), 1);
 	/* The same id twice is a failure, not a second row. */
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t), -1);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), -1);
 	ck_assert_ptr_nonnull(wymcp__store_sqlite.error(h));
 	wymcp__task_clear(&t);
 }
@@ -200,8 +206,8 @@ START_TEST(claim_lease)
 
 	task(&a, "alice", 1000, 0);
 	task(&b, "bob", 2000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, NULL), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1, &c), 0);
 	ck_assert_str_eq(c.id, a.id);
 	ck_assert_int_eq(c.lease, 5300);
@@ -242,7 +248,7 @@ START_TEST(claim_after_hand_back)
 	int			 i;
 
 	task(&a, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
 	for (i = 1; i <= 8; i++) {
 		ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1,
 		    &c), 0);
@@ -259,6 +265,7 @@ END_TEST
 /* A file of schema version 1: claims are what attempts counted. */
 START_TEST(upgrade_from_1)
 {
+	struct wymcp__quota	 q = { 0, 0, 0 };
 	struct wymcp__task	 g;
 	sqlite3			*db;
 	char			 err[300];
@@ -288,6 +295,18 @@ START_TEST(upgrade_from_1)
 	ck_assert_int_eq(g.attempts, 0);
 	ck_assert_int_eq(g.lease, 9);
 	wymcp__task_clear(&g);
+	/* Version 3: its bytes ("{}") and status count for its principal. */
+	task(&g, "a", 1000, 0);
+	q.tasks = 1;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	    WYMCP__STORE_OVER_TASKS);
+	q.tasks = 0;
+	q.bytes = wymcp__task_bytes(&g) + 1;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	    WYMCP__STORE_OVER_BYTES);
+	q.bytes++;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q), 0);
+	wymcp__task_clear(&g);
 }
 END_TEST
 
@@ -310,7 +329,7 @@ START_TEST(modify_writes_when_asked)
 	int			 write = 0;
 
 	task(&t, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, finish, &write),
 	    0);
 	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
@@ -346,10 +365,10 @@ START_TEST(depth_and_purge)
 	c.status = WYMCP__TASK_INPUT;
 	c.queued = 0;
 	task(&d, "alice", 1003, 500);		/* expires at 1503 */
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, NULL), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c, NULL), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d, NULL), 0);
 	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 1100, n), 0);
 	ck_assert(n[0] == 3 && n[1] == 0 && n[2] == 1);
 	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 1100, 10000, 1, &g), 0);
@@ -378,7 +397,7 @@ START_TEST(reopen)
 	char			 err[300];
 
 	task(&t, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
 	wymcp__store_sqlite.close(h);
 	h = NULL;
 	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
@@ -389,6 +408,149 @@ START_TEST(reopen)
 	wymcp__task_clear(&t);
 	/* SQLite has nothing to wait on: runners poll. */
 	ck_assert_int_eq(wymcp__store_sqlite.fd(h), -1);
+}
+END_TEST
+
+/*
+ * put() within a quota: a principal's unfinished tasks (a finished or
+ * expired one no longer counts; another principal has a quota of its
+ * own), its bytes (what a change adds counts too), the store's bytes;
+ * 0 is no limit; a refusal stores nothing.
+ */
+START_TEST(quota_counts)
+{
+	struct wymcp__quota	 q = { 2, 0, 0 };
+	struct wymcp__task	 a[3], b, c[3], d[2], g;
+	long long		 n;
+	int			 i, write = 1;
+
+	for (i = 0; i < 3; i++)
+		task(&a[i], "alice", 5000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[0], &q), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[1], &q), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[2], &q),
+	    WYMCP__STORE_OVER_TASKS);
+	ck_assert_int_eq(wymcp__store_sqlite.get(h, a[2].id, &g), 1);
+	task(&b, "bob", 5000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, &q), 0);
+	/* Finished: no longer unfinished. */
+	ck_assert_int_eq(wymcp__store_sqlite.modify(h, a[0].id, finish,
+	    &write), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[2], &q), 0);
+	/* Expired (created 1000, ttl 10): counts for nothing. */
+	task(&d[0], "dave", 1000, 10);
+	task(&d[1], "dave", 5000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d[0], NULL), 0);
+	q.tasks = 1;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d[1], &q), 0);
+
+	/* Bytes: two tasks' worth, then a result grows the first. */
+	for (i = 0; i < 3; i++)
+		task(&c[i], "carol", 5000, 0);
+	n = wymcp__task_bytes(&c[0]);
+	ck_assert_int_gt(n, 0);
+	q.tasks = 0;
+	q.bytes = 3 * n;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[0], &q), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[1], &q), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.modify(h, c[0].id, finish,
+	    &write), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[2], &q),
+	    WYMCP__STORE_OVER_BYTES);
+	q.bytes = 3 * n + (long long)strlen("{\"content\":[]}");
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[2], &q), 0);
+
+	/* The store's bytes: every principal's. */
+	task(&g, "erin", 5000, 0);
+	q.bytes = 0;
+	q.store = 7 * n;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	    WYMCP__STORE_FULL);
+	q.store = 0;
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q), 0);
+	wymcp__task_clear(&g);
+	for (i = 0; i < 3; i++) {
+		wymcp__task_clear(&a[i]);
+		wymcp__task_clear(&c[i]);
+	}
+	wymcp__task_clear(&b);
+	wymcp__task_clear(&d[0]);
+	wymcp__task_clear(&d[1]);
+}
+END_TEST
+
+/* The permission bits of `path' and its -wal and -shm files. */
+static void
+modes(int m[3])
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	struct stat	 st;
+	char		 p[160];
+	int		 i;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		ck_assert_msg(stat(p, &st) == 0, "%s is missing", p);
+		m[i] = (int)(st.st_mode & 07777);
+	}
+}
+
+START_TEST(file_modes)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	struct wymcp__task	 t;
+	char			 err[300], p[160];
+	int			 m[3], i;
+
+	/* A new file under umask 022: 0600, and its WAL files too. */
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	for (i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
+		(void)unlink(p);
+	}
+	(void)umask(022);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	    0, "%s", err);
+	task(&t, "alice", 1000, 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
+	wymcp__task_clear(&t);
+	modes(m);
+	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
+	    "modes %04o %04o %04o, want 0600", m[0], m[1], m[2]);
+	/* Files an older wymcp made 0644: the owner's only at open. */
+	wymcp__store_sqlite.close(h);
+	h = NULL;
+	ck_assert_int_eq(chmod(path, 0644), 0);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	    0, "%s", err);
+	modes(m);
+	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
+	    "after 0644: modes %04o %04o %04o, want 0600", m[0], m[1], m[2]);
+}
+END_TEST
+
+START_TEST(dir_others_write)
+{
+	char	 err[300];
+	void	*h2 = NULL;
+
+	/* Another user could put tasks.db-wal there first: refused. */
+	ck_assert_int_eq(chmod(dir, 0777), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	    -1);
+	ck_assert_ptr_null(h2);
+	ck_assert_msg(strstr(err, "every user may write") != NULL, "%s", err);
+	/* The sticky bit (/tmp) does not keep them from that either. */
+	ck_assert_int_eq(chmod(dir, 01777), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	    -1);
+	/* Group-writable is the operator's choice. */
+	ck_assert_int_eq(chmod(dir, 0770), 0);
+	ck_assert_msg(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)) ==
+	    0, "%s", err);
+	wymcp__store_sqlite.close(h2);
+	ck_assert_int_eq(chmod(dir, 0700), 0);
 }
 END_TEST
 
@@ -423,9 +585,11 @@ flaky(void)
 }
 
 static int
-flaky_put(void *hh, const struct wymcp__task *t)
+flaky_put(void *hh, const struct wymcp__task *t,
+    const struct wymcp__quota *q)
 {
-	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.put(hh, t);
+	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.put(hh, t,
+	    q);
 }
 
 static int
@@ -540,7 +704,7 @@ START_TEST(lost_put_landed)
 	/* Another connection stores it, as the lost first try did. */
 	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t, NULL), 0);
 	wymcp__store_sqlite.close(hh);
 	calls_fail = 1;
 	ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
@@ -612,7 +776,7 @@ START_TEST(grace_after_connect)
 	t.lease = now - 1000;		/* its runner's lease ran out */
 	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t), 0);
+	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t, NULL), 0);
 	wymcp__store_sqlite.close(hh);
 	ck_assert_int_eq(wymcp__store_claim(srv, &g), 1);
 	srv->tasks->connected_at -= WYMCP__TASK_GRACE_MS;
@@ -731,6 +895,9 @@ store_suite(void)
 	tcase_add_test(tl, reopen);
 	tcase_add_test(tl, claim_after_hand_back);
 	tcase_add_test(tl, upgrade_from_1);
+	tcase_add_test(tl, file_modes);
+	tcase_add_test(tl, quota_counts);
+	tcase_add_test(tl, dir_others_write);
 	suite_add_tcase(s, tl);
 	tcase_add_checked_fixture(tf, setup_flaky, teardown_flaky);
 	tcase_add_test(tf, broken_connection_retried);
