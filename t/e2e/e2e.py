@@ -13,6 +13,8 @@ HTTP requests through nginx:
      and JSON-RPC error code, in the order of the request pipeline;
   C  a worker killed with SIGKILL while traffic runs is replaced;
   D  SIGTERM to the supervisor stops every wymcp-fcgi process;
+     deploy/nginx/wymcp.conf and status.conf pass nginx -t, the first
+     serving no status page, the second on loopback only;
   N  deploy/nginx/auth-basic.conf and auth-request.conf, as shipped, in
      a second nginx in front of the same workers: the authenticated
      user as principal and assigns, 401 without credentials (wymcp never
@@ -29,6 +31,7 @@ import base64
 import hashlib
 import http.client
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -328,8 +331,16 @@ http {{
 		listen 127.0.0.1:{port};
 		include wymcp.conf;
 	}}
+	include status.conf;
 }}
 """.format(user=user, d=d, port=free_port()))
+    # deploy/nginx/status.conf beside it, on a port of this run.
+    with open(STATUS_CONF) as f:
+        status = f.read()
+    sport = free_port()
+    with open(os.path.join(d, "status.conf"), "w") as f:
+        f.write(status.replace(DEPLOY_SOCK, "unix:" + os.path.join(
+            d, "s.sock")).replace(":9181;", ":%d;" % sport))
     p = subprocess.run([h.nginx_bin, "-t", "-p", d + "/", "-c",
                         os.path.join(d, "nginx.conf"), "-e",
                         os.path.join(d, "error.log")],
@@ -343,11 +354,25 @@ http {{
                  "WYMCP_PRINCIPAL", "WYMCP_ASSIGN_", "WYMCP_TOOLS"):
         R.check(word in text, "deploy/nginx/wymcp.conf has %s" % word,
                 "missing")
+    # Behind a same-host proxy every client is loopback: the public
+    # server serves no status page; status.conf's listener is loopback
+    # only, and passes the status path alone.
+    R.check("location = /wymcp-status" not in text and
+            "status.conf" in text, "deploy/nginx/wymcp.conf serves no "
+            "status page (it points at status.conf)")
+    listens = re.findall(r"(?m)^\s*listen\s+([^;]+);", status)
+    R.check(listens and all(a.startswith(("127.0.0.1:", "[::1]:"))
+                            for a in listens) and
+            "location = /wymcp-status" in status and
+            "return 404" in status,
+            "deploy/nginx/status.conf listens on loopback only and "
+            "routes the status path alone", repr(listens))
 
 
 # ---------------------------------- N: nginx auth_basic and auth_request
 
 AUTH_BASIC_CONF = os.path.join(SRCDIR, "deploy", "nginx", "auth-basic.conf")
+STATUS_CONF = os.path.join(SRCDIR, "deploy", "nginx", "status.conf")
 AUTH_REQUEST_CONF = os.path.join(SRCDIR, "deploy", "nginx",
                                  "auth-request.conf")
 AUTH_HTPASSWD = "/etc/nginx/wymcp.htpasswd"
