@@ -99,12 +99,36 @@ static const char *const upgrade[] = {
 	"(principal, expires, status, bytes);"
 	"DROP INDEX IF EXISTS wymcp_tasks_expires;"
 	"CREATE INDEX wymcp_tasks_bytes ON wymcp_tasks (expires, bytes);",
+	/*
+	 * 3 -> 4: arguments and context, written once, in a table of
+	 * their own, so that a claim, a lease renewal or an outcome
+	 * rewrites a small row: SQLite rewrites a whole row on UPDATE,
+	 * and a task's megabyte of arguments in the WAL at each renewal
+	 * filled a small disk, after which no runner could claim.  The
+	 * trigger deletes them with their task.
+	 */
+	"CREATE TABLE wymcp_task_args ("
+	"  id TEXT PRIMARY KEY,"
+	"  args TEXT NOT NULL,"
+	"  context TEXT"
+	");"
+	"INSERT INTO wymcp_task_args SELECT id, args, context "
+	"FROM wymcp_tasks;"
+	"UPDATE wymcp_tasks SET args = '', context = NULL;"
+	"CREATE TRIGGER wymcp_tasks_gone AFTER DELETE ON wymcp_tasks "
+	"BEGIN DELETE FROM wymcp_task_args WHERE id = old.id; END;",
 };
 #define SCHEMA_VERSION	((int)(sizeof(upgrade) / sizeof(upgrade[0])))
 
 #define COLUMNS	"id, principal, tool, args, context, answers, pending, " \
 	"result, error, message, status, cancel, queued, attempts, " \
 	"created, updated, ttl, lease, claims"
+/* The same, read: arguments and context from wymcp_task_args. */
+#define SELECT_ROW \
+	"SELECT t.id, t.principal, t.tool, a.args, a.context, t.answers, " \
+	"t.pending, t.result, t.error, t.message, t.status, t.cancel, " \
+	"t.queued, t.attempts, t.created, t.updated, t.ttl, t.lease, " \
+	"t.claims FROM wymcp_tasks t JOIN wymcp_task_args a ON a.id = t.id "
 
 struct lite {
 	sqlite3		*db;
@@ -503,18 +527,30 @@ lite_put(void *h, const struct wymcp__task *t,
 		rollback(l);
 		return rc;
 	}
+	/* Arguments and context go to wymcp_task_args (version 4). */
 	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_tasks (" COLUMNS
-	    ", expires, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	    "?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL) != SQLITE_OK ||
-	    bind_row(st, t) != 0 || sqlite3_step(st) != SQLITE_DONE) {
-		rc = fail(l, "insert");
-		sqlite3_finalize(st);
-		rollback(l);
-		return rc;
-	}
+	    ", expires, bytes) VALUES (?1, ?2, ?3, '', NULL, ?6, ?7, ?8, ?9, "
+	    "?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+	    -1, &st, NULL) != SQLITE_OK ||
+	    bind_row(st, t) != 0 || sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_prepare_v2(l->db, "INSERT INTO wymcp_task_args (id, args, "
+	    "context) VALUES (?, ?, ?)", -1, &st, NULL) != SQLITE_OK ||
+	    bind_text(st, 1, t->id) != SQLITE_OK ||
+	    bind_text(st, 2, t->args != NULL ? t->args : "{}") != SQLITE_OK ||
+	    bind_text(st, 3, t->context) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_DONE)
+		goto fail;
 	sqlite3_finalize(st);
 	if ((rc = exec(l, "COMMIT")) != 0)
 		rollback(l);
+	return rc;
+fail:
+	rc = fail(l, "insert");
+	sqlite3_finalize(st);
+	rollback(l);
 	return rc;
 }
 
@@ -525,8 +561,8 @@ get_row(struct lite *l, const char *id, struct wymcp__task *t)
 	sqlite3_stmt	*st = NULL;
 	int		 rc;
 
-	if (sqlite3_prepare_v2(l->db, "SELECT " COLUMNS " FROM wymcp_tasks "
-	    "WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(l->db, SELECT_ROW "WHERE t.id = ?", -1, &st,
+	    NULL) != SQLITE_OK)
 		return fail(l, "select");
 	(void)bind_text(st, 1, id);
 	if ((rc = sqlite3_step(st)) == SQLITE_DONE) {
@@ -547,7 +583,10 @@ lite_get(void *h, const char *id, struct wymcp__task *t)
 	return get_row(h, id, t);
 }
 
-/* Write every column of `t' back over its row. */
+/*
+ * Write every column of `t' back over its row, arguments and context
+ * aside: they never change (wymcp_task_args).
+ */
 static int
 set_row(struct lite *l, const struct wymcp__task *t)
 {
@@ -555,12 +594,11 @@ set_row(struct lite *l, const struct wymcp__task *t)
 	int		 rc;
 
 	if (sqlite3_prepare_v2(l->db, "UPDATE wymcp_tasks SET "
-	    "principal = ?2, tool = ?3, args = ?4, context = ?5, "
-	    "answers = ?6, pending = ?7, result = ?8, error = ?9, "
-	    "message = ?10, status = ?11, cancel = ?12, queued = ?13, "
-	    "attempts = ?14, created = ?15, updated = ?16, ttl = ?17, "
-	    "lease = ?18, claims = ?19, expires = ?20, bytes = ?21 "
-	    "WHERE id = ?1", -1, &st,
+	    "principal = ?2, tool = ?3, answers = ?6, pending = ?7, "
+	    "result = ?8, error = ?9, message = ?10, status = ?11, "
+	    "cancel = ?12, queued = ?13, attempts = ?14, created = ?15, "
+	    "updated = ?16, ttl = ?17, lease = ?18, claims = ?19, "
+	    "expires = ?20, bytes = ?21 WHERE id = ?1", -1, &st,
 	    NULL) != SQLITE_OK)
 		return fail(l, "update");
 	if (bind_row(st, t) != 0) {
@@ -618,9 +656,9 @@ lite_claim(void *h, long long now, long long lease, int take_over,
 	if ((rc = exec(l, "BEGIN IMMEDIATE")) != 0)
 		return rc;
 	rc = -1;
-	if (sqlite3_prepare_v2(l->db, "SELECT " COLUMNS " FROM wymcp_tasks "
-	    "WHERE queued = 1 AND (lease = 0 OR (?2 AND lease < ?1)) AND "
-	    "(expires = 0 OR expires > ?1) ORDER BY updated LIMIT 1", -1, &st,
+	if (sqlite3_prepare_v2(l->db, SELECT_ROW "WHERE t.queued = 1 AND "
+	    "(t.lease = 0 OR (?2 AND t.lease < ?1)) AND (t.expires = 0 OR "
+	    "t.expires > ?1) ORDER BY t.updated LIMIT 1", -1, &st,
 	    NULL) != SQLITE_OK)
 		goto fail;
 	(void)sqlite3_bind_int64(st, 1, now);
