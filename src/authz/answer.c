@@ -199,8 +199,7 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	 * every kept introspection answer is forgotten.
 	 */
 	if (a->keys.stale) {
-		if ((a->keys.file != NULL || a->keys.url != NULL) &&
-		    authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
+		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
 			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
 			    "old ones stay)", err);
 		authz_introspect_clear(&a->intro);
@@ -214,7 +213,7 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		free(need);
 		return;
 	}
-	jwks = a->keys.file != NULL || a->keys.url != NULL;
+	jwks = a->keys.nsrcs > 0;
 	if (b < 0)
 		v = len > AUTHZ_TOKEN_MAX ? AUTHZ_TOO_LARGE : AUTHZ_MALFORMED;
 	else if (a->intro.url != NULL &&
@@ -236,7 +235,8 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 			a->log(WYMCP_LOG_ERR, "refreshing the keys: %s", err);
 		else if (r > 0) {
 			a->log(WYMCP_LOG_INFO, "unknown key: the key set was "
-			    "reloaded (%zu keys)", a->keys.nkeys);
+			    "reloaded (%zu keys)",
+			    authz_keyset_count(&a->keys));
 			v = authz_jwt_check(c, &a->keys, tok, len, now, &t);
 		}
 	}

@@ -79,21 +79,35 @@ struct authz_key {
 	int		 bits;		/* curve or modulus size */
 	EVP_PKEY	*pkey;		/* the public key */
 };
+/*
+ * One key source: a --jwks-file or a --jwks-url, bound to the --issuer
+ * it follows on the command line.  Its keys verify that issuer's
+ * tokens and no other's.
+ */
+struct authz_source {
+	const char	 *issuer;	/* its --issuer */
+	const char	 *file;		/* --jwks-file, or NULL */
+	const char	 *url;		/* --jwks-url, or NULL */
+	struct authz_key *keys;		/* the last set that loaded */
+	size_t		  nkeys;
+	time_t		  loaded;	/* last load (or try), 0: never */
+};
+/* Every key source of the command line, in its order. */
 struct authz_keyset {
-	struct authz_key *keys;
-	size_t		 nkeys;
-	const char	*file;		/* --jwks-file, or NULL */
-	const char	*url;		/* --jwks-url, or NULL */
-	time_t		 loaded;	/* last load (or try), 0: never */
+	struct authz_source *srcs;
+	size_t		 nsrcs;
 	int		 stale;		/* reload before the next use */
 };
 int	 authz_jwks_parse(const char *, size_t, struct authz_key **,
 	    size_t *, char *err, size_t errlen);
 void	 authz_keys_free(struct authz_key *, size_t);
+int	 authz_source_load(struct authz_source *, time_t now, char *err,
+	    size_t errlen);
 int	 authz_keyset_load(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
 int	 authz_keyset_refresh(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
+size_t	 authz_keyset_count(const struct authz_keyset *);
 void	 authz_keyset_clear(struct authz_keyset *);
 
 /* jwt.c: what a token is checked against (the command line). */
@@ -143,7 +157,8 @@ const char *authz_why(enum authz_verdict);
 /* A token that passed: its claims and what they say. */
 struct authz_token {
 	struct json_object	*claims;	/* the payload */
-	const char		*principal;	/* in claims */
+	char			*principal;	/* the claim, with one
+						   --issuer; else ISS#SUB */
 	char			*scopes;	/* space-separated, or "" */
 };
 enum authz_verdict authz_jwt_check(const struct authz_conf *,
@@ -152,7 +167,8 @@ enum authz_verdict authz_jwt_check(const struct authz_conf *,
 void	 authz_token_clear(struct authz_token *);
 char	*authz_claim_text(struct json_object *);
 enum authz_verdict authz_claims_check(const struct authz_conf *,
-	    struct json_object *claims, time_t now, struct authz_token *);
+	    const char *iss, struct json_object *claims, time_t now,
+	    struct authz_token *);
 int	 authz_jwt_shaped(const char *, size_t);
 
 /*
@@ -168,6 +184,7 @@ struct authz_cached {
 };
 struct authz_introspect {
 	const char		*url;		/* --introspect */
+	const char		*issuer;	/* the --issuer it follows */
 	const char		*client_id;	/* --introspect-client-id */
 	char			*secret;	/* --introspect-secret-file */
 	struct authz_cached	 cache[AUTHZ_CACHE_SLOTS];
@@ -176,7 +193,8 @@ enum authz_verdict authz_introspect_check(const struct authz_conf *,
 	    struct authz_introspect *, const char *, size_t, time_t now,
 	    struct authz_token *, int *cached, char *err, size_t errlen);
 enum authz_verdict authz_introspect_answer(const struct authz_conf *,
-	    const char *, size_t, time_t now, struct authz_token *);
+	    const char *iss, const char *, size_t, time_t now,
+	    struct authz_token *);
 void	 authz_introspect_clear(struct authz_introspect *);
 
 /* answer.c: one request, from its params to the whole CGI response. */

@@ -6,7 +6,8 @@
  * --introspect, with HTTP Basic credentials (--introspect-client-id
  * and the secret of --introspect-secret-file).  The answer must say
  * "active": true, and its members are then checked exactly as a JWT's
- * claims are (jwt.c: iss, aud holding the audience, exp, nbf, iat, the
+ * claims are (jwt.c: iss, which must be the --issuer that --introspect
+ * follows, aud holding the audience, exp, nbf, iat, the
  * principal claim, the scopes).  An active answer is kept for at most
  * AUTHZ_CACHE_TTL seconds and never past the token's exp, so that a
  * revoked token stops passing within that bound; the cache is keyed by
@@ -26,13 +27,15 @@
 #include "authz/authz.h"
 
 /*
- * Check an introspection answer (len bytes of JSON) as of `now`.  On
+ * Check an introspection answer (len bytes of JSON) as of `now`: its
+ * iss must be `iss` (the --issuer --introspect follows), when not
+ * NULL.  On
  * AUTHZ_VALID t holds the answer as its claims (clear it with
  * authz_token_clear()).
  */
 enum authz_verdict
-authz_introspect_answer(const struct authz_conf *c, const char *ans,
-    size_t len, time_t now, struct authz_token *t)
+authz_introspect_answer(const struct authz_conf *c, const char *iss,
+    const char *ans, size_t len, time_t now, struct authz_token *t)
 {
 	struct json_object	*o, *v;
 	enum authz_verdict	 verdict;
@@ -49,7 +52,7 @@ authz_introspect_answer(const struct authz_conf *c, const char *ans,
 		json_object_put(o);
 		return AUTHZ_INACTIVE;
 	}
-	if ((verdict = authz_claims_check(c, o, now, t)) != AUTHZ_VALID) {
+	if ((verdict = authz_claims_check(c, iss, o, now, t)) != AUTHZ_VALID) {
 		json_object_put(o);
 		return verdict;
 	}
@@ -121,7 +124,7 @@ authz_introspect_check(const struct authz_conf *c,
 	e = slot(in, key, now, &hit);
 	if (hit) {
 		*cached = 1;
-		return authz_introspect_answer(c, e->answer,
+		return authz_introspect_answer(c, in->issuer, e->answer,
 		    strlen(e->answer), now, t);
 	}
 	if ((esc = authz_form_escape(tok, len)) == NULL)
@@ -141,7 +144,8 @@ authz_introspect_check(const struct authz_conf *c,
 	}
 	sodium_memzero(form.data, form.len);
 	authz_buf_free(&form);
-	v = authz_introspect_answer(c, ans.data != NULL ? ans.data : "",
+	v = authz_introspect_answer(c, in->issuer, ans.data != NULL ?
+	    ans.data : "",
 	    ans.len, now, t);
 	if (v == AUTHZ_UNAVAILABLE)
 		snprintf(err, errlen, "%s: the answer is not a JSON object",

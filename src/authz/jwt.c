@@ -8,7 +8,9 @@
  * allow-list below: never "none", never an HMAC, so a public key can
  * never serve as an HMAC secret), the key (by kid, of the type the alg
  * needs, and of the JWK's own alg when it names one), the signature,
- * and only then the claims: iss exactly one of --issuer, aud holding
+ * and only then the claims: iss exactly one of --issuer (and the one
+ * whose key source held the key: the keys are chosen by the iss the
+ * payload names, then that is checked again), aud holding
  * --audience (RFC 8707), exp required, nbf and iat with --leeway, the
  * principal claim, the scopes.  The required scopes are checked by the
  * caller (answer.c): a missing scope is a 403, not a 401.
@@ -390,14 +392,48 @@ authz_claim_text(struct json_object *v)
 }
 
 /*
+ * The principal: the principal claim (value_ok()) as it is when one
+ * --issuer is accepted; with several, "ISS#SUB", so that the same
+ * subject of two issuers is two principals (an issuer has no fragment,
+ * RFC 8414 section 2, so the first '#' ends it).  malloc(3)ed; NULL
+ * with *nomem when out of memory, without it when unusable.
+ */
+static char *
+principal_of(const struct authz_conf *c, const char *iss,
+    struct json_object *cl, int *nomem)
+{
+	const char	*sub;
+	char		*p;
+	size_t		 n;
+
+	if ((sub = str_member(cl, c->principal)) == NULL || !value_ok(sub))
+		return NULL;
+	n = c->nissuers > 1 ? strlen(iss) + 1 + strlen(sub) + 1 :
+	    strlen(sub) + 1;
+	if (n > AUTHZ_VALUE_MAX + 1)
+		return NULL;
+	if ((p = malloc(n)) == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
+	if (c->nissuers > 1)
+		snprintf(p, n, "%s#%s", iss, sub);
+	else
+		memcpy(p, sub, n);
+	return p;
+}
+
+/*
  * The claims once the signature holds (or of an introspection answer,
- * RFC 7662 section 2.2, which uses the same names): on AUTHZ_VALID,
- * t->principal points into cl and t->scopes is allocated; cl stays
- * the caller's.
+ * RFC 7662 section 2.2, which uses the same names): iss must be one of
+ * --issuer and, when `want` is not NULL, that one (the issuer of the
+ * key that verified the token, or of the introspection endpoint).  On
+ * AUTHZ_VALID, t->principal and t->scopes are allocated; cl stays the
+ * caller's.
  */
 enum authz_verdict
-authz_claims_check(const struct authz_conf *c, struct json_object *cl,
-    time_t now, struct authz_token *t)
+authz_claims_check(const struct authz_conf *c, const char *want,
+    struct json_object *cl, time_t now, struct authz_token *t)
 {
 	const char	*iss;
 	double		 exp, nbf, iat;
@@ -406,7 +442,8 @@ authz_claims_check(const struct authz_conf *c, struct json_object *cl,
 
 	if (!json_object_is_type(cl, json_type_object))
 		return AUTHZ_MALFORMED;
-	if ((iss = str_member(cl, "iss")) == NULL)
+	if ((iss = str_member(cl, "iss")) == NULL ||
+	    (want != NULL && strcmp(iss, want) != 0))
 		return AUTHZ_BAD_ISSUER;
 	for (i = 0; i < c->nissuers; i++)
 		if (strcmp(c->issuers[i], iss) == 0)
@@ -425,11 +462,13 @@ authz_claims_check(const struct authz_conf *c, struct json_object *cl,
 	if ((r = date_member(cl, "iat", &iat)) < 0 ||
 	    (r == 1 && (double)now + (double)c->leeway < iat))
 		return r < 0 ? AUTHZ_MALFORMED : AUTHZ_BAD_IAT;
-	if ((t->principal = str_member(cl, c->principal)) == NULL ||
-	    !value_ok(t->principal))
-		return AUTHZ_BAD_CLAIMS;
-	if ((t->scopes = scopes_of(cl, &nomem)) == NULL)
+	if ((t->principal = principal_of(c, iss, cl, &nomem)) == NULL)
 		return nomem ? AUTHZ_NOMEM : AUTHZ_BAD_CLAIMS;
+	if ((t->scopes = scopes_of(cl, &nomem)) == NULL) {
+		free(t->principal);
+		t->principal = NULL;
+		return nomem ? AUTHZ_NOMEM : AUTHZ_BAD_CLAIMS;
+	}
 	return AUTHZ_VALID;
 }
 
@@ -456,11 +495,12 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 {
 	struct json_object	*hdr = NULL, *cl = NULL;
 	unsigned char		*hb = NULL, *pb = NULL, *sb = NULL;
-	const char		*d1, *d2, *kid = NULL;
+	const struct authz_source *src;
+	const char		*d1, *d2, *kid = NULL, *iss;
 	const struct alg	*a = NULL;
-	size_t			 hlen, plen, slen, i;
+	size_t			 hlen, plen, slen, i, s;
 	enum authz_verdict	 v;
-	int			 tried = 0, ok;
+	int			 tried = 0, ok, good = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (len > AUTHZ_TOKEN_MAX)
@@ -482,31 +522,53 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 		goto out;
 	if ((v = header_ok(hdr, &a, &kid)) != AUTHZ_VALID)
 		goto out;
+	/*
+	 * The keys of the token's issuer only: a key of one issuer never
+	 * verifies another's token.  iss is read before the signature
+	 * holds to choose them; claims_check() reads it again after.
+	 */
+	v = AUTHZ_MALFORMED;
+	if (!json_object_is_type(cl, json_type_object))
+		goto out;
+	v = AUTHZ_BAD_ISSUER;
+	if ((iss = str_member(cl, "iss")) == NULL)
+		goto out;
+	for (i = 0; i < c->nissuers; i++)
+		if (strcmp(c->issuers[i], iss) == 0)
+			break;
+	if (i == c->nissuers)
+		goto out;
 
 	/* The signature is over the first two parts as sent. */
 	v = AUTHZ_UNKNOWN_KEY;
-	for (i = 0; i < ks->nkeys; i++) {
-		if (!key_fits(&ks->keys[i], a, kid))
+	for (s = 0; s < ks->nsrcs && !good; s++) {
+		src = &ks->srcs[s];
+		if (strcmp(src->issuer, iss) != 0)
 			continue;
-		tried = 1;
-		if ((ok = verify(a, &ks->keys[i], (const unsigned char *)tok,
-		    (size_t)(d2 - tok), sb, slen)) < 0) {
-			v = AUTHZ_NOMEM;
-			goto out;
+		for (i = 0; i < src->nkeys && !good; i++) {
+			if (!key_fits(&src->keys[i], a, kid))
+				continue;
+			tried = 1;
+			if ((ok = verify(a, &src->keys[i],
+			    (const unsigned char *)tok, (size_t)(d2 - tok), sb,
+			    slen)) < 0) {
+				v = AUTHZ_NOMEM;
+				goto out;
+			}
+			good = ok;
 		}
-		if (ok)
-			break;
 	}
-	if (i == ks->nkeys) {
+	if (!good) {
 		v = tried ? AUTHZ_BAD_SIGNATURE : AUTHZ_UNKNOWN_KEY;
 		goto out;
 	}
-	if ((v = authz_claims_check(c, cl, now, t)) != AUTHZ_VALID)
+	if ((v = authz_claims_check(c, iss, cl, now, t)) != AUTHZ_VALID)
 		goto out;
 	t->claims = cl;
 	cl = NULL;
 out:
 	if (v != AUTHZ_VALID) {
+		free(t->principal);
 		free(t->scopes);
 		memset(t, 0, sizeof(*t));
 	}
@@ -522,6 +584,7 @@ void
 authz_token_clear(struct authz_token *t)
 {
 	json_object_put(t->claims);
+	free(t->principal);
 	free(t->scopes);
 	memset(t, 0, sizeof(*t));
 }

@@ -83,8 +83,9 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-hVv] --issuer URL... --audience URI\n"
-	    "       (--jwks-file PATH | --jwks-url URL)... [--scope SCOPE]...\n"
+	    "usage: %s [-hVv] --audience URI\n"
+	    "       (--issuer URL (--jwks-file PATH | --jwks-url URL)...)...\n"
+	    "       [--scope SCOPE]...\n"
 	    "       [--principal-claim CLAIM] [--assign-claim CLAIM[=NAME]]..."
 	    "\n"
 	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
@@ -96,8 +97,9 @@ usage(FILE *f)
 	    "  --issuer URL           accept tokens of this issuer\n"
 	    "                         (repeatable)\n"
 	    "  --audience URI         this resource's canonical URI (aud)\n"
-	    "  --jwks-file PATH       verification keys (JWKS) from a file\n"
-	    "  --jwks-url URL         verification keys fetched over HTTP(S)\n"
+	    "  --jwks-file PATH       verification keys (JWKS) from a file,\n"
+	    "                         for the --issuer before it (repeatable)\n"
+	    "  --jwks-url URL         the same fetched over HTTP(S)\n"
 	    "  --scope SCOPE          a scope every token needs (repeatable)\n"
 	    "  --principal-claim C    the claim naming the principal (sub)\n"
 	    "  --assign-claim C[=N]   pass claim C on as assign N\n"
@@ -105,7 +107,8 @@ usage(FILE *f)
 	    "  --leeway SECONDS       clock skew allowed (default 30)\n"
 	    "  --resource-metadata U  the metadata URL of the challenges\n"
 	    "                         (default: from --audience, RFC 9728)\n"
-	    "  --introspect URL       check opaque tokens there (RFC 7662)\n"
+	    "  --introspect URL       check opaque tokens there (RFC 7662),\n"
+	    "                         for the --issuer before it\n"
 	    "  --introspect-client-id ID, --introspect-secret-file PATH\n"
 	    "                         its client credentials (mode 0600)\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
@@ -150,6 +153,29 @@ quotable(const char *s)
 		    *s == 0x7f)
 			return 0;
 	return 1;
+}
+
+/*
+ * --jwks-file or --jwks-url: a key source of the --issuer given last
+ * (parse() binds one given before any to the only issuer).
+ */
+static void
+add_source(struct opts *o, const char *file, const char *url)
+{
+	struct authz_keyset	*ks = &o->a.keys;
+	struct authz_source	*ns;
+	struct authz_conf	*c = &o->a.conf;
+
+	if ((ns = reallocarray(ks->srcs, ks->nsrcs + 1,
+	    sizeof(*ns))) == NULL)
+		err(1, NULL);
+	memset(&ns[ks->nsrcs], 0, sizeof(*ns));
+	ns[ks->nsrcs].issuer = c->nissuers > 0 ?
+	    c->issuers[c->nissuers - 1] : NULL;
+	ns[ks->nsrcs].file = file;
+	ns[ks->nsrcs].url = url;
+	ks->srcs = ns;
+	ks->nsrcs++;
 }
 
 /* --assign-claim CLAIM[=NAME]; NAME defaults to CLAIM. */
@@ -247,10 +273,10 @@ parse(int argc, char *argv[], struct opts *o)
 			c->audience = optarg;
 			break;
 		case O_JWKS_FILE:
-			o->a.keys.file = optarg;
+			add_source(o, optarg, NULL);
 			break;
 		case O_JWKS_URL:
-			o->a.keys.url = optarg;
+			add_source(o, NULL, optarg);
 			break;
 		case O_SCOPE:
 			push(&c->scopes, &c->nscopes, optarg);
@@ -281,7 +307,12 @@ parse(int argc, char *argv[], struct opts *o)
 			o->group = optarg;
 			break;
 		case O_INTROSPECT:
+			if (o->a.intro.url != NULL)
+				errx(2, "--introspect: given twice (one "
+				    "endpoint, for the --issuer it follows)");
 			o->a.intro.url = optarg;
+			o->a.intro.issuer = c->nissuers > 0 ?
+			    c->issuers[c->nissuers - 1] : NULL;
 			break;
 		case O_INTRO_ID:
 			o->a.intro.client_id = optarg;
@@ -309,8 +340,7 @@ parse(int argc, char *argv[], struct opts *o)
 		errx(2, "unexpected argument %s (see --help)", argv[optind]);
 	if (c->nissuers == 0 || c->audience == NULL)
 		errx(2, "--issuer and --audience are required (see --help)");
-	if (o->a.keys.file == NULL && o->a.keys.url == NULL &&
-	    o->a.intro.url == NULL)
+	if (o->a.keys.nsrcs == 0 && o->a.intro.url == NULL)
 		errx(2, "--jwks-file, --jwks-url or --introspect is required "
 		    "(see --help)");
 	if ((o->a.intro.url != NULL) != (o->a.intro.client_id != NULL) ||
@@ -320,8 +350,32 @@ parse(int argc, char *argv[], struct opts *o)
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
 	for (i = 0; i < c->nissuers; i++)
-		if (!quotable(c->issuers[i]))
-			errx(2, "--issuer %s: not a URL", c->issuers[i]);
+		if (!quotable(c->issuers[i]) ||
+		    strpbrk(c->issuers[i], "?#") != NULL)
+			errx(2, "--issuer %s: not a URL without query or "
+			    "fragment (RFC 8414 2)", c->issuers[i]);
+	/*
+	 * A source given before any --issuer belongs to the only one;
+	 * with several, each must follow its own.
+	 */
+	for (i = 0; i < o->a.keys.nsrcs; i++)
+		if (o->a.keys.srcs[i].issuer == NULL) {
+			if (c->nissuers != 1)
+				errx(2, "%s %s: give it after the --issuer "
+				    "whose keys it holds",
+				    o->a.keys.srcs[i].file != NULL ?
+				    "--jwks-file" : "--jwks-url",
+				    o->a.keys.srcs[i].file != NULL ?
+				    o->a.keys.srcs[i].file :
+				    o->a.keys.srcs[i].url);
+			o->a.keys.srcs[i].issuer = c->issuers[0];
+		}
+	if (o->a.intro.url != NULL && o->a.intro.issuer == NULL) {
+		if (c->nissuers != 1)
+			errx(2, "--introspect %s: give it after the --issuer "
+			    "whose tokens it checks", o->a.intro.url);
+		o->a.intro.issuer = c->issuers[0];
+	}
 	for (i = 0; i < c->nscopes; i++)
 		if (!quotable(c->scopes[i]) || strlen(c->scopes[i]) > 256)
 			errx(2, "--scope %s: not a scope-token (RFC 6749 3.3)",
@@ -743,6 +797,7 @@ release(struct opts *o)
 	size_t	 i;
 
 	authz_keyset_clear(&o->a.keys);
+	free(o->a.keys.srcs);
 	authz_introspect_clear(&o->a.intro);
 	if (o->a.intro.secret != NULL) {
 		sodium_memzero(o->a.intro.secret, strlen(o->a.intro.secret));
@@ -760,10 +815,11 @@ release(struct opts *o)
 int
 main(int argc, char *argv[])
 {
-	struct opts	 o;
-	struct authz_keyset file;
-	char		 why[512];
-	int		 fd, flags, rc;
+	struct opts		 o;
+	struct authz_source	*src;
+	char			 why[512];
+	size_t			 i;
+	int			 fd, flags, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.a.log = logline;
@@ -779,21 +835,21 @@ main(int argc, char *argv[])
 		o.a.intro.secret = read_secret(o.secret_file);
 
 	/* The keys: a bad file is fatal, an unreachable URL is not. */
-	if (o.a.keys.file != NULL) {
-		memset(&file, 0, sizeof(file));
-		file.file = o.a.keys.file;
-		if (authz_keyset_load(&file, time(NULL), why, sizeof(why)))
+	for (i = 0; i < o.a.keys.nsrcs; i++) {
+		src = &o.a.keys.srcs[i];
+		if (authz_source_load(src, time(NULL), why, sizeof(why)) == 0)
+			logline(WYMCP_LOG_INFO, "%s: %zu verification keys "
+			    "for %s", src->file != NULL ? src->file : src->url,
+			    src->nkeys, src->issuer);
+		else if (src->file != NULL)
 			errx(1, "%s", why);
-		authz_keyset_clear(&file);
+		else {
+			logline(WYMCP_LOG_WARNING, "%s: %s's tokens are "
+			    "refused until its keys load (retried at most "
+			    "once a minute)", why, src->issuer);
+			src->loaded = 0;
+		}
 	}
-	if ((o.a.keys.file != NULL || o.a.keys.url != NULL) &&
-	    authz_keyset_load(&o.a.keys, time(NULL), why, sizeof(why))) {
-		logline(WYMCP_LOG_WARNING, "%s: every token is refused until "
-		    "the keys load (retried at most once a minute)", why);
-		o.a.keys.loaded = 0;
-	} else if (o.a.keys.file != NULL || o.a.keys.url != NULL)
-		logline(WYMCP_LOG_INFO, "%zu verification keys loaded",
-		    o.a.keys.nkeys);
 
 	if (o.listen == NULL)
 		fd = inherited();

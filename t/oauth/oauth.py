@@ -2,6 +2,7 @@
 """oauth.py - wymcp as an OAuth 2.1 resource server, end to end.
 
 Usage: oauth.py [--builddir DIR] [--cache DIR] [--keep] [--no-apache]
+                [--authz-bin PATH]
 
 A real authorization server (npm oidc-provider, pinned; t/oauth/as.mjs:
 resource indicators, JWT access tokens, dynamic client registration,
@@ -34,6 +35,10 @@ for its own audience.  Against each web server:
      the answer kept for the next call, an unknown token refused;
   L  no token, client secret or key in any log; SIGHUP reloads the keys;
      no sanitizer report;
+  H  hardening (issue 21), on wymcp-authz instances of their own
+     spoken to in raw FastCGI, with keys and tokens of two issuers made
+     by t/oauth/harden.mjs (jose): a key serves its own issuer only,
+     every --jwks-file is used, the principal names the issuer;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
      verify, and the nginx half's wymcp-authz runs the service's
      ExecStart= on a socket handed over as systemd does.
@@ -135,7 +140,7 @@ def provision(cache):
         wymcp_conformance.npm_install(cache, specs)
     if (node_major(node) or 0) < NODE_MAJOR:
         raise Failed("%s does not run a node >= %d" % (node, NODE_MAJOR))
-    for f in ("as.mjs", "client.mjs", "mint.mjs"):
+    for f in ("as.mjs", "client.mjs", "mint.mjs", "harden.mjs"):
         shutil.copy(os.path.join(HERE, f), os.path.join(cache, f))
     R.note("node %s; %s@%s, %s@%s in %s" % (node, OIDC_PKG, OIDC_VERSION,
            CLIENT_PKG, CLIENT_VERSION, cache))
@@ -782,6 +787,145 @@ def sighup(w, authz, t, tokens):
     del before
 
 
+# ------------------------------------------------- hardening (issue 21)
+
+H_AUD = "https://mcp.example.com/mcp"
+H_ISS_A = "https://a.example.com"
+H_ISS_B = "https://b.example.com"
+
+
+def h_check(addr, token=None, timeout=5.0, extra=None):
+    """One check as nginx's auth_request makes it, in raw FastCGI to
+    addr (a unix socket path, or (host, port)): (status, {header:
+    value}), or None when no answer came within timeout."""
+    params = {"REQUEST_METHOD": "POST", "REQUEST_URI": "/mcp",
+              "WYMCP_AUTHZ": "check"}
+    if token is not None:
+        params["HTTP_AUTHORIZATION"] = "Bearer " + token
+    params.update(extra or {})
+    fam = socket.AF_UNIX if isinstance(addr, str) else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(addr)
+        s.sendall(wymcp_e2e.fcgi_request(params, b""))
+        out = wymcp_e2e.fcgi_response(s)
+    except OSError:
+        return None
+    finally:
+        s.close()
+    if out is None:
+        return None
+    head = out.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
+    hdrs = dict(ln.split(": ", 1) for ln in head.split("\r\n")
+                if ": " in ln)
+    return wymcp_e2e.cgi_status(out), hdrs
+
+
+def h_brief(r):
+    return "no answer" if r is None else "%d %r" % r
+
+
+class HAuthz:
+    """A wymcp-authz of the hardening checks, on its own socket."""
+
+    def __init__(self, w, name, args, tcp=None, env=None):
+        self.w = w
+        if tcp is None:
+            self.addr = os.path.join(w.tmp, name + ".sock")
+            listen = "unix:" + self.addr
+        else:
+            self.addr = ("127.0.0.1", free_port())
+            listen = "%s:%d" % (tcp, self.addr[1])
+        self.argv = [w.authz_bin, "--listen", listen, "-v", "-v"] + args
+        self.p = w.start("wymcp-authz-" + name, self.argv, env)
+
+    def ready(self):
+        if isinstance(self.addr, str):
+            ok = os.path.exists(self.addr)
+        else:
+            ok = listening(self.addr[1])
+        if ok:
+            time.sleep(0.2)
+            self.p.remember()
+        return ok
+
+    def wait(self):
+        wait_for(self.p.name, self.ready, self.p)
+        return self
+
+    def log(self):
+        return open(self.p.log, errors="replace").read()
+
+    def stop(self):
+        self.p.stop()
+
+
+def h_run(w, args, timeout=20):
+    """wymcp-authz run to its exit (an option it must refuse): (exit
+    status, stderr), or (None, "") when it kept running."""
+    try:
+        p = subprocess.run([w.authz_bin] + args, capture_output=True,
+                           text=True, timeout=timeout, cwd=w.tmp)
+    except subprocess.TimeoutExpired:
+        return None, ""
+    return p.returncode, p.stderr
+
+
+def h_keys(w, node):
+    d = os.path.join(w.tmp, "h")
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.run([node, os.path.join(w.cache, "harden.mjs"), d,
+                        H_AUD, H_ISS_A, H_ISS_B], capture_output=True,
+                       text=True, timeout=60, cwd=w.cache)
+    if p.returncode != 0:
+        raise Failed("harden.mjs: %s" % p.stderr[-600:])
+    return d, json.loads(p.stdout)
+
+
+def h_issuers(w, d, tok):
+    """Keys bound to their issuer; every key source used; the principal
+    names the issuer when there are several."""
+    a = HAuthz(w, "h-issuers", [
+        "--workers", "1", "--audience", H_AUD,
+        "--issuer", H_ISS_A, "--jwks-file", os.path.join(d, "a1.jwks"),
+        "--jwks-file", os.path.join(d, "a2.jwks"),
+        "--issuer", H_ISS_B, "--jwks-file", os.path.join(d, "b.jwks"),
+        "--assign-claim", "sub=subject"]).wait()
+    for name in ("a_signed_by_b", "a_signed_by_b_no_kid", "b_signed_by_a"):
+        r = h_check(a.addr, tok[name])
+        R.check(r is not None and r[0] == 401 and 'invalid_token' in
+                r[1].get("WWW-Authenticate", ""),
+                "H %s -> 401 invalid_token (a key serves its own issuer "
+                "only)" % name, h_brief(r))
+    got = {}
+    for name in ("a1_alice", "a2_alice", "b_alice"):
+        r = h_check(a.addr, tok[name])
+        got[name] = r[1].get("X-Wymcp-Principal") if r else None
+        R.check(r is not None and r[0] == 200,
+                "H %s -> 200 (every --jwks-file of its issuer is used)" %
+                name, h_brief(r))
+    R.check(got["a1_alice"] == H_ISS_A + "#alice" and
+            got["a2_alice"] == H_ISS_A + "#alice" and
+            got["b_alice"] == H_ISS_B + "#alice",
+            "H two issuers: the principal is ISSUER#sub, so A's alice is "
+            "not B's", repr(got))
+    a.stop()
+    # A source before any of several --issuer: whose is it?
+    rc, err = h_run(w, ["--listen", "unix:" + os.path.join(w.tmp, "x.sock"),
+                        "--audience", H_AUD, "--jwks-file",
+                        os.path.join(d, "a1.jwks"), "--issuer", H_ISS_A,
+                        "--issuer", H_ISS_B])
+    R.check(rc == 2 and "after the --issuer" in err,
+            "H --jwks-file before either of two --issuer -> refused",
+            "%r %s" % (rc, err.strip()[-200:]))
+
+
+def hardening(w, node):
+    d, tok = h_keys(w, node)
+    h_issuers(w, d, tok)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--builddir", default=".")
@@ -789,6 +933,8 @@ def main():
                                                     "oauth"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-apache", action="store_true")
+    ap.add_argument("--authz-bin", help="another wymcp-authz to test "
+                    "(e.g. an older build, to see the checks fail)")
     a = ap.parse_args()
     if wymcp_e2e.find_nginx() is None:
         print("oauth.py: nginx is not installed: skipped")
@@ -798,6 +944,8 @@ def main():
     try:
         node = provision(a.cache)
         w = World(a.builddir, os.path.abspath(a.cache), a.keep)
+        if a.authz_bin:
+            w.authz_bin = os.path.abspath(a.authz_bin)
         apache = not a.no_apache and find_apache() and \
             find_module("authnz_fcgi")
         nport = free_port()
@@ -818,6 +966,7 @@ def main():
         t.client_flow(node)
         opaque = introspection(w, t, authz)
         sighup(w, authz, t, tokens)
+        hardening(w, node)
         if apache:
             aport = free_port()
             w.start_authz("wymcp-authz-apache", "127.0.0.1:%d" % aport,

@@ -33,22 +33,30 @@
 #include "authz/authz.h"
 
 #define ISS	"https://as.example.com"
+#define OTHER	"https://other.example.com"
 #define AUD	"https://mcp.example.com/mcp"
 #define NOW	1900000000L
 
 static EVP_PKEY		*rsa, *ec, *ed, *rsa2;
 static char		 jwks[16384];	/* rsa (kid r1), ec (e1), ed (d1) */
-static char		 jwks_path[64];
-static const char	*issuers[] = { ISS, "https://other.example.com" };
+static char		 jwks_path[64], other_path[64];	/* ISS's, OTHER's */
+static const char	*issuers[] = { ISS, OTHER };
 static const char	*scopes[] = { "mcp:tools" };
 static struct authz_assign assigns[] = {
 	{ "email", "email" }, { "groups", "groups" }, { "evil", "evil" }
 };
-static struct authz_conf conf = {
+static struct authz_conf conf = {		/* one issuer: ISS */
+	issuers, 1, AUD, scopes, 1, "sub", assigns, 3, 30,
+	"https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+	"/mcp"
+};
+static struct authz_conf conf2 = {		/* two: ISS and OTHER */
 	issuers, 2, AUD, scopes, 1, "sub", assigns, 3, 30,
 	"https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
 	"/mcp"
 };
+/* ISS's keys (jwks_path: r1, e1, d1), OTHER's (other_path: r2). */
+static struct authz_source srcs[2];
 static struct authz_keyset keys;
 static char		 logged[4096];
 
@@ -215,9 +223,9 @@ logf_(int prio, const char *fmt, ...)
 }
 
 static void
-write_jwks(const char *doc)
+write_file(const char *path, const char *doc)
 {
-	FILE	*f = fopen(jwks_path, "w");
+	FILE	*f = fopen(path, "w");
 
 	ck_assert_ptr_nonnull(f);
 	fputs(doc, f);
@@ -225,9 +233,15 @@ write_jwks(const char *doc)
 }
 
 static void
+write_jwks(const char *doc)
+{
+	write_file(jwks_path, doc);
+}
+
+static void
 setup(void)
 {
-	char	 a[4096], b[2048], c[1024];
+	char	 a[4096], b[2048], c[1024], d[4096 + 16];
 	char	 err[256];
 	int	 fd;
 
@@ -240,11 +254,25 @@ setup(void)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	write_jwks(jwks);
+	strcpy(other_path, "/tmp/check_jwt.XXXXXX");
+	fd = mkstemp(other_path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	jwk(a, sizeof(a), rsa2, "r2", "");
+	snprintf(d, sizeof(d), "{\"keys\":[%s]}", a);
+	write_file(other_path, d);
+	memset(srcs, 0, sizeof(srcs));
+	srcs[0].issuer = ISS;
+	srcs[0].file = jwks_path;
+	srcs[1].issuer = OTHER;
+	srcs[1].file = other_path;
 	memset(&keys, 0, sizeof(keys));
-	keys.file = jwks_path;
+	keys.srcs = srcs;
+	keys.nsrcs = 2;
 	ck_assert_int_eq(authz_keyset_load(&keys, NOW - 3600, err,
 	    sizeof(err)), 0);
-	ck_assert_uint_eq(keys.nkeys, 3);
+	ck_assert_uint_eq(srcs[0].nkeys, 3);
+	ck_assert_uint_eq(authz_keyset_count(&keys), 4);
 	logged[0] = '\0';
 }
 
@@ -253,6 +281,7 @@ teardown(void)
 {
 	authz_keyset_clear(&keys);
 	unlink(jwks_path);
+	unlink(other_path);
 }
 
 /* ------------------------------------------------------------ valid */
@@ -288,7 +317,7 @@ START_TEST(claims_pass)
 	char			*tok;
 
 	/* aud as an array; scp instead of scope; iat/nbf in leeway. */
-	tok = rs("{\"iss\":\"https://other.example.com\",\"aud\":[\"x\","
+	tok = rs("{\"iss\":\"" ISS "\",\"aud\":[\"x\","
 	    "\"" AUD "\"],\"sub\":\"alice\",\"exp\":1900000010,"
 	    "\"nbf\":1900000020,\"iat\":1900000020,"
 	    "\"scp\":[\"mcp:tools\",\"files:read\"]}");
@@ -596,6 +625,112 @@ START_TEST(jwk_alg_pins)
 }
 END_TEST
 
+/*
+ * A key verifies its own issuer's tokens only (issue 21): ISS's claims
+ * signed with OTHER's key, and OTHER's with ISS's, are refused; with
+ * two issuers the principal names the issuer, so that alice of one is
+ * not alice of the other.
+ */
+#define OTHER_CLAIMS "{\"iss\":\"" OTHER "\",\"aud\":\"" AUD "\","	\
+	"\"sub\":\"alice\",\"exp\":1900000300,\"scope\":\"mcp:tools\"}"
+
+static enum authz_verdict
+check2(const char *tok, const char *principal)
+{
+	struct authz_token	 t;
+	enum authz_verdict	 v;
+
+	v = authz_jwt_check(&conf2, &keys, tok, strlen(tok), NOW, &t);
+	if (v == AUTHZ_VALID) {
+		ck_assert_str_eq(t.principal, principal);
+		authz_token_clear(&t);
+	}
+	return v;
+}
+
+START_TEST(issuer_binding)
+{
+	struct authz_token	 t;
+	char			*tok, ans[512];
+
+	/* ISS's claims, OTHER's key: by kid, and without a kid. */
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    claims(""));
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_UNKNOWN_KEY);
+	ck_assert_int_eq(check(tok), AUTHZ_UNKNOWN_KEY);
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\"}", claims(""));
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_BAD_SIGNATURE);
+	free(tok);
+	/* OTHER's claims, ISS's key. */
+	tok = rs(OTHER_CLAIMS);
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_UNKNOWN_KEY);
+	free(tok);
+	/* No iss: no keys to choose. */
+	tok = rs("{\"aud\":\"" AUD "\",\"sub\":\"alice\","
+	    "\"exp\":1900000300}");
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_BAD_ISSUER);
+	free(tok);
+
+	/* Each with its own key: two principals. */
+	tok = rs(claims(""));
+	ck_assert_int_eq(check2(tok, ISS "#alice"), AUTHZ_VALID);
+	ck_assert_int_eq(check(tok), AUTHZ_VALID);	/* one issuer: sub */
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    OTHER_CLAIMS);
+	ck_assert_int_eq(check2(tok, OTHER "#alice"), AUTHZ_VALID);
+	/* OTHER is not accepted by conf: its key source does not count. */
+	ck_assert_int_eq(check(tok), AUTHZ_BAD_ISSUER);
+	free(tok);
+
+	/* An introspection answer of another issuer than the endpoint's. */
+	snprintf(ans, sizeof(ans), "{\"active\":true,%s", OTHER_CLAIMS + 1);
+	ck_assert_int_eq(authz_introspect_answer(&conf2, ISS, ans,
+	    strlen(ans), NOW, &t), AUTHZ_BAD_ISSUER);
+	ck_assert_int_eq(authz_introspect_answer(&conf2, OTHER, ans,
+	    strlen(ans), NOW, &t), AUTHZ_VALID);
+	ck_assert_str_eq(t.principal, OTHER "#alice");
+	authz_token_clear(&t);
+}
+END_TEST
+
+/* Every source of an issuer is used, not the last one alone. */
+START_TEST(every_source)
+{
+	struct authz_source	 two[2];
+	struct authz_keyset	 ks;
+	struct authz_token	 t;
+	char			 err[256], *tok;
+
+	memset(two, 0, sizeof(two));
+	two[0].issuer = two[1].issuer = ISS;
+	two[0].file = jwks_path;
+	two[1].file = other_path;
+	memset(&ks, 0, sizeof(ks));
+	ks.srcs = two;
+	ks.nsrcs = 2;
+	ck_assert_int_eq(authz_keyset_load(&ks, NOW, err, sizeof(err)), 0);
+	tok = rs(claims(""));
+	ck_assert_int_eq(authz_jwt_check(&conf, &ks, tok, strlen(tok), NOW,
+	    &t), AUTHZ_VALID);
+	authz_token_clear(&t);
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    claims(""));
+	ck_assert_int_eq(authz_jwt_check(&conf, &ks, tok, strlen(tok), NOW,
+	    &t), AUTHZ_VALID);
+	authz_token_clear(&t);
+	free(tok);
+	/* One that fails to load keeps its keys; the other still loads. */
+	write_file(other_path, "{\"keys\":[]}");
+	ck_assert_int_eq(authz_keyset_load(&ks, NOW, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, other_path));
+	ck_assert_uint_eq(authz_keyset_count(&ks), 4);
+	authz_keyset_clear(&ks);
+}
+END_TEST
+
 /* ---------------------------------------------------------- answers */
 
 static struct authz	 az;
@@ -734,8 +869,7 @@ START_TEST(answer_metadata)
 	    "GET", NOW);
 	ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
 	ck_assert_ptr_nonnull(strstr(a, "\r\n\r\n{\"resource\":\"" AUD "\","
-	    "\"authorization_servers\":[\"" ISS "\","
-	    "\"https://other.example.com\"],\"scopes_supported\":"
+	    "\"authorization_servers\":[\"" ISS "\"],\"scopes_supported\":"
 	    "[\"mcp:tools\"],\"bearer_methods_supported\":[\"header\"]}"));
 	free(a);
 	a = answer(NULL, NULL, "/.well-known/oauth-protected-resource?x=1",
@@ -791,7 +925,7 @@ START_TEST(refresh_unknown_kid)
 	char	 one[4096], two[4096], doc[16384], *t, *a;
 
 	az.keys = keys;
-	az.keys.loaded = NOW - 3600;
+	az.keys.srcs[0].loaded = NOW - 3600;
 	jwk(one, sizeof(one), rsa2, "r2", "");
 	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
 	write_jwks(doc);
@@ -840,7 +974,8 @@ answer_of(const char *json)
 	struct authz_token	 t;
 	enum authz_verdict	 v;
 
-	v = authz_introspect_answer(&conf, json, strlen(json), NOW, &t);
+	v = authz_introspect_answer(&conf, NULL, json, strlen(json), NOW,
+	    &t);
 	if (v == AUTHZ_VALID) {
 		ck_assert_str_eq(t.principal, "svc");
 		ck_assert_str_eq(t.scopes, "mcp:tools");
@@ -969,6 +1104,8 @@ jwt_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, jwks_refusals);
 	tcase_add_test(tc, jwk_alg_pins);
+	tcase_add_test(tc, issuer_binding);
+	tcase_add_test(tc, every_source);
 	tcase_add_test(tc, refresh_unknown_kid);
 	suite_add_tcase(s, tc);
 
