@@ -65,6 +65,8 @@ int	 authz_post(const char *url, const char *form, const char *user,
 	    const char *password, size_t max, struct authz_buf *out,
 	    char *err, size_t errlen);
 char	*authz_form_escape(const char *, size_t);
+int	 authz_url_ok(const char *url, int insecure, char *err,
+	    size_t errlen);
 
 /* jwks.c: the verification keys (RFC 7517, RFC 7518 section 6). */
 enum authz_kty {

@@ -3,8 +3,12 @@
 #include "config.h"
 #endif
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <curl/curl.h>
 
@@ -121,4 +125,69 @@ char *
 authz_form_escape(const char *s, size_t len)
 {
 	return curl_easy_escape(NULL, s, (int)len);
+}
+
+/* Is the host part of a URL (as libcurl parsed it) a loopback one? */
+static int
+loopback(const char *host)
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+	char		 buf[64];
+	size_t		 n = strlen(host);
+
+	if (strcasecmp(host, "localhost") == 0 ||
+	    strcasecmp(host, "localhost.") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	if (n < 3 || n - 2 >= sizeof(buf) || host[0] != '[' ||
+	    host[n - 1] != ']')
+		return 0;
+	memcpy(buf, host + 1, n - 2);
+	buf[n - 2] = '\0';
+	if (inet_pton(AF_INET6, buf, &a6) != 1)
+		return 0;
+	if (IN6_IS_ADDR_LOOPBACK(&a6))
+		return 1;
+	return IN6_IS_ADDR_V4MAPPED(&a6) && a6.s6_addr[12] == 127;
+}
+
+/*
+ * May `url` be fetched (--jwks-url, --introspect)?  https always; http
+ * only when its host is a loopback one (localhost, 127.0.0.0/8, ::1),
+ * or with `insecure` (--allow-insecure-http): over plain http anyone
+ * on the path could hand over keys of their own, or read the client
+ * secret and the tokens sent for introspection.  The URL is parsed by
+ * libcurl, as the fetch will parse it.  1, or 0 with why in err.
+ */
+int
+authz_url_ok(const char *url, int insecure, char *err, size_t errlen)
+{
+	CURLU	*u;
+	char	*scheme = NULL, *host = NULL;
+	int	 ok = 0;
+
+	if ((u = curl_url()) == NULL) {
+		snprintf(err, errlen, "%s: out of memory", url);
+		return 0;
+	}
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK)
+		snprintf(err, errlen, "%s: not an absolute URL", url);
+	else if (strcmp(scheme, "https") == 0)
+		ok = 1;
+	else if (strcmp(scheme, "http") != 0)
+		snprintf(err, errlen, "%s: http or https only", url);
+	else if (insecure || loopback(host))
+		ok = 1;
+	else
+		snprintf(err, errlen, "%s: plain http to a host that is not "
+		    "loopback: anyone on the way could change the answer "
+		    "(use https, or give --allow-insecure-http)", url);
+	curl_free(scheme);
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ok;
 }

@@ -90,7 +90,7 @@ usage(FILE *f)
 	    "\n"
 	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
 	    "       [--introspect URL --introspect-client-id ID\n"
-	    "        --introspect-secret-file PATH]\n"
+	    "        --introspect-secret-file PATH] [--allow-insecure-http]\n"
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N] [--user USER] [--group GROUP]\n"
 	    "\n"
@@ -111,6 +111,8 @@ usage(FILE *f)
 	    "                         for the --issuer before it\n"
 	    "  --introspect-client-id ID, --introspect-secret-file PATH\n"
 	    "                         its client credentials (mode 0600)\n"
+	    "  --allow-insecure-http  let --jwks-url and --introspect use\n"
+	    "                         http to a host that is not loopback\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
 	    "                         the socket on fd 0 or from systemd)\n"
 	    "  --workers N            worker processes, 0 to %d (default 2;\n"
@@ -130,6 +132,7 @@ struct opts {
 	const char		*listen;
 	long			 workers;
 	const char		*user, *group;
+	int			 insecure;	/* --allow-insecure-http */
 };
 
 /* Append to a growing array of strings; exits when out of memory. */
@@ -231,7 +234,7 @@ parse(int argc, char *argv[], struct opts *o)
 	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
 	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
 	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
-	    O_INTRO_SECRET };
+	    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER };
 	static const struct option longopts[] = {
 		{ "issuer", required_argument, NULL, O_ISSUER },
 		{ "audience", required_argument, NULL, O_AUDIENCE },
@@ -251,6 +254,7 @@ parse(int argc, char *argv[], struct opts *o)
 		    O_INTRO_ID },
 		{ "introspect-secret-file", required_argument, NULL,
 		    O_INTRO_SECRET },
+		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -258,7 +262,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	struct authz_conf	*c = &o->a.conf;
 	size_t			 i;
-	char			*url;
+	char			*url, why[512];
 	int			 ch;
 
 	c->principal = "sub";
@@ -320,6 +324,9 @@ parse(int argc, char *argv[], struct opts *o)
 		case O_INTRO_SECRET:
 			o->secret_file = optarg;
 			break;
+		case O_INSECURE:
+			o->insecure = 1;
+			break;
 		case 'v':
 			if (logmax < WYMCP_LOG_DEBUG)
 				logmax = logmax < WYMCP_LOG_INFO ?
@@ -370,6 +377,14 @@ parse(int argc, char *argv[], struct opts *o)
 				    o->a.keys.srcs[i].url);
 			o->a.keys.srcs[i].issuer = c->issuers[0];
 		}
+	for (i = 0; i < o->a.keys.nsrcs; i++)
+		if (o->a.keys.srcs[i].url != NULL &&
+		    !authz_url_ok(o->a.keys.srcs[i].url, o->insecure, why,
+		    sizeof(why)))
+			errx(2, "--jwks-url %s", why);
+	if (o->a.intro.url != NULL &&
+	    !authz_url_ok(o->a.intro.url, o->insecure, why, sizeof(why)))
+		errx(2, "--introspect %s", why);
 	if (o->a.intro.url != NULL && o->a.intro.issuer == NULL) {
 		if (c->nissuers != 1)
 			errx(2, "--introspect %s: give it after the --issuer "

@@ -38,7 +38,9 @@ for its own audience.  Against each web server:
   H  hardening (issue 21), on wymcp-authz instances of their own
      spoken to in raw FastCGI, with keys and tokens of two issuers made
      by t/oauth/harden.mjs (jose): a key serves its own issuer only,
-     every --jwks-file is used, the principal names the issuer;
+     every --jwks-file is used, the principal names the issuer; http
+     key and introspection URLs are refused unless loopback or
+     --allow-insecure-http;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
      verify, and the nginx half's wymcp-authz runs the service's
      ExecStart= on a socket handed over as systemd does.
@@ -864,12 +866,21 @@ class HAuthz:
 def h_run(w, args, timeout=20):
     """wymcp-authz run to its exit (an option it must refuse): (exit
     status, stderr), or (None, "") when it kept running."""
+    p = subprocess.Popen([w.authz_bin] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, cwd=w.tmp,
+                         start_new_session=True)
     try:
-        p = subprocess.run([w.authz_bin] + args, capture_output=True,
-                           text=True, timeout=timeout, cwd=w.tmp)
+        _, err = p.communicate(timeout=timeout)
+        return p.returncode, err
     except subprocess.TimeoutExpired:
+        # It runs (with its workers, in the session made for it): stop
+        # that session, the supervisor first, then whatever is left.
+        stop_pid(p.pid, p, 10)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
         return None, ""
-    return p.returncode, p.stderr
 
 
 def h_keys(w, node):
@@ -921,9 +932,44 @@ def h_issuers(w, d, tok):
             "%r %s" % (rc, err.strip()[-200:]))
 
 
+def h_http(w, d):
+    """--jwks-url and --introspect over plain http: loopback only,
+    unless --allow-insecure-http."""
+    sock = "unix:" + os.path.join(w.tmp, "x.sock")
+    secret = os.path.join(w.tmp, "rs.secret")
+    base = ["--listen", sock, "--audience", H_AUD, "--issuer", H_ISS_A]
+    intro = ["--introspect-client-id", "rs", "--introspect-secret-file",
+             secret]
+    for what, args in (
+            ("--jwks-url http://0.0.0.0:1/jwks",
+             ["--jwks-url", "http://0.0.0.0:1/jwks"]),
+            ("--jwks-url http://as.example.invalid/jwks",
+             ["--jwks-url", "http://as.example.invalid/jwks"]),
+            ("--introspect http://0.0.0.0:1/introspect",
+             ["--introspect", "http://0.0.0.0:1/introspect"] + intro)):
+        rc, err = h_run(w, base + args)
+        R.check(rc == 2 and "allow-insecure-http" in err,
+                "H %s -> refused at start (exit 2)" % what,
+                "%r %s" % (rc, err.strip()[-200:]))
+    a = HAuthz(w, "h-insecure", ["--workers", "0", "--audience", H_AUD,
+                                 "--issuer", H_ISS_A, "--jwks-file",
+                                 os.path.join(d, "a1.jwks"), "--jwks-url",
+                                 "http://0.0.0.0:1/jwks",
+                                 "--allow-insecure-http"])
+    try:
+        a.wait()
+        ok = True
+    except Failed as e:
+        ok = str(e)
+    R.check(ok is True, "H --jwks-url http://0.0.0.0:1 with "
+            "--allow-insecure-http -> starts", repr(ok))
+    a.stop()
+
+
 def hardening(w, node):
     d, tok = h_keys(w, node)
     h_issuers(w, d, tok)
+    h_http(w, d)
 
 
 def main():

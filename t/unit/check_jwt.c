@@ -731,6 +731,43 @@ START_TEST(every_source)
 }
 END_TEST
 
+/* --jwks-url and --introspect: https, or http to loopback only. */
+START_TEST(insecure_http)
+{
+	static const char *good[] = {
+		"https://as.example.com/jwks", "HTTPS://as.example.com/jwks",
+		"http://127.0.0.1:8080/jwks", "http://127.9.9.9/jwks",
+		"http://localhost/jwks", "http://LocalHost:1/jwks",
+		"http://[::1]:8080/jwks", "http://[::ffff:127.0.0.1]/jwks",
+	};
+	static const char *bad[] = {
+		"http://as.example.com/jwks", "HTTP://as.example.com/jwks",
+		"http://10.0.0.1/jwks", "http://0.0.0.0:1/jwks",
+		"http://[::2]/jwks", "http://127.0.0.1.example.com/jwks",
+		"http://localhost.example.com/jwks",
+		"http://127.0.0.1@as.example.com/jwks",
+		"ftp://127.0.0.1/jwks", "file:///etc/passwd", "/jwks", "",
+	};
+	char	 err[512];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(authz_url_ok(good[i], 0, err, sizeof(err)),
+		    "%s: %s", good[i], err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_msg(!authz_url_ok(bad[i], 0, err, sizeof(err)),
+		    "%s passed", bad[i]);
+		ck_assert(err[0] != '\0');
+	}
+	/* --allow-insecure-http: any http host, still not ftp. */
+	ck_assert(authz_url_ok("http://as.example.com/jwks", 1, err,
+	    sizeof(err)));
+	ck_assert(!authz_url_ok("ftp://as.example.com/jwks", 1, err,
+	    sizeof(err)));
+}
+END_TEST
+
 /* ---------------------------------------------------------- answers */
 
 static struct authz	 az;
@@ -1106,6 +1143,7 @@ jwt_suite(void)
 	tcase_add_test(tc, jwk_alg_pins);
 	tcase_add_test(tc, issuer_binding);
 	tcase_add_test(tc, every_source);
+	tcase_add_test(tc, insecure_http);
 	tcase_add_test(tc, refresh_unknown_kid);
 	suite_add_tcase(s, tc);
 
