@@ -353,22 +353,70 @@ scopes_of(struct json_object *claims, int *nomem)
 }
 
 /*
- * Is `s` fit for a response header and a FastCGI param: 1 to
- * AUTHZ_VALUE_MAX bytes, no control character, no space at either
- * end?  (Header injection: a CR or LF would start a header of the
- * token's choosing.)
+ * Strict UTF-8 (RFC 3629 section 4): no overlong form, no surrogate,
+ * nothing past U+10FFFF.  U+FFFD is refused too: it is what json-c
+ * makes of a lone surrogate escape ("\ud800"), so that two different
+ * claims would read as one.
  */
 static int
-value_ok(const char *s)
+utf8_ok(const unsigned char *s, size_t n)
 {
-	size_t	 i, n = strlen(s);
+	size_t		 i = 0, k, len;
+	unsigned int	 c, min;
+
+	while (i < n) {
+		c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			len = 2;
+			c &= 0x1f;
+			min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3;
+			c &= 0x0f;
+			min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4;
+			c &= 0x07;
+			min = 0x10000;
+		} else
+			return 0;
+		if (n - i < len)
+			return 0;
+		for (k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (s[i + k] & 0x3f);
+		}
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ||
+		    c == 0xfffd)
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/*
+ * Is `s` (n bytes) fit for a response header and a FastCGI param: 1 to
+ * AUTHZ_VALUE_MAX bytes, no NUL (a "\u0000" in a claim would cut it
+ * short: "alice\u0000x" would read as "alice"), no other control
+ * character, no space at either end, strict UTF-8?  (Header injection:
+ * a CR or LF would start a header of the token's choosing.)
+ */
+static int
+value_ok(const char *s, size_t n)
+{
+	size_t	 i;
 
 	if (n == 0 || n > AUTHZ_VALUE_MAX || s[0] == ' ' || s[n - 1] == ' ')
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return 0;
-	return 1;
+	return utf8_ok((const unsigned char *)s, n);
 }
 
 /*
@@ -380,13 +428,17 @@ char *
 authz_claim_text(struct json_object *v)
 {
 	const char	*s;
+	size_t		 n;
 
-	if (json_object_is_type(v, json_type_string))
+	if (json_object_is_type(v, json_type_string)) {
 		s = json_object_get_string(v);
-	else
+		n = (size_t)json_object_get_string_len(v);
+	} else {
 		s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
 		    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (s == NULL || !value_ok(s))
+		n = s != NULL ? strlen(s) : 0;
+	}
+	if (s == NULL || !value_ok(s, n))
 		return NULL;
 	return strdup(s);
 }
@@ -402,11 +454,15 @@ static char *
 principal_of(const struct authz_conf *c, const char *iss,
     struct json_object *cl, int *nomem)
 {
-	const char	*sub;
-	char		*p;
-	size_t		 n;
+	struct json_object	*v;
+	const char		*sub;
+	char			*p;
+	size_t			 n;
 
-	if ((sub = str_member(cl, c->principal)) == NULL || !value_ok(sub))
+	if ((sub = str_member(cl, c->principal)) == NULL)
+		return NULL;
+	if (!json_object_object_get_ex(cl, c->principal, &v) ||
+	    !value_ok(sub, (size_t)json_object_get_string_len(v)))
 		return NULL;
 	n = c->nissuers > 1 ? strlen(iss) + 1 + strlen(sub) + 1 :
 	    strlen(sub) + 1;

@@ -40,7 +40,7 @@ for its own audience.  Against each web server:
      by t/oauth/harden.mjs (jose): a key serves its own issuer only,
      every --jwks-file is used, the principal names the issuer; http
      key and introspection URLs are refused unless loopback or
-     --allow-insecure-http;
+     --allow-insecure-http; a sub that is not UTF-8 is refused;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
      verify, and the nginx half's wymcp-authz runs the service's
      ExecStart= on a socket handed over as systemd does.
@@ -966,10 +966,29 @@ def h_http(w, d):
     a.stop()
 
 
+def h_utf8(w, d, tok):
+    """A sub that is not strict UTF-8 never reaches X-Wymcp-Principal."""
+    a = HAuthz(w, "h-utf8", [
+        "--workers", "0", "--audience", H_AUD, "--issuer", H_ISS_A,
+        "--jwks-file", os.path.join(d, "a1.jwks")]).wait()
+    for name in ("sub_invalid_utf8", "sub_overlong", "sub_surrogate"):
+        r = h_check(a.addr, tok[name])
+        R.check(r is not None and r[0] == 401 and "X-Wymcp-Principal" not
+                in r[1], "H %s -> 401, no principal header" % name,
+                h_brief(r))
+    r = h_check(a.addr, tok["sub_utf8"])
+    R.check(r is not None and r[0] == 200 and
+            r[1].get("X-Wymcp-Principal") == "zo\u00eb-\U0001f600",
+            "H a sub in good UTF-8 -> 200, the principal as it is",
+            h_brief(r))
+    a.stop()
+
+
 def hardening(w, node):
     d, tok = h_keys(w, node)
     h_issuers(w, d, tok)
     h_http(w, d)
+    h_utf8(w, d, tok)
 
 
 def main():

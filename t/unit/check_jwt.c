@@ -813,6 +813,107 @@ bearer(const char *tok)
 	return buf;
 }
 
+/*
+ * A principal or assign that is not strict UTF-8, or that a NUL would
+ * cut short, never reaches a header (issue 21).
+ */
+START_TEST(refuse_not_utf8)
+{
+	static const char *bad[] = {
+		"al\xff" "ice",			/* not UTF-8 at all */
+		"\xc0\xaf" "x",			/* overlong '/' */
+		"\xe0\x80\xaf",			/* overlong, 3 bytes */
+		"\xed\xa0\x80",			/* a surrogate, encoded */
+		"\xf4\x90\x80\x80",		/* past U+10FFFF */
+		"caf\xc3",			/* cut short */
+		"\\ud800x",			/* lone surrogate: U+FFFD */
+		"alice\\u0000evil",		/* NUL: would read "alice" */
+	};
+	char	 buf[512], *t, *a;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "{\"iss\":\"" ISS "\",\"aud\":\""
+		    AUD "\",\"sub\":\"%s\",\"exp\":1900000300}", bad[i]);
+		t = rs(buf);
+		ck_assert_msg(check(t) == AUTHZ_BAD_CLAIMS, "sub %zu", i);
+		free(t);
+	}
+	/* Good UTF-8 passes as it is. */
+	{
+		struct authz_token	 tk;
+
+		t = rs("{\"iss\":\"" ISS "\",\"aud\":\"" AUD "\",\"sub\":"
+		    "\"zo\xc3\xab-\xf0\x9f\x98\x80\",\"exp\":1900000300}");
+		ck_assert_int_eq(authz_jwt_check(&conf, &keys, t, strlen(t),
+		    NOW, &tk), AUTHZ_VALID);
+		ck_assert_str_eq(tk.principal, "zo\xc3\xab-\xf0\x9f\x98\x80");
+		authz_token_clear(&tk);
+		free(t);
+	}
+	/* An assign is left out (and logged), the check still passes. */
+	az.keys = keys;
+	az.conf = conf;
+	az.log = logf_;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct authz_buf	 out = { 0 };
+		char			 h[AUTHZ_TOKEN_MAX + 64];
+		char			*env[] = { h, "REQUEST_URI=/mcp",
+					    "REQUEST_METHOD=POST", NULL };
+
+		snprintf(buf, sizeof(buf), ",\"email\":\"%s\"", bad[i]);
+		t = rs(claims(buf));
+		snprintf(h, sizeof(h), "HTTP_AUTHORIZATION=Bearer %s", t);
+		authz_answer(&az, env, NOW, &out);
+		a = out.data;
+		ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
+		ck_assert_msg(strstr(a, "Assign-Email") == NULL, "%zu: %s",
+		    i, a);
+		free(a);
+		free(t);
+	}
+	ck_assert_ptr_nonnull(strstr(logged, "claim email: not fit"));
+}
+END_TEST
+
+/*
+ * High-S ECDSA signatures pass (wymcp-authz(8) says why): (r, n - s)
+ * is a second valid signature of the same claims, which gives nothing
+ * a holder of the token did not have; refusing it would refuse about
+ * half the ES256 tokens of servers that do not normalize s.
+ */
+START_TEST(ecdsa_high_s)
+{
+	EC_GROUP	*g;
+	BIGNUM		*s, *hs;
+	unsigned char	 raw[64];
+	size_t		 rlen;
+	char		*t, *dot, *sig, buf[8192];
+
+	t = sign("ES256", ec, "{\"alg\":\"ES256\",\"kid\":\"e1\"}",
+	    claims(""));
+	dot = strrchr(t, '.');
+	ck_assert_int_eq(sodium_base642bin(raw, sizeof(raw), dot + 1,
+	    strlen(dot + 1), NULL, &rlen, NULL,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING), 0);
+	ck_assert_uint_eq(rlen, 64);
+	g = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+	s = BN_bin2bn(raw + 32, 32, NULL);
+	hs = BN_new();
+	ck_assert(BN_sub(hs, EC_GROUP_get0_order(g), s));
+	BN_bn2binpad(hs, raw + 32, 32);
+	sig = b64(raw, 64);
+	snprintf(buf, sizeof(buf), "%.*s.%s", (int)(dot - t), t, sig);
+	ck_assert_int_eq(check(t), AUTHZ_VALID);
+	ck_assert_int_eq(check(buf), AUTHZ_VALID);
+	free(sig);
+	free(t);
+	BN_free(s);
+	BN_free(hs);
+	EC_GROUP_free(g);
+}
+END_TEST
+
 START_TEST(answer_challenges)
 {
 	char	*a, *t;
@@ -1134,6 +1235,8 @@ jwt_suite(void)
 	tcase_add_test(tc, refuse_header);
 	tcase_add_test(tc, refuse_malformed);
 	tcase_add_test(tc, refuse_claims);
+	tcase_add_test(tc, refuse_not_utf8);
+	tcase_add_test(tc, ecdsa_high_s);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");
