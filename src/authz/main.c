@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
@@ -45,6 +46,8 @@
 
 #define SOCKET_MODE	0660
 #define STOP_WAIT_S	10	/* then SIGKILL the workers left */
+#define ALARM_AGAIN_MS	100	/* SIGALRM again until disarmed */
+#define REFUSED_LOG_S	1	/* one refused-peer line a second */
 
 static int			 logmax = WYMCP_LOG_WARNING;
 static volatile sig_atomic_t	 got_stop, got_hup, got_chld;
@@ -92,6 +95,7 @@ usage(FILE *f)
 	    "       [--introspect URL --introspect-client-id ID\n"
 	    "        --introspect-secret-file PATH] [--allow-insecure-http]\n"
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
+	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       [--workers N] [--user USER] [--group GROUP]\n"
 	    "\n"
 	    "  --issuer URL           accept tokens of this issuer\n"
@@ -115,6 +119,9 @@ usage(FILE *f)
 	    "                         http to a host that is not loopback\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
 	    "                         the socket on fd 0 or from systemd)\n"
+	    "  --allow-peer A[/BITS]  FastCGI peers allowed (repeatable); a\n"
+	    "                         TCP socket on an address that is not\n"
+	    "                         loopback needs it, or --allow-any-peer\n"
 	    "  --workers N            worker processes, 0 to %d (default 2;\n"
 	    "                         0 serves in this process)\n"
 	    "  --user USER            run as USER after startup (root only)\n"
@@ -133,6 +140,9 @@ struct opts {
 	long			 workers;
 	const char		*user, *group;
 	int			 insecure;	/* --allow-insecure-http */
+	struct authz_peer	*peers;		/* --allow-peer */
+	size_t			 npeers;
+	int			 any_peer;	/* --allow-any-peer */
 };
 
 /* Append to a growing array of strings; exits when out of memory. */
@@ -179,6 +189,44 @@ add_source(struct opts *o, const char *file, const char *url)
 	ns[ks->nsrcs].url = url;
 	ks->srcs = ns;
 	ks->nsrcs++;
+}
+
+/* --allow-peer ADDR[/BITS] (or one of FCGI_WEB_SERVER_ADDRS). */
+static void
+add_peer(struct opts *o, const char *spec, const char *what)
+{
+	struct authz_peer	*np;
+	char			 why[256];
+
+	if ((np = reallocarray(o->peers, o->npeers + 1,
+	    sizeof(*np))) == NULL)
+		err(1, NULL);
+	o->peers = np;
+	if (authz_peer_parse(spec, &o->peers[o->npeers], why,
+	    sizeof(why)) == -1)
+		errx(2, "%s %s", what, why);
+	o->npeers++;
+}
+
+/*
+ * FCGI_WEB_SERVER_ADDRS (comma- or space-separated), which libfcgi
+ * checked itself when it accepted: the workers accept now, so it is
+ * read into the --allow-peer list as wymcp-fcgi does.
+ */
+static void
+env_peers(struct opts *o)
+{
+	const char	*v;
+	char		*copy, *tok, *save = NULL;
+
+	if ((v = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *v == '\0')
+		return;
+	if ((copy = strdup(v)) == NULL)
+		err(1, NULL);
+	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", \t", &save))
+		add_peer(o, tok, "FCGI_WEB_SERVER_ADDRS");
+	free(copy);
 }
 
 /* --assign-claim CLAIM[=NAME]; NAME defaults to CLAIM. */
@@ -255,6 +303,8 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "introspect-secret-file", required_argument, NULL,
 		    O_INTRO_SECRET },
 		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
+		{ "allow-peer", required_argument, NULL, O_PEER },
+		{ "allow-any-peer", no_argument, NULL, O_ANYPEER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -327,6 +377,12 @@ parse(int argc, char *argv[], struct opts *o)
 		case O_INSECURE:
 			o->insecure = 1;
 			break;
+		case O_PEER:
+			add_peer(o, optarg, "--allow-peer");
+			break;
+		case O_ANYPEER:
+			o->any_peer = 1;
+			break;
 		case 'v':
 			if (logmax < WYMCP_LOG_DEBUG)
 				logmax = logmax < WYMCP_LOG_INFO ?
@@ -356,6 +412,7 @@ parse(int argc, char *argv[], struct opts *o)
 		    "--introspect-secret-file go together");
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
+	env_peers(o);
 	for (i = 0; i < c->nissuers; i++)
 		if (!quotable(c->issuers[i]) ||
 		    strpbrk(c->issuers[i], "?#") != NULL)
@@ -492,9 +549,46 @@ listen_unix(const char *path, uid_t uid, gid_t gid, int chown_it)
 	return fd;
 }
 
-/* HOST:PORT or [IPV6]:PORT. */
+/*
+ * May a socket on address `sa' serve?  Over TCP anyone who can reach
+ * it could ask for checks, and learn which tokens pass; worse, nginx
+ * and Apache trust its answer.  So, as wymcp-fcgi's rule says, a TCP
+ * socket on an address other than loopback needs --allow-peer (or
+ * FCGI_WEB_SERVER_ADDRS) or an explicit --allow-any-peer; a unix
+ * socket's file mode decides instead.  Exits with a usage error when
+ * refused.
+ */
+static void
+check_listener(const struct opts *o, const struct sockaddr *sa,
+    socklen_t len)
+{
+	char	 a[64];
+
+	if (sa->sa_family == AF_UNIX) {
+		if (o->npeers > 0)
+			logline(WYMCP_LOG_INFO, "--allow-peer does not apply "
+			    "to a unix socket: its file mode decides who "
+			    "connects");
+		return;
+	}
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    o->npeers > 0 || authz_addr_loopback(sa, len))
+		return;
+	(void)authz_addr_str(sa, len, a, sizeof(a));
+	if (o->any_peer) {
+		logline(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
+		    "anyone who can reach it (--allow-any-peer)", a);
+		return;
+	}
+	errx(2, "the FastCGI socket on %s would accept anyone who can reach "
+	    "it, whose checks nginx or Apache would trust: name the web "
+	    "servers with --allow-peer ADDR[/BITS], or give "
+	    "--allow-any-peer", a);
+}
+
+/* HOST:PORT or [IPV6]:PORT, checked before it is bound. */
 static int
-listen_tcp(const char *spec)
+listen_tcp(const struct opts *o, const char *spec)
 {
 	struct addrinfo	 hints, *res, *ai;
 	char		*copy, *host, *port, *p;
@@ -523,6 +617,8 @@ listen_tcp(const char *spec)
 	if ((gai = getaddrinfo(*host != '\0' ? host : NULL, port, &hints,
 	    &res)) != 0)
 		errx(1, "--listen %s: %s", spec, gai_strerror(gai));
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		check_listener(o, ai->ai_addr, ai->ai_addrlen);
 	for (ai = res; ai != NULL && fd == -1; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		    ai->ai_protocol)) == -1)
@@ -629,26 +725,115 @@ reply(FCGX_Request *req, const struct authz_buf *b)
 		FCGX_PutStr(b->data, (int)b->len, req->out);
 }
 
+static volatile sig_atomic_t	 got_alarm;
+
+static void
+onalarm(int sig)
+{
+	(void)sig;
+	got_alarm = 1;
+}
+
 /*
- * A worker: accept and answer until a stop signal.  The signals are
- * blocked except inside ppoll(2) (the listening socket is
- * non-blocking), so none interrupts a request; SIGHUP only marks the
- * key set stale, reloaded before the next check.
+ * Arm the read deadline (ms > 0) or disarm it (0): SIGALRM in `ms',
+ * then every ALARM_AGAIN_MS until disarmed, so that a read(2) or
+ * write(2) of libfcgi that began just after one signal still ends.
+ * SIGALRM is never blocked and its handler does not restart system
+ * calls: libfcgi sees EINTR, gives the request up and closes it.
+ */
+static void
+deadline(long ms)
+{
+	struct itimerval	 it;
+
+	memset(&it, 0, sizeof(it));
+	if (ms > 0) {
+		it.it_value.tv_sec = ms / 1000;
+		it.it_value.tv_usec = (ms % 1000) * 1000;
+		it.it_interval.tv_usec = ALARM_AGAIN_MS * 1000;
+	}
+	got_alarm = 0;
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * Take a connection from `listenfd' (non-blocking) and check its peer
+ * against --allow-peer before anything is read from it.  The new
+ * descriptor (blocking, close-on-exec), or -1: none was ready, or the
+ * peer is refused (closed; logged at most once a second).
  */
 static int
-worker(struct authz *a, int listenfd)
+take(const struct opts *o, int listenfd)
+{
+	static time_t		 lastlog;
+	static unsigned long	 unlogged;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	char			 addr[64];
+	time_t			 now;
+	int			 fd;
+
+	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
+	    SOCK_CLOEXEC)) == -1) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR && errno != ECONNABORTED &&
+		    errno != EPROTO) {
+			logline(WYMCP_LOG_WARNING, "accept: %s",
+			    strerror(errno));
+			(void)poll(NULL, 0, 100);
+		}
+		return -1;
+	}
+	if (!authz_peer_allowed(o->peers, o->npeers,
+	    (struct sockaddr *)&ss, len)) {
+		now = time(NULL);
+		if (now - lastlog >= REFUSED_LOG_S) {
+			logline(WYMCP_LOG_WARNING, "refused a FastCGI "
+			    "connection from %s: not in --allow-peer%s",
+			    authz_addr_str((struct sockaddr *)&ss, len, addr,
+			    sizeof(addr)), unlogged > 0 ? " (and others "
+			    "since the last such line)" : "");
+			lastlog = now;
+			unlogged = 0;
+		} else
+			unlogged++;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A worker: accept and answer until a stop signal.  The stop signals
+ * and SIGHUP are blocked except inside ppoll(2) (the listening socket
+ * is non-blocking), so none interrupts a request; SIGHUP only marks
+ * the key set stale, reloaded before the next check.
+ *
+ * The worker accepts each connection itself (take()) and hands it to
+ * libfcgi as a kept one (libfcgi 2.4 reads the next request of a kept
+ * connection instead of accepting; its own listening socket is -1), so
+ * that a peer --allow-peer refuses is closed before a byte is read.
+ * Reading the request's head, and writing the answer, each have
+ * AUTHZ_READ_MS (deadline()): a connection that says nothing, or
+ * dribbles, or does not read, is closed then, and --workers idle
+ * connections no longer stop every check.  A connection the web
+ * server keeps open (FCGI_KEEP_CONN) gets as long for its next request.
+ */
+static int
+worker(struct opts *o, int listenfd)
 {
 	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
 				    0 };
+	struct authz		*a = &o->a;
 	FCGX_Request		 req;
 	struct authz_buf	 out;
 	struct pollfd		 pfd;
 	struct sigaction	 sa;
+	struct timespec		 idle;
 	sigset_t		 set, waitmask;
-	int			 rc;
+	int			 rc, fd, late;
 
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, listenfd,
-	    FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, -1, 0) != 0) {
 		logline(WYMCP_LOG_ERR, "libfcgi initialization failed");
 		return 1;
 	}
@@ -666,6 +851,11 @@ worker(struct authz *a, int listenfd)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = onalarm;	/* no SA_RESTART: see deadline() */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	idle.tv_sec = AUTHZ_READ_MS / 1000;
+	idle.tv_nsec = (AUTHZ_READ_MS % 1000) * 1000000L;
 
 	while (!got_stop) {
 		if (got_hup) {
@@ -677,25 +867,50 @@ worker(struct authz *a, int listenfd)
 		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
-			if (errno == EINTR)
-				continue;
+		rc = ppoll(&pfd, 1, req.ipcFd >= 0 ? &idle : NULL, &waitmask);
+		if (rc == -1 && errno != EINTR) {
 			logline(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 			return 1;
 		}
-		if ((rc = FCGX_Accept_r(&req)) < 0) {
-			if (rc != -EAGAIN && rc != -EWOULDBLOCK) {
-				logline(WYMCP_LOG_WARNING, "accept failed "
-				    "(%d)", rc);
-				(void)poll(NULL, 0, 100);
-			}
+		if (rc == 0) {
+			/* A kept connection said nothing more: closed. */
+			FCGX_Free(&req, 1);
+			continue;
+		}
+		if (rc == -1)
+			continue;
+		if (req.ipcFd < 0) {
+			if ((fd = take(o, listenfd)) == -1)
+				continue;
+			req.ipcFd = fd;
+			req.keepConnection = 1;
+		}
+		deadline(AUTHZ_READ_MS);
+		rc = FCGX_Accept_r(&req);
+		late = got_alarm;
+		deadline(0);
+		if (rc >= 0 && late) {
+			/*
+			 * libfcgi takes a read that the deadline cut short
+			 * for the end of the params: never answered.
+			 */
+			FCGX_Free(&req, 1);
+			rc = -1;
+		}
+		if (rc < 0) {
+			/* libfcgi closed it (and found no other). */
+			logline(WYMCP_LOG_DEBUG, "a connection ended, or sent "
+			    "no whole request within %d ms: closed",
+			    AUTHZ_READ_MS);
 			continue;
 		}
 		memset(&out, 0, sizeof(out));
 		authz_answer(a, req.envp, time(NULL), &out);
+		deadline(AUTHZ_READ_MS);
 		reply(&req, &out);
-		authz_buf_free(&out);
 		FCGX_Finish_r(&req);
+		deadline(0);
+		authz_buf_free(&out);
 	}
 	if (req.ipcFd >= 0)
 		FCGX_Free(&req, 1);
@@ -704,7 +919,7 @@ worker(struct authz *a, int listenfd)
 
 /* Start one worker; its pid, or -1. */
 static pid_t
-spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
+spawn(struct opts *o, int listenfd, const sigset_t *oldmask)
 {
 	pid_t	 pid;
 
@@ -715,7 +930,7 @@ spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		signal(SIGCHLD, SIG_DFL);
-		_exit(worker(a, listenfd));
+		_exit(worker(o, listenfd));
 	}
 	return pid;
 }
@@ -726,7 +941,7 @@ spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
  * (SIGKILL after STOP_WAIT_S).  Returns the exit status.
  */
 static int
-supervise(struct authz *a, int listenfd, size_t n)
+supervise(struct opts *o, int listenfd, size_t n)
 {
 	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD,
 				    0 };
@@ -747,7 +962,7 @@ supervise(struct authz *a, int listenfd, size_t n)
 	sigprocmask(SIG_BLOCK, &set, &old);
 	handle(&set, sigs);
 	for (i = 0; i < n; i++)
-		pids[i] = spawn(a, listenfd, &old);
+		pids[i] = spawn(o, listenfd, &old);
 	logline(WYMCP_LOG_INFO, "%zu workers started", n);
 	while (!got_stop) {
 		sigsuspend(&old);
@@ -777,7 +992,7 @@ supervise(struct authz *a, int listenfd, size_t n)
 				/* A crash loop must not spin. */
 				(void)ppoll(NULL, 0, &second, &old);
 				if (!got_stop)
-					pids[i] = spawn(a, listenfd, &old);
+					pids[i] = spawn(o, listenfd, &old);
 			}
 	}
 	for (i = 0; i < n; i++)
@@ -813,6 +1028,7 @@ release(struct opts *o)
 
 	authz_keyset_clear(&o->a.keys);
 	free(o->a.keys.srcs);
+	free(o->peers);
 	authz_introspect_clear(&o->a.intro);
 	if (o->a.intro.secret != NULL) {
 		sodium_memzero(o->a.intro.secret, strlen(o->a.intro.secret));
@@ -832,6 +1048,8 @@ main(int argc, char *argv[])
 {
 	struct opts		 o;
 	struct authz_source	*src;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
 	char			 why[512];
 	size_t			 i;
 	int			 fd, flags, rc;
@@ -880,7 +1098,12 @@ main(int argc, char *argv[])
 		    gr != NULL ? gr->gr_gid : pw != NULL ? pw->pw_gid : 0,
 		    pw != NULL);
 	} else
-		fd = listen_tcp(o.listen);
+		fd = listen_tcp(&o, o.listen);
+	/* Whatever it is (systemd's, a spawner's): by the same rule. */
+	len = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		err(1, "getsockname");
+	check_listener(&o, (struct sockaddr *)&ss, len);
 	/* Workers race for connections: accept(2) must never block. */
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
@@ -888,8 +1111,8 @@ main(int argc, char *argv[])
 	switch_user(&o);
 	logline(WYMCP_LOG_INFO, "serving %s for %zu issuer(s)",
 	    o.a.conf.audience, o.a.conf.nissuers);
-	rc = o.workers == 0 ? worker(&o.a, fd) :
-	    supervise(&o.a, fd, (size_t)o.workers);
+	rc = o.workers == 0 ? worker(&o, fd) :
+	    supervise(&o, fd, (size_t)o.workers);
 	release(&o);
 	return rc;
 }

@@ -40,7 +40,10 @@ for its own audience.  Against each web server:
      by t/oauth/harden.mjs (jose): a key serves its own issuer only,
      every --jwks-file is used, the principal names the issuer; http
      key and introspection URLs are refused unless loopback or
-     --allow-insecure-http; a sub that is not UTF-8 is refused;
+     --allow-insecure-http; a sub that is not UTF-8 is refused; two
+     idle TCP connections to --workers 2 do not stop a check; a TCP
+     socket on an address that is not loopback needs --allow-peer, and
+     a peer not in it is closed;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
      verify, and the nginx half's wymcp-authz runs the service's
      ExecStart= on a socket handed over as systemd does.
@@ -984,11 +987,80 @@ def h_utf8(w, d, tok):
     a.stop()
 
 
+def h_peers(w, d):
+    """wymcp-fcgi's peer rule: a TCP socket on an address that is not
+    loopback needs --allow-peer (checked before it is bound); a peer
+    not in the list is closed unanswered."""
+    keys = ["--audience", H_AUD, "--issuer", H_ISS_A, "--jwks-file",
+            os.path.join(d, "a1.jwks")]
+    for listen in ("0.0.0.0:%d" % free_port(), "[::]:%d" % free_port()):
+        rc, err = h_run(w, ["--listen", listen] + keys)
+        R.check(rc == 2 and "--allow-peer" in err,
+                "H --listen %s without --allow-peer -> refused at start "
+                "(exit 2)" % listen, "%r %s" % (rc, err.strip()[-200:]))
+    a = HAuthz(w, "h-peer-no", ["--workers", "1",
+                                "--allow-peer", "192.0.2.0/24"] + keys,
+               tcp="127.0.0.1").wait()
+    r = h_check(a.addr, None, timeout=5)
+    time.sleep(0.2)
+    R.check(r is None and "not in --allow-peer" in a.log(),
+            "H --allow-peer 192.0.2.0/24: a check from 127.0.0.1 is closed "
+            "unanswered, and logged", h_brief(r))
+    a.stop()
+    a = HAuthz(w, "h-peer-yes", ["--workers", "1", "--allow-peer",
+                                 "127.0.0.0/8", "--allow-peer", "::1"] +
+               keys, tcp="127.0.0.1").wait()
+    r = h_check(a.addr, None, timeout=5)
+    R.check(r is not None and r[0] == 401,
+            "H --allow-peer 127.0.0.0/8: a check from 127.0.0.1 is "
+            "answered", h_brief(r))
+    a.stop()
+
+
+def h_idle(w, d, tok):
+    """Idle connections, as many as --workers, no longer stop every
+    check: each connection has AUTHZ_READ_MS (2 s) for its request."""
+    a = HAuthz(w, "h-idle", ["--workers", "2", "--audience", H_AUD,
+                             "--issuer", H_ISS_A, "--jwks-file",
+                             os.path.join(d, "a1.jwks")],
+               tcp="127.0.0.1").wait()
+    idle = []
+    for part in (b"", wymcp_e2e.fcgi_head({"REQUEST_METHOD": "POST",
+                                            "REQUEST_URI": "/mcp"})[:20]):
+        s = socket.create_connection(a.addr, 5)
+        if part:
+            s.sendall(part)			# a head cut short
+        idle.append(s)
+    try:
+        time.sleep(0.3)			# each worker has taken one
+        t0 = time.monotonic()
+        r = h_check(a.addr, tok["a1_alice"], timeout=8)
+        took = time.monotonic() - t0
+        R.check(r is not None and r[0] == 200 and took < 6,
+                "H two idle connections to --workers 2: a check is "
+                "still answered (in %.1f s)" % took, h_brief(r))
+        closed = []
+        for s in idle:
+            s.settimeout(5)
+            try:
+                closed.append(s.recv(64) == b"")
+            except OSError:
+                closed.append(False)
+        R.check(closed == [True, True], "H the idle connections were "
+                "closed by wymcp-authz", repr(closed))
+    finally:
+        for s in idle:
+            s.close()
+    a.stop()
+
+
 def hardening(w, node):
     d, tok = h_keys(w, node)
     h_issuers(w, d, tok)
     h_http(w, d)
     h_utf8(w, d, tok)
+    h_peers(w, d)
+    h_idle(w, d, tok)
 
 
 def main():
