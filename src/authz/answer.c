@@ -205,6 +205,13 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		authz_introspect_clear(&a->intro);
 		a->keys.stale = 0;
 	}
+	/* The key sets whose time has come (a withdrawn key goes). */
+	if ((r = authz_keyset_due(&a->keys, now, err, sizeof(err))) < 0)
+		a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the old ones "
+		    "stay; tried again in %d s)", err, AUTHZ_REFRESH_MIN);
+	else if (r > 0)
+		a->log(WYMCP_LOG_INFO, "the key set was reloaded on schedule "
+		    "(%zu keys)", authz_keyset_count(&a->keys));
 	if ((need = required(c)) == NULL)
 		goto nomem;
 	if ((b = bearer(param(env, "HTTP_AUTHORIZATION"), &tok, &len)) == 0) {

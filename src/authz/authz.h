@@ -36,7 +36,10 @@
 #define AUTHZ_JSON_DEPTH	16	/* nesting of a JOSE header/claims */
 #define AUTHZ_JWKS_MAX		(256 * 1024)	/* bytes of a JWKS */
 #define AUTHZ_KEYS_MAX		64	/* keys kept of one JWKS */
-#define AUTHZ_REFRESH_MIN	60	/* s between unknown-kid refreshes */
+#define AUTHZ_REFRESH_MIN	60	/* s between unknown-kid refreshes,
+					   and before a failed load's retry */
+#define AUTHZ_JWKS_TTL_MIN	300	/* s a key set is used, at least: */
+#define AUTHZ_JWKS_TTL_MAX	900	/* Cache-Control max-age, bounded */
 #define AUTHZ_RSA_MIN_BITS	2048	/* smaller RSA keys are refused */
 #define AUTHZ_VALUE_MAX		4096	/* bytes of a principal or assign */
 #define AUTHZ_MAX_WORKERS	256	/* --workers upper bound */
@@ -64,9 +67,14 @@ unsigned char *authz_b64url(const char *, size_t, size_t *);
 struct json_object *authz_json(const unsigned char *, size_t);
 int	 authz_words_has(const char *list, const char *word);
 
-/* fetch.c: GET `url`, or POST a form, into `out`; 0 or -1. */
+/*
+ * fetch.c: GET `url`, or POST a form, into `out`; 0 or -1.  The GET
+ * gives the answer's Cache-Control max-age (authz_max_age()) in
+ * *max_age when that is not NULL.
+ */
 int	 authz_fetch(const char *url, size_t max, struct authz_buf *out,
-	    char *err, size_t errlen);
+	    long *max_age, char *err, size_t errlen);
+long	 authz_max_age(const char *, size_t);
 int	 authz_post(const char *url, const char *form, const char *user,
 	    const char *password, size_t max, struct authz_buf *out,
 	    char *err, size_t errlen);
@@ -99,6 +107,7 @@ struct authz_source {
 	struct authz_key *keys;		/* the last set that loaded */
 	size_t		  nkeys;
 	time_t		  loaded;	/* last load (or try), 0: never */
+	time_t		  due;		/* next scheduled load, 0: none */
 };
 /* Every key source of the command line, in its order. */
 struct authz_keyset {
@@ -114,6 +123,8 @@ int	 authz_source_load(struct authz_source *, time_t now, char *err,
 int	 authz_keyset_load(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
 int	 authz_keyset_refresh(struct authz_keyset *, time_t now, char *err,
+	    size_t errlen);
+int	 authz_keyset_due(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
 size_t	 authz_keyset_count(const struct authz_keyset *);
 void	 authz_keyset_clear(struct authz_keyset *);

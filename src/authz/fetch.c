@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -16,11 +18,13 @@
 
 #define FETCH_TIMEOUT_S		10	/* the whole transfer */
 #define FETCH_CONNECT_S		5
+#define FETCH_CC_MAX		1024	/* bytes of Cache-Control kept */
 
 struct sink {
 	struct authz_buf	*out;
 	size_t			 max;
 	int			 toobig;
+	struct authz_buf	 cc;		/* Cache-Control values */
 };
 
 /* libcurl write callback: keep at most sink->max bytes. */
@@ -38,6 +42,89 @@ collect(char *ptr, size_t size, size_t n, void *arg)
 	return s->out->failed ? 0 : len;
 }
 
+/* Is c a tchar of a token (RFC 9110 5.6.2)? */
+static int
+tchar(int c)
+{
+	return isalnum(c) || (c != 0 && strchr("!#$%&'*+-.^_`|~", c) != NULL);
+}
+
+/*
+ * The freshness lifetime a Cache-Control header value (`n` bytes, the
+ * values of several fields joined with commas) gives (RFC 9111 5.2):
+ * max-age in seconds (a quoted one too; capped at LONG_MAX), 0 when
+ * it says no-store or no-cache or its max-age is not a number, -1
+ * when it says nothing of these.  Other directives, and their
+ * arguments, are skipped.
+ */
+long
+authz_max_age(const char *v, size_t n)
+{
+	const char	*name;
+	size_t		 i = 0, nlen;
+	long		 age = -1, x;
+	int		 none = 0, quoted, digits;
+
+	while (i < n) {
+		while (i < n && (v[i] == ' ' || v[i] == '\t' || v[i] == ',' ||
+		    v[i] == '\r' || v[i] == '\n'))
+			i++;
+		name = v + i;
+		while (i < n && tchar((unsigned char)v[i]))
+			i++;
+		nlen = (size_t)(v + i - name);
+		if (nlen == 0) {
+			i++;		/* not a directive: skip a byte */
+			continue;
+		}
+		if ((nlen == 8 && strncasecmp(name, "no-store", 8) == 0) ||
+		    (nlen == 8 && strncasecmp(name, "no-cache", 8) == 0))
+			none = 1;
+		if (i >= n || v[i] != '=')
+			continue;
+		i++;
+		quoted = i < n && v[i] == '"';
+		i += quoted;
+		if (nlen == 7 && strncasecmp(name, "max-age", 7) == 0) {
+			for (x = 0, digits = 0; i < n && v[i] >= '0' &&
+			    v[i] <= '9'; i++, digits++)
+				x = x > (LONG_MAX - 9) / 10 ? LONG_MAX :
+				    x * 10 + (v[i] - '0');
+			age = digits > 0 && (i >= n || v[i] == ',' ||
+			    v[i] == ' ' || v[i] == '\t' || v[i] == '\r' ||
+			    (quoted && v[i] == '"')) ? x : 0;
+		}
+		/* The rest of the argument: a quoted-string, or a token. */
+		if (quoted) {
+			while (i < n && v[i] != '"')
+				i += v[i] == '\\' ? 2 : 1;
+			i++;
+		} else
+			while (i < n && v[i] != ',')
+				i++;
+	}
+	return none ? 0 : age;
+}
+
+/*
+ * libcurl header callback: keep the values of Cache-Control (RFC 9111
+ * 5.2), several joined with commas, at most FETCH_CC_MAX bytes.
+ */
+static size_t
+header(char *buf, size_t size, size_t n, void *arg)
+{
+	struct sink	*s = arg;
+	size_t		 len = size * n, name = sizeof("Cache-Control:") - 1;
+
+	if (len > name && strncasecmp(buf, "Cache-Control:", name) == 0 &&
+	    s->cc.len + len - name + 1 <= FETCH_CC_MAX) {
+		if (s->cc.len > 0)
+			authz_buf_add(&s->cc, ",", 1);
+		authz_buf_add(&s->cc, buf + name, len - name);
+	}
+	return len;
+}
+
 /*
  * One request with libcurl: GET `url`, or POST `form` (an
  * application/x-www-form-urlencoded body) with HTTP Basic credentials
@@ -48,13 +135,13 @@ collect(char *ptr, size_t size, size_t n, void *arg)
  */
 static int
 request(const char *url, const char *form, const char *user,
-    const char *password, size_t max, struct authz_buf *out, char *err,
-    size_t errlen)
+    const char *password, size_t max, struct authz_buf *out,
+    long *max_age, char *err, size_t errlen)
 {
 	CURL		*c;
 	CURLcode	 cc;
 	struct curl_slist *hdrs = NULL;
-	struct sink	 s = { out, max, 0 };
+	struct sink	 s = { out, max, 0, { NULL, 0, 0, 0 } };
 	char		 cerr[CURL_ERROR_SIZE] = "";
 	long		 code = 0;
 	int		 rc = -1;
@@ -74,6 +161,11 @@ request(const char *url, const char *form, const char *user,
 	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, cerr);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &s);
+	if (max_age != NULL) {
+		*max_age = -1;
+		curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, header);
+		curl_easy_setopt(c, CURLOPT_HEADERDATA, &s);
+	}
 	if (form != NULL) {
 		hdrs = curl_slist_append(hdrs, "Accept: application/json");
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
@@ -95,6 +187,9 @@ request(const char *url, const char *form, const char *user,
 		snprintf(err, errlen, "%s: HTTP status %ld", url, code);
 	else
 		rc = 0;
+	if (rc == 0 && max_age != NULL && s.cc.data != NULL)
+		*max_age = authz_max_age(s.cc.data, s.cc.len);
+	authz_buf_free(&s.cc);
 	curl_easy_cleanup(c);
 	curl_slist_free_all(hdrs);
 	return rc;
@@ -102,10 +197,11 @@ request(const char *url, const char *form, const char *user,
 
 /* GET `url` into `out` (the JWKS); as request(). */
 int
-authz_fetch(const char *url, size_t max, struct authz_buf *out, char *err,
-    size_t errlen)
+authz_fetch(const char *url, size_t max, struct authz_buf *out,
+    long *max_age, char *err, size_t errlen)
 {
-	return request(url, NULL, NULL, NULL, max, out, err, errlen);
+	return request(url, NULL, NULL, NULL, max, out, max_age, err,
+	    errlen);
 }
 
 /* POST the form with Basic credentials (RFC 7662); as request(). */
@@ -114,7 +210,8 @@ authz_post(const char *url, const char *form, const char *user,
     const char *password, size_t max, struct authz_buf *out, char *err,
     size_t errlen)
 {
-	return request(url, form, user, password, max, out, err, errlen);
+	return request(url, form, user, password, max, out, NULL, err,
+	    errlen);
 }
 
 /*

@@ -1,9 +1,9 @@
 /*
  * jwks.c - JSON Web Key Sets (RFC 7517) into OpenSSL public keys, and
  * the key sources wymcp-authz verifies with, each bound to its issuer:
- * loaded at start, reloaded on SIGHUP and, at most once every
- * AUTHZ_REFRESH_MIN seconds a source, when a token names a key it does
- * not have
+ * loaded at start, reloaded on a schedule (Cache-Control max-age,
+ * bounded), on SIGHUP and, at most once every AUTHZ_REFRESH_MIN
+ * seconds a source, when a token names a key it does not have
  *
  * Only public signature keys are kept: RSA (RFC 7518 6.3, at least
  * AUTHZ_RSA_MIN_BITS), EC P-256 and P-384 (6.2) and OKP Ed25519 (RFC
@@ -347,7 +347,12 @@ read_file(const char *path, struct authz_buf *b, char *err, size_t errlen)
 /*
  * (Re)load one source.  Its old keys stay in use when the load fails.
  * Returns 0, or -1 with the reason in err.  `now` is remembered as
- * the time of the last try.
+ * the time of the last try, and the next load is scheduled: a URL's
+ * set is used for its Cache-Control max-age, at least
+ * AUTHZ_JWKS_TTL_MIN and at most AUTHZ_JWKS_TTL_MAX seconds (a file's
+ * for AUTHZ_JWKS_TTL_MIN), then loaded again, so that a key withdrawn
+ * from the set stops verifying within that bound; after a failed load,
+ * AUTHZ_REFRESH_MIN seconds.
  */
 int
 authz_source_load(struct authz_source *src, time_t now, char *err,
@@ -358,11 +363,13 @@ authz_source_load(struct authz_source *src, time_t now, char *err,
 	size_t			 ngot;
 	char			 why[256];
 	const char		*what;
+	long			 age = -1;
 
 	what = src->file != NULL ? src->file : src->url;
 	src->loaded = now;
+	src->due = now + AUTHZ_REFRESH_MIN;	/* unless it loads */
 	if (src->file != NULL ? read_file(src->file, &b, err, errlen) :
-	    authz_fetch(src->url, AUTHZ_JWKS_MAX, &b, err, errlen)) {
+	    authz_fetch(src->url, AUTHZ_JWKS_MAX, &b, &age, err, errlen)) {
 		authz_buf_free(&b);
 		return -1;
 	}
@@ -373,6 +380,8 @@ authz_source_load(struct authz_source *src, time_t now, char *err,
 		return -1;
 	}
 	authz_buf_free(&b);
+	src->due = now + (age < AUTHZ_JWKS_TTL_MIN ? AUTHZ_JWKS_TTL_MIN :
+	    age > AUTHZ_JWKS_TTL_MAX ? AUTHZ_JWKS_TTL_MAX : age);
 	authz_keys_free(src->keys, src->nkeys);
 	free(src->keys);
 	src->keys = got;
@@ -426,6 +435,31 @@ authz_keyset_refresh(struct authz_keyset *ks, time_t now, char *err,
 			rc = 1;
 	}
 	ks->stale = 0;
+	return rc;
+}
+
+/*
+ * Load each source whose time has come (authz_source_load(); after the
+ * clock went back, too).  Returns 1 when one loaded, 0 when none was
+ * due, -1 when one failed (its old keys stay; the reason in err).
+ */
+int
+authz_keyset_due(struct authz_keyset *ks, time_t now, char *err,
+    size_t errlen)
+{
+	struct authz_source	*src;
+	size_t			 i;
+	int			 rc = 0;
+
+	for (i = 0; i < ks->nsrcs; i++) {
+		src = &ks->srcs[i];
+		if (src->due == 0 || (now < src->due && now >= src->loaded))
+			continue;
+		if (authz_source_load(src, now, err, errlen) != 0)
+			rc = -1;
+		else if (rc == 0)
+			rc = 1;
+	}
 	return rc;
 }
 

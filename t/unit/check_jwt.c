@@ -16,10 +16,13 @@
 
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1157,6 +1160,163 @@ START_TEST(refresh_unknown_kid)
 }
 END_TEST
 
+/* Cache-Control (RFC 9111 5.2): the max-age a key set is kept for. */
+START_TEST(cache_control)
+{
+	static const struct {
+		const char	*v;
+		long		 age;
+	} cases[] = {
+		{ "", -1 }, { "public", -1 }, { "max-age=600", 600 },
+		{ " public, MAX-AGE=120 ", 120 }, { "max-age=\"90\"", 90 },
+		{ "max-age=600, no-cache", 0 }, { "no-store", 0 },
+		{ "max-age=abc", 0 }, { "max-age=6x", 0 }, { "max-age=", 0 },
+		{ "private=\"max-age=5, x\", max-age=7", 7 },
+		{ "s-maxage=50", -1 }, { "max-age=99999999999999999999",
+		LONG_MAX }, { "x-max-age=5", -1 }, { ",,,=,\"", -1 },
+		{ "max-age=300\r\n", 300 }, { "a=\"\\\"\", max-age=3", 3 },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(authz_max_age(cases[i].v, strlen(cases[i].v)) ==
+		    cases[i].age, "%s: %ld", cases[i].v,
+		    authz_max_age(cases[i].v, strlen(cases[i].v)));
+}
+END_TEST
+
+/*
+ * A key withdrawn from the set stops verifying on the next scheduled
+ * load (issue 21): AUTHZ_JWKS_TTL_MIN seconds for a file.
+ */
+START_TEST(withdrawn_key)
+{
+	char	 one[1024], doc[2048], err[256], *t, *a;
+
+	az.keys = keys;
+	ck_assert_int_eq(authz_keyset_load(&az.keys, NOW, err, sizeof(err)),
+	    0);
+	ck_assert_int_eq(az.keys.srcs[0].due, NOW + AUTHZ_JWKS_TTL_MIN);
+	jwk(one, sizeof(one), ed, "d1", "");
+	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
+	write_jwks(doc);			/* r1 withdrawn */
+	t = rs(claims(""));
+	a = answer(bearer(t), NULL, "/mcp", "POST",
+	    NOW + AUTHZ_JWKS_TTL_MIN - 1);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
+	free(a);
+	a = answer(bearer(t), NULL, "/mcp", "POST", NOW + AUTHZ_JWKS_TTL_MIN);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
+	ck_assert_ptr_nonnull(strstr(logged, "reloaded on schedule"));
+	free(a);
+	free(t);
+	/* A load that fails keeps the keys, and is tried a minute on. */
+	write_jwks("{\"keys\":[]}");
+	a = answer(NULL, NULL, "/mcp", "POST", NOW + 2 * AUTHZ_JWKS_TTL_MIN);
+	free(a);
+	ck_assert_uint_eq(az.keys.srcs[0].nkeys, 1);
+	ck_assert_int_eq(az.keys.srcs[0].due, NOW + 2 * AUTHZ_JWKS_TTL_MIN +
+	    AUTHZ_REFRESH_MIN);
+	keys = az.keys;
+}
+END_TEST
+
+/*
+ * An HTTP server of one canned answer for `n` requests, on a loopback
+ * port (*port); its pid, stopped by http_stop().
+ */
+static pid_t
+http_serve(const char *answer, int n, int *port)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	char			 buf[4096];
+	pid_t			 pid;
+	int			 fd, c, i;
+	ssize_t			 r;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	if ((pid = fork()) == 0) {
+		alarm(20);		/* never outlives a failed test */
+		for (i = 0; i < n; i++) {
+			if ((c = accept(fd, NULL, NULL)) == -1)
+				_exit(1);
+			/* The request head (the body, if any, is small). */
+			r = read(c, buf, sizeof(buf));
+			(void)r;
+			if (write(c, answer, strlen(answer)) < 0)
+				_exit(1);
+			close(c);
+		}
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	close(fd);
+	return pid;
+}
+
+static void
+http_stop(pid_t pid)
+{
+	int	 st;
+
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+}
+
+/* A URL's set: kept for its max-age, within the bounds. */
+START_TEST(jwks_url_schedule)
+{
+	static const struct {
+		const char	*cc;
+		time_t		 ttl;
+	} cases[] = {
+		{ "", AUTHZ_JWKS_TTL_MIN },
+		{ "Cache-Control: max-age=600\r\n", 600 },
+		{ "Cache-Control: public\r\ncache-control: max-age=5\r\n",
+		    AUTHZ_JWKS_TTL_MIN },
+		{ "Cache-Control: max-age=86400\r\n", AUTHZ_JWKS_TTL_MAX },
+		{ "Cache-Control: no-store\r\n", AUTHZ_JWKS_TTL_MIN },
+	};
+	struct authz_source	 src;
+	char			 one[1024], doc[2048], resp[4096];
+	char			 url[64], err[256];
+	size_t			 i;
+	pid_t			 pid;
+	int			 port;
+
+	jwk(one, sizeof(one), ed, "d1", "");
+	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\n"
+		    "Content-Type: application/json\r\n%s"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		    cases[i].cc, strlen(doc), doc);
+		pid = http_serve(resp, 1, &port);
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/jwks", port);
+		memset(&src, 0, sizeof(src));
+		src.issuer = ISS;
+		src.url = url;
+		ck_assert_msg(authz_source_load(&src, NOW, err,
+		    sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(src.nkeys, 1);
+		ck_assert_msg(src.due == NOW + cases[i].ttl, "%zu: %ld", i,
+		    (long)(src.due - NOW));
+		authz_keys_free(src.keys, src.nkeys);
+		free(src.keys);
+		http_stop(pid);
+	}
+}
+END_TEST
+
 /* ---------------------------------------------------- introspection */
 
 #define ACTIVE(extra) "{\"active\":true,\"iss\":\"" ISS "\",\"aud\":"	\
@@ -1306,6 +1466,9 @@ jwt_suite(void)
 	tcase_add_test(tc, insecure_http);
 	tcase_add_test(tc, peer_rule);
 	tcase_add_test(tc, refresh_unknown_kid);
+	tcase_add_test(tc, cache_control);
+	tcase_add_test(tc, withdrawn_key);
+	tcase_add_test(tc, jwks_url_schedule);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("answers");
