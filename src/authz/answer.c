@@ -230,7 +230,7 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		    &cached, err, sizeof(err));
 		if (v == AUTHZ_UNAVAILABLE)
 			a->log(WYMCP_LOG_ERR, "introspection: %s", err);
-		else
+		else if (v != AUTHZ_RATE_LIMITED)
 			a->log(WYMCP_LOG_DEBUG, "introspection: %s%s",
 			    v == AUTHZ_VALID ? "active" : "refused",
 			    cached ? " (kept answer)" : "");
@@ -249,14 +249,22 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	}
 	if (v == AUTHZ_NOMEM)
 		goto nomem;
-	if (v == AUTHZ_UNAVAILABLE) {
-		/* Neither valid nor invalid: no challenge, retry later. */
-		authz_buf_str(out, "Status: 503 Service Unavailable\r\n"
+	if (v == AUTHZ_UNAVAILABLE || v == AUTHZ_RATE_LIMITED) {
+		/*
+		 * Neither valid nor invalid: no challenge, retry later.
+		 * Past the rate limit too: it spares the authorization
+		 * server, whoever sent the tokens, so not a 429.
+		 */
+		if (v == AUTHZ_RATE_LIMITED && now != a->warned) {
+			a->log(WYMCP_LOG_WARNING, "introspection: %s", err);
+			a->warned = now;	/* one line a second */
+		}
+		authz_buf_printf(out, "Status: 503 Service Unavailable\r\n"
 		    "Content-Type: application/json\r\n"
-		    "Cache-Control: no-store\r\nRetry-After: 5\r\n\r\n"
+		    "Cache-Control: no-store\r\nRetry-After: %d\r\n\r\n"
 		    "{\"error\":\"temporarily_unavailable\","
-		    "\"error_description\":\"The token could not be checked "
-		    "now\"}\n");
+		    "\"error_description\":\"%s\"}\n",
+		    v == AUTHZ_RATE_LIMITED ? 1 : 5, authz_why(v));
 		free(need);
 		return;
 	}

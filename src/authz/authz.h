@@ -49,6 +49,10 @@
 #define AUTHZ_CACHE_SLOTS	64	/* introspected tokens kept */
 #define AUTHZ_CACHE_TTL		60	/* s an active answer is kept, at
 					   most; never past the token's exp */
+#define AUTHZ_NEG_SLOTS		256	/* refused tokens kept */
+#define AUTHZ_NEG_TTL		10	/* s a refusal is kept */
+#define AUTHZ_INTRO_RATE	10	/* introspection calls a second, */
+#define AUTHZ_INTRO_BURST	20	/* and at once, per worker */
 #define AUTHZ_WELL_KNOWN	"/.well-known/oauth-protected-resource"
 
 /* codec.c: a growing, NUL-terminated byte buffer. */
@@ -169,6 +173,7 @@ enum authz_verdict {
 	AUTHZ_BAD_CLAIMS,	/* principal or scope claim unusable */
 	AUTHZ_INACTIVE,		/* introspection: "active" is not true */
 	AUTHZ_UNAVAILABLE,	/* introspection: no answer (503) */
+	AUTHZ_RATE_LIMITED,	/* introspection: too many calls (503) */
 	AUTHZ_NOMEM
 };
 const char *authz_why(enum authz_verdict);
@@ -193,13 +198,21 @@ int	 authz_jwt_shaped(const char *, size_t);
 /*
  * introspect.c: opaque tokens through the authorization server's
  * introspection endpoint (RFC 7662, --introspect), each active answer
- * kept for at most AUTHZ_CACHE_TTL seconds and never past its exp.
- * The cache holds a digest of each token, never the token.
+ * kept for at most AUTHZ_CACHE_TTL seconds and never past its exp, a
+ * refusal for AUTHZ_NEG_TTL seconds; the endpoint is asked at most
+ * AUTHZ_INTRO_RATE times a second (AUTHZ_INTRO_BURST at once) by each
+ * worker.  The caches hold a digest of each token, never the token.
  */
 struct authz_cached {
 	unsigned char	 key[32];	/* BLAKE2b of the token */
 	time_t		 until;		/* 0: free */
 	char		*answer;	/* the introspection answer (JSON) */
+};
+/* A refused token, kept AUTHZ_NEG_TTL seconds, keyed the same way. */
+struct authz_refused {
+	unsigned char	 key[32];	/* BLAKE2b of the token */
+	time_t		 until;		/* 0: free */
+	enum authz_verdict verdict;	/* what the answer said */
 };
 struct authz_introspect {
 	const char		*url;		/* --introspect */
@@ -207,6 +220,9 @@ struct authz_introspect {
 	const char		*client_id;	/* --introspect-client-id */
 	char			*secret;	/* --introspect-secret-file */
 	struct authz_cached	 cache[AUTHZ_CACHE_SLOTS];
+	struct authz_refused	 refused[AUTHZ_NEG_SLOTS];
+	unsigned int		 budget;	/* calls left (rate limit) */
+	time_t			 refilled;	/* 0: never: a full budget */
 };
 enum authz_verdict authz_introspect_check(const struct authz_conf *,
 	    struct authz_introspect *, const char *, size_t, time_t now,
@@ -241,6 +257,7 @@ struct authz {
 	struct authz_conf	 conf;
 	struct authz_keyset	 keys;
 	struct authz_introspect	 intro;		/* url NULL: none */
+	time_t			 warned;	/* last rate-limit line */
 	void			(*log)(int prio, const char *fmt, ...)
 				    __attribute__((format(printf, 2, 3)));
 };

@@ -84,6 +84,8 @@ authz_why(enum authz_verdict v)
 		return "The token is not active";
 	case AUTHZ_UNAVAILABLE:
 		return "The token could not be checked now";
+	case AUTHZ_RATE_LIMITED:
+		return "Too many tokens to check now";
 	case AUTHZ_NOMEM:
 		return "Out of memory";
 	}

@@ -32,7 +32,8 @@ for its own audience.  Against each web server:
   S  a valid token: the tool runs, an X-Wymcp-Principal request header
      changes nothing, wymcp-fcgi's own 403 step-up for write_note;
   I  (nginx) an opaque token checked by introspection (RFC 7662),
-     the answer kept for the next call, an unknown token refused;
+     the answer kept for the next call, an unknown token refused, and
+     that refusal kept too;
   L  no token, client secret or key in any log; SIGHUP reloads the keys;
      no sanitizer report;
   H  hardening (issue 21), on wymcp-authz instances of their own
@@ -709,6 +710,18 @@ def introspection(w, t, authz):
             "not active" in c.get("error_description", ""),
             "I an unknown opaque token -> 401 invalid_token (not active)",
             "%s %r" % (r.brief(), c))
+
+    def refusals():
+        return sum(1 for ln in open(authz.log) if "introspection: refused"
+                   in ln and "(kept answer)" not in ln)
+    before = refusals()
+    codes = [t.call("probe", "another-made-up-token-0123456789").status
+             for _ in range(20)]
+    time.sleep(0.2)
+    asked = refusals() - before
+    R.check(codes == [401] * 20 and 1 <= asked <= WORKERS,
+            "I the refusal is kept: 20 calls with one unknown token, at "
+            "most one question per worker", "%r asked %d" % (codes, asked))
     return tok
 
 

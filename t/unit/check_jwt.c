@@ -1407,6 +1407,99 @@ START_TEST(introspection_cache)
 }
 END_TEST
 
+/*
+ * An unknown token is asked about once, then its refusal is kept
+ * (issue 21: 52 requests made 52 calls).  The endpoint here answers
+ * one call, then is gone: a second call would be AUTHZ_UNAVAILABLE.
+ */
+START_TEST(introspection_refusal_kept)
+{
+	static const char inactive[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\nContent-Length: 16\r\n"
+	    "Connection: close\r\n\r\n{\"active\":false}";
+	struct authz_introspect	 in;
+	struct authz_token	 t;
+	char			 url[64], err[256];
+	const char		*tok = "unknown-token-0123456789";
+	int			 cached, port, i;
+	pid_t			 pid;
+
+	pid = http_serve(inactive, 1, &port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/introspect", port);
+	memset(&in, 0, sizeof(in));
+	in.url = url;
+	in.client_id = "rs";
+	in.secret = "s";
+	for (i = 0; i < 52; i++) {
+		ck_assert_int_eq(authz_introspect_check(&conf, &in, tok,
+		    strlen(tok), NOW + i / 10, &t, &cached, err, sizeof(err)),
+		    AUTHZ_INACTIVE);
+		ck_assert_int_eq(cached, i > 0);
+	}
+	http_stop(pid);
+	/* AUTHZ_NEG_TTL on, it is asked again (and nobody answers). */
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, tok, strlen(tok),
+	    NOW + AUTHZ_NEG_TTL, &t, &cached, err, sizeof(err)),
+	    AUTHZ_UNAVAILABLE);
+	authz_introspect_clear(&in);
+}
+END_TEST
+
+/*
+ * Past AUTHZ_INTRO_BURST calls at once, and AUTHZ_INTRO_RATE a second,
+ * no call is made: 503 with Retry-After, no challenge.
+ */
+START_TEST(introspection_rate_limit)
+{
+	static const char inactive[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\nContent-Length: 16\r\n"
+	    "Connection: close\r\n\r\n{\"active\":false}";
+	char		 url[64], tok[64], *a;
+	int		 port, i;
+	pid_t		 pid;
+
+	pid = http_serve(inactive, AUTHZ_INTRO_BURST + AUTHZ_INTRO_RATE,
+	    &port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/introspect", port);
+	az.keys = keys;
+	az.intro.url = url;
+	az.intro.client_id = "rs";
+	az.intro.secret = "s";
+	for (i = 0; i < AUTHZ_INTRO_BURST; i++) {
+		snprintf(tok, sizeof(tok), "Bearer made-up-%d", i);
+		a = answer(tok, NULL, "/mcp", "POST", NOW);
+		ck_assert_msg(strstr(a, "Status: 401 ") != NULL, "%d: %s", i,
+		    a);
+		free(a);
+	}
+	a = answer("Bearer made-up-x", NULL, "/mcp", "POST", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 503 "));
+	ck_assert_ptr_nonnull(strstr(a, "\r\nRetry-After: 1\r\n"));
+	ck_assert_ptr_null(strstr(a, "WWW-Authenticate"));
+	ck_assert_ptr_nonnull(strstr(a, "temporarily_unavailable"));
+	free(a);
+	ck_assert_ptr_nonnull(strstr(logged, "calls a second"));
+	/* A kept refusal costs no call, limit or not. */
+	a = answer("Bearer made-up-0", NULL, "/mcp", "POST", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
+	free(a);
+	/* A second on, AUTHZ_INTRO_RATE more. */
+	for (i = 0; i < AUTHZ_INTRO_RATE; i++) {
+		snprintf(tok, sizeof(tok), "Bearer later-%d", i);
+		a = answer(tok, NULL, "/mcp", "POST", NOW + 1);
+		ck_assert_msg(strstr(a, "Status: 401 ") != NULL, "%d: %s", i,
+		    a);
+		free(a);
+	}
+	a = answer("Bearer later-x", NULL, "/mcp", "POST", NOW + 1);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 503 "));
+	free(a);
+	http_stop(pid);
+	authz_introspect_clear(&az.intro);
+	memset(&az.intro, 0, sizeof(az.intro));
+}
+END_TEST
+
 /* An opaque token goes to introspection; a JWT to the keys. */
 START_TEST(opaque_tokens_are_introspected)
 {
@@ -1480,9 +1573,12 @@ jwt_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("introspection");
+	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, introspection_answers);
 	tcase_add_test(tc, introspection_cache);
+	tcase_add_test(tc, introspection_refusal_kept);
+	tcase_add_test(tc, introspection_rate_limit);
 	tcase_add_test(tc, opaque_tokens_are_introspected);
 	suite_add_tcase(s, tc);
 	return s;
