@@ -199,13 +199,19 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	 * every kept introspection answer is forgotten.
 	 */
 	if (a->keys.stale) {
-		if ((a->keys.file != NULL || a->keys.url != NULL) &&
-		    authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
+		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
 			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
 			    "old ones stay)", err);
 		authz_introspect_clear(&a->intro);
 		a->keys.stale = 0;
 	}
+	/* The key sets whose time has come (a withdrawn key goes). */
+	if ((r = authz_keyset_due(&a->keys, now, err, sizeof(err))) < 0)
+		a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the old ones "
+		    "stay; tried again in %d s)", err, AUTHZ_REFRESH_MIN);
+	else if (r > 0)
+		a->log(WYMCP_LOG_INFO, "the key set was reloaded on schedule "
+		    "(%zu keys)", authz_keyset_count(&a->keys));
 	if ((need = required(c)) == NULL)
 		goto nomem;
 	if ((b = bearer(param(env, "HTTP_AUTHORIZATION"), &tok, &len)) == 0) {
@@ -214,7 +220,7 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		free(need);
 		return;
 	}
-	jwks = a->keys.file != NULL || a->keys.url != NULL;
+	jwks = a->keys.nsrcs > 0;
 	if (b < 0)
 		v = len > AUTHZ_TOKEN_MAX ? AUTHZ_TOO_LARGE : AUTHZ_MALFORMED;
 	else if (a->intro.url != NULL &&
@@ -224,7 +230,7 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		    &cached, err, sizeof(err));
 		if (v == AUTHZ_UNAVAILABLE)
 			a->log(WYMCP_LOG_ERR, "introspection: %s", err);
-		else
+		else if (v != AUTHZ_RATE_LIMITED)
 			a->log(WYMCP_LOG_DEBUG, "introspection: %s%s",
 			    v == AUTHZ_VALID ? "active" : "refused",
 			    cached ? " (kept answer)" : "");
@@ -236,20 +242,29 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 			a->log(WYMCP_LOG_ERR, "refreshing the keys: %s", err);
 		else if (r > 0) {
 			a->log(WYMCP_LOG_INFO, "unknown key: the key set was "
-			    "reloaded (%zu keys)", a->keys.nkeys);
+			    "reloaded (%zu keys)",
+			    authz_keyset_count(&a->keys));
 			v = authz_jwt_check(c, &a->keys, tok, len, now, &t);
 		}
 	}
 	if (v == AUTHZ_NOMEM)
 		goto nomem;
-	if (v == AUTHZ_UNAVAILABLE) {
-		/* Neither valid nor invalid: no challenge, retry later. */
-		authz_buf_str(out, "Status: 503 Service Unavailable\r\n"
+	if (v == AUTHZ_UNAVAILABLE || v == AUTHZ_RATE_LIMITED) {
+		/*
+		 * Neither valid nor invalid: no challenge, retry later.
+		 * Past the rate limit too: it spares the authorization
+		 * server, whoever sent the tokens, so not a 429.
+		 */
+		if (v == AUTHZ_RATE_LIMITED && now != a->warned) {
+			a->log(WYMCP_LOG_WARNING, "introspection: %s", err);
+			a->warned = now;	/* one line a second */
+		}
+		authz_buf_printf(out, "Status: 503 Service Unavailable\r\n"
 		    "Content-Type: application/json\r\n"
-		    "Cache-Control: no-store\r\nRetry-After: 5\r\n\r\n"
+		    "Cache-Control: no-store\r\nRetry-After: %d\r\n\r\n"
 		    "{\"error\":\"temporarily_unavailable\","
-		    "\"error_description\":\"The token could not be checked "
-		    "now\"}\n");
+		    "\"error_description\":\"%s\"}\n",
+		    v == AUTHZ_RATE_LIMITED ? 1 : 5, authz_why(v));
 		free(need);
 		return;
 	}

@@ -12,12 +12,16 @@
  * Keys into OpenSSL keys, the key set and its refresh), jwt.c (a JWS
  * compact token checked against the key set and the options),
  * introspect.c (an opaque token asked of the authorization server,
- * RFC 7662, and the answers kept), answer.c
+ * RFC 7662, and the answers kept), peer.c (which FastCGI peers may
+ * connect), answer.c
  * (one FastCGI request: the decision, the challenge, the metadata
  * document), then main.c (options, socket, privileges, workers).
  */
 #ifndef WYMCP_AUTHZ_H
 #define WYMCP_AUTHZ_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
 
 #include <stddef.h>
 #include <time.h>
@@ -32,14 +36,23 @@
 #define AUTHZ_JSON_DEPTH	16	/* nesting of a JOSE header/claims */
 #define AUTHZ_JWKS_MAX		(256 * 1024)	/* bytes of a JWKS */
 #define AUTHZ_KEYS_MAX		64	/* keys kept of one JWKS */
-#define AUTHZ_REFRESH_MIN	60	/* s between unknown-kid refreshes */
+#define AUTHZ_REFRESH_MIN	60	/* s between unknown-kid refreshes,
+					   and before a failed load's retry */
+#define AUTHZ_JWKS_TTL_MIN	300	/* s a key set is used, at least: */
+#define AUTHZ_JWKS_TTL_MAX	900	/* Cache-Control max-age, bounded */
 #define AUTHZ_RSA_MIN_BITS	2048	/* smaller RSA keys are refused */
 #define AUTHZ_VALUE_MAX		4096	/* bytes of a principal or assign */
 #define AUTHZ_MAX_WORKERS	256	/* --workers upper bound */
+#define AUTHZ_READ_MS		2000	/* a connection's whole request
+					   head, and its answer's write */
 #define AUTHZ_INTROSPECT_MAX	(64 * 1024)	/* bytes of an answer */
 #define AUTHZ_CACHE_SLOTS	64	/* introspected tokens kept */
 #define AUTHZ_CACHE_TTL		60	/* s an active answer is kept, at
 					   most; never past the token's exp */
+#define AUTHZ_NEG_SLOTS		256	/* refused tokens kept */
+#define AUTHZ_NEG_TTL		10	/* s a refusal is kept */
+#define AUTHZ_INTRO_RATE	10	/* introspection calls a second, */
+#define AUTHZ_INTRO_BURST	20	/* and at once, per worker */
 #define AUTHZ_WELL_KNOWN	"/.well-known/oauth-protected-resource"
 
 /* codec.c: a growing, NUL-terminated byte buffer. */
@@ -58,13 +71,20 @@ unsigned char *authz_b64url(const char *, size_t, size_t *);
 struct json_object *authz_json(const unsigned char *, size_t);
 int	 authz_words_has(const char *list, const char *word);
 
-/* fetch.c: GET `url`, or POST a form, into `out`; 0 or -1. */
+/*
+ * fetch.c: GET `url`, or POST a form, into `out`; 0 or -1.  The GET
+ * gives the answer's Cache-Control max-age (authz_max_age()) in
+ * *max_age when that is not NULL.
+ */
 int	 authz_fetch(const char *url, size_t max, struct authz_buf *out,
-	    char *err, size_t errlen);
+	    long *max_age, char *err, size_t errlen);
+long	 authz_max_age(const char *, size_t);
 int	 authz_post(const char *url, const char *form, const char *user,
 	    const char *password, size_t max, struct authz_buf *out,
 	    char *err, size_t errlen);
 char	*authz_form_escape(const char *, size_t);
+int	 authz_url_ok(const char *url, int insecure, char *err,
+	    size_t errlen);
 
 /* jwks.c: the verification keys (RFC 7517, RFC 7518 section 6). */
 enum authz_kty {
@@ -79,21 +99,38 @@ struct authz_key {
 	int		 bits;		/* curve or modulus size */
 	EVP_PKEY	*pkey;		/* the public key */
 };
+/*
+ * One key source: a --jwks-file or a --jwks-url, bound to the --issuer
+ * it follows on the command line.  Its keys verify that issuer's
+ * tokens and no other's.
+ */
+struct authz_source {
+	const char	 *issuer;	/* its --issuer */
+	const char	 *file;		/* --jwks-file, or NULL */
+	const char	 *url;		/* --jwks-url, or NULL */
+	struct authz_key *keys;		/* the last set that loaded */
+	size_t		  nkeys;
+	time_t		  loaded;	/* last load (or try), 0: never */
+	time_t		  due;		/* next scheduled load, 0: none */
+};
+/* Every key source of the command line, in its order. */
 struct authz_keyset {
-	struct authz_key *keys;
-	size_t		 nkeys;
-	const char	*file;		/* --jwks-file, or NULL */
-	const char	*url;		/* --jwks-url, or NULL */
-	time_t		 loaded;	/* last load (or try), 0: never */
+	struct authz_source *srcs;
+	size_t		 nsrcs;
 	int		 stale;		/* reload before the next use */
 };
 int	 authz_jwks_parse(const char *, size_t, struct authz_key **,
 	    size_t *, char *err, size_t errlen);
 void	 authz_keys_free(struct authz_key *, size_t);
+int	 authz_source_load(struct authz_source *, time_t now, char *err,
+	    size_t errlen);
 int	 authz_keyset_load(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
 int	 authz_keyset_refresh(struct authz_keyset *, time_t now, char *err,
 	    size_t errlen);
+int	 authz_keyset_due(struct authz_keyset *, time_t now, char *err,
+	    size_t errlen);
+size_t	 authz_keyset_count(const struct authz_keyset *);
 void	 authz_keyset_clear(struct authz_keyset *);
 
 /* jwt.c: what a token is checked against (the command line). */
@@ -136,6 +173,7 @@ enum authz_verdict {
 	AUTHZ_BAD_CLAIMS,	/* principal or scope claim unusable */
 	AUTHZ_INACTIVE,		/* introspection: "active" is not true */
 	AUTHZ_UNAVAILABLE,	/* introspection: no answer (503) */
+	AUTHZ_RATE_LIMITED,	/* introspection: too many calls (503) */
 	AUTHZ_NOMEM
 };
 const char *authz_why(enum authz_verdict);
@@ -143,7 +181,8 @@ const char *authz_why(enum authz_verdict);
 /* A token that passed: its claims and what they say. */
 struct authz_token {
 	struct json_object	*claims;	/* the payload */
-	const char		*principal;	/* in claims */
+	char			*principal;	/* the claim, with one
+						   --issuer; else ISS#SUB */
 	char			*scopes;	/* space-separated, or "" */
 };
 enum authz_verdict authz_jwt_check(const struct authz_conf *,
@@ -152,38 +191,73 @@ enum authz_verdict authz_jwt_check(const struct authz_conf *,
 void	 authz_token_clear(struct authz_token *);
 char	*authz_claim_text(struct json_object *);
 enum authz_verdict authz_claims_check(const struct authz_conf *,
-	    struct json_object *claims, time_t now, struct authz_token *);
+	    const char *iss, struct json_object *claims, time_t now,
+	    struct authz_token *);
 int	 authz_jwt_shaped(const char *, size_t);
 
 /*
  * introspect.c: opaque tokens through the authorization server's
  * introspection endpoint (RFC 7662, --introspect), each active answer
- * kept for at most AUTHZ_CACHE_TTL seconds and never past its exp.
- * The cache holds a digest of each token, never the token.
+ * kept for at most AUTHZ_CACHE_TTL seconds and never past its exp, a
+ * refusal for AUTHZ_NEG_TTL seconds; the endpoint is asked at most
+ * AUTHZ_INTRO_RATE times a second (AUTHZ_INTRO_BURST at once) by each
+ * worker.  The caches hold a digest of each token, never the token.
  */
 struct authz_cached {
 	unsigned char	 key[32];	/* BLAKE2b of the token */
 	time_t		 until;		/* 0: free */
 	char		*answer;	/* the introspection answer (JSON) */
 };
+/* A refused token, kept AUTHZ_NEG_TTL seconds, keyed the same way. */
+struct authz_refused {
+	unsigned char	 key[32];	/* BLAKE2b of the token */
+	time_t		 until;		/* 0: free */
+	enum authz_verdict verdict;	/* what the answer said */
+};
 struct authz_introspect {
 	const char		*url;		/* --introspect */
+	const char		*issuer;	/* the --issuer it follows */
 	const char		*client_id;	/* --introspect-client-id */
 	char			*secret;	/* --introspect-secret-file */
 	struct authz_cached	 cache[AUTHZ_CACHE_SLOTS];
+	struct authz_refused	 refused[AUTHZ_NEG_SLOTS];
+	unsigned int		 budget;	/* calls left (rate limit) */
+	time_t			 refilled;	/* 0: never: a full budget */
 };
 enum authz_verdict authz_introspect_check(const struct authz_conf *,
 	    struct authz_introspect *, const char *, size_t, time_t now,
 	    struct authz_token *, int *cached, char *err, size_t errlen);
 enum authz_verdict authz_introspect_answer(const struct authz_conf *,
-	    const char *, size_t, time_t now, struct authz_token *);
+	    const char *iss, const char *, size_t, time_t now,
+	    struct authz_token *);
 void	 authz_introspect_clear(struct authz_introspect *);
+
+/*
+ * peer.c: FastCGI peers (--allow-peer ADDR[/BITS]), as wymcp-fcgi's
+ * src/front/peer.c: an address kept as an IPv6 prefix, an IPv4 one
+ * v4-mapped with 96 added to its length.  authz_peer_allowed() says
+ * whether a socket address is in the list (n 0: any; a unix-domain
+ * peer always is); authz_addr_loopback() whether an address is
+ * 127/8, ::1 or ::ffff:127/104 (or unix).
+ */
+struct authz_peer {
+	unsigned char	 addr[16];	/* network byte order */
+	int		 bits;		/* prefix length, 0 to 128 */
+};
+int	 authz_peer_parse(const char *spec, struct authz_peer *,
+	    char *err, size_t errlen);
+int	 authz_peer_allowed(const struct authz_peer *, size_t n,
+	    const struct sockaddr *, socklen_t len);
+int	 authz_addr_loopback(const struct sockaddr *, socklen_t len);
+const char *authz_addr_str(const struct sockaddr *, socklen_t len,
+	    char *buf, size_t buflen);
 
 /* answer.c: one request, from its params to the whole CGI response. */
 struct authz {
 	struct authz_conf	 conf;
 	struct authz_keyset	 keys;
 	struct authz_introspect	 intro;		/* url NULL: none */
+	time_t			 warned;	/* last rate-limit line */
 	void			(*log)(int prio, const char *fmt, ...)
 				    __attribute__((format(printf, 2, 3)));
 };

@@ -1,8 +1,9 @@
 /*
  * jwks.c - JSON Web Key Sets (RFC 7517) into OpenSSL public keys, and
- * the key set wymcp-authz verifies with: loaded at start, reloaded on
- * SIGHUP and, at most once every AUTHZ_REFRESH_MIN seconds, when a
- * token names a key it does not have
+ * the key sources wymcp-authz verifies with, each bound to its issuer:
+ * loaded at start, reloaded on a schedule (Cache-Control max-age,
+ * bounded), on SIGHUP and, at most once every AUTHZ_REFRESH_MIN
+ * seconds a source, when a token names a key it does not have
  *
  * Only public signature keys are kept: RSA (RFC 7518 6.3, at least
  * AUTHZ_RSA_MIN_BITS), EC P-256 and P-384 (6.2) and OKP Ed25519 (RFC
@@ -343,19 +344,32 @@ read_file(const char *path, struct authz_buf *b, char *err, size_t errlen)
 	return 0;
 }
 
-/* The keys of one source (a file, or a URL) appended to ks. */
-static int
-load_one(struct authz_key **keys, size_t *n, const char *file,
-    const char *url, char *err, size_t errlen)
+/*
+ * (Re)load one source.  Its old keys stay in use when the load fails.
+ * Returns 0, or -1 with the reason in err.  `now` is remembered as
+ * the time of the last try, and the next load is scheduled: a URL's
+ * set is used for its Cache-Control max-age, at least
+ * AUTHZ_JWKS_TTL_MIN and at most AUTHZ_JWKS_TTL_MAX seconds (a file's
+ * for AUTHZ_JWKS_TTL_MIN), then loaded again, so that a key withdrawn
+ * from the set stops verifying within that bound; after a failed load,
+ * AUTHZ_REFRESH_MIN seconds.
+ */
+int
+authz_source_load(struct authz_source *src, time_t now, char *err,
+    size_t errlen)
 {
 	struct authz_buf	 b = { 0 };
-	struct authz_key	*got, *all;
-	size_t			 ngot, i;
+	struct authz_key	*got;
+	size_t			 ngot;
 	char			 why[256];
-	const char		*what = file != NULL ? file : url;
+	const char		*what;
+	long			 age = -1;
 
-	if (file != NULL ? read_file(file, &b, err, errlen) :
-	    authz_fetch(url, AUTHZ_JWKS_MAX, &b, err, errlen)) {
+	what = src->file != NULL ? src->file : src->url;
+	src->loaded = now;
+	src->due = now + AUTHZ_REFRESH_MIN;	/* unless it loads */
+	if (src->file != NULL ? read_file(src->file, &b, err, errlen) :
+	    authz_fetch(src->url, AUTHZ_JWKS_MAX, &b, &age, err, errlen)) {
 		authz_buf_free(&b);
 		return -1;
 	}
@@ -366,72 +380,110 @@ load_one(struct authz_key **keys, size_t *n, const char *file,
 		return -1;
 	}
 	authz_buf_free(&b);
-	if ((all = realloc(*keys, (*n + ngot) * sizeof(*all))) == NULL) {
-		authz_keys_free(got, ngot);
-		free(got);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	for (i = 0; i < ngot; i++)
-		all[*n + i] = got[i];
-	free(got);
-	*keys = all;
-	*n += ngot;
+	src->due = now + (age < AUTHZ_JWKS_TTL_MIN ? AUTHZ_JWKS_TTL_MIN :
+	    age > AUTHZ_JWKS_TTL_MAX ? AUTHZ_JWKS_TTL_MAX : age);
+	authz_keys_free(src->keys, src->nkeys);
+	free(src->keys);
+	src->keys = got;
+	src->nkeys = ngot;
 	return 0;
 }
 
 /*
- * (Re)load the key set from its file and its URL, both when both are
- * set.  The old keys stay in use unless every source loaded.  Returns
- * 0, or -1 with the reason in err.  `now` is remembered as the time of
- * the last try.
+ * (Re)load every source.  Each one that fails keeps its old keys.
+ * Returns 0, or -1 with the reason of the first failure in err.
  */
 int
 authz_keyset_load(struct authz_keyset *ks, time_t now, char *err,
     size_t errlen)
 {
-	struct authz_key	*keys = NULL;
-	size_t			 n = 0;
+	char	 why[512];
+	size_t	 i;
+	int	 rc = 0;
 
-	ks->loaded = now;
-	if ((ks->file != NULL &&
-	    load_one(&keys, &n, ks->file, NULL, err, errlen)) ||
-	    (ks->url != NULL &&
-	    load_one(&keys, &n, NULL, ks->url, err, errlen))) {
-		authz_keys_free(keys, n);
-		free(keys);
-		return -1;
-	}
-	authz_keyset_clear(ks);
-	ks->keys = keys;
-	ks->nkeys = n;
+	for (i = 0; i < ks->nsrcs; i++)
+		if (authz_source_load(&ks->srcs[i], now, why,
+		    sizeof(why)) != 0 && rc++ == 0)
+			snprintf(err, errlen, "%s", why);
 	ks->stale = 0;
-	return 0;
+	return rc == 0 ? 0 : -1;
 }
 
 /*
- * A token named a key the set does not have: reload, unless the last
- * load was less than AUTHZ_REFRESH_MIN seconds ago (and no SIGHUP
- * marked the set stale since).  Returns 1 when the keys were
- * reloaded, 0 when it was too soon, -1 when the reload failed (the
- * old keys stay).
+ * A token named a key the set does not have: reload each source whose
+ * last load was at least AUTHZ_REFRESH_MIN seconds ago (every one when
+ * a SIGHUP marked the set stale).  Returns 1 when a source was
+ * reloaded, 0 when it was too soon for all, -1 when a reload failed
+ * (its old keys stay; the reason in err).
  */
 int
 authz_keyset_refresh(struct authz_keyset *ks, time_t now, char *err,
     size_t errlen)
 {
-	if (!ks->stale && ks->loaded != 0 &&
-	    now - ks->loaded < AUTHZ_REFRESH_MIN && now >= ks->loaded)
-		return 0;
-	return authz_keyset_load(ks, now, err, errlen) == 0 ? 1 : -1;
+	struct authz_source	*src;
+	size_t			 i;
+	int			 rc = 0;
+
+	for (i = 0; i < ks->nsrcs; i++) {
+		src = &ks->srcs[i];
+		if (!ks->stale && src->loaded != 0 && now >= src->loaded &&
+		    now - src->loaded < AUTHZ_REFRESH_MIN)
+			continue;
+		if (authz_source_load(src, now, err, errlen) != 0)
+			rc = -1;
+		else if (rc == 0)
+			rc = 1;
+	}
+	ks->stale = 0;
+	return rc;
+}
+
+/*
+ * Load each source whose time has come (authz_source_load(); after the
+ * clock went back, too).  Returns 1 when one loaded, 0 when none was
+ * due, -1 when one failed (its old keys stay; the reason in err).
+ */
+int
+authz_keyset_due(struct authz_keyset *ks, time_t now, char *err,
+    size_t errlen)
+{
+	struct authz_source	*src;
+	size_t			 i;
+	int			 rc = 0;
+
+	for (i = 0; i < ks->nsrcs; i++) {
+		src = &ks->srcs[i];
+		if (src->due == 0 || (now < src->due && now >= src->loaded))
+			continue;
+		if (authz_source_load(src, now, err, errlen) != 0)
+			rc = -1;
+		else if (rc == 0)
+			rc = 1;
+	}
+	return rc;
+}
+
+/* How many keys the sources hold together. */
+size_t
+authz_keyset_count(const struct authz_keyset *ks)
+{
+	size_t	 i, n = 0;
+
+	for (i = 0; i < ks->nsrcs; i++)
+		n += ks->srcs[i].nkeys;
+	return n;
 }
 
 /* Forget the keys (not the sources). */
 void
 authz_keyset_clear(struct authz_keyset *ks)
 {
-	authz_keys_free(ks->keys, ks->nkeys);
-	free(ks->keys);
-	ks->keys = NULL;
-	ks->nkeys = 0;
+	size_t	 i;
+
+	for (i = 0; i < ks->nsrcs; i++) {
+		authz_keys_free(ks->srcs[i].keys, ks->srcs[i].nkeys);
+		free(ks->srcs[i].keys);
+		ks->srcs[i].keys = NULL;
+		ks->srcs[i].nkeys = 0;
+	}
 }

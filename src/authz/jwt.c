@@ -8,7 +8,9 @@
  * allow-list below: never "none", never an HMAC, so a public key can
  * never serve as an HMAC secret), the key (by kid, of the type the alg
  * needs, and of the JWK's own alg when it names one), the signature,
- * and only then the claims: iss exactly one of --issuer, aud holding
+ * and only then the claims: iss exactly one of --issuer (and the one
+ * whose key source held the key: the keys are chosen by the iss the
+ * payload names, then that is checked again), aud holding
  * --audience (RFC 8707), exp required, nbf and iat with --leeway, the
  * principal claim, the scopes.  The required scopes are checked by the
  * caller (answer.c): a missing scope is a 403, not a 401.
@@ -82,6 +84,8 @@ authz_why(enum authz_verdict v)
 		return "The token is not active";
 	case AUTHZ_UNAVAILABLE:
 		return "The token could not be checked now";
+	case AUTHZ_RATE_LIMITED:
+		return "Too many tokens to check now";
 	case AUTHZ_NOMEM:
 		return "Out of memory";
 	}
@@ -351,22 +355,70 @@ scopes_of(struct json_object *claims, int *nomem)
 }
 
 /*
- * Is `s` fit for a response header and a FastCGI param: 1 to
- * AUTHZ_VALUE_MAX bytes, no control character, no space at either
- * end?  (Header injection: a CR or LF would start a header of the
- * token's choosing.)
+ * Strict UTF-8 (RFC 3629 section 4): no overlong form, no surrogate,
+ * nothing past U+10FFFF.  U+FFFD is refused too: it is what json-c
+ * makes of a lone surrogate escape ("\ud800"), so that two different
+ * claims would read as one.
  */
 static int
-value_ok(const char *s)
+utf8_ok(const unsigned char *s, size_t n)
 {
-	size_t	 i, n = strlen(s);
+	size_t		 i = 0, k, len;
+	unsigned int	 c, min;
+
+	while (i < n) {
+		c = s[i];
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			len = 2;
+			c &= 0x1f;
+			min = 0x80;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			len = 3;
+			c &= 0x0f;
+			min = 0x800;
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			len = 4;
+			c &= 0x07;
+			min = 0x10000;
+		} else
+			return 0;
+		if (n - i < len)
+			return 0;
+		for (k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			c = c << 6 | (s[i + k] & 0x3f);
+		}
+		if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) ||
+		    c == 0xfffd)
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/*
+ * Is `s` (n bytes) fit for a response header and a FastCGI param: 1 to
+ * AUTHZ_VALUE_MAX bytes, no NUL (a "\u0000" in a claim would cut it
+ * short: "alice\u0000x" would read as "alice"), no other control
+ * character, no space at either end, strict UTF-8?  (Header injection:
+ * a CR or LF would start a header of the token's choosing.)
+ */
+static int
+value_ok(const char *s, size_t n)
+{
+	size_t	 i;
 
 	if (n == 0 || n > AUTHZ_VALUE_MAX || s[0] == ' ' || s[n - 1] == ' ')
 		return 0;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
 			return 0;
-	return 1;
+	return utf8_ok((const unsigned char *)s, n);
 }
 
 /*
@@ -378,26 +430,68 @@ char *
 authz_claim_text(struct json_object *v)
 {
 	const char	*s;
+	size_t		 n;
 
-	if (json_object_is_type(v, json_type_string))
+	if (json_object_is_type(v, json_type_string)) {
 		s = json_object_get_string(v);
-	else
+		n = (size_t)json_object_get_string_len(v);
+	} else {
 		s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
 		    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (s == NULL || !value_ok(s))
+		n = s != NULL ? strlen(s) : 0;
+	}
+	if (s == NULL || !value_ok(s, n))
 		return NULL;
 	return strdup(s);
 }
 
 /*
+ * The principal: the principal claim (value_ok()) as it is when one
+ * --issuer is accepted; with several, "ISS#SUB", so that the same
+ * subject of two issuers is two principals (an issuer has no fragment,
+ * RFC 8414 section 2, so the first '#' ends it).  malloc(3)ed; NULL
+ * with *nomem when out of memory, without it when unusable.
+ */
+static char *
+principal_of(const struct authz_conf *c, const char *iss,
+    struct json_object *cl, int *nomem)
+{
+	struct json_object	*v;
+	const char		*sub;
+	char			*p;
+	size_t			 n;
+
+	if ((sub = str_member(cl, c->principal)) == NULL)
+		return NULL;
+	if (!json_object_object_get_ex(cl, c->principal, &v) ||
+	    !value_ok(sub, (size_t)json_object_get_string_len(v)))
+		return NULL;
+	n = c->nissuers > 1 ? strlen(iss) + 1 + strlen(sub) + 1 :
+	    strlen(sub) + 1;
+	if (n > AUTHZ_VALUE_MAX + 1)
+		return NULL;
+	if ((p = malloc(n)) == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
+	if (c->nissuers > 1)
+		snprintf(p, n, "%s#%s", iss, sub);
+	else
+		memcpy(p, sub, n);
+	return p;
+}
+
+/*
  * The claims once the signature holds (or of an introspection answer,
- * RFC 7662 section 2.2, which uses the same names): on AUTHZ_VALID,
- * t->principal points into cl and t->scopes is allocated; cl stays
- * the caller's.
+ * RFC 7662 section 2.2, which uses the same names): iss must be one of
+ * --issuer and, when `want` is not NULL, that one (the issuer of the
+ * key that verified the token, or of the introspection endpoint).  On
+ * AUTHZ_VALID, t->principal and t->scopes are allocated; cl stays the
+ * caller's.
  */
 enum authz_verdict
-authz_claims_check(const struct authz_conf *c, struct json_object *cl,
-    time_t now, struct authz_token *t)
+authz_claims_check(const struct authz_conf *c, const char *want,
+    struct json_object *cl, time_t now, struct authz_token *t)
 {
 	const char	*iss;
 	double		 exp, nbf, iat;
@@ -406,7 +500,8 @@ authz_claims_check(const struct authz_conf *c, struct json_object *cl,
 
 	if (!json_object_is_type(cl, json_type_object))
 		return AUTHZ_MALFORMED;
-	if ((iss = str_member(cl, "iss")) == NULL)
+	if ((iss = str_member(cl, "iss")) == NULL ||
+	    (want != NULL && strcmp(iss, want) != 0))
 		return AUTHZ_BAD_ISSUER;
 	for (i = 0; i < c->nissuers; i++)
 		if (strcmp(c->issuers[i], iss) == 0)
@@ -425,11 +520,13 @@ authz_claims_check(const struct authz_conf *c, struct json_object *cl,
 	if ((r = date_member(cl, "iat", &iat)) < 0 ||
 	    (r == 1 && (double)now + (double)c->leeway < iat))
 		return r < 0 ? AUTHZ_MALFORMED : AUTHZ_BAD_IAT;
-	if ((t->principal = str_member(cl, c->principal)) == NULL ||
-	    !value_ok(t->principal))
-		return AUTHZ_BAD_CLAIMS;
-	if ((t->scopes = scopes_of(cl, &nomem)) == NULL)
+	if ((t->principal = principal_of(c, iss, cl, &nomem)) == NULL)
 		return nomem ? AUTHZ_NOMEM : AUTHZ_BAD_CLAIMS;
+	if ((t->scopes = scopes_of(cl, &nomem)) == NULL) {
+		free(t->principal);
+		t->principal = NULL;
+		return nomem ? AUTHZ_NOMEM : AUTHZ_BAD_CLAIMS;
+	}
 	return AUTHZ_VALID;
 }
 
@@ -456,11 +553,12 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 {
 	struct json_object	*hdr = NULL, *cl = NULL;
 	unsigned char		*hb = NULL, *pb = NULL, *sb = NULL;
-	const char		*d1, *d2, *kid = NULL;
+	const struct authz_source *src;
+	const char		*d1, *d2, *kid = NULL, *iss;
 	const struct alg	*a = NULL;
-	size_t			 hlen, plen, slen, i;
+	size_t			 hlen, plen, slen, i, s;
 	enum authz_verdict	 v;
-	int			 tried = 0, ok;
+	int			 tried = 0, ok, good = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (len > AUTHZ_TOKEN_MAX)
@@ -482,31 +580,53 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 		goto out;
 	if ((v = header_ok(hdr, &a, &kid)) != AUTHZ_VALID)
 		goto out;
+	/*
+	 * The keys of the token's issuer only: a key of one issuer never
+	 * verifies another's token.  iss is read before the signature
+	 * holds to choose them; claims_check() reads it again after.
+	 */
+	v = AUTHZ_MALFORMED;
+	if (!json_object_is_type(cl, json_type_object))
+		goto out;
+	v = AUTHZ_BAD_ISSUER;
+	if ((iss = str_member(cl, "iss")) == NULL)
+		goto out;
+	for (i = 0; i < c->nissuers; i++)
+		if (strcmp(c->issuers[i], iss) == 0)
+			break;
+	if (i == c->nissuers)
+		goto out;
 
 	/* The signature is over the first two parts as sent. */
 	v = AUTHZ_UNKNOWN_KEY;
-	for (i = 0; i < ks->nkeys; i++) {
-		if (!key_fits(&ks->keys[i], a, kid))
+	for (s = 0; s < ks->nsrcs && !good; s++) {
+		src = &ks->srcs[s];
+		if (strcmp(src->issuer, iss) != 0)
 			continue;
-		tried = 1;
-		if ((ok = verify(a, &ks->keys[i], (const unsigned char *)tok,
-		    (size_t)(d2 - tok), sb, slen)) < 0) {
-			v = AUTHZ_NOMEM;
-			goto out;
+		for (i = 0; i < src->nkeys && !good; i++) {
+			if (!key_fits(&src->keys[i], a, kid))
+				continue;
+			tried = 1;
+			if ((ok = verify(a, &src->keys[i],
+			    (const unsigned char *)tok, (size_t)(d2 - tok), sb,
+			    slen)) < 0) {
+				v = AUTHZ_NOMEM;
+				goto out;
+			}
+			good = ok;
 		}
-		if (ok)
-			break;
 	}
-	if (i == ks->nkeys) {
+	if (!good) {
 		v = tried ? AUTHZ_BAD_SIGNATURE : AUTHZ_UNKNOWN_KEY;
 		goto out;
 	}
-	if ((v = authz_claims_check(c, cl, now, t)) != AUTHZ_VALID)
+	if ((v = authz_claims_check(c, iss, cl, now, t)) != AUTHZ_VALID)
 		goto out;
 	t->claims = cl;
 	cl = NULL;
 out:
 	if (v != AUTHZ_VALID) {
+		free(t->principal);
 		free(t->scopes);
 		memset(t, 0, sizeof(*t));
 	}
@@ -522,6 +642,7 @@ void
 authz_token_clear(struct authz_token *t)
 {
 	json_object_put(t->claims);
+	free(t->principal);
 	free(t->scopes);
 	memset(t, 0, sizeof(*t));
 }

@@ -5,7 +5,7 @@
 noinst_LTLIBRARIES += %reldir%/libauthz.la
 %canon_reldir%_libauthz_la_SOURCES = %reldir%/authz.h %reldir%/codec.c \
 	%reldir%/fetch.c %reldir%/jwks.c %reldir%/jwt.c \
-	%reldir%/introspect.c %reldir%/answer.c
+	%reldir%/introspect.c %reldir%/peer.c %reldir%/answer.c
 %canon_reldir%_libauthz_la_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS) \
 	$(CURL_CFLAGS)
 %canon_reldir%_libauthz_la_LIBADD = $(OPENSSL_LIBS) $(CURL_LIBS) \

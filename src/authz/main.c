@@ -2,10 +2,12 @@
  * main.c - wymcp-authz: options, the FastCGI socket, privileges, and
  * the workers
  *
- * The supervisor loads the key set, opens (or inherits) the socket,
- * switches to --user, then keeps --workers processes that each accept
- * one FastCGI connection at a time; --workers 0 serves in this
- * process.  SIGHUP reloads the key set (forwarded to every worker);
+ * The supervisor loads the key set, opens (or inherits) the socket
+ * (a TCP one on an address that is not loopback only with
+ * --allow-peer or --allow-any-peer), switches to --user, then keeps
+ * --workers processes that each accept one FastCGI connection at a
+ * time, from an allowed peer, with AUTHZ_READ_MS for its request;
+ * --workers 0 serves in this process.  SIGHUP reloads the key set (forwarded to every worker);
  * SIGTERM and SIGINT stop: each worker finishes the request in hand.
  * Logs go to stderr, one line each; no token, key or secret is ever
  * logged (answer.c logs the fixed reasons of authz_why() only).
@@ -17,6 +19,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
@@ -45,6 +48,8 @@
 
 #define SOCKET_MODE	0660
 #define STOP_WAIT_S	10	/* then SIGKILL the workers left */
+#define ALARM_AGAIN_MS	100	/* SIGALRM again until disarmed */
+#define REFUSED_LOG_S	1	/* one refused-peer line a second */
 
 static int			 logmax = WYMCP_LOG_WARNING;
 static volatile sig_atomic_t	 got_stop, got_hup, got_chld;
@@ -83,21 +88,24 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-hVv] --issuer URL... --audience URI\n"
-	    "       (--jwks-file PATH | --jwks-url URL)... [--scope SCOPE]...\n"
+	    "usage: %s [-hVv] --audience URI\n"
+	    "       (--issuer URL (--jwks-file PATH | --jwks-url URL)...)...\n"
+	    "       [--scope SCOPE]...\n"
 	    "       [--principal-claim CLAIM] [--assign-claim CLAIM[=NAME]]..."
 	    "\n"
 	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
 	    "       [--introspect URL --introspect-client-id ID\n"
-	    "        --introspect-secret-file PATH]\n"
+	    "        --introspect-secret-file PATH] [--allow-insecure-http]\n"
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
+	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       [--workers N] [--user USER] [--group GROUP]\n"
 	    "\n"
 	    "  --issuer URL           accept tokens of this issuer\n"
 	    "                         (repeatable)\n"
 	    "  --audience URI         this resource's canonical URI (aud)\n"
-	    "  --jwks-file PATH       verification keys (JWKS) from a file\n"
-	    "  --jwks-url URL         verification keys fetched over HTTP(S)\n"
+	    "  --jwks-file PATH       verification keys (JWKS) from a file,\n"
+	    "                         for the --issuer before it (repeatable)\n"
+	    "  --jwks-url URL         the same fetched over HTTP(S)\n"
 	    "  --scope SCOPE          a scope every token needs (repeatable)\n"
 	    "  --principal-claim C    the claim naming the principal (sub)\n"
 	    "  --assign-claim C[=N]   pass claim C on as assign N\n"
@@ -105,11 +113,17 @@ usage(FILE *f)
 	    "  --leeway SECONDS       clock skew allowed (default 30)\n"
 	    "  --resource-metadata U  the metadata URL of the challenges\n"
 	    "                         (default: from --audience, RFC 9728)\n"
-	    "  --introspect URL       check opaque tokens there (RFC 7662)\n"
+	    "  --introspect URL       check opaque tokens there (RFC 7662),\n"
+	    "                         for the --issuer before it\n"
 	    "  --introspect-client-id ID, --introspect-secret-file PATH\n"
 	    "                         its client credentials (mode 0600)\n"
+	    "  --allow-insecure-http  let --jwks-url and --introspect use\n"
+	    "                         http to a host that is not loopback\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
 	    "                         the socket on fd 0 or from systemd)\n"
+	    "  --allow-peer A[/BITS]  FastCGI peers allowed (repeatable); a\n"
+	    "                         TCP socket on an address that is not\n"
+	    "                         loopback needs it, or --allow-any-peer\n"
 	    "  --workers N            worker processes, 0 to %d (default 2;\n"
 	    "                         0 serves in this process)\n"
 	    "  --user USER            run as USER after startup (root only)\n"
@@ -127,6 +141,10 @@ struct opts {
 	const char		*listen;
 	long			 workers;
 	const char		*user, *group;
+	int			 insecure;	/* --allow-insecure-http */
+	struct authz_peer	*peers;		/* --allow-peer */
+	size_t			 npeers;
+	int			 any_peer;	/* --allow-any-peer */
 };
 
 /* Append to a growing array of strings; exits when out of memory. */
@@ -150,6 +168,67 @@ quotable(const char *s)
 		    *s == 0x7f)
 			return 0;
 	return 1;
+}
+
+/*
+ * --jwks-file or --jwks-url: a key source of the --issuer given last
+ * (parse() binds one given before any to the only issuer).
+ */
+static void
+add_source(struct opts *o, const char *file, const char *url)
+{
+	struct authz_keyset	*ks = &o->a.keys;
+	struct authz_source	*ns;
+	struct authz_conf	*c = &o->a.conf;
+
+	if ((ns = reallocarray(ks->srcs, ks->nsrcs + 1,
+	    sizeof(*ns))) == NULL)
+		err(1, NULL);
+	memset(&ns[ks->nsrcs], 0, sizeof(*ns));
+	ns[ks->nsrcs].issuer = c->nissuers > 0 ?
+	    c->issuers[c->nissuers - 1] : NULL;
+	ns[ks->nsrcs].file = file;
+	ns[ks->nsrcs].url = url;
+	ks->srcs = ns;
+	ks->nsrcs++;
+}
+
+/* --allow-peer ADDR[/BITS] (or one of FCGI_WEB_SERVER_ADDRS). */
+static void
+add_peer(struct opts *o, const char *spec, const char *what)
+{
+	struct authz_peer	*np;
+	char			 why[256];
+
+	if ((np = reallocarray(o->peers, o->npeers + 1,
+	    sizeof(*np))) == NULL)
+		err(1, NULL);
+	o->peers = np;
+	if (authz_peer_parse(spec, &o->peers[o->npeers], why,
+	    sizeof(why)) == -1)
+		errx(2, "%s %s", what, why);
+	o->npeers++;
+}
+
+/*
+ * FCGI_WEB_SERVER_ADDRS (comma- or space-separated), which libfcgi
+ * checked itself when it accepted: the workers accept now, so it is
+ * read into the --allow-peer list as wymcp-fcgi does.
+ */
+static void
+env_peers(struct opts *o)
+{
+	const char	*v;
+	char		*copy, *tok, *save = NULL;
+
+	if ((v = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *v == '\0')
+		return;
+	if ((copy = strdup(v)) == NULL)
+		err(1, NULL);
+	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
+	    tok = strtok_r(NULL, ", \t", &save))
+		add_peer(o, tok, "FCGI_WEB_SERVER_ADDRS");
+	free(copy);
 }
 
 /* --assign-claim CLAIM[=NAME]; NAME defaults to CLAIM. */
@@ -205,7 +284,7 @@ parse(int argc, char *argv[], struct opts *o)
 	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
 	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
 	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
-	    O_INTRO_SECRET };
+	    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER };
 	static const struct option longopts[] = {
 		{ "issuer", required_argument, NULL, O_ISSUER },
 		{ "audience", required_argument, NULL, O_AUDIENCE },
@@ -225,6 +304,9 @@ parse(int argc, char *argv[], struct opts *o)
 		    O_INTRO_ID },
 		{ "introspect-secret-file", required_argument, NULL,
 		    O_INTRO_SECRET },
+		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
+		{ "allow-peer", required_argument, NULL, O_PEER },
+		{ "allow-any-peer", no_argument, NULL, O_ANYPEER },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -232,7 +314,7 @@ parse(int argc, char *argv[], struct opts *o)
 	};
 	struct authz_conf	*c = &o->a.conf;
 	size_t			 i;
-	char			*url;
+	char			*url, why[512];
 	int			 ch;
 
 	c->principal = "sub";
@@ -247,10 +329,10 @@ parse(int argc, char *argv[], struct opts *o)
 			c->audience = optarg;
 			break;
 		case O_JWKS_FILE:
-			o->a.keys.file = optarg;
+			add_source(o, optarg, NULL);
 			break;
 		case O_JWKS_URL:
-			o->a.keys.url = optarg;
+			add_source(o, NULL, optarg);
 			break;
 		case O_SCOPE:
 			push(&c->scopes, &c->nscopes, optarg);
@@ -281,13 +363,27 @@ parse(int argc, char *argv[], struct opts *o)
 			o->group = optarg;
 			break;
 		case O_INTROSPECT:
+			if (o->a.intro.url != NULL)
+				errx(2, "--introspect: given twice (one "
+				    "endpoint, for the --issuer it follows)");
 			o->a.intro.url = optarg;
+			o->a.intro.issuer = c->nissuers > 0 ?
+			    c->issuers[c->nissuers - 1] : NULL;
 			break;
 		case O_INTRO_ID:
 			o->a.intro.client_id = optarg;
 			break;
 		case O_INTRO_SECRET:
 			o->secret_file = optarg;
+			break;
+		case O_INSECURE:
+			o->insecure = 1;
+			break;
+		case O_PEER:
+			add_peer(o, optarg, "--allow-peer");
+			break;
+		case O_ANYPEER:
+			o->any_peer = 1;
 			break;
 		case 'v':
 			if (logmax < WYMCP_LOG_DEBUG)
@@ -309,8 +405,7 @@ parse(int argc, char *argv[], struct opts *o)
 		errx(2, "unexpected argument %s (see --help)", argv[optind]);
 	if (c->nissuers == 0 || c->audience == NULL)
 		errx(2, "--issuer and --audience are required (see --help)");
-	if (o->a.keys.file == NULL && o->a.keys.url == NULL &&
-	    o->a.intro.url == NULL)
+	if (o->a.keys.nsrcs == 0 && o->a.intro.url == NULL)
 		errx(2, "--jwks-file, --jwks-url or --introspect is required "
 		    "(see --help)");
 	if ((o->a.intro.url != NULL) != (o->a.intro.client_id != NULL) ||
@@ -319,9 +414,42 @@ parse(int argc, char *argv[], struct opts *o)
 		    "--introspect-secret-file go together");
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
+	env_peers(o);
 	for (i = 0; i < c->nissuers; i++)
-		if (!quotable(c->issuers[i]))
-			errx(2, "--issuer %s: not a URL", c->issuers[i]);
+		if (!quotable(c->issuers[i]) ||
+		    strpbrk(c->issuers[i], "?#") != NULL)
+			errx(2, "--issuer %s: not a URL without query or "
+			    "fragment (RFC 8414 2)", c->issuers[i]);
+	/*
+	 * A source given before any --issuer belongs to the only one;
+	 * with several, each must follow its own.
+	 */
+	for (i = 0; i < o->a.keys.nsrcs; i++)
+		if (o->a.keys.srcs[i].issuer == NULL) {
+			if (c->nissuers != 1)
+				errx(2, "%s %s: give it after the --issuer "
+				    "whose keys it holds",
+				    o->a.keys.srcs[i].file != NULL ?
+				    "--jwks-file" : "--jwks-url",
+				    o->a.keys.srcs[i].file != NULL ?
+				    o->a.keys.srcs[i].file :
+				    o->a.keys.srcs[i].url);
+			o->a.keys.srcs[i].issuer = c->issuers[0];
+		}
+	for (i = 0; i < o->a.keys.nsrcs; i++)
+		if (o->a.keys.srcs[i].url != NULL &&
+		    !authz_url_ok(o->a.keys.srcs[i].url, o->insecure, why,
+		    sizeof(why)))
+			errx(2, "--jwks-url %s", why);
+	if (o->a.intro.url != NULL &&
+	    !authz_url_ok(o->a.intro.url, o->insecure, why, sizeof(why)))
+		errx(2, "--introspect %s", why);
+	if (o->a.intro.url != NULL && o->a.intro.issuer == NULL) {
+		if (c->nissuers != 1)
+			errx(2, "--introspect %s: give it after the --issuer "
+			    "whose tokens it checks", o->a.intro.url);
+		o->a.intro.issuer = c->issuers[0];
+	}
 	for (i = 0; i < c->nscopes; i++)
 		if (!quotable(c->scopes[i]) || strlen(c->scopes[i]) > 256)
 			errx(2, "--scope %s: not a scope-token (RFC 6749 3.3)",
@@ -423,9 +551,46 @@ listen_unix(const char *path, uid_t uid, gid_t gid, int chown_it)
 	return fd;
 }
 
-/* HOST:PORT or [IPV6]:PORT. */
+/*
+ * May a socket on address `sa' serve?  Over TCP anyone who can reach
+ * it could ask for checks, and learn which tokens pass; worse, nginx
+ * and Apache trust its answer.  So, as wymcp-fcgi's rule says, a TCP
+ * socket on an address other than loopback needs --allow-peer (or
+ * FCGI_WEB_SERVER_ADDRS) or an explicit --allow-any-peer; a unix
+ * socket's file mode decides instead.  Exits with a usage error when
+ * refused.
+ */
+static void
+check_listener(const struct opts *o, const struct sockaddr *sa,
+    socklen_t len)
+{
+	char	 a[64];
+
+	if (sa->sa_family == AF_UNIX) {
+		if (o->npeers > 0)
+			logline(WYMCP_LOG_INFO, "--allow-peer does not apply "
+			    "to a unix socket: its file mode decides who "
+			    "connects");
+		return;
+	}
+	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    o->npeers > 0 || authz_addr_loopback(sa, len))
+		return;
+	(void)authz_addr_str(sa, len, a, sizeof(a));
+	if (o->any_peer) {
+		logline(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
+		    "anyone who can reach it (--allow-any-peer)", a);
+		return;
+	}
+	errx(2, "the FastCGI socket on %s would accept anyone who can reach "
+	    "it, whose checks nginx or Apache would trust: name the web "
+	    "servers with --allow-peer ADDR[/BITS], or give "
+	    "--allow-any-peer", a);
+}
+
+/* HOST:PORT or [IPV6]:PORT, checked before it is bound. */
 static int
-listen_tcp(const char *spec)
+listen_tcp(const struct opts *o, const char *spec)
 {
 	struct addrinfo	 hints, *res, *ai;
 	char		*copy, *host, *port, *p;
@@ -454,6 +619,8 @@ listen_tcp(const char *spec)
 	if ((gai = getaddrinfo(*host != '\0' ? host : NULL, port, &hints,
 	    &res)) != 0)
 		errx(1, "--listen %s: %s", spec, gai_strerror(gai));
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		check_listener(o, ai->ai_addr, ai->ai_addrlen);
 	for (ai = res; ai != NULL && fd == -1; ai = ai->ai_next) {
 		if ((fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 		    ai->ai_protocol)) == -1)
@@ -560,26 +727,115 @@ reply(FCGX_Request *req, const struct authz_buf *b)
 		FCGX_PutStr(b->data, (int)b->len, req->out);
 }
 
+static volatile sig_atomic_t	 got_alarm;
+
+static void
+onalarm(int sig)
+{
+	(void)sig;
+	got_alarm = 1;
+}
+
 /*
- * A worker: accept and answer until a stop signal.  The signals are
- * blocked except inside ppoll(2) (the listening socket is
- * non-blocking), so none interrupts a request; SIGHUP only marks the
- * key set stale, reloaded before the next check.
+ * Arm the read deadline (ms > 0) or disarm it (0): SIGALRM in `ms',
+ * then every ALARM_AGAIN_MS until disarmed, so that a read(2) or
+ * write(2) of libfcgi that began just after one signal still ends.
+ * SIGALRM is never blocked and its handler does not restart system
+ * calls: libfcgi sees EINTR, gives the request up and closes it.
+ */
+static void
+deadline(long ms)
+{
+	struct itimerval	 it;
+
+	memset(&it, 0, sizeof(it));
+	if (ms > 0) {
+		it.it_value.tv_sec = ms / 1000;
+		it.it_value.tv_usec = (ms % 1000) * 1000;
+		it.it_interval.tv_usec = ALARM_AGAIN_MS * 1000;
+	}
+	got_alarm = 0;
+	(void)setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/*
+ * Take a connection from `listenfd' (non-blocking) and check its peer
+ * against --allow-peer before anything is read from it.  The new
+ * descriptor (blocking, close-on-exec), or -1: none was ready, or the
+ * peer is refused (closed; logged at most once a second).
  */
 static int
-worker(struct authz *a, int listenfd)
+take(const struct opts *o, int listenfd)
+{
+	static time_t		 lastlog;
+	static unsigned long	 unlogged;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len = sizeof(ss);
+	char			 addr[64];
+	time_t			 now;
+	int			 fd;
+
+	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
+	    SOCK_CLOEXEC)) == -1) {
+		if (errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR && errno != ECONNABORTED &&
+		    errno != EPROTO) {
+			logline(WYMCP_LOG_WARNING, "accept: %s",
+			    strerror(errno));
+			(void)poll(NULL, 0, 100);
+		}
+		return -1;
+	}
+	if (!authz_peer_allowed(o->peers, o->npeers,
+	    (struct sockaddr *)&ss, len)) {
+		now = time(NULL);
+		if (now - lastlog >= REFUSED_LOG_S) {
+			logline(WYMCP_LOG_WARNING, "refused a FastCGI "
+			    "connection from %s: not in --allow-peer%s",
+			    authz_addr_str((struct sockaddr *)&ss, len, addr,
+			    sizeof(addr)), unlogged > 0 ? " (and others "
+			    "since the last such line)" : "");
+			lastlog = now;
+			unlogged = 0;
+		} else
+			unlogged++;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * A worker: accept and answer until a stop signal.  The stop signals
+ * and SIGHUP are blocked except inside ppoll(2) (the listening socket
+ * is non-blocking), so none interrupts a request; SIGHUP only marks
+ * the key set stale, reloaded before the next check.
+ *
+ * The worker accepts each connection itself (take()) and hands it to
+ * libfcgi as a kept one (libfcgi 2.4 reads the next request of a kept
+ * connection instead of accepting; its own listening socket is -1), so
+ * that a peer --allow-peer refuses is closed before a byte is read.
+ * Reading the request's head, and writing the answer, each have
+ * AUTHZ_READ_MS (deadline()): a connection that says nothing, or
+ * dribbles, or does not read, is closed then, and --workers idle
+ * connections no longer stop every check.  A connection the web
+ * server keeps open (FCGI_KEEP_CONN) gets as long for its next request.
+ */
+static int
+worker(struct opts *o, int listenfd)
 {
 	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
 				    0 };
+	struct authz		*a = &o->a;
 	FCGX_Request		 req;
 	struct authz_buf	 out;
 	struct pollfd		 pfd;
 	struct sigaction	 sa;
+	struct timespec		 idle;
 	sigset_t		 set, waitmask;
-	int			 rc;
+	int			 rc, fd, late;
 
-	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, listenfd,
-	    FCGI_FAIL_ACCEPT_ON_INTR) != 0) {
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, -1, 0) != 0) {
 		logline(WYMCP_LOG_ERR, "libfcgi initialization failed");
 		return 1;
 	}
@@ -597,6 +853,11 @@ worker(struct authz *a, int listenfd)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = onalarm;	/* no SA_RESTART: see deadline() */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+	idle.tv_sec = AUTHZ_READ_MS / 1000;
+	idle.tv_nsec = (AUTHZ_READ_MS % 1000) * 1000000L;
 
 	while (!got_stop) {
 		if (got_hup) {
@@ -608,25 +869,50 @@ worker(struct authz *a, int listenfd)
 		pfd.fd = req.ipcFd >= 0 ? req.ipcFd : listenfd;
 		pfd.events = POLLIN;
 		pfd.revents = 0;
-		if (ppoll(&pfd, 1, NULL, &waitmask) == -1) {
-			if (errno == EINTR)
-				continue;
+		rc = ppoll(&pfd, 1, req.ipcFd >= 0 ? &idle : NULL, &waitmask);
+		if (rc == -1 && errno != EINTR) {
 			logline(WYMCP_LOG_ERR, "ppoll: %s", strerror(errno));
 			return 1;
 		}
-		if ((rc = FCGX_Accept_r(&req)) < 0) {
-			if (rc != -EAGAIN && rc != -EWOULDBLOCK) {
-				logline(WYMCP_LOG_WARNING, "accept failed "
-				    "(%d)", rc);
-				(void)poll(NULL, 0, 100);
-			}
+		if (rc == 0) {
+			/* A kept connection said nothing more: closed. */
+			FCGX_Free(&req, 1);
+			continue;
+		}
+		if (rc == -1)
+			continue;
+		if (req.ipcFd < 0) {
+			if ((fd = take(o, listenfd)) == -1)
+				continue;
+			req.ipcFd = fd;
+			req.keepConnection = 1;
+		}
+		deadline(AUTHZ_READ_MS);
+		rc = FCGX_Accept_r(&req);
+		late = got_alarm;
+		deadline(0);
+		if (rc >= 0 && late) {
+			/*
+			 * libfcgi takes a read that the deadline cut short
+			 * for the end of the params: never answered.
+			 */
+			FCGX_Free(&req, 1);
+			rc = -1;
+		}
+		if (rc < 0) {
+			/* libfcgi closed it (and found no other). */
+			logline(WYMCP_LOG_DEBUG, "a connection ended, or sent "
+			    "no whole request within %d ms: closed",
+			    AUTHZ_READ_MS);
 			continue;
 		}
 		memset(&out, 0, sizeof(out));
 		authz_answer(a, req.envp, time(NULL), &out);
+		deadline(AUTHZ_READ_MS);
 		reply(&req, &out);
-		authz_buf_free(&out);
 		FCGX_Finish_r(&req);
+		deadline(0);
+		authz_buf_free(&out);
 	}
 	if (req.ipcFd >= 0)
 		FCGX_Free(&req, 1);
@@ -635,7 +921,7 @@ worker(struct authz *a, int listenfd)
 
 /* Start one worker; its pid, or -1. */
 static pid_t
-spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
+spawn(struct opts *o, int listenfd, const sigset_t *oldmask)
 {
 	pid_t	 pid;
 
@@ -646,7 +932,7 @@ spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
 	if (pid == 0) {
 		sigprocmask(SIG_SETMASK, oldmask, NULL);
 		signal(SIGCHLD, SIG_DFL);
-		_exit(worker(a, listenfd));
+		_exit(worker(o, listenfd));
 	}
 	return pid;
 }
@@ -657,7 +943,7 @@ spawn(struct authz *a, int listenfd, const sigset_t *oldmask)
  * (SIGKILL after STOP_WAIT_S).  Returns the exit status.
  */
 static int
-supervise(struct authz *a, int listenfd, size_t n)
+supervise(struct opts *o, int listenfd, size_t n)
 {
 	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD,
 				    0 };
@@ -678,7 +964,7 @@ supervise(struct authz *a, int listenfd, size_t n)
 	sigprocmask(SIG_BLOCK, &set, &old);
 	handle(&set, sigs);
 	for (i = 0; i < n; i++)
-		pids[i] = spawn(a, listenfd, &old);
+		pids[i] = spawn(o, listenfd, &old);
 	logline(WYMCP_LOG_INFO, "%zu workers started", n);
 	while (!got_stop) {
 		sigsuspend(&old);
@@ -708,7 +994,7 @@ supervise(struct authz *a, int listenfd, size_t n)
 				/* A crash loop must not spin. */
 				(void)ppoll(NULL, 0, &second, &old);
 				if (!got_stop)
-					pids[i] = spawn(a, listenfd, &old);
+					pids[i] = spawn(o, listenfd, &old);
 			}
 	}
 	for (i = 0; i < n; i++)
@@ -743,6 +1029,8 @@ release(struct opts *o)
 	size_t	 i;
 
 	authz_keyset_clear(&o->a.keys);
+	free(o->a.keys.srcs);
+	free(o->peers);
 	authz_introspect_clear(&o->a.intro);
 	if (o->a.intro.secret != NULL) {
 		sodium_memzero(o->a.intro.secret, strlen(o->a.intro.secret));
@@ -760,10 +1048,13 @@ release(struct opts *o)
 int
 main(int argc, char *argv[])
 {
-	struct opts	 o;
-	struct authz_keyset file;
-	char		 why[512];
-	int		 fd, flags, rc;
+	struct opts		 o;
+	struct authz_source	*src;
+	struct sockaddr_storage	 ss;
+	socklen_t		 len;
+	char			 why[512];
+	size_t			 i;
+	int			 fd, flags, rc;
 
 	memset(&o, 0, sizeof(o));
 	o.a.log = logline;
@@ -779,21 +1070,21 @@ main(int argc, char *argv[])
 		o.a.intro.secret = read_secret(o.secret_file);
 
 	/* The keys: a bad file is fatal, an unreachable URL is not. */
-	if (o.a.keys.file != NULL) {
-		memset(&file, 0, sizeof(file));
-		file.file = o.a.keys.file;
-		if (authz_keyset_load(&file, time(NULL), why, sizeof(why)))
+	for (i = 0; i < o.a.keys.nsrcs; i++) {
+		src = &o.a.keys.srcs[i];
+		if (authz_source_load(src, time(NULL), why, sizeof(why)) == 0)
+			logline(WYMCP_LOG_INFO, "%s: %zu verification keys "
+			    "for %s", src->file != NULL ? src->file : src->url,
+			    src->nkeys, src->issuer);
+		else if (src->file != NULL)
 			errx(1, "%s", why);
-		authz_keyset_clear(&file);
+		else {
+			logline(WYMCP_LOG_WARNING, "%s: %s's tokens are "
+			    "refused until its keys load (retried at most "
+			    "once a minute)", why, src->issuer);
+			src->loaded = 0;
+		}
 	}
-	if ((o.a.keys.file != NULL || o.a.keys.url != NULL) &&
-	    authz_keyset_load(&o.a.keys, time(NULL), why, sizeof(why))) {
-		logline(WYMCP_LOG_WARNING, "%s: every token is refused until "
-		    "the keys load (retried at most once a minute)", why);
-		o.a.keys.loaded = 0;
-	} else if (o.a.keys.file != NULL || o.a.keys.url != NULL)
-		logline(WYMCP_LOG_INFO, "%zu verification keys loaded",
-		    o.a.keys.nkeys);
 
 	if (o.listen == NULL)
 		fd = inherited();
@@ -809,7 +1100,12 @@ main(int argc, char *argv[])
 		    gr != NULL ? gr->gr_gid : pw != NULL ? pw->pw_gid : 0,
 		    pw != NULL);
 	} else
-		fd = listen_tcp(o.listen);
+		fd = listen_tcp(&o, o.listen);
+	/* Whatever it is (systemd's, a spawner's): by the same rule. */
+	len = sizeof(ss);
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == -1)
+		err(1, "getsockname");
+	check_listener(&o, (struct sockaddr *)&ss, len);
 	/* Workers race for connections: accept(2) must never block. */
 	if ((flags = fcntl(fd, F_GETFL)) == -1 ||
 	    fcntl(fd, F_SETFL, flags | O_NONBLOCK) == -1)
@@ -817,8 +1113,8 @@ main(int argc, char *argv[])
 	switch_user(&o);
 	logline(WYMCP_LOG_INFO, "serving %s for %zu issuer(s)",
 	    o.a.conf.audience, o.a.conf.nissuers);
-	rc = o.workers == 0 ? worker(&o.a, fd) :
-	    supervise(&o.a, fd, (size_t)o.workers);
+	rc = o.workers == 0 ? worker(&o, fd) :
+	    supervise(&o, fd, (size_t)o.workers);
 	release(&o);
 	return rc;
 }

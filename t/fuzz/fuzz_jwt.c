@@ -42,6 +42,7 @@ static struct authz_assign assigns[] = {
 	{ "email", "email" }, { "groups", "groups" }
 };
 static struct authz	 az;
+static struct authz_source src;		/* the target's key, kid "k" */
 static EVP_PKEY		*key;
 
 static void
@@ -84,9 +85,12 @@ init(void)
 	free(x);
 	if (authz_jwks_parse(doc, strlen(doc), &k, &n, err, sizeof(err)))
 		abort();
-	az.keys.keys = k;
-	az.keys.nkeys = n;
-	az.keys.loaded = NOW;
+	src.issuer = issuers[0];
+	src.keys = k;
+	src.nkeys = n;
+	src.loaded = NOW;
+	az.keys.srcs = &src;
+	az.keys.nsrcs = 1;
 	az.conf.issuers = issuers;
 	az.conf.nissuers = 1;
 	az.conf.audience = "https://mcp.example/mcp";
@@ -183,8 +187,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size > 0 && data[0] == 0x02) {
 		struct authz_token	 t;
 
-		if (authz_introspect_answer(&az.conf, (const char *)data + 1,
-		    size - 1, NOW, &t) == AUTHZ_VALID) {
+		if (authz_introspect_answer(&az.conf, NULL,
+		    (const char *)data + 1, size - 1, NOW, &t) ==
+		    AUTHZ_VALID) {
 			if (t.principal == NULL || t.scopes == NULL ||
 			    t.claims == NULL)
 				abort();

@@ -5,7 +5,8 @@
 FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
-	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay
+	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
+	%reldir%/replay_jwks
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
@@ -30,5 +31,9 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 %canon_reldir%_replay_jwt_SOURCES = %reldir%/fuzz_jwt.c %reldir%/replay.c
 %canon_reldir%_replay_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
 %canon_reldir%_replay_jwt_LDADD = $(AUTHZ_LIBS)
+# wymcp-authz's Cache-Control, key set refresh, --allow-peer and URLs.
+%canon_reldir%_replay_jwks_SOURCES = %reldir%/fuzz_jwks.c %reldir%/replay.c
+%canon_reldir%_replay_jwks_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
+%canon_reldir%_replay_jwks_LDADD = $(AUTHZ_LIBS)
 check_PROGRAMS += $(FUZZ_REPLAY)
 TESTS += %reldir%/replay-all

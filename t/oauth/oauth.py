@@ -2,6 +2,7 @@
 """oauth.py - wymcp as an OAuth 2.1 resource server, end to end.
 
 Usage: oauth.py [--builddir DIR] [--cache DIR] [--keep] [--no-apache]
+                [--authz-bin PATH]
 
 A real authorization server (npm oidc-provider, pinned; t/oauth/as.mjs:
 resource indicators, JWT access tokens, dynamic client registration,
@@ -31,9 +32,19 @@ for its own audience.  Against each web server:
   S  a valid token: the tool runs, an X-Wymcp-Principal request header
      changes nothing, wymcp-fcgi's own 403 step-up for write_note;
   I  (nginx) an opaque token checked by introspection (RFC 7662),
-     the answer kept for the next call, an unknown token refused;
+     the answer kept for the next call, an unknown token refused, and
+     that refusal kept too;
   L  no token, client secret or key in any log; SIGHUP reloads the keys;
      no sanitizer report;
+  H  hardening (issue 21), on wymcp-authz instances of their own
+     spoken to in raw FastCGI, with keys and tokens of two issuers made
+     by t/oauth/harden.mjs (jose): a key serves its own issuer only,
+     every --jwks-file is used, the principal names the issuer; http
+     key and introspection URLs are refused unless loopback or
+     --allow-insecure-http; a sub that is not UTF-8 is refused; two
+     idle TCP connections to --workers 2 do not stop a check; a TCP
+     socket on an address that is not loopback needs --allow-peer, and
+     a peer not in it is closed;
   U  deploy/systemd/wymcp-authz.{socket,service}: systemd-analyze
      verify, and the nginx half's wymcp-authz runs the service's
      ExecStart= on a socket handed over as systemd does.
@@ -135,7 +146,7 @@ def provision(cache):
         wymcp_conformance.npm_install(cache, specs)
     if (node_major(node) or 0) < NODE_MAJOR:
         raise Failed("%s does not run a node >= %d" % (node, NODE_MAJOR))
-    for f in ("as.mjs", "client.mjs", "mint.mjs"):
+    for f in ("as.mjs", "client.mjs", "mint.mjs", "harden.mjs"):
         shutil.copy(os.path.join(HERE, f), os.path.join(cache, f))
     R.note("node %s; %s@%s, %s@%s in %s" % (node, OIDC_PKG, OIDC_VERSION,
            CLIENT_PKG, CLIENT_VERSION, cache))
@@ -699,6 +710,18 @@ def introspection(w, t, authz):
             "not active" in c.get("error_description", ""),
             "I an unknown opaque token -> 401 invalid_token (not active)",
             "%s %r" % (r.brief(), c))
+
+    def refusals():
+        return sum(1 for ln in open(authz.log) if "introspection: refused"
+                   in ln and "(kept answer)" not in ln)
+    before = refusals()
+    codes = [t.call("probe", "another-made-up-token-0123456789").status
+             for _ in range(20)]
+    time.sleep(0.2)
+    asked = refusals() - before
+    R.check(codes == [401] * 20 and 1 <= asked <= WORKERS,
+            "I the refusal is kept: 20 calls with one unknown token, at "
+            "most one question per worker", "%r asked %d" % (codes, asked))
     return tok
 
 
@@ -782,6 +805,277 @@ def sighup(w, authz, t, tokens):
     del before
 
 
+# ------------------------------------------------- hardening (issue 21)
+
+H_AUD = "https://mcp.example.com/mcp"
+H_ISS_A = "https://a.example.com"
+H_ISS_B = "https://b.example.com"
+
+
+def h_check(addr, token=None, timeout=5.0, extra=None):
+    """One check as nginx's auth_request makes it, in raw FastCGI to
+    addr (a unix socket path, or (host, port)): (status, {header:
+    value}), or None when no answer came within timeout."""
+    params = {"REQUEST_METHOD": "POST", "REQUEST_URI": "/mcp",
+              "WYMCP_AUTHZ": "check"}
+    if token is not None:
+        params["HTTP_AUTHORIZATION"] = "Bearer " + token
+    params.update(extra or {})
+    fam = socket.AF_UNIX if isinstance(addr, str) else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(addr)
+        s.sendall(wymcp_e2e.fcgi_request(params, b""))
+        out = wymcp_e2e.fcgi_response(s)
+    except OSError:
+        return None
+    finally:
+        s.close()
+    if out is None:
+        return None
+    head = out.split(b"\r\n\r\n", 1)[0].decode("utf-8", "replace")
+    hdrs = dict(ln.split(": ", 1) for ln in head.split("\r\n")
+                if ": " in ln)
+    return wymcp_e2e.cgi_status(out), hdrs
+
+
+def h_brief(r):
+    return "no answer" if r is None else "%d %r" % r
+
+
+class HAuthz:
+    """A wymcp-authz of the hardening checks, on its own socket."""
+
+    def __init__(self, w, name, args, tcp=None, env=None):
+        self.w = w
+        if tcp is None:
+            self.addr = os.path.join(w.tmp, name + ".sock")
+            listen = "unix:" + self.addr
+        else:
+            self.addr = ("127.0.0.1", free_port())
+            listen = "%s:%d" % (tcp, self.addr[1])
+        self.argv = [w.authz_bin, "--listen", listen, "-v", "-v"] + args
+        self.p = w.start("wymcp-authz-" + name, self.argv, env)
+
+    def ready(self):
+        if isinstance(self.addr, str):
+            ok = os.path.exists(self.addr)
+        else:
+            ok = listening(self.addr[1])
+        if ok:
+            time.sleep(0.2)
+            self.p.remember()
+        return ok
+
+    def wait(self):
+        wait_for(self.p.name, self.ready, self.p)
+        return self
+
+    def log(self):
+        return open(self.p.log, errors="replace").read()
+
+    def stop(self):
+        self.p.stop()
+
+
+def h_run(w, args, timeout=20):
+    """wymcp-authz run to its exit (an option it must refuse): (exit
+    status, stderr), or (None, "") when it kept running."""
+    p = subprocess.Popen([w.authz_bin] + args, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True, cwd=w.tmp,
+                         start_new_session=True)
+    try:
+        _, err = p.communicate(timeout=timeout)
+        return p.returncode, err
+    except subprocess.TimeoutExpired:
+        # It runs (with its workers, in the session made for it): stop
+        # that session, the supervisor first, then whatever is left.
+        stop_pid(p.pid, p, 10)
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return None, ""
+
+
+def h_keys(w, node):
+    d = os.path.join(w.tmp, "h")
+    os.makedirs(d, exist_ok=True)
+    p = subprocess.run([node, os.path.join(w.cache, "harden.mjs"), d,
+                        H_AUD, H_ISS_A, H_ISS_B], capture_output=True,
+                       text=True, timeout=60, cwd=w.cache)
+    if p.returncode != 0:
+        raise Failed("harden.mjs: %s" % p.stderr[-600:])
+    return d, json.loads(p.stdout)
+
+
+def h_issuers(w, d, tok):
+    """Keys bound to their issuer; every key source used; the principal
+    names the issuer when there are several."""
+    a = HAuthz(w, "h-issuers", [
+        "--workers", "1", "--audience", H_AUD,
+        "--issuer", H_ISS_A, "--jwks-file", os.path.join(d, "a1.jwks"),
+        "--jwks-file", os.path.join(d, "a2.jwks"),
+        "--issuer", H_ISS_B, "--jwks-file", os.path.join(d, "b.jwks"),
+        "--assign-claim", "sub=subject"]).wait()
+    for name in ("a_signed_by_b", "a_signed_by_b_no_kid", "b_signed_by_a"):
+        r = h_check(a.addr, tok[name])
+        R.check(r is not None and r[0] == 401 and 'invalid_token' in
+                r[1].get("WWW-Authenticate", ""),
+                "H %s -> 401 invalid_token (a key serves its own issuer "
+                "only)" % name, h_brief(r))
+    got = {}
+    for name in ("a1_alice", "a2_alice", "b_alice"):
+        r = h_check(a.addr, tok[name])
+        got[name] = r[1].get("X-Wymcp-Principal") if r else None
+        R.check(r is not None and r[0] == 200,
+                "H %s -> 200 (every --jwks-file of its issuer is used)" %
+                name, h_brief(r))
+    R.check(got["a1_alice"] == H_ISS_A + "#alice" and
+            got["a2_alice"] == H_ISS_A + "#alice" and
+            got["b_alice"] == H_ISS_B + "#alice",
+            "H two issuers: the principal is ISSUER#sub, so A's alice is "
+            "not B's", repr(got))
+    a.stop()
+    # A source before any of several --issuer: whose is it?
+    rc, err = h_run(w, ["--listen", "unix:" + os.path.join(w.tmp, "x.sock"),
+                        "--audience", H_AUD, "--jwks-file",
+                        os.path.join(d, "a1.jwks"), "--issuer", H_ISS_A,
+                        "--issuer", H_ISS_B])
+    R.check(rc == 2 and "after the --issuer" in err,
+            "H --jwks-file before either of two --issuer -> refused",
+            "%r %s" % (rc, err.strip()[-200:]))
+
+
+def h_http(w, d):
+    """--jwks-url and --introspect over plain http: loopback only,
+    unless --allow-insecure-http."""
+    sock = "unix:" + os.path.join(w.tmp, "x.sock")
+    secret = os.path.join(w.tmp, "rs.secret")
+    base = ["--listen", sock, "--audience", H_AUD, "--issuer", H_ISS_A]
+    intro = ["--introspect-client-id", "rs", "--introspect-secret-file",
+             secret]
+    for what, args in (
+            ("--jwks-url http://0.0.0.0:1/jwks",
+             ["--jwks-url", "http://0.0.0.0:1/jwks"]),
+            ("--jwks-url http://as.example.invalid/jwks",
+             ["--jwks-url", "http://as.example.invalid/jwks"]),
+            ("--introspect http://0.0.0.0:1/introspect",
+             ["--introspect", "http://0.0.0.0:1/introspect"] + intro)):
+        rc, err = h_run(w, base + args)
+        R.check(rc == 2 and "allow-insecure-http" in err,
+                "H %s -> refused at start (exit 2)" % what,
+                "%r %s" % (rc, err.strip()[-200:]))
+    a = HAuthz(w, "h-insecure", ["--workers", "0", "--audience", H_AUD,
+                                 "--issuer", H_ISS_A, "--jwks-file",
+                                 os.path.join(d, "a1.jwks"), "--jwks-url",
+                                 "http://0.0.0.0:1/jwks",
+                                 "--allow-insecure-http"])
+    try:
+        a.wait()
+        ok = True
+    except Failed as e:
+        ok = str(e)
+    R.check(ok is True, "H --jwks-url http://0.0.0.0:1 with "
+            "--allow-insecure-http -> starts", repr(ok))
+    a.stop()
+
+
+def h_utf8(w, d, tok):
+    """A sub that is not strict UTF-8 never reaches X-Wymcp-Principal."""
+    a = HAuthz(w, "h-utf8", [
+        "--workers", "0", "--audience", H_AUD, "--issuer", H_ISS_A,
+        "--jwks-file", os.path.join(d, "a1.jwks")]).wait()
+    for name in ("sub_invalid_utf8", "sub_overlong", "sub_surrogate"):
+        r = h_check(a.addr, tok[name])
+        R.check(r is not None and r[0] == 401 and "X-Wymcp-Principal" not
+                in r[1], "H %s -> 401, no principal header" % name,
+                h_brief(r))
+    r = h_check(a.addr, tok["sub_utf8"])
+    R.check(r is not None and r[0] == 200 and
+            r[1].get("X-Wymcp-Principal") == "zo\u00eb-\U0001f600",
+            "H a sub in good UTF-8 -> 200, the principal as it is",
+            h_brief(r))
+    a.stop()
+
+
+def h_peers(w, d):
+    """wymcp-fcgi's peer rule: a TCP socket on an address that is not
+    loopback needs --allow-peer (checked before it is bound); a peer
+    not in the list is closed unanswered."""
+    keys = ["--audience", H_AUD, "--issuer", H_ISS_A, "--jwks-file",
+            os.path.join(d, "a1.jwks")]
+    for listen in ("0.0.0.0:%d" % free_port(), "[::]:%d" % free_port()):
+        rc, err = h_run(w, ["--listen", listen] + keys)
+        R.check(rc == 2 and "--allow-peer" in err,
+                "H --listen %s without --allow-peer -> refused at start "
+                "(exit 2)" % listen, "%r %s" % (rc, err.strip()[-200:]))
+    a = HAuthz(w, "h-peer-no", ["--workers", "1",
+                                "--allow-peer", "192.0.2.0/24"] + keys,
+               tcp="127.0.0.1").wait()
+    r = h_check(a.addr, None, timeout=5)
+    time.sleep(0.2)
+    R.check(r is None and "not in --allow-peer" in a.log(),
+            "H --allow-peer 192.0.2.0/24: a check from 127.0.0.1 is closed "
+            "unanswered, and logged", h_brief(r))
+    a.stop()
+    a = HAuthz(w, "h-peer-yes", ["--workers", "1", "--allow-peer",
+                                 "127.0.0.0/8", "--allow-peer", "::1"] +
+               keys, tcp="127.0.0.1").wait()
+    r = h_check(a.addr, None, timeout=5)
+    R.check(r is not None and r[0] == 401,
+            "H --allow-peer 127.0.0.0/8: a check from 127.0.0.1 is "
+            "answered", h_brief(r))
+    a.stop()
+
+
+def h_idle(w, d, tok):
+    """Idle connections, as many as --workers, no longer stop every
+    check: each connection has AUTHZ_READ_MS (2 s) for its request."""
+    a = HAuthz(w, "h-idle", ["--workers", "2", "--audience", H_AUD,
+                             "--issuer", H_ISS_A, "--jwks-file",
+                             os.path.join(d, "a1.jwks")],
+               tcp="127.0.0.1").wait()
+    idle = []
+    for part in (b"", wymcp_e2e.fcgi_head({"REQUEST_METHOD": "POST",
+                                            "REQUEST_URI": "/mcp"})[:20]):
+        s = socket.create_connection(a.addr, 5)
+        if part:
+            s.sendall(part)			# a head cut short
+        idle.append(s)
+    try:
+        time.sleep(0.3)			# each worker has taken one
+        t0 = time.monotonic()
+        r = h_check(a.addr, tok["a1_alice"], timeout=8)
+        took = time.monotonic() - t0
+        R.check(r is not None and r[0] == 200 and took < 6,
+                "H two idle connections to --workers 2: a check is "
+                "still answered (in %.1f s)" % took, h_brief(r))
+        closed = []
+        for s in idle:
+            s.settimeout(5)
+            try:
+                closed.append(s.recv(64) == b"")
+            except OSError:
+                closed.append(False)
+        R.check(closed == [True, True], "H the idle connections were "
+                "closed by wymcp-authz", repr(closed))
+    finally:
+        for s in idle:
+            s.close()
+    a.stop()
+
+
+def hardening(w, node):
+    d, tok = h_keys(w, node)
+    h_issuers(w, d, tok)
+    h_http(w, d)
+    h_utf8(w, d, tok)
+    h_peers(w, d)
+    h_idle(w, d, tok)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--builddir", default=".")
@@ -789,6 +1083,8 @@ def main():
                                                     "oauth"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--no-apache", action="store_true")
+    ap.add_argument("--authz-bin", help="another wymcp-authz to test "
+                    "(e.g. an older build, to see the checks fail)")
     a = ap.parse_args()
     if wymcp_e2e.find_nginx() is None:
         print("oauth.py: nginx is not installed: skipped")
@@ -798,6 +1094,8 @@ def main():
     try:
         node = provision(a.cache)
         w = World(a.builddir, os.path.abspath(a.cache), a.keep)
+        if a.authz_bin:
+            w.authz_bin = os.path.abspath(a.authz_bin)
         apache = not a.no_apache and find_apache() and \
             find_module("authnz_fcgi")
         nport = free_port()
@@ -818,6 +1116,7 @@ def main():
         t.client_flow(node)
         opaque = introspection(w, t, authz)
         sighup(w, authz, t, tokens)
+        hardening(w, node)
         if apache:
             aport = free_port()
             w.start_authz("wymcp-authz-apache", "127.0.0.1:%d" % aport,

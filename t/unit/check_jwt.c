@@ -14,6 +14,15 @@
 #include "config.h"
 #endif
 
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,22 +42,30 @@
 #include "authz/authz.h"
 
 #define ISS	"https://as.example.com"
+#define OTHER	"https://other.example.com"
 #define AUD	"https://mcp.example.com/mcp"
 #define NOW	1900000000L
 
 static EVP_PKEY		*rsa, *ec, *ed, *rsa2;
 static char		 jwks[16384];	/* rsa (kid r1), ec (e1), ed (d1) */
-static char		 jwks_path[64];
-static const char	*issuers[] = { ISS, "https://other.example.com" };
+static char		 jwks_path[64], other_path[64];	/* ISS's, OTHER's */
+static const char	*issuers[] = { ISS, OTHER };
 static const char	*scopes[] = { "mcp:tools" };
 static struct authz_assign assigns[] = {
 	{ "email", "email" }, { "groups", "groups" }, { "evil", "evil" }
 };
-static struct authz_conf conf = {
+static struct authz_conf conf = {		/* one issuer: ISS */
+	issuers, 1, AUD, scopes, 1, "sub", assigns, 3, 30,
+	"https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
+	"/mcp"
+};
+static struct authz_conf conf2 = {		/* two: ISS and OTHER */
 	issuers, 2, AUD, scopes, 1, "sub", assigns, 3, 30,
 	"https://mcp.example.com/.well-known/oauth-protected-resource/mcp",
 	"/mcp"
 };
+/* ISS's keys (jwks_path: r1, e1, d1), OTHER's (other_path: r2). */
+static struct authz_source srcs[2];
 static struct authz_keyset keys;
 static char		 logged[4096];
 
@@ -215,9 +232,9 @@ logf_(int prio, const char *fmt, ...)
 }
 
 static void
-write_jwks(const char *doc)
+write_file(const char *path, const char *doc)
 {
-	FILE	*f = fopen(jwks_path, "w");
+	FILE	*f = fopen(path, "w");
 
 	ck_assert_ptr_nonnull(f);
 	fputs(doc, f);
@@ -225,9 +242,15 @@ write_jwks(const char *doc)
 }
 
 static void
+write_jwks(const char *doc)
+{
+	write_file(jwks_path, doc);
+}
+
+static void
 setup(void)
 {
-	char	 a[4096], b[2048], c[1024];
+	char	 a[4096], b[2048], c[1024], d[4096 + 16];
 	char	 err[256];
 	int	 fd;
 
@@ -240,11 +263,27 @@ setup(void)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	write_jwks(jwks);
+	strcpy(other_path, "/tmp/check_jwt.XXXXXX");
+	fd = mkstemp(other_path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	jwk(a, sizeof(a), rsa2, "r2", "");
+	snprintf(d, sizeof(d), "{\"keys\":[%s]}", a);
+	write_file(other_path, d);
+	memset(srcs, 0, sizeof(srcs));
+	srcs[0].issuer = ISS;
+	srcs[0].file = jwks_path;
+	srcs[1].issuer = OTHER;
+	srcs[1].file = other_path;
 	memset(&keys, 0, sizeof(keys));
-	keys.file = jwks_path;
+	keys.srcs = srcs;
+	keys.nsrcs = 2;
 	ck_assert_int_eq(authz_keyset_load(&keys, NOW - 3600, err,
 	    sizeof(err)), 0);
-	ck_assert_uint_eq(keys.nkeys, 3);
+	ck_assert_uint_eq(srcs[0].nkeys, 3);
+	ck_assert_uint_eq(authz_keyset_count(&keys), 4);
+	/* No scheduled load unless a test asks for one (withdrawn_key). */
+	srcs[0].due = srcs[1].due = 0;
 	logged[0] = '\0';
 }
 
@@ -253,6 +292,7 @@ teardown(void)
 {
 	authz_keyset_clear(&keys);
 	unlink(jwks_path);
+	unlink(other_path);
 }
 
 /* ------------------------------------------------------------ valid */
@@ -288,7 +328,7 @@ START_TEST(claims_pass)
 	char			*tok;
 
 	/* aud as an array; scp instead of scope; iat/nbf in leeway. */
-	tok = rs("{\"iss\":\"https://other.example.com\",\"aud\":[\"x\","
+	tok = rs("{\"iss\":\"" ISS "\",\"aud\":[\"x\","
 	    "\"" AUD "\"],\"sub\":\"alice\",\"exp\":1900000010,"
 	    "\"nbf\":1900000020,\"iat\":1900000020,"
 	    "\"scp\":[\"mcp:tools\",\"files:read\"]}");
@@ -596,6 +636,200 @@ START_TEST(jwk_alg_pins)
 }
 END_TEST
 
+/*
+ * A key verifies its own issuer's tokens only (issue 21): ISS's claims
+ * signed with OTHER's key, and OTHER's with ISS's, are refused; with
+ * two issuers the principal names the issuer, so that alice of one is
+ * not alice of the other.
+ */
+#define OTHER_CLAIMS "{\"iss\":\"" OTHER "\",\"aud\":\"" AUD "\","	\
+	"\"sub\":\"alice\",\"exp\":1900000300,\"scope\":\"mcp:tools\"}"
+
+static enum authz_verdict
+check2(const char *tok, const char *principal)
+{
+	struct authz_token	 t;
+	enum authz_verdict	 v;
+
+	v = authz_jwt_check(&conf2, &keys, tok, strlen(tok), NOW, &t);
+	if (v == AUTHZ_VALID) {
+		ck_assert_str_eq(t.principal, principal);
+		authz_token_clear(&t);
+	}
+	return v;
+}
+
+START_TEST(issuer_binding)
+{
+	struct authz_token	 t;
+	char			*tok, ans[512];
+
+	/* ISS's claims, OTHER's key: by kid, and without a kid. */
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    claims(""));
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_UNKNOWN_KEY);
+	ck_assert_int_eq(check(tok), AUTHZ_UNKNOWN_KEY);
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\"}", claims(""));
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_BAD_SIGNATURE);
+	free(tok);
+	/* OTHER's claims, ISS's key. */
+	tok = rs(OTHER_CLAIMS);
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_UNKNOWN_KEY);
+	free(tok);
+	/* No iss: no keys to choose. */
+	tok = rs("{\"aud\":\"" AUD "\",\"sub\":\"alice\","
+	    "\"exp\":1900000300}");
+	ck_assert_int_eq(check2(tok, ""), AUTHZ_BAD_ISSUER);
+	free(tok);
+
+	/* Each with its own key: two principals. */
+	tok = rs(claims(""));
+	ck_assert_int_eq(check2(tok, ISS "#alice"), AUTHZ_VALID);
+	ck_assert_int_eq(check(tok), AUTHZ_VALID);	/* one issuer: sub */
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    OTHER_CLAIMS);
+	ck_assert_int_eq(check2(tok, OTHER "#alice"), AUTHZ_VALID);
+	/* OTHER is not accepted by conf: its key source does not count. */
+	ck_assert_int_eq(check(tok), AUTHZ_BAD_ISSUER);
+	free(tok);
+
+	/* An introspection answer of another issuer than the endpoint's. */
+	snprintf(ans, sizeof(ans), "{\"active\":true,%s", OTHER_CLAIMS + 1);
+	ck_assert_int_eq(authz_introspect_answer(&conf2, ISS, ans,
+	    strlen(ans), NOW, &t), AUTHZ_BAD_ISSUER);
+	ck_assert_int_eq(authz_introspect_answer(&conf2, OTHER, ans,
+	    strlen(ans), NOW, &t), AUTHZ_VALID);
+	ck_assert_str_eq(t.principal, OTHER "#alice");
+	authz_token_clear(&t);
+}
+END_TEST
+
+/* Every source of an issuer is used, not the last one alone. */
+START_TEST(every_source)
+{
+	struct authz_source	 two[2];
+	struct authz_keyset	 ks;
+	struct authz_token	 t;
+	char			 err[256], *tok;
+
+	memset(two, 0, sizeof(two));
+	two[0].issuer = two[1].issuer = ISS;
+	two[0].file = jwks_path;
+	two[1].file = other_path;
+	memset(&ks, 0, sizeof(ks));
+	ks.srcs = two;
+	ks.nsrcs = 2;
+	ck_assert_int_eq(authz_keyset_load(&ks, NOW, err, sizeof(err)), 0);
+	tok = rs(claims(""));
+	ck_assert_int_eq(authz_jwt_check(&conf, &ks, tok, strlen(tok), NOW,
+	    &t), AUTHZ_VALID);
+	authz_token_clear(&t);
+	free(tok);
+	tok = sign("RS256", rsa2, "{\"alg\":\"RS256\",\"kid\":\"r2\"}",
+	    claims(""));
+	ck_assert_int_eq(authz_jwt_check(&conf, &ks, tok, strlen(tok), NOW,
+	    &t), AUTHZ_VALID);
+	authz_token_clear(&t);
+	free(tok);
+	/* One that fails to load keeps its keys; the other still loads. */
+	write_file(other_path, "{\"keys\":[]}");
+	ck_assert_int_eq(authz_keyset_load(&ks, NOW, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, other_path));
+	ck_assert_uint_eq(authz_keyset_count(&ks), 4);
+	authz_keyset_clear(&ks);
+}
+END_TEST
+
+/* --jwks-url and --introspect: https, or http to loopback only. */
+START_TEST(insecure_http)
+{
+	static const char *good[] = {
+		"https://as.example.com/jwks", "HTTPS://as.example.com/jwks",
+		"http://127.0.0.1:8080/jwks", "http://127.9.9.9/jwks",
+		"http://localhost/jwks", "http://LocalHost:1/jwks",
+		"http://[::1]:8080/jwks", "http://[::ffff:127.0.0.1]/jwks",
+	};
+	static const char *bad[] = {
+		"http://as.example.com/jwks", "HTTP://as.example.com/jwks",
+		"http://10.0.0.1/jwks", "http://0.0.0.0:1/jwks",
+		"http://[::2]/jwks", "http://127.0.0.1.example.com/jwks",
+		"http://localhost.example.com/jwks",
+		"http://127.0.0.1@as.example.com/jwks",
+		"ftp://127.0.0.1/jwks", "file:///etc/passwd", "/jwks", "",
+	};
+	char	 err[512];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(authz_url_ok(good[i], 0, err, sizeof(err)),
+		    "%s: %s", good[i], err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_msg(!authz_url_ok(bad[i], 0, err, sizeof(err)),
+		    "%s passed", bad[i]);
+		ck_assert(err[0] != '\0');
+	}
+	/* --allow-insecure-http: any http host, still not ftp. */
+	ck_assert(authz_url_ok("http://as.example.com/jwks", 1, err,
+	    sizeof(err)));
+	ck_assert(!authz_url_ok("ftp://as.example.com/jwks", 1, err,
+	    sizeof(err)));
+}
+END_TEST
+
+/* --allow-peer: wymcp-fcgi's rule, in wymcp-authz's copy of it. */
+START_TEST(peer_rule)
+{
+	struct authz_peer	 p[2];
+	struct sockaddr_in	 s4;
+	struct sockaddr_in6	 s6;
+	struct sockaddr_un	 su;
+	char			 err[256];
+
+	ck_assert_int_eq(authz_peer_parse("10.1.0.0/16", &p[0], err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(authz_peer_parse("[2001:db8::]/32", &p[1], err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(authz_peer_parse("10.1.0.1/16", &p[0], err,
+	    sizeof(err)), -1);		/* host bits set */
+	ck_assert_int_eq(authz_peer_parse("10.1.0.0/33", &p[0], err,
+	    sizeof(err)), -1);
+	ck_assert_int_eq(authz_peer_parse("example.com", &p[0], err,
+	    sizeof(err)), -1);
+	ck_assert_int_eq(authz_peer_parse("10.1.0.0/16", &p[0], err,
+	    sizeof(err)), 0);
+	memset(&s4, 0, sizeof(s4));
+	s4.sin_family = AF_INET;
+	inet_pton(AF_INET, "10.1.2.3", &s4.sin_addr);
+	ck_assert(authz_peer_allowed(p, 2, (struct sockaddr *)&s4,
+	    sizeof(s4)));
+	ck_assert(!authz_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
+	inet_pton(AF_INET, "10.2.0.1", &s4.sin_addr);
+	ck_assert(!authz_peer_allowed(p, 2, (struct sockaddr *)&s4,
+	    sizeof(s4)));
+	ck_assert(authz_peer_allowed(p, 0, (struct sockaddr *)&s4,
+	    sizeof(s4)));		/* no list: any */
+	inet_pton(AF_INET, "127.0.0.1", &s4.sin_addr);
+	ck_assert(authz_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	inet_pton(AF_INET6, "::ffff:10.1.9.9", &s6.sin6_addr);
+	ck_assert(authz_peer_allowed(p, 2, (struct sockaddr *)&s6,
+	    sizeof(s6)));		/* v4-mapped */
+	inet_pton(AF_INET6, "2001:db8:1::5", &s6.sin6_addr);
+	ck_assert(authz_peer_allowed(p, 2, (struct sockaddr *)&s6,
+	    sizeof(s6)));
+	inet_pton(AF_INET6, "::", &s6.sin6_addr);
+	ck_assert(!authz_addr_loopback((struct sockaddr *)&s6, sizeof(s6)));
+	memset(&su, 0, sizeof(su));
+	su.sun_family = AF_UNIX;
+	ck_assert(authz_peer_allowed(p, 2, (struct sockaddr *)&su,
+	    sizeof(su)));
+}
+END_TEST
+
 /* ---------------------------------------------------------- answers */
 
 static struct authz	 az;
@@ -640,6 +874,107 @@ bearer(const char *tok)
 	snprintf(buf, sizeof(buf), "Bearer %s", tok);
 	return buf;
 }
+
+/*
+ * A principal or assign that is not strict UTF-8, or that a NUL would
+ * cut short, never reaches a header (issue 21).
+ */
+START_TEST(refuse_not_utf8)
+{
+	static const char *bad[] = {
+		"al\xff" "ice",			/* not UTF-8 at all */
+		"\xc0\xaf" "x",			/* overlong '/' */
+		"\xe0\x80\xaf",			/* overlong, 3 bytes */
+		"\xed\xa0\x80",			/* a surrogate, encoded */
+		"\xf4\x90\x80\x80",		/* past U+10FFFF */
+		"caf\xc3",			/* cut short */
+		"\\ud800x",			/* lone surrogate: U+FFFD */
+		"alice\\u0000evil",		/* NUL: would read "alice" */
+	};
+	char	 buf[512], *t, *a;
+	size_t	 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "{\"iss\":\"" ISS "\",\"aud\":\""
+		    AUD "\",\"sub\":\"%s\",\"exp\":1900000300}", bad[i]);
+		t = rs(buf);
+		ck_assert_msg(check(t) == AUTHZ_BAD_CLAIMS, "sub %zu", i);
+		free(t);
+	}
+	/* Good UTF-8 passes as it is. */
+	{
+		struct authz_token	 tk;
+
+		t = rs("{\"iss\":\"" ISS "\",\"aud\":\"" AUD "\",\"sub\":"
+		    "\"zo\xc3\xab-\xf0\x9f\x98\x80\",\"exp\":1900000300}");
+		ck_assert_int_eq(authz_jwt_check(&conf, &keys, t, strlen(t),
+		    NOW, &tk), AUTHZ_VALID);
+		ck_assert_str_eq(tk.principal, "zo\xc3\xab-\xf0\x9f\x98\x80");
+		authz_token_clear(&tk);
+		free(t);
+	}
+	/* An assign is left out (and logged), the check still passes. */
+	az.keys = keys;
+	az.conf = conf;
+	az.log = logf_;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct authz_buf	 out = { 0 };
+		char			 h[AUTHZ_TOKEN_MAX + 64];
+		char			*env[] = { h, "REQUEST_URI=/mcp",
+					    "REQUEST_METHOD=POST", NULL };
+
+		snprintf(buf, sizeof(buf), ",\"email\":\"%s\"", bad[i]);
+		t = rs(claims(buf));
+		snprintf(h, sizeof(h), "HTTP_AUTHORIZATION=Bearer %s", t);
+		authz_answer(&az, env, NOW, &out);
+		a = out.data;
+		ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
+		ck_assert_msg(strstr(a, "Assign-Email") == NULL, "%zu: %s",
+		    i, a);
+		free(a);
+		free(t);
+	}
+	ck_assert_ptr_nonnull(strstr(logged, "claim email: not fit"));
+}
+END_TEST
+
+/*
+ * High-S ECDSA signatures pass (wymcp-authz(8) says why): (r, n - s)
+ * is a second valid signature of the same claims, which gives nothing
+ * a holder of the token did not have; refusing it would refuse about
+ * half the ES256 tokens of servers that do not normalize s.
+ */
+START_TEST(ecdsa_high_s)
+{
+	EC_GROUP	*g;
+	BIGNUM		*s, *hs;
+	unsigned char	 raw[64];
+	size_t		 rlen;
+	char		*t, *dot, *sig, buf[8192];
+
+	t = sign("ES256", ec, "{\"alg\":\"ES256\",\"kid\":\"e1\"}",
+	    claims(""));
+	dot = strrchr(t, '.');
+	ck_assert_int_eq(sodium_base642bin(raw, sizeof(raw), dot + 1,
+	    strlen(dot + 1), NULL, &rlen, NULL,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING), 0);
+	ck_assert_uint_eq(rlen, 64);
+	g = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+	s = BN_bin2bn(raw + 32, 32, NULL);
+	hs = BN_new();
+	ck_assert(BN_sub(hs, EC_GROUP_get0_order(g), s));
+	BN_bn2binpad(hs, raw + 32, 32);
+	sig = b64(raw, 64);
+	snprintf(buf, sizeof(buf), "%.*s.%s", (int)(dot - t), t, sig);
+	ck_assert_int_eq(check(t), AUTHZ_VALID);
+	ck_assert_int_eq(check(buf), AUTHZ_VALID);
+	free(sig);
+	free(t);
+	BN_free(s);
+	BN_free(hs);
+	EC_GROUP_free(g);
+}
+END_TEST
 
 START_TEST(answer_challenges)
 {
@@ -734,8 +1069,7 @@ START_TEST(answer_metadata)
 	    "GET", NOW);
 	ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
 	ck_assert_ptr_nonnull(strstr(a, "\r\n\r\n{\"resource\":\"" AUD "\","
-	    "\"authorization_servers\":[\"" ISS "\","
-	    "\"https://other.example.com\"],\"scopes_supported\":"
+	    "\"authorization_servers\":[\"" ISS "\"],\"scopes_supported\":"
 	    "[\"mcp:tools\"],\"bearer_methods_supported\":[\"header\"]}"));
 	free(a);
 	a = answer(NULL, NULL, "/.well-known/oauth-protected-resource?x=1",
@@ -791,7 +1125,7 @@ START_TEST(refresh_unknown_kid)
 	char	 one[4096], two[4096], doc[16384], *t, *a;
 
 	az.keys = keys;
-	az.keys.loaded = NOW - 3600;
+	az.keys.srcs[0].loaded = NOW - 3600;
 	jwk(one, sizeof(one), rsa2, "r2", "");
 	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
 	write_jwks(doc);
@@ -828,6 +1162,163 @@ START_TEST(refresh_unknown_kid)
 }
 END_TEST
 
+/* Cache-Control (RFC 9111 5.2): the max-age a key set is kept for. */
+START_TEST(cache_control)
+{
+	static const struct {
+		const char	*v;
+		long		 age;
+	} cases[] = {
+		{ "", -1 }, { "public", -1 }, { "max-age=600", 600 },
+		{ " public, MAX-AGE=120 ", 120 }, { "max-age=\"90\"", 90 },
+		{ "max-age=600, no-cache", 0 }, { "no-store", 0 },
+		{ "max-age=abc", 0 }, { "max-age=6x", 0 }, { "max-age=", 0 },
+		{ "private=\"max-age=5, x\", max-age=7", 7 },
+		{ "s-maxage=50", -1 }, { "max-age=99999999999999999999",
+		LONG_MAX }, { "x-max-age=5", -1 }, { ",,,=,\"", -1 },
+		{ "max-age=300\r\n", 300 }, { "a=\"\\\"\", max-age=3", 3 },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(authz_max_age(cases[i].v, strlen(cases[i].v)) ==
+		    cases[i].age, "%s: %ld", cases[i].v,
+		    authz_max_age(cases[i].v, strlen(cases[i].v)));
+}
+END_TEST
+
+/*
+ * A key withdrawn from the set stops verifying on the next scheduled
+ * load (issue 21): AUTHZ_JWKS_TTL_MIN seconds for a file.
+ */
+START_TEST(withdrawn_key)
+{
+	char	 one[1024], doc[2048], err[256], *t, *a;
+
+	az.keys = keys;
+	ck_assert_int_eq(authz_keyset_load(&az.keys, NOW, err, sizeof(err)),
+	    0);
+	ck_assert_int_eq(az.keys.srcs[0].due, NOW + AUTHZ_JWKS_TTL_MIN);
+	jwk(one, sizeof(one), ed, "d1", "");
+	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
+	write_jwks(doc);			/* r1 withdrawn */
+	t = rs(claims(""));
+	a = answer(bearer(t), NULL, "/mcp", "POST",
+	    NOW + AUTHZ_JWKS_TTL_MIN - 1);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 200 OK\r\n"));
+	free(a);
+	a = answer(bearer(t), NULL, "/mcp", "POST", NOW + AUTHZ_JWKS_TTL_MIN);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
+	ck_assert_ptr_nonnull(strstr(logged, "reloaded on schedule"));
+	free(a);
+	free(t);
+	/* A load that fails keeps the keys, and is tried a minute on. */
+	write_jwks("{\"keys\":[]}");
+	a = answer(NULL, NULL, "/mcp", "POST", NOW + 2 * AUTHZ_JWKS_TTL_MIN);
+	free(a);
+	ck_assert_uint_eq(az.keys.srcs[0].nkeys, 1);
+	ck_assert_int_eq(az.keys.srcs[0].due, NOW + 2 * AUTHZ_JWKS_TTL_MIN +
+	    AUTHZ_REFRESH_MIN);
+	keys = az.keys;
+}
+END_TEST
+
+/*
+ * An HTTP server of one canned answer for `n` requests, on a loopback
+ * port (*port); its pid, stopped by http_stop().
+ */
+static pid_t
+http_serve(const char *answer, int n, int *port)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	char			 buf[4096];
+	pid_t			 pid;
+	int			 fd, c, i;
+	ssize_t			 r;
+
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	if ((pid = fork()) == 0) {
+		alarm(20);		/* never outlives a failed test */
+		for (i = 0; i < n; i++) {
+			if ((c = accept(fd, NULL, NULL)) == -1)
+				_exit(1);
+			/* The request head (the body, if any, is small). */
+			r = read(c, buf, sizeof(buf));
+			(void)r;
+			if (write(c, answer, strlen(answer)) < 0)
+				_exit(1);
+			close(c);
+		}
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	close(fd);
+	return pid;
+}
+
+static void
+http_stop(pid_t pid)
+{
+	int	 st;
+
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+}
+
+/* A URL's set: kept for its max-age, within the bounds. */
+START_TEST(jwks_url_schedule)
+{
+	static const struct {
+		const char	*cc;
+		time_t		 ttl;
+	} cases[] = {
+		{ "", AUTHZ_JWKS_TTL_MIN },
+		{ "Cache-Control: max-age=600\r\n", 600 },
+		{ "Cache-Control: public\r\ncache-control: max-age=5\r\n",
+		    AUTHZ_JWKS_TTL_MIN },
+		{ "Cache-Control: max-age=86400\r\n", AUTHZ_JWKS_TTL_MAX },
+		{ "Cache-Control: no-store\r\n", AUTHZ_JWKS_TTL_MIN },
+	};
+	struct authz_source	 src;
+	char			 one[1024], doc[2048], resp[4096];
+	char			 url[64], err[256];
+	size_t			 i;
+	pid_t			 pid;
+	int			 port;
+
+	jwk(one, sizeof(one), ed, "d1", "");
+	snprintf(doc, sizeof(doc), "{\"keys\":[%s]}", one);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(resp, sizeof(resp), "HTTP/1.1 200 OK\r\n"
+		    "Content-Type: application/json\r\n%s"
+		    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s",
+		    cases[i].cc, strlen(doc), doc);
+		pid = http_serve(resp, 1, &port);
+		snprintf(url, sizeof(url), "http://127.0.0.1:%d/jwks", port);
+		memset(&src, 0, sizeof(src));
+		src.issuer = ISS;
+		src.url = url;
+		ck_assert_msg(authz_source_load(&src, NOW, err,
+		    sizeof(err)) == 0, "%s", err);
+		ck_assert_uint_eq(src.nkeys, 1);
+		ck_assert_msg(src.due == NOW + cases[i].ttl, "%zu: %ld", i,
+		    (long)(src.due - NOW));
+		authz_keys_free(src.keys, src.nkeys);
+		free(src.keys);
+		http_stop(pid);
+	}
+}
+END_TEST
+
 /* ---------------------------------------------------- introspection */
 
 #define ACTIVE(extra) "{\"active\":true,\"iss\":\"" ISS "\",\"aud\":"	\
@@ -840,7 +1331,8 @@ answer_of(const char *json)
 	struct authz_token	 t;
 	enum authz_verdict	 v;
 
-	v = authz_introspect_answer(&conf, json, strlen(json), NOW, &t);
+	v = authz_introspect_answer(&conf, NULL, json, strlen(json), NOW,
+	    &t);
 	if (v == AUTHZ_VALID) {
 		ck_assert_str_eq(t.principal, "svc");
 		ck_assert_str_eq(t.scopes, "mcp:tools");
@@ -917,6 +1409,99 @@ START_TEST(introspection_cache)
 }
 END_TEST
 
+/*
+ * An unknown token is asked about once, then its refusal is kept
+ * (issue 21: 52 requests made 52 calls).  The endpoint here answers
+ * one call, then is gone: a second call would be AUTHZ_UNAVAILABLE.
+ */
+START_TEST(introspection_refusal_kept)
+{
+	static const char inactive[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\nContent-Length: 16\r\n"
+	    "Connection: close\r\n\r\n{\"active\":false}";
+	struct authz_introspect	 in;
+	struct authz_token	 t;
+	char			 url[64], err[256];
+	const char		*tok = "unknown-token-0123456789";
+	int			 cached, port, i;
+	pid_t			 pid;
+
+	pid = http_serve(inactive, 1, &port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/introspect", port);
+	memset(&in, 0, sizeof(in));
+	in.url = url;
+	in.client_id = "rs";
+	in.secret = "s";
+	for (i = 0; i < 52; i++) {
+		ck_assert_int_eq(authz_introspect_check(&conf, &in, tok,
+		    strlen(tok), NOW + i / 10, &t, &cached, err, sizeof(err)),
+		    AUTHZ_INACTIVE);
+		ck_assert_int_eq(cached, i > 0);
+	}
+	http_stop(pid);
+	/* AUTHZ_NEG_TTL on, it is asked again (and nobody answers). */
+	ck_assert_int_eq(authz_introspect_check(&conf, &in, tok, strlen(tok),
+	    NOW + AUTHZ_NEG_TTL, &t, &cached, err, sizeof(err)),
+	    AUTHZ_UNAVAILABLE);
+	authz_introspect_clear(&in);
+}
+END_TEST
+
+/*
+ * Past AUTHZ_INTRO_BURST calls at once, and AUTHZ_INTRO_RATE a second,
+ * no call is made: 503 with Retry-After, no challenge.
+ */
+START_TEST(introspection_rate_limit)
+{
+	static const char inactive[] = "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\nContent-Length: 16\r\n"
+	    "Connection: close\r\n\r\n{\"active\":false}";
+	char		 url[64], tok[64], *a;
+	int		 port, i;
+	pid_t		 pid;
+
+	pid = http_serve(inactive, AUTHZ_INTRO_BURST + AUTHZ_INTRO_RATE,
+	    &port);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/introspect", port);
+	az.keys = keys;
+	az.intro.url = url;
+	az.intro.client_id = "rs";
+	az.intro.secret = "s";
+	for (i = 0; i < AUTHZ_INTRO_BURST; i++) {
+		snprintf(tok, sizeof(tok), "Bearer made-up-%d", i);
+		a = answer(tok, NULL, "/mcp", "POST", NOW);
+		ck_assert_msg(strstr(a, "Status: 401 ") != NULL, "%d: %s", i,
+		    a);
+		free(a);
+	}
+	a = answer("Bearer made-up-x", NULL, "/mcp", "POST", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 503 "));
+	ck_assert_ptr_nonnull(strstr(a, "\r\nRetry-After: 1\r\n"));
+	ck_assert_ptr_null(strstr(a, "WWW-Authenticate"));
+	ck_assert_ptr_nonnull(strstr(a, "temporarily_unavailable"));
+	free(a);
+	ck_assert_ptr_nonnull(strstr(logged, "calls a second"));
+	/* A kept refusal costs no call, limit or not. */
+	a = answer("Bearer made-up-0", NULL, "/mcp", "POST", NOW);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 401 "));
+	free(a);
+	/* A second on, AUTHZ_INTRO_RATE more. */
+	for (i = 0; i < AUTHZ_INTRO_RATE; i++) {
+		snprintf(tok, sizeof(tok), "Bearer later-%d", i);
+		a = answer(tok, NULL, "/mcp", "POST", NOW + 1);
+		ck_assert_msg(strstr(a, "Status: 401 ") != NULL, "%d: %s", i,
+		    a);
+		free(a);
+	}
+	a = answer("Bearer later-x", NULL, "/mcp", "POST", NOW + 1);
+	ck_assert_ptr_nonnull(strstr(a, "Status: 503 "));
+	free(a);
+	http_stop(pid);
+	authz_introspect_clear(&az.intro);
+	memset(&az.intro, 0, sizeof(az.intro));
+}
+END_TEST
+
 /* An opaque token goes to introspection; a JWT to the keys. */
 START_TEST(opaque_tokens_are_introspected)
 {
@@ -962,6 +1547,8 @@ jwt_suite(void)
 	tcase_add_test(tc, refuse_header);
 	tcase_add_test(tc, refuse_malformed);
 	tcase_add_test(tc, refuse_claims);
+	tcase_add_test(tc, refuse_not_utf8);
+	tcase_add_test(tc, ecdsa_high_s);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keys");
@@ -969,7 +1556,14 @@ jwt_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, jwks_refusals);
 	tcase_add_test(tc, jwk_alg_pins);
+	tcase_add_test(tc, issuer_binding);
+	tcase_add_test(tc, every_source);
+	tcase_add_test(tc, insecure_http);
+	tcase_add_test(tc, peer_rule);
 	tcase_add_test(tc, refresh_unknown_kid);
+	tcase_add_test(tc, cache_control);
+	tcase_add_test(tc, withdrawn_key);
+	tcase_add_test(tc, jwks_url_schedule);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("answers");
@@ -981,9 +1575,12 @@ jwt_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("introspection");
+	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, introspection_answers);
 	tcase_add_test(tc, introspection_cache);
+	tcase_add_test(tc, introspection_refusal_kept);
+	tcase_add_test(tc, introspection_rate_limit);
 	tcase_add_test(tc, opaque_tokens_are_introspected);
 	suite_add_tcase(s, tc);
 	return s;

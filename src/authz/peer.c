@@ -1,0 +1,226 @@
+/*
+ * peer.c - which FastCGI peers may connect to wymcp-authz
+ * (--allow-peer), by wymcp-fcgi's rule
+ *
+ * A copy of src/front/peer.c, its names changed: that file belongs to
+ * wymcp-fcgi (src/front, a sibling layer authz may not include), and
+ * the library below both (src/lib) is libwymcp, whose internal symbols
+ * neither program may call: sharing it would mean a public wymcp_peer
+ * API for tool authors who have no use for it.  Keep the two in step.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "authz/authz.h"
+
+/* The first 12 bytes of a v4-mapped IPv6 address (RFC 4291 2.5.5.2). */
+static const unsigned char v4mapped[12] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff
+};
+
+/*
+ * The address of `sa' as 16 bytes, an IPv4 one v4-mapped.  0, or -1
+ * for another family or a short address.
+ */
+static int
+addr16(const struct sockaddr *sa, socklen_t len, unsigned char *out)
+{
+	const struct sockaddr_in	*s4;
+	const struct sockaddr_in6	*s6;
+
+	if (sa == NULL)
+		return -1;
+	switch (sa->sa_family) {
+	case AF_INET:
+		if (len < (socklen_t)sizeof(*s4))
+			return -1;
+		s4 = (const struct sockaddr_in *)(const void *)sa;
+		memcpy(out, v4mapped, 12);
+		memcpy(out + 12, &s4->sin_addr, 4);
+		return 0;
+	case AF_INET6:
+		if (len < (socklen_t)sizeof(*s6))
+			return -1;
+		s6 = (const struct sockaddr_in6 *)(const void *)sa;
+		memcpy(out, &s6->sin6_addr, 16);
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+/* Do the first `bits' bits of a and b agree? */
+static int
+prefix_eq(const unsigned char *a, const unsigned char *b, int bits)
+{
+	int	 full = bits / 8, rest = bits % 8;
+
+	if (memcmp(a, b, (size_t)full) != 0)
+		return 0;
+	if (rest == 0)
+		return 1;
+	return ((a[full] ^ b[full]) & (0xff << (8 - rest)) & 0xff) == 0;
+}
+
+/*
+ * ADDR[/BITS]: an IPv4 address (BITS 0 to 32) or an IPv6 one, maybe in
+ * brackets (BITS 0 to 128), without host bits beyond the prefix.
+ */
+int
+authz_peer_parse(const char *spec, struct authz_peer *p, char *err,
+    size_t errlen)
+{
+	struct in_addr	 a4;
+	struct in6_addr	 a6;
+	char		 buf[INET6_ADDRSTRLEN + 8], *addr, *slash, *q;
+	size_t		 len;
+	int		 bits, max, i, have, mask;
+
+	memset(p, 0, sizeof(*p));
+	if (spec == NULL || (len = strlen(spec)) == 0 || len >= sizeof(buf)) {
+		snprintf(err, errlen, "%s: not an address", spec != NULL ?
+		    spec : "");
+		return -1;
+	}
+	memcpy(buf, spec, len + 1);
+	addr = buf;
+	if ((slash = strchr(buf, '/')) != NULL)
+		*slash++ = '\0';
+	if (addr[0] == '[') {
+		len = strlen(addr);
+		if (len < 3 || addr[len - 1] != ']') {
+			snprintf(err, errlen, "%s: unbalanced brackets", spec);
+			return -1;
+		}
+		addr[len - 1] = '\0';
+		addr++;
+		if (inet_pton(AF_INET6, addr, &a6) != 1) {
+			snprintf(err, errlen, "%s: not an IPv6 address", spec);
+			return -1;
+		}
+		memcpy(p->addr, &a6, 16);
+		max = 128;
+	} else if (inet_pton(AF_INET, addr, &a4) == 1) {
+		memcpy(p->addr, v4mapped, 12);
+		memcpy(p->addr + 12, &a4, 4);
+		max = 32;
+	} else if (inet_pton(AF_INET6, addr, &a6) == 1) {
+		memcpy(p->addr, &a6, 16);
+		max = 128;
+	} else {
+		snprintf(err, errlen, "%s: not an IPv4 or IPv6 address", spec);
+		return -1;
+	}
+
+	bits = max;
+	if (slash != NULL) {
+		if (*slash == '\0' || strlen(slash) > 3) {
+			snprintf(err, errlen, "%s: the prefix length is 0 to "
+			    "%d", spec, max);
+			return -1;
+		}
+		for (bits = 0, q = slash; *q != '\0'; q++) {
+			if (*q < '0' || *q > '9') {
+				snprintf(err, errlen, "%s: the prefix length "
+				    "is 0 to %d", spec, max);
+				return -1;
+			}
+			bits = bits * 10 + (*q - '0');
+		}
+		if (bits > max) {
+			snprintf(err, errlen, "%s: the prefix length is 0 to "
+			    "%d", spec, max);
+			return -1;
+		}
+	}
+	p->bits = max == 32 ? bits + 96 : bits;
+
+	/* 10.0.0.1/8 is most likely a mistake for 10.0.0.0/8: refuse it. */
+	for (i = 0; i < 16; i++) {
+		have = p->bits - i * 8;		/* prefix bits in byte i */
+		mask = have >= 8 ? 0xff : have <= 0 ? 0 :
+		    (0xff << (8 - have)) & 0xff;
+		if ((p->addr[i] & ~mask & 0xff) != 0) {
+			snprintf(err, errlen, "%s: bits are set beyond the "
+			    "/%d prefix", spec, bits);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+authz_peer_allowed(const struct authz_peer *peers, size_t n,
+    const struct sockaddr *sa, socklen_t len)
+{
+	unsigned char	 a[16];
+	size_t		 i;
+
+	if (sa != NULL && len >= (socklen_t)sizeof(sa_family_t) &&
+	    sa->sa_family == AF_UNIX)
+		return 1;
+	if (addr16(sa, len, a) == -1)
+		return 0;
+	if (n == 0)
+		return 1;
+	for (i = 0; i < n; i++)
+		if (prefix_eq(a, peers[i].addr, peers[i].bits))
+			return 1;
+	return 0;
+}
+
+int
+authz_addr_loopback(const struct sockaddr *sa, socklen_t len)
+{
+	static const unsigned char	 one[16] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
+	};
+	unsigned char			 a[16];
+
+	if (sa != NULL && len >= (socklen_t)sizeof(sa_family_t) &&
+	    sa->sa_family == AF_UNIX)
+		return 1;
+	if (addr16(sa, len, a) == -1)
+		return 0;
+	if (memcmp(a, one, 16) == 0)
+		return 1;
+	return memcmp(a, v4mapped, 12) == 0 && a[12] == 127;
+}
+
+const char *
+authz_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
+    size_t buflen)
+{
+	const struct sockaddr_in	*s4;
+	const struct sockaddr_in6	*s6;
+	const char			*r = NULL;
+
+	if (sa != NULL && len >= (socklen_t)sizeof(sa_family_t)) {
+		if (sa->sa_family == AF_INET &&
+		    len >= (socklen_t)sizeof(*s4)) {
+			s4 = (const struct sockaddr_in *)(const void *)sa;
+			r = inet_ntop(AF_INET, &s4->sin_addr, buf,
+			    (socklen_t)buflen);
+		} else if (sa->sa_family == AF_INET6 &&
+		    len >= (socklen_t)sizeof(*s6)) {
+			s6 = (const struct sockaddr_in6 *)(const void *)sa;
+			r = inet_ntop(AF_INET6, &s6->sin6_addr, buf,
+			    (socklen_t)buflen);
+		} else if (sa->sa_family == AF_UNIX)
+			r = snprintf(buf, buflen, "unix") < 0 ? NULL : buf;
+	}
+	if (r == NULL)
+		snprintf(buf, buflen, "?");
+	return buf;
+}
