@@ -12,7 +12,7 @@
  * Keys into OpenSSL keys, the key set and its refresh), jwt.c (a JWS
  * compact token checked against the key set and the options),
  * introspect.c (an opaque token asked of the authorization server,
- * RFC 7662, and the answers kept), peer.c (which FastCGI peers may
+ * RFC 7662, and the answers kept), net/peer.c (which FastCGI peers may
  * connect), answer.c
  * (one FastCGI request: the decision, the challenge, the metadata
  * document), then main.c (options, socket, privileges, workers).
@@ -27,6 +27,8 @@
 #include <time.h>
 
 #include <json-c/json.h>
+
+#include "net/net.h"
 #include <openssl/evp.h>
 
 #include "wymcp.h"
@@ -231,26 +233,6 @@ enum authz_verdict authz_introspect_answer(const struct authz_conf *,
 	    const char *iss, const char *, size_t, time_t now,
 	    struct authz_token *);
 void	 authz_introspect_clear(struct authz_introspect *);
-
-/*
- * peer.c: FastCGI peers (--allow-peer ADDR[/BITS]), as wymcp-fcgi's
- * src/front/peer.c: an address kept as an IPv6 prefix, an IPv4 one
- * v4-mapped with 96 added to its length.  authz_peer_allowed() says
- * whether a socket address is in the list (n 0: any; a unix-domain
- * peer always is); authz_addr_loopback() whether an address is
- * 127/8, ::1 or ::ffff:127/104 (or unix).
- */
-struct authz_peer {
-	unsigned char	 addr[16];	/* network byte order */
-	int		 bits;		/* prefix length, 0 to 128 */
-};
-int	 authz_peer_parse(const char *spec, struct authz_peer *,
-	    char *err, size_t errlen);
-int	 authz_peer_allowed(const struct authz_peer *, size_t n,
-	    const struct sockaddr *, socklen_t len);
-int	 authz_addr_loopback(const struct sockaddr *, socklen_t len);
-const char *authz_addr_str(const struct sockaddr *, socklen_t len,
-	    char *buf, size_t buflen);
 
 /* answer.c: one request, from its params to the whole CGI response. */
 struct authz {

@@ -5,11 +5,11 @@
 noinst_LTLIBRARIES += %reldir%/libauthz.la
 %canon_reldir%_libauthz_la_SOURCES = %reldir%/authz.h %reldir%/codec.c \
 	%reldir%/fetch.c %reldir%/jwks.c %reldir%/jwt.c \
-	%reldir%/introspect.c %reldir%/peer.c %reldir%/answer.c
+	%reldir%/introspect.c %reldir%/answer.c
 %canon_reldir%_libauthz_la_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS) \
 	$(CURL_CFLAGS)
-%canon_reldir%_libauthz_la_LIBADD = $(OPENSSL_LIBS) $(CURL_LIBS) \
-	$(JSONC_LIBS) $(SODIUM_LIBS) -lm
+%canon_reldir%_libauthz_la_LIBADD = src/net/libnet.la $(OPENSSL_LIBS) \
+	$(CURL_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) -lm
 AUTHZ_LIBS = %reldir%/libauthz.la $(OPENSSL_LIBS) $(CURL_LIBS) \
 	$(JSONC_LIBS) $(SODIUM_LIBS) -lm
 

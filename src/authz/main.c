@@ -142,7 +142,7 @@ struct opts {
 	long			 workers;
 	const char		*user, *group;
 	int			 insecure;	/* --allow-insecure-http */
-	struct authz_peer	*peers;		/* --allow-peer */
+	struct net_peer	*peers;		/* --allow-peer */
 	size_t			 npeers;
 	int			 any_peer;	/* --allow-any-peer */
 };
@@ -197,14 +197,14 @@ add_source(struct opts *o, const char *file, const char *url)
 static void
 add_peer(struct opts *o, const char *spec, const char *what)
 {
-	struct authz_peer	*np;
+	struct net_peer	*np;
 	char			 why[256];
 
 	if ((np = reallocarray(o->peers, o->npeers + 1,
 	    sizeof(*np))) == NULL)
 		err(1, NULL);
 	o->peers = np;
-	if (authz_peer_parse(spec, &o->peers[o->npeers], why,
+	if (net_peer_parse(spec, &o->peers[o->npeers], why,
 	    sizeof(why)) == -1)
 		errx(2, "%s %s", what, why);
 	o->npeers++;
@@ -574,9 +574,9 @@ check_listener(const struct opts *o, const struct sockaddr *sa,
 		return;
 	}
 	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
-	    o->npeers > 0 || authz_addr_loopback(sa, len))
+	    o->npeers > 0 || net_addr_loopback(sa, len))
 		return;
-	(void)authz_addr_str(sa, len, a, sizeof(a));
+	(void)net_addr_str(sa, len, a, sizeof(a));
 	if (o->any_peer) {
 		logline(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
 		    "anyone who can reach it (--allow-any-peer)", a);
@@ -786,13 +786,13 @@ take(const struct opts *o, int listenfd)
 		}
 		return -1;
 	}
-	if (!authz_peer_allowed(o->peers, o->npeers,
+	if (!net_peer_allowed(o->peers, o->npeers,
 	    (struct sockaddr *)&ss, len)) {
 		now = time(NULL);
 		if (now - lastlog >= REFUSED_LOG_S) {
 			logline(WYMCP_LOG_WARNING, "refused a FastCGI "
 			    "connection from %s: not in --allow-peer%s",
-			    authz_addr_str((struct sockaddr *)&ss, len, addr,
+			    net_addr_str((struct sockaddr *)&ss, len, addr,
 			    sizeof(addr)), unlogged > 0 ? " (and others "
 			    "since the last such line)" : "");
 			lastlog = now;

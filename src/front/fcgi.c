@@ -252,13 +252,13 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 	}
 	*backoff = 0;
 	/* accept(2) gave the peer's address, as getpeername(2) would. */
-	if (!front_peer_allowed(lim->peers, lim->npeers,
+	if (!net_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
 		now = front_now_ms();
 		if (now - lastlog >= REFUSED_LOG_MS) {
 			front_log(WYMCP_LOG_WARNING, "refused a FastCGI "
 			    "connection from %s: not in --allow-peer%s",
-			    front_addr_str((struct sockaddr *)&ss, len, addr,
+			    net_addr_str((struct sockaddr *)&ss, len, addr,
 			    sizeof(addr)), unlogged > 0 ? " (and others "
 			    "since the last such line)" : "");
 			lastlog = now;

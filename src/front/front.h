@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "wymcp.h"
+#include "net/net.h"
 
 #ifndef WYMCP_MODULEDIR
 #define WYMCP_MODULEDIR		"/usr/local/lib/wymcp"
@@ -45,17 +46,6 @@
 #define FRONT_EXIT_TIMEOUT	3	/* a request ran past its limit */
 
 /*
- * An allowed FastCGI peer (--allow-peer ADDR[/BITS]), kept as an IPv6
- * prefix: an IPv4 address is its v4-mapped form (::ffff:a.b.c.d) with
- * 96 added to its prefix length, so that an IPv4 peer matches whether
- * it arrives on an IPv4 socket or, v4-mapped, on a dual-stack one.
- */
-struct front_peer {
-	unsigned char	 addr[16];	/* network byte order */
-	int		 bits;		/* prefix length, 0 to 128 */
-};
-
-/*
  * Everything the command line says, parsed once at startup.  String
  * members point into argv; the arrays are allocated by main.c and live
  * as long as the process.
@@ -81,7 +71,7 @@ struct front_opts {
 	int		  max_requests_set; /* given on the command line */
 	size_t		  memory;	/* --memory-limit bytes, 0 none */
 	unsigned int	  drain;	/* --drain-timeout s */
-	struct front_peer *peers;	/* --allow-peer, in order */
+	struct net_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
 	int		  insecure_modules; /* --allow-insecure-modules */
@@ -97,7 +87,7 @@ struct front_opts {
 	long long	  task_quota_bytes; /* --task-quota-bytes, 0: none */
 	long long	  task_store_max; /* --task-store-max-bytes, 0: none */
 	const char	 *status_path;	/* --status-path, or NULL */
-	struct front_peer *status_peers; /* --status-allow, in order */
+	struct net_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
@@ -141,7 +131,7 @@ struct front_stats {
  */
 /*
  * Shares per principal (listen streams, held questions): counted in
- * FRONT_SHARES buckets by front_share_bucket() (peer.c), an FNV-1a of
+ * FRONT_SHARES buckets by front_share_bucket() (share.c), an FNV-1a of
  * the principal or, without one, of the client's address.
  */
 #define FRONT_SHARES	1024
@@ -165,7 +155,7 @@ struct front_relay {
  */
 struct front_limits {
 	const char		*status_path;	/* --status-path, or NULL */
-	const struct front_peer	*status_peers;	/* --status-allow */
+	const struct net_peer	*status_peers;	/* --status-allow */
 	size_t			 nstatus_peers;
 	struct front_stats	*stats;		/* the pool's figures */
 	unsigned int		 slow_ms;	/* --slow-log-ms, 0: none */
@@ -175,7 +165,7 @@ struct front_limits {
 	unsigned long		 max_requests;	/* 0: never recycle */
 	size_t			 memory;	/* RLIMIT_AS, 0: none */
 	unsigned int		 drain;		/* s */
-	const struct front_peer	*peers;		/* npeers 0: any peer */
+	const struct net_peer	*peers;		/* npeers 0: any peer */
 	size_t			 npeers;
 	unsigned int		 ask_timeout;	/* --ask-timeout, s */
 	struct front_relay	*relay;		/* NULL: nothing is asked */
@@ -288,20 +278,6 @@ void		 front_logfn(void *arg, int prio, const char *reqid,
 		    const char *msg);
 
 /*
- * peer.c: FastCGI peers.  front_peer_parse() reads ADDR[/BITS] (IPv4,
- * IPv6, v4-mapped IPv6) into `p', or writes why not into `err' and
- * returns -1.  front_peer_allowed() says whether the socket address
- * `sa' (of `len' bytes) is in the list; a unix-domain peer always is.
- * front_addr_loopback() says whether an address is a loopback one
- * (127/8, ::1, ::ffff:127/104); front_addr_str() prints one.
- */
-int		 front_peer_parse(const char *spec, struct front_peer *p,
-		    char *err, size_t errlen);
-int		 front_peer_allowed(const struct front_peer *, size_t n,
-		    const struct sockaddr *sa, socklen_t len);
-int		 front_addr_loopback(const struct sockaddr *, socklen_t);
-
-/*
  * trust.c: may the program load the file at `path' as its own code?
  * Its real path and every directory above it owned by root or this
  * process's user and writable by no one else (group root aside; a
@@ -310,8 +286,6 @@ int		 front_addr_loopback(const struct sockaddr *, socklen_t);
  */
 int		 front_trusted(const char *path, char *real, size_t reallen,
 		    char *err, size_t errlen);
-const char	*front_addr_str(const struct sockaddr *, socklen_t,
-		    char *buf, size_t len);
 
 /*
  * watch.c: the worker's watch over its request.  front_watch_init()

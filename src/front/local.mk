@@ -2,10 +2,10 @@
 # print and exit; it reaches the library through wymcp.h alone).
 bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
-	%reldir%/log.c %reldir%/peer.c %reldir%/watch.c %reldir%/fcgi.c \
+	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
 	%reldir%/status.c %reldir%/hub.c %reldir%/trust.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
-%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la $(FCGI_LIBS) $(JSONC_LIBS) \
-	$(PQ_LIBS)
+%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/net/libnet.la \
+	$(FCGI_LIBS) $(JSONC_LIBS) $(PQ_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

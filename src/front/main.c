@@ -343,14 +343,14 @@ parse_size(const char *opt, const char *s, unsigned long long min,
 static void
 push_status_peer(struct front_opts *o, const char *spec)
 {
-	struct front_peer	*p;
+	struct net_peer	*p;
 	char			 ebuf[256];
 
 	if ((p = reallocarray(o->status_peers, o->nstatus_peers + 1,
 	    sizeof(*p))) == NULL)
 		err(1, NULL);
 	o->status_peers = p;
-	if (front_peer_parse(spec, &p[o->nstatus_peers], ebuf,
+	if (net_peer_parse(spec, &p[o->nstatus_peers], ebuf,
 	    sizeof(ebuf)) == -1)
 		errx(2, "--status-allow: %s", ebuf);
 	o->nstatus_peers++;
@@ -362,13 +362,13 @@ push_status_peer(struct front_opts *o, const char *spec)
 static void
 push_peer(struct front_opts *o, const char *spec, const char *what)
 {
-	struct front_peer	*p;
+	struct net_peer	*p;
 	char			 ebuf[256];
 
 	if ((p = reallocarray(o->peers, o->npeers + 1, sizeof(*p))) == NULL)
 		err(1, NULL);
 	o->peers = p;
-	if (front_peer_parse(spec, &p[o->npeers], ebuf, sizeof(ebuf)) == -1)
+	if (net_peer_parse(spec, &p[o->npeers], ebuf, sizeof(ebuf)) == -1)
 		errx(2, "%s: %s", what, ebuf);
 	o->npeers++;
 }
@@ -907,9 +907,9 @@ check_listener(int fd, const struct front_opts *o)
 		return 1;
 	}
 	if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
-	    o->npeers > 0 || front_addr_loopback((struct sockaddr *)&ss, len))
+	    o->npeers > 0 || net_addr_loopback((struct sockaddr *)&ss, len))
 		return 0;
-	(void)front_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
+	(void)net_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
 	if (o->any_peer) {
 		front_log(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
 		    "anyone who can reach it (--allow-any-peer)", a);

@@ -18,10 +18,10 @@ UNIT_TESTS = \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
-# wymcp-fcgi's --allow-peer matcher, linked in directly (it is not in
+# The programs' --allow-peer matcher (src/net/libnet.la: it is not in
 # the library).
-%canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c src/front/peer.c \
-	src/front/front.h
+%canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
+%canon_reldir%_check_peer_LDADD = src/net/libnet.la $(LDADD)
 
 # wymcp-authz's tokens, keys and answers (src/authz/libauthz.la).
 %canon_reldir%_check_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)

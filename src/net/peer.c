@@ -1,4 +1,7 @@
-/* peer.c - which FastCGI peers may connect (--allow-peer); share buckets */
+/*
+ * peer.c - which FastCGI peers may connect (--allow-peer), for both
+ * programs: wymcp-fcgi and wymcp-authz
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -10,11 +13,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "front.h"
+#include "net/net.h"
 
 /* The first 12 bytes of a v4-mapped IPv6 address (RFC 4291 2.5.5.2). */
 static const unsigned char v4mapped[12] = {
@@ -70,7 +72,7 @@ prefix_eq(const unsigned char *a, const unsigned char *b, int bits)
  * brackets (BITS 0 to 128), without host bits beyond the prefix.
  */
 int
-front_peer_parse(const char *spec, struct front_peer *p, char *err,
+net_peer_parse(const char *spec, struct net_peer *p, char *err,
     size_t errlen)
 {
 	struct in_addr	 a4;
@@ -153,7 +155,7 @@ front_peer_parse(const char *spec, struct front_peer *p, char *err,
 }
 
 int
-front_peer_allowed(const struct front_peer *peers, size_t n,
+net_peer_allowed(const struct net_peer *peers, size_t n,
     const struct sockaddr *sa, socklen_t len)
 {
 	unsigned char	 a[16];
@@ -173,7 +175,7 @@ front_peer_allowed(const struct front_peer *peers, size_t n,
 }
 
 int
-front_addr_loopback(const struct sockaddr *sa, socklen_t len)
+net_addr_loopback(const struct sockaddr *sa, socklen_t len)
 {
 	static const unsigned char	 one[16] = {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
@@ -191,7 +193,7 @@ front_addr_loopback(const struct sockaddr *sa, socklen_t len)
 }
 
 const char *
-front_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
+net_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
     size_t buflen)
 {
 	const struct sockaddr_in	*s4;
@@ -217,15 +219,3 @@ front_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
 	return buf;
 }
 
-/* FNV-1a of `s', for the bucket of who holds a share. */
-unsigned int
-front_share_bucket(const char *s)
-{
-	uint32_t	 h = 2166136261u;
-
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
-	}
-	return h % FRONT_SHARES;
-}
