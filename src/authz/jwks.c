@@ -410,6 +410,39 @@ authz_keyset_load(struct authz_keyset *ks, time_t now, char *err,
 }
 
 /*
+ * Load each source of `ks' that want() picks at `now'.  Returns 1 when
+ * one loaded, 0 when none was picked, -1 when one failed (its old keys
+ * stay; the reason in err).
+ */
+static int
+load_picked(struct authz_keyset *ks, time_t now,
+    int (*want)(const struct authz_keyset *, const struct authz_source *,
+    time_t), char *err, size_t errlen)
+{
+	size_t	 i;
+	int	 rc = 0;
+
+	for (i = 0; i < ks->nsrcs; i++) {
+		if (!want(ks, &ks->srcs[i], now))
+			continue;
+		if (authz_source_load(&ks->srcs[i], now, err, errlen) != 0)
+			rc = -1;
+		else if (rc == 0)
+			rc = 1;
+	}
+	return rc;
+}
+
+/* Not loaded for AUTHZ_REFRESH_MIN seconds, or the set is stale. */
+static int
+refresh_wanted(const struct authz_keyset *ks, const struct authz_source *src,
+    time_t now)
+{
+	return ks->stale || src->loaded == 0 || now < src->loaded ||
+	    now - src->loaded >= AUTHZ_REFRESH_MIN;
+}
+
+/*
  * A token named a key the set does not have: reload each source whose
  * last load was at least AUTHZ_REFRESH_MIN seconds ago (every one when
  * a SIGHUP marked the set stale).  Returns 1 when a source was
@@ -420,47 +453,32 @@ int
 authz_keyset_refresh(struct authz_keyset *ks, time_t now, char *err,
     size_t errlen)
 {
-	struct authz_source	*src;
-	size_t			 i;
-	int			 rc = 0;
+	int	 rc;
 
-	for (i = 0; i < ks->nsrcs; i++) {
-		src = &ks->srcs[i];
-		if (!ks->stale && src->loaded != 0 && now >= src->loaded &&
-		    now - src->loaded < AUTHZ_REFRESH_MIN)
-			continue;
-		if (authz_source_load(src, now, err, errlen) != 0)
-			rc = -1;
-		else if (rc == 0)
-			rc = 1;
-	}
+	rc = load_picked(ks, now, refresh_wanted, err, errlen);
 	ks->stale = 0;
 	return rc;
 }
 
+/* Its time has come (after the clock went back, too). */
+static int
+due(const struct authz_keyset *ks, const struct authz_source *src,
+    time_t now)
+{
+	(void)ks;
+	return src->due != 0 && (now >= src->due || now < src->loaded);
+}
+
 /*
- * Load each source whose time has come (authz_source_load(); after the
- * clock went back, too).  Returns 1 when one loaded, 0 when none was
- * due, -1 when one failed (its old keys stay; the reason in err).
+ * Load each source whose time has come (authz_source_load()).  Returns
+ * 1 when one loaded, 0 when none was due, -1 when one failed (its old
+ * keys stay; the reason in err).
  */
 int
 authz_keyset_due(struct authz_keyset *ks, time_t now, char *err,
     size_t errlen)
 {
-	struct authz_source	*src;
-	size_t			 i;
-	int			 rc = 0;
-
-	for (i = 0; i < ks->nsrcs; i++) {
-		src = &ks->srcs[i];
-		if (src->due == 0 || (now < src->due && now >= src->loaded))
-			continue;
-		if (authz_source_load(src, now, err, errlen) != 0)
-			rc = -1;
-		else if (rc == 0)
-			rc = 1;
-	}
-	return rc;
+	return load_picked(ks, now, due, err, errlen);
 }
 
 /* How many keys the sources hold together. */

@@ -49,7 +49,6 @@
 #define SOCKET_MODE	0660
 #define STOP_WAIT_S	10	/* then SIGKILL the workers left */
 #define ALARM_AGAIN_MS	100	/* SIGALRM again until disarmed */
-#define REFUSED_LOG_S	1	/* one refused-peer line a second */
 
 static int			 logmax = WYMCP_LOG_WARNING;
 static volatile sig_atomic_t	 got_stop, got_hup, got_chld;
@@ -197,38 +196,25 @@ add_source(struct opts *o, const char *file, const char *url)
 static void
 add_peer(struct opts *o, const char *spec, const char *what)
 {
-	struct net_peer	*np;
-	char			 why[256];
+	char	 why[256];
 
-	if ((np = reallocarray(o->peers, o->npeers + 1,
-	    sizeof(*np))) == NULL)
-		err(1, NULL);
-	o->peers = np;
-	if (net_peer_parse(spec, &o->peers[o->npeers], why,
+	if (net_peers_add(&o->peers, &o->npeers, spec, why,
 	    sizeof(why)) == -1)
 		errx(2, "%s %s", what, why);
-	o->npeers++;
 }
 
 /*
- * FCGI_WEB_SERVER_ADDRS (comma- or space-separated), which libfcgi
- * checked itself when it accepted: the workers accept now, so it is
- * read into the --allow-peer list as wymcp-fcgi does.
+ * FCGI_WEB_SERVER_ADDRS, which libfcgi checked itself when it
+ * accepted: the workers accept now, so it is read into the
+ * --allow-peer list as wymcp-fcgi does.
  */
 static void
 env_peers(struct opts *o)
 {
-	const char	*v;
-	char		*copy, *tok, *save = NULL;
+	char	 why[256];
 
-	if ((v = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *v == '\0')
-		return;
-	if ((copy = strdup(v)) == NULL)
-		err(1, NULL);
-	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
-	    tok = strtok_r(NULL, ", \t", &save))
-		add_peer(o, tok, "FCGI_WEB_SERVER_ADDRS");
-	free(copy);
+	if (net_peers_env(&o->peers, &o->npeers, why, sizeof(why)) == -1)
+		errx(2, "FCGI_WEB_SERVER_ADDRS: %s", why);
 }
 
 /* --assign-claim CLAIM[=NAME]; NAME defaults to CLAIM. */
@@ -767,12 +753,11 @@ deadline(long ms)
 static int
 take(const struct opts *o, int listenfd)
 {
-	static time_t		 lastlog;
-	static unsigned long	 unlogged;
+	static struct net_refusals refusals;
 	struct sockaddr_storage	 ss;
+	struct timespec		 ts;
 	socklen_t		 len = sizeof(ss);
-	char			 addr[64];
-	time_t			 now;
+	char			 line[160];
 	int			 fd;
 
 	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
@@ -788,17 +773,11 @@ take(const struct opts *o, int listenfd)
 	}
 	if (!net_peer_allowed(o->peers, o->npeers,
 	    (struct sockaddr *)&ss, len)) {
-		now = time(NULL);
-		if (now - lastlog >= REFUSED_LOG_S) {
-			logline(WYMCP_LOG_WARNING, "refused a FastCGI "
-			    "connection from %s: not in --allow-peer%s",
-			    net_addr_str((struct sockaddr *)&ss, len, addr,
-			    sizeof(addr)), unlogged > 0 ? " (and others "
-			    "since the last such line)" : "");
-			lastlog = now;
-			unlogged = 0;
-		} else
-			unlogged++;
+		(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+		if (net_refused(&refusals, (long long)ts.tv_sec * 1000 +
+		    ts.tv_nsec / 1000000, (struct sockaddr *)&ss, len, line,
+		    sizeof(line)) != NULL)
+			logline(WYMCP_LOG_WARNING, "%s", line);
 		close(fd);
 		return -1;
 	}

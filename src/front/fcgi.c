@@ -28,7 +28,6 @@
 #define ACCEPT_BACKOFF_MIN_MS	100	/* first pause after a failed accept */
 #define ACCEPT_BACKOFF_MAX_MS	5000	/* longest pause */
 #define FIRST_DATA_MS		2000	/* a new connection must speak */
-#define REFUSED_LOG_MS		1000	/* one refusal line per second */
 #define STREAK_MAX		64	/* requests between two sigpending */
 
 extern char	**environ;
@@ -223,13 +222,12 @@ static int
 take(int listenfd, const struct front_limits *lim, int *backoff,
     const sigset_t *waitmask)
 {
-	static long long	 lastlog;
-	static unsigned long	 unlogged;
+	static struct net_refusals refusals;
 	struct sockaddr_storage	 ss;
 	struct pollfd		 pfd;
 	socklen_t		 len = sizeof(ss);
-	char			 addr[64];
-	long long		 now, until;
+	char			 line[160];
+	long long		 until;
 	int			 fd, rc, on = 1;
 
 	if ((fd = accept4(listenfd, (struct sockaddr *)&ss, &len,
@@ -254,17 +252,9 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 	/* accept(2) gave the peer's address, as getpeername(2) would. */
 	if (!net_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
-		now = front_now_ms();
-		if (now - lastlog >= REFUSED_LOG_MS) {
-			front_log(WYMCP_LOG_WARNING, "refused a FastCGI "
-			    "connection from %s: not in --allow-peer%s",
-			    net_addr_str((struct sockaddr *)&ss, len, addr,
-			    sizeof(addr)), unlogged > 0 ? " (and others "
-			    "since the last such line)" : "");
-			lastlog = now;
-			unlogged = 0;
-		} else
-			unlogged++;
+		if (net_refused(&refusals, front_now_ms(),
+		    (struct sockaddr *)&ss, len, line, sizeof(line)) != NULL)
+			front_log(WYMCP_LOG_WARNING, "%s", line);
 		close(fd);
 		return -1;
 	}

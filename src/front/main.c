@@ -343,17 +343,11 @@ parse_size(const char *opt, const char *s, unsigned long long min,
 static void
 push_status_peer(struct front_opts *o, const char *spec)
 {
-	struct net_peer	*p;
-	char			 ebuf[256];
+	char	 ebuf[256];
 
-	if ((p = reallocarray(o->status_peers, o->nstatus_peers + 1,
-	    sizeof(*p))) == NULL)
-		err(1, NULL);
-	o->status_peers = p;
-	if (net_peer_parse(spec, &p[o->nstatus_peers], ebuf,
+	if (net_peers_add(&o->status_peers, &o->nstatus_peers, spec, ebuf,
 	    sizeof(ebuf)) == -1)
 		errx(2, "--status-allow: %s", ebuf);
-	o->nstatus_peers++;
 }
 
 /*
@@ -362,15 +356,11 @@ push_status_peer(struct front_opts *o, const char *spec)
 static void
 push_peer(struct front_opts *o, const char *spec, const char *what)
 {
-	struct net_peer	*p;
-	char			 ebuf[256];
+	char	 ebuf[256];
 
-	if ((p = reallocarray(o->peers, o->npeers + 1, sizeof(*p))) == NULL)
-		err(1, NULL);
-	o->peers = p;
-	if (net_peer_parse(spec, &p[o->npeers], ebuf, sizeof(ebuf)) == -1)
+	if (net_peers_add(&o->peers, &o->npeers, spec, ebuf,
+	    sizeof(ebuf)) == -1)
 		errx(2, "%s: %s", what, ebuf);
-	o->npeers++;
 }
 
 /*
@@ -869,17 +859,10 @@ inherited_socket(void)
 static void
 web_server_addrs(struct front_opts *o)
 {
-	const char	*v;
-	char		*copy, *tok, *save = NULL;
+	char	 ebuf[256];
 
-	if ((v = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *v == '\0')
-		return;
-	if ((copy = strdup(v)) == NULL)
-		err(1, NULL);
-	for (tok = strtok_r(copy, ", \t", &save); tok != NULL;
-	    tok = strtok_r(NULL, ", \t", &save))
-		push_peer(o, tok, "FCGI_WEB_SERVER_ADDRS");
-	free(copy);
+	if (net_peers_env(&o->peers, &o->npeers, ebuf, sizeof(ebuf)) == -1)
+		errx(2, "FCGI_WEB_SERVER_ADDRS: %s", ebuf);
 }
 
 /*

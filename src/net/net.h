@@ -39,4 +39,31 @@ int		 net_addr_loopback(const struct sockaddr *, socklen_t);
 const char	*net_addr_str(const struct sockaddr *, socklen_t,
 		    char *buf, size_t len);
 
+/*
+ * net_peers_add() appends ADDR[/BITS] to the list `*v' of `*n' peers
+ * (realloc'd; the caller frees it); net_peers_env() appends those of
+ * FCGI_WEB_SERVER_ADDRS (comma- or space-separated), libfcgi's own
+ * filter, which the programs' workers apply themselves since they
+ * accept.  0, or -1 with why in `err'.
+ */
+int		 net_peers_add(struct net_peer **v, size_t *n,
+		    const char *spec, char *err, size_t errlen);
+int		 net_peers_env(struct net_peer **v, size_t *n, char *err,
+		    size_t errlen);
+
+/*
+ * A connection refused by the peer rule, said at most once each
+ * NET_REFUSED_LOG_MS: net_refused() returns the line to log (in `buf',
+ * counting the ones left unsaid since), or NULL to say nothing now.
+ */
+#define NET_REFUSED_LOG_MS	1000
+struct net_refusals {
+	int		 said;		/* a line was said */
+	long long	 last_ms;	/* ... at this time */
+	unsigned long	 unsaid;	/* refused since, not said */
+};
+const char	*net_refused(struct net_refusals *, long long now_ms,
+		    const struct sockaddr *, socklen_t, char *buf,
+		    size_t buflen);
+
 #endif /* WYMCP_NET_H */

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "net/net.h"
@@ -219,3 +220,59 @@ net_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
 	return buf;
 }
 
+
+int
+net_peers_add(struct net_peer **v, size_t *n, const char *spec, char *err,
+    size_t errlen)
+{
+	struct net_peer	*p;
+
+	if ((p = reallocarray(*v, *n + 1, sizeof(*p))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*v = p;
+	if (net_peer_parse(spec, &p[*n], err, errlen) == -1)
+		return -1;
+	(*n)++;
+	return 0;
+}
+
+int
+net_peers_env(struct net_peer **v, size_t *n, char *err, size_t errlen)
+{
+	const char	*e;
+	char		*copy, *tok, *save = NULL;
+	int		 rc = 0;
+
+	if ((e = getenv("FCGI_WEB_SERVER_ADDRS")) == NULL || *e == '\0')
+		return 0;
+	if ((copy = strdup(e)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (tok = strtok_r(copy, ", \t", &save); tok != NULL && rc == 0;
+	    tok = strtok_r(NULL, ", \t", &save))
+		rc = net_peers_add(v, n, tok, err, errlen);
+	free(copy);
+	return rc;
+}
+
+const char *
+net_refused(struct net_refusals *r, long long now_ms,
+    const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen)
+{
+	char	 a[64];
+
+	if (r->said && now_ms - r->last_ms < NET_REFUSED_LOG_MS) {
+		r->unsaid++;
+		return NULL;
+	}
+	snprintf(buf, buflen, "refused a FastCGI connection from %s: not in "
+	    "--allow-peer%s", net_addr_str(sa, len, a, sizeof(a)),
+	    r->unsaid > 0 ? " (and others since the last such line)" : "");
+	r->said = 1;
+	r->last_ms = now_ms;
+	r->unsaid = 0;
+	return buf;
+}

@@ -53,10 +53,9 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-import wymcp_conformance
 import wymcp_e2e
 from wymcp_e2e import R, log_entries
-from wymcp_tasks import Wire, pg_bindir, pg_start, pg_stop
+from wymcp_tasks import LedgerHarness, Wire, pg_bindir, pg_start, pg_stop
 
 TERMINAL = ("completed", "failed", "cancelled")
 PAD = 400 * 1024		# carol's and the others' task size (Q)
@@ -67,47 +66,18 @@ def note(msg):
     R.note(msg)
 
 
-class QuotaHarness(wymcp_conformance.Harness):
-    """wymcp-fcgi with the ledger module and task store `store' in
-    directory `tmp', `extra' options; nginx with /p/NAME per
-    principal."""
+class QuotaHarness(LedgerHarness):
+    """The ledger harness (wymcp_tasks.LedgerHarness), `extra' options
+    after -v; nginx with /p/NAME per principal."""
 
     PRINCIPALS = ("alice", "bob", "carol", "racer", "p1", "p2", "p3",
                   "p4", "p5", "p6", "p7", "p8")
 
     def __init__(self, builddir, tmp, store, extra):
-        wymcp_conformance.Harness.__init__(self, builddir)
-        self.dir = tmp
-        self.tasks = True
-        self.task_store = store
-        self.extra_fcgi = ["--request-timeout", "5", "-v"] + extra
-
-    def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
-        self.mods = [os.path.join(self.builddir, "t", "lib", ".libs",
-                                  "ledger.so")]
-        wymcp_e2e.need_built(self.prog, *self.mods,
-                             hint=" (make check-store builds them)")
-
-    def start(self):
-        os.makedirs(self.dir, exist_ok=True)
-        os.chmod(self.dir, 0o755)
-        self.tmp = self.dir
-        self.sock = os.path.join(self.tmp, "wymcp.sock")
-        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
-        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
-        self.ledger = os.path.join(self.tmp, "ledger.txt")
-        open(self.ledger, "w").close()
-        os.environ["WYMCP_TEST_LEDGER"] = self.ledger
-        old = os.umask(0o022)
-        try:
-            self.start_fcgi()
-        finally:
-            os.umask(old)
-        self.start_nginx()
+        LedgerHarness.__init__(self, builddir, tmp, store, ["-v"] + extra)
 
     def nginx_conf(self, sock, port, port2=None):
-        conf = wymcp_conformance.Harness.nginx_conf(self, sock, port)
+        conf = LedgerHarness.nginx_conf(self, sock, port)
         a = conf.index("\t\tlocation = /mcp {")
         b = conf.index("\t\t}\n", a) + 4
         loc = conf[a:b]

@@ -86,10 +86,10 @@ import threading
 import time
 
 sys.dont_write_bytecode = True
-import wymcp_conformance
 import wymcp_e2e
 from wymcp_e2e import R, children, log_entries
-from wymcp_tasks import Wire, pg_bindir, pg_ctl, pg_start, pg_stop
+from wymcp_tasks import (LedgerHarness, Wire, pg_bindir, pg_ctl, pg_start,
+                         pg_stop)
 
 STATUS = "/wymcp-status"
 LEASE_S = 15		# --request-timeout 5 + 10: the shortest lease
@@ -123,46 +123,17 @@ def number(v):
 
 # ------------------------------------------------------------ the servers
 
-class StoreHarness(wymcp_conformance.Harness):
-    """wymcp-fcgi with the ledger module and a task store (`store'), in
-    its own directory `tmp', as `user' when given; nginx in front, with
-    the status page."""
+class StoreHarness(LedgerHarness):
+    """The ledger harness (wymcp_tasks.LedgerHarness) with the status
+    page."""
 
     def __init__(self, builddir, tmp, store, user=None):
-        wymcp_conformance.Harness.__init__(self, builddir)
-        self.dir = tmp
-        self.tasks = True
-        self.task_store = store
-        self.status_path = STATUS
-        self.user = user
         # With the harness's own -v: debug, which names the runners
         # ("started task runner PID") and the claims.
-        self.extra_fcgi = ["--request-timeout", "5", "--task-lease", "2",
-                           "--status-path", STATUS, "-v"]
-        if user is not None:
-            self.extra_fcgi += ["--user", user]
-
-    def paths(self):
-        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
-        self.mods = [os.path.join(self.builddir, "t", "lib", ".libs",
-                                  "ledger.so")]
-        wymcp_e2e.need_built(self.prog, *self.mods,
-                             hint=" (make check-store builds them)")
-
-    def start(self):
-        os.makedirs(self.dir, exist_ok=True)
-        os.chmod(self.dir, 0o755)
-        self.tmp = self.dir
-        self.sock = os.path.join(self.tmp, "wymcp.sock")
-        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
-        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
-        self.ledger = os.path.join(self.tmp, "ledger.txt")
-        open(self.ledger, "w").close()
-        if self.user is not None:
-            shutil.chown(self.ledger, self.user)
-        os.environ["WYMCP_TEST_LEDGER"] = self.ledger
-        self.start_fcgi()
-        self.start_nginx()
+        LedgerHarness.__init__(self, builddir, tmp, store,
+                               ["--task-lease", "2", "--status-path",
+                                STATUS, "-v"], user)
+        self.status_path = STATUS
 
     def started_runners(self):
         """Every task runner the supervisor has started, by its log."""

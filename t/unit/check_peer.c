@@ -249,6 +249,61 @@ START_TEST(match_lists_and_families)
 }
 END_TEST
 
+/* A growing list, and FCGI_WEB_SERVER_ADDRS read into it. */
+START_TEST(lists)
+{
+	struct net_peer	*v = NULL;
+	size_t		 n = 0;
+	char		 err[256];
+
+	ck_assert_int_eq(net_peers_add(&v, &n, "10.0.0.0/8", err,
+	    sizeof(err)), 0);
+	ck_assert_int_eq(net_peers_add(&v, &n, "10.0.0.0/33", err,
+	    sizeof(err)), -1);
+	ck_assert_msg(err[0] != '\0', "no reason given");
+	ck_assert_uint_eq(n, 1);
+	ck_assert(setenv("FCGI_WEB_SERVER_ADDRS", "192.0.2.7, 2001:db8::1",
+	    1) == 0);
+	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert(in_list(v, n, "10.1.2.3"));
+	ck_assert(in_list(v, n, "192.0.2.7"));
+	ck_assert(in_list(v, n, "2001:db8::1"));
+	ck_assert(!in_list(v, n, "192.0.2.8"));
+	ck_assert(setenv("FCGI_WEB_SERVER_ADDRS", "192.0.2.7,nope", 1) == 0);
+	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), -1);
+	ck_assert(unsetenv("FCGI_WEB_SERVER_ADDRS") == 0);
+	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), 0);
+	free(v);
+}
+END_TEST
+
+/* A refusal is said at most once a second, counting those unsaid. */
+START_TEST(refusals_said)
+{
+	struct net_refusals	 r;
+	const struct sockaddr	*p;
+	char			 buf[160];
+	const char		*m;
+
+	memset(&r, 0, sizeof(r));
+	p = sa("192.0.2.9");
+	m = net_refused(&r, 5000, p, sslen, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(m, "refused a FastCGI connection from 192.0.2.9: "
+	    "not in --allow-peer");
+	ck_assert_ptr_null(net_refused(&r, 5500, p, sslen, buf,
+	    sizeof(buf)));
+	ck_assert_ptr_null(net_refused(&r, 5999, p, sslen, buf,
+	    sizeof(buf)));
+	p = sa("192.0.2.10");
+	m = net_refused(&r, 6000, p, sslen, buf, sizeof(buf));
+	ck_assert_ptr_nonnull(m);
+	ck_assert_str_eq(m, "refused a FastCGI connection from 192.0.2.10: "
+	    "not in --allow-peer (and others since the last such line)");
+}
+END_TEST
+
 START_TEST(loopback)
 {
 	struct sockaddr_un	 un;
@@ -297,6 +352,8 @@ peer_suite(void)
 	tcase_add_test(tc, match_ipv6);
 	tcase_add_test(tc, match_v4_mapped);
 	tcase_add_test(tc, match_lists_and_families);
+	tcase_add_test(tc, lists);
+	tcase_add_test(tc, refusals_said);
 	tcase_add_test(tc, loopback);
 	tcase_add_test(tc, addr_str);
 	suite_add_tcase(s, tc);

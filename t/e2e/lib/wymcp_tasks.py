@@ -15,6 +15,7 @@ import signal
 import subprocess
 import time
 
+import wymcp_conformance
 import wymcp_e2e
 from wymcp_e2e import Client, enc, hlist, std_headers
 
@@ -187,3 +188,46 @@ def start_nginx(nginx, tmp, tag, locs, conns=64):
         nginx, tmp, os.path.join(tmp, "nginx-%s-error.log" % tag), 1, conf,
         "nginx-%s.conf" % tag)
     return ngx, port
+
+
+class LedgerHarness(wymcp_conformance.Harness):
+    """wymcp-fcgi with t/lib/ledger.c's one tool and task store `store',
+    in its own directory `tmp' (the ledger file there, in
+    WYMCP_TEST_LEDGER), as `user' when given, its files made under
+    umask 022; nginx in front.  For e2e_store.py and e2e_quota.py."""
+
+    def __init__(self, builddir, tmp, store, extra, user=None):
+        wymcp_conformance.Harness.__init__(self, builddir)
+        self.dir = tmp
+        self.tasks = True
+        self.task_store = store
+        self.user = user
+        self.extra_fcgi = ["--request-timeout", "5"] + list(extra)
+        if user is not None:
+            self.extra_fcgi += ["--user", user]
+
+    def paths(self):
+        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
+        self.mods = [os.path.join(self.builddir, "t", "lib", ".libs",
+                                  "ledger.so")]
+        wymcp_e2e.need_built(self.prog, *self.mods,
+                             hint=" (make check-store builds them)")
+
+    def start(self):
+        os.makedirs(self.dir, exist_ok=True)
+        os.chmod(self.dir, 0o755)
+        self.tmp = self.dir
+        self.sock = os.path.join(self.tmp, "wymcp.sock")
+        self.fcgi_log = os.path.join(self.tmp, "wymcp-fcgi.log")
+        self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
+        self.ledger = os.path.join(self.tmp, "ledger.txt")
+        open(self.ledger, "w").close()
+        if self.user is not None:
+            shutil.chown(self.ledger, self.user)
+        os.environ["WYMCP_TEST_LEDGER"] = self.ledger
+        old = os.umask(0o022)
+        try:
+            self.start_fcgi()
+        finally:
+            os.umask(old)
+        self.start_nginx()
