@@ -28,7 +28,7 @@
 
 #include <json-c/json.h>
 
-#include "net/net.h"
+#include "prog/prog.h"
 #include <openssl/evp.h>
 
 #include "wymcp.h"

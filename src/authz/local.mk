@@ -8,7 +8,7 @@ noinst_LTLIBRARIES += %reldir%/libauthz.la
 	%reldir%/introspect.c %reldir%/answer.c
 %canon_reldir%_libauthz_la_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS) \
 	$(CURL_CFLAGS)
-%canon_reldir%_libauthz_la_LIBADD = src/net/libnet.la $(OPENSSL_LIBS) \
+%canon_reldir%_libauthz_la_LIBADD = src/prog/libprog.la $(OPENSSL_LIBS) \
 	$(CURL_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS) -lm
 AUTHZ_LIBS = %reldir%/libauthz.la $(OPENSSL_LIBS) $(CURL_LIBS) \
 	$(JSONC_LIBS) $(SODIUM_LIBS) -lm

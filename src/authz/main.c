@@ -95,6 +95,7 @@ usage(FILE *f)
 	    "       [--leeway SECONDS] [--resource-metadata URL]\n"
 	    "       [--introspect URL --introspect-client-id ID\n"
 	    "        --introspect-secret-file PATH] [--allow-insecure-http]\n"
+	    "       [--allow-insecure-files]\n"
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--allow-peer ADDR[/BITS]]... [--allow-any-peer]\n"
 	    "       [--workers N] [--user USER] [--group GROUP]\n"
@@ -118,6 +119,8 @@ usage(FILE *f)
 	    "                         its client credentials (mode 0600)\n"
 	    "  --allow-insecure-http  let --jwks-url and --introspect use\n"
 	    "                         http to a host that is not loopback\n"
+	    "  --allow-insecure-files use a --jwks-file that another user\n"
+	    "                         could change (development only)\n"
 	    "  --listen ADDR          create the FastCGI socket (default:\n"
 	    "                         the socket on fd 0 or from systemd)\n"
 	    "  --allow-peer A[/BITS]  FastCGI peers allowed (repeatable); a\n"
@@ -141,9 +144,10 @@ struct opts {
 	long			 workers;
 	const char		*user, *group;
 	int			 insecure;	/* --allow-insecure-http */
-	struct net_peer	*peers;		/* --allow-peer */
+	struct prog_peer	*peers;		/* --allow-peer */
 	size_t			 npeers;
 	int			 any_peer;	/* --allow-any-peer */
+	int			 insecure_files; /* --allow-insecure-files */
 };
 
 /* Append to a growing array of strings; exits when out of memory. */
@@ -198,7 +202,7 @@ add_peer(struct opts *o, const char *spec, const char *what)
 {
 	char	 why[256];
 
-	if (net_peers_add(&o->peers, &o->npeers, spec, why,
+	if (prog_peers_add(&o->peers, &o->npeers, spec, why,
 	    sizeof(why)) == -1)
 		errx(2, "%s %s", what, why);
 }
@@ -213,7 +217,7 @@ env_peers(struct opts *o)
 {
 	char	 why[256];
 
-	if (net_peers_env(&o->peers, &o->npeers, why, sizeof(why)) == -1)
+	if (prog_peers_env(&o->peers, &o->npeers, why, sizeof(why)) == -1)
 		errx(2, "FCGI_WEB_SERVER_ADDRS: %s", why);
 }
 
@@ -270,7 +274,7 @@ parse(int argc, char *argv[], struct opts *o)
 	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
 	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
 	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
-	    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER };
+	    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER, O_INSECURE_FILES };
 	static const struct option longopts[] = {
 		{ "issuer", required_argument, NULL, O_ISSUER },
 		{ "audience", required_argument, NULL, O_AUDIENCE },
@@ -293,6 +297,8 @@ parse(int argc, char *argv[], struct opts *o)
 		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
 		{ "allow-peer", required_argument, NULL, O_PEER },
 		{ "allow-any-peer", no_argument, NULL, O_ANYPEER },
+		{ "allow-insecure-files", no_argument, NULL,
+		    O_INSECURE_FILES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -370,6 +376,9 @@ parse(int argc, char *argv[], struct opts *o)
 			break;
 		case O_ANYPEER:
 			o->any_peer = 1;
+			break;
+		case O_INSECURE_FILES:
+			o->insecure_files = 1;
 			break;
 		case 'v':
 			if (logmax < WYMCP_LOG_DEBUG)
@@ -560,9 +569,9 @@ check_listener(const struct opts *o, const struct sockaddr *sa,
 		return;
 	}
 	if ((sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
-	    o->npeers > 0 || net_addr_loopback(sa, len))
+	    o->npeers > 0 || prog_addr_loopback(sa, len))
 		return;
-	(void)net_addr_str(sa, len, a, sizeof(a));
+	(void)prog_addr_str(sa, len, a, sizeof(a));
 	if (o->any_peer) {
 		logline(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
 		    "anyone who can reach it (--allow-any-peer)", a);
@@ -753,7 +762,7 @@ deadline(long ms)
 static int
 take(const struct opts *o, int listenfd)
 {
-	static struct net_refusals refusals;
+	static struct prog_refusals refusals;
 	struct sockaddr_storage	 ss;
 	struct timespec		 ts;
 	socklen_t		 len = sizeof(ss);
@@ -771,10 +780,10 @@ take(const struct opts *o, int listenfd)
 		}
 		return -1;
 	}
-	if (!net_peer_allowed(o->peers, o->npeers,
+	if (!prog_peer_allowed(o->peers, o->npeers,
 	    (struct sockaddr *)&ss, len)) {
 		(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-		if (net_refused(&refusals, (long long)ts.tv_sec * 1000 +
+		if (prog_refused(&refusals, (long long)ts.tv_sec * 1000 +
 		    ts.tv_nsec / 1000000, (struct sockaddr *)&ss, len, line,
 		    sizeof(line)) != NULL)
 			logline(WYMCP_LOG_WARNING, "%s", line);
@@ -1024,6 +1033,31 @@ release(struct opts *o)
 	curl_global_cleanup();
 }
 
+/*
+ * A --jwks-file vouches for every token it verifies: refuse one that a
+ * user other than root, this process's and --user could change, or
+ * rename (prog_trusted()), unless --allow-insecure-files.  A missing
+ * file is the loader's to report.
+ */
+static void
+file_trusted(const struct opts *o, const char *path)
+{
+	struct passwd	*pw;
+	char		 real[PATH_MAX], why[PATH_MAX + 128];
+	uid_t		 user = (uid_t)-1;
+
+	if (o->user != NULL && (pw = getpwnam(o->user)) != NULL)
+		user = pw->pw_uid;
+	if (prog_trusted(path, user, real, sizeof(real), why,
+	    sizeof(why)) != -1)
+		return;
+	if (!o->insecure_files)
+		errx(1, "--jwks-file %s: refused: %s (--allow-insecure-files "
+		    "uses it anyway, for a development tree)", path, why);
+	logline(WYMCP_LOG_WARNING, "--jwks-file %s: %s: used anyway "
+	    "(--allow-insecure-files)", path, why);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -1051,6 +1085,8 @@ main(int argc, char *argv[])
 	/* The keys: a bad file is fatal, an unreachable URL is not. */
 	for (i = 0; i < o.a.keys.nsrcs; i++) {
 		src = &o.a.keys.srcs[i];
+		if (src->file != NULL)
+			file_trusted(&o, src->file);
 		if (authz_source_load(src, time(NULL), why, sizeof(why)) == 0)
 			logline(WYMCP_LOG_INFO, "%s: %zu verification keys "
 			    "for %s", src->file != NULL ? src->file : src->url,

@@ -222,7 +222,7 @@ static int
 take(int listenfd, const struct front_limits *lim, int *backoff,
     const sigset_t *waitmask)
 {
-	static struct net_refusals refusals;
+	static struct prog_refusals refusals;
 	struct sockaddr_storage	 ss;
 	struct pollfd		 pfd;
 	socklen_t		 len = sizeof(ss);
@@ -250,9 +250,9 @@ take(int listenfd, const struct front_limits *lim, int *backoff,
 	}
 	*backoff = 0;
 	/* accept(2) gave the peer's address, as getpeername(2) would. */
-	if (!net_peer_allowed(lim->peers, lim->npeers,
+	if (!prog_peer_allowed(lim->peers, lim->npeers,
 	    (struct sockaddr *)&ss, len)) {
-		if (net_refused(&refusals, front_now_ms(),
+		if (prog_refused(&refusals, front_now_ms(),
 		    (struct sockaddr *)&ss, len, line, sizeof(line)) != NULL)
 			front_log(WYMCP_LOG_WARNING, "%s", line);
 		close(fd);

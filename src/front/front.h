@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "wymcp.h"
-#include "net/net.h"
+#include "prog/prog.h"
 
 #ifndef WYMCP_MODULEDIR
 #define WYMCP_MODULEDIR		"/usr/local/lib/wymcp"
@@ -71,10 +71,10 @@ struct front_opts {
 	int		  max_requests_set; /* given on the command line */
 	size_t		  memory;	/* --memory-limit bytes, 0 none */
 	unsigned int	  drain;	/* --drain-timeout s */
-	struct net_peer *peers;	/* --allow-peer, in order */
+	struct prog_peer *peers;	/* --allow-peer, in order */
 	size_t		  npeers;
 	int		  any_peer;	/* --allow-any-peer */
-	int		  insecure_modules; /* --allow-insecure-modules */
+	int		  insecure_files; /* --allow-insecure-files */
 	unsigned int	  ask_timeout;	/* --ask-timeout, s */
 	int		  max_asking;	/* --max-asking, -1: default */
 	int		  max_asking_per; /* ... per principal, -1: default */
@@ -87,7 +87,7 @@ struct front_opts {
 	long long	  task_quota_bytes; /* --task-quota-bytes, 0: none */
 	long long	  task_store_max; /* --task-store-max-bytes, 0: none */
 	const char	 *status_path;	/* --status-path, or NULL */
-	struct net_peer *status_peers; /* --status-allow, in order */
+	struct prog_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
@@ -155,7 +155,7 @@ struct front_relay {
  */
 struct front_limits {
 	const char		*status_path;	/* --status-path, or NULL */
-	const struct net_peer	*status_peers;	/* --status-allow */
+	const struct prog_peer	*status_peers;	/* --status-allow */
 	size_t			 nstatus_peers;
 	struct front_stats	*stats;		/* the pool's figures */
 	unsigned int		 slow_ms;	/* --slow-log-ms, 0: none */
@@ -165,7 +165,7 @@ struct front_limits {
 	unsigned long		 max_requests;	/* 0: never recycle */
 	size_t			 memory;	/* RLIMIT_AS, 0: none */
 	unsigned int		 drain;		/* s */
-	const struct net_peer	*peers;		/* npeers 0: any peer */
+	const struct prog_peer	*peers;		/* npeers 0: any peer */
 	size_t			 npeers;
 	unsigned int		 ask_timeout;	/* --ask-timeout, s */
 	struct front_relay	*relay;		/* NULL: nothing is asked */
@@ -276,16 +276,6 @@ void		 front_log(int prio, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 void		 front_logfn(void *arg, int prio, const char *reqid,
 		    const char *msg);
-
-/*
- * trust.c: may the program load the file at `path' as its own code?
- * Its real path and every directory above it owned by root or this
- * process's user and writable by no one else (group root aside; a
- * sticky directory may be).  0 with the real path in `real', -1 with
- * why in `err' when it is not safe, -2 when it cannot be found.
- */
-int		 front_trusted(const char *path, char *real, size_t reallen,
-		    char *err, size_t errlen);
 
 /*
  * watch.c: the worker's watch over its request.  front_watch_init()

@@ -4,8 +4,8 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
-	%reldir%/status.c %reldir%/hub.c %reldir%/trust.c
+	%reldir%/status.c %reldir%/hub.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
-%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/net/libnet.la \
+%canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
 	$(FCGI_LIBS) $(JSONC_LIBS) $(PQ_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

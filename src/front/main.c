@@ -54,7 +54,7 @@ enum {
 	OPT_STATUS_ALLOW,
 	OPT_SLOW,
 	OPT_ANYPEER,
-	OPT_INSECUREMODS,
+	OPT_INSECUREFILES,
 	OPT_MAXASKINGPER,
 	OPT_ASKTIMEOUT,
 	OPT_MAXASKING,
@@ -95,7 +95,7 @@ static const struct option longopts[] = {
 	    OPT_STATUS_ALLOW },
 	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
-	{ "allow-insecure-modules", no_argument,	NULL, OPT_INSECUREMODS },
+	{ "allow-insecure-files", no_argument,	NULL, OPT_INSECUREFILES },
 	{ "max-asking-per-principal", required_argument, NULL,
 	    OPT_MAXASKINGPER },
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
@@ -143,7 +143,7 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
-	    "       [--module PATH]... [--allow-insecure-modules]\n"
+	    "       [--module PATH]... [--allow-insecure-files]\n"
 	    "       [--state-key-file PATH]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
@@ -176,6 +176,8 @@ usage(FILE *f)
 	    "                         default: help.so echo.so from\n"
 	    "                         %s)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
+	    "  --allow-insecure-files use modules and a key file that\n"
+	    "                         another user could change (unsafe)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
 	    "  --max-body BYTES       largest request body (default %d)\n"
 	    "  --allow-origin ORIGIN  allow an Origin or host (repeatable)\n"
@@ -345,7 +347,7 @@ push_status_peer(struct front_opts *o, const char *spec)
 {
 	char	 ebuf[256];
 
-	if (net_peers_add(&o->status_peers, &o->nstatus_peers, spec, ebuf,
+	if (prog_peers_add(&o->status_peers, &o->nstatus_peers, spec, ebuf,
 	    sizeof(ebuf)) == -1)
 		errx(2, "--status-allow: %s", ebuf);
 }
@@ -358,7 +360,7 @@ push_peer(struct front_opts *o, const char *spec, const char *what)
 {
 	char	 ebuf[256];
 
-	if (net_peers_add(&o->peers, &o->npeers, spec, ebuf,
+	if (prog_peers_add(&o->peers, &o->npeers, spec, ebuf,
 	    sizeof(ebuf)) == -1)
 		errx(2, "%s: %s", what, ebuf);
 }
@@ -475,8 +477,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_PEER:
 			push_peer(o, optarg, "--allow-peer");
 			break;
-		case OPT_INSECUREMODS:
-			o->insecure_modules = 1;
+		case OPT_INSECUREFILES:
+			o->insecure_files = 1;
 			break;
 		case OPT_ANYPEER:
 			o->any_peer = 1;
@@ -861,7 +863,7 @@ web_server_addrs(struct front_opts *o)
 {
 	char	 ebuf[256];
 
-	if (net_peers_env(&o->peers, &o->npeers, ebuf, sizeof(ebuf)) == -1)
+	if (prog_peers_env(&o->peers, &o->npeers, ebuf, sizeof(ebuf)) == -1)
 		errx(2, "FCGI_WEB_SERVER_ADDRS: %s", ebuf);
 }
 
@@ -890,9 +892,9 @@ check_listener(int fd, const struct front_opts *o)
 		return 1;
 	}
 	if ((ss.ss_family != AF_INET && ss.ss_family != AF_INET6) ||
-	    o->npeers > 0 || net_addr_loopback((struct sockaddr *)&ss, len))
+	    o->npeers > 0 || prog_addr_loopback((struct sockaddr *)&ss, len))
 		return 0;
-	(void)net_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
+	(void)prog_addr_str((struct sockaddr *)&ss, len, a, sizeof(a));
 	if (o->any_peer) {
 		front_log(WYMCP_LOG_WARNING, "the FastCGI socket on %s accepts "
 		    "anyone who can reach it (--allow-any-peer)", a);
@@ -983,7 +985,7 @@ is_so(const char *name)
 
 /*
  * Load the module at `path' into `srv', by its real path once
- * front_trusted() has checked who could have written it; 0, or -1
+ * prog_trusted() has checked who could have written it; 0, or -1
  * with why in `err'.
  */
 static int
@@ -993,22 +995,22 @@ load_one(struct wymcp_server *srv, const struct front_opts *o,
 	char	 real[PATH_MAX], why[PATH_MAX + 128];
 	int	 rc;
 
-	if ((rc = front_trusted(path, real, sizeof(real), why,
+	if ((rc = prog_trusted(path, (uid_t)-1, real, sizeof(real), why,
 	    sizeof(why))) == -2) {
 		if (snprintf(err, errlen, "%s %s: %s", what, path, why) < 0)
 			err[0] = '\0';
 		return -1;
 	}
 	if (rc != 0) {
-		if (!o->insecure_modules) {
+		if (!o->insecure_files) {
 			if (snprintf(err, errlen, "%s %s: refused: %s "
-			    "(--allow-insecure-modules loads it anyway, for a "
+			    "(--allow-insecure-files loads it anyway, for a "
 			    "development tree)", what, path, why) < 0)
 				err[0] = '\0';
 			return -1;
 		}
 		front_log(WYMCP_LOG_WARNING, "%s %s: %s: loaded anyway "
-		    "(--allow-insecure-modules)", what, path, why);
+		    "(--allow-insecure-files)", what, path, why);
 		snprintf(real, sizeof(real), "%s", path);
 	}
 	if (wymcp_server_load_module(srv, real) == WYMCP_OK)
@@ -1017,6 +1019,27 @@ load_one(struct wymcp_server *srv, const struct front_opts *o,
 	    wymcp_server_errmsg(srv)) < 0)
 		err[0] = '\0';
 	return -1;
+}
+
+/*
+ * --state-key-file: refuse one that a user other than root, this
+ * process's and `user' could change (prog_trusted()), unless
+ * --allow-insecure-files.  A missing file is the loader's to report.
+ */
+static void
+key_trusted(const struct front_opts *o, uid_t user)
+{
+	char	 real[PATH_MAX], why[PATH_MAX + 128];
+
+	if (prog_trusted(o->keyfile, user, real, sizeof(real), why,
+	    sizeof(why)) != -1)
+		return;
+	if (!o->insecure_files)
+		errx(1, "--state-key-file %s: refused: %s "
+		    "(--allow-insecure-files uses it anyway, for a development "
+		    "tree)", o->keyfile, why);
+	front_log(WYMCP_LOG_WARNING, "--state-key-file %s: %s: used anyway "
+	    "(--allow-insecure-files)", o->keyfile, why);
 }
 
 /*
@@ -1259,6 +1282,13 @@ main(int argc, char *argv[])
 		errx(2, "no listening socket on descriptor 0, no --listen "
 		    "and no CGI request (REQUEST_METHOD is unset); "
 		    "try --help");
+
+	/*
+	 * The key file seals every state: trusted as the modules are, but
+	 * it may be --user's, who rereads it at a reload.
+	 */
+	if (opts.keyfile != NULL)
+		key_trusted(&opts, id.set ? id.uid : (uid_t)-1);
 
 	/* Per-process work, once: configuration and modules. */
 	cgi = fd == -1 && opts.listen == NULL;

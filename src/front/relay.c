@@ -678,9 +678,9 @@ raccept(struct front_relay_port *rp)
 		if ((fd = accept4(rp->lim->relay_fd, (struct sockaddr *)&ss,
 		    &sl, SOCK_NONBLOCK | SOCK_CLOEXEC)) == -1)
 			return;
-		(void)net_addr_str((struct sockaddr *)&ss, sl, a,
+		(void)prog_addr_str((struct sockaddr *)&ss, sl, a,
 		    sizeof(a));
-		if (rp->lim->npeers > 0 && !net_peer_allowed(
+		if (rp->lim->npeers > 0 && !prog_peer_allowed(
 		    rp->lim->peers, rp->lim->npeers, (struct sockaddr *)&ss,
 		    sl)) {
 			front_log(WYMCP_LOG_WARNING, "relay: refused %s (not "

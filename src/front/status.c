@@ -170,8 +170,8 @@ allowed(const struct front_limits *lim, const char *addr)
 	} else
 		return 0;
 	if (lim->nstatus_peers == 0)
-		return net_addr_loopback((struct sockaddr *)&ss, len);
-	return net_peer_allowed(lim->status_peers, lim->nstatus_peers,
+		return prog_addr_loopback((struct sockaddr *)&ss, len);
+	return prog_peer_allowed(lim->status_peers, lim->nstatus_peers,
 	    (struct sockaddr *)&ss, len);
 }
 

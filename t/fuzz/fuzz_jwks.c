@@ -1,7 +1,7 @@
 /*
  * fuzz_jwks.c - libFuzzer target for what wymcp-authz parses around
  * its key sets and sockets (src/authz/fetch.c, jwks.c, jwt.c;
- * src/net/peer.c)
+ * src/prog/peer.c)
  *
  * The first byte of the input says what the rest is:
  *
@@ -143,12 +143,12 @@ jwks(const uint8_t *p, size_t n)
 static void
 peer(const uint8_t *p, size_t n)
 {
-	struct net_peer	 pr;
+	struct prog_peer	 pr;
 	struct sockaddr_in	 s4;
 	struct sockaddr_in6	 s6;
 	char			*spec = text(p, n), err[256] = "";
 
-	if (net_peer_parse(spec, &pr, err, sizeof(err)) != 0) {
+	if (prog_peer_parse(spec, &pr, err, sizeof(err)) != 0) {
 		if (err[0] == '\0')
 			abort();
 		free(spec);
@@ -159,13 +159,13 @@ peer(const uint8_t *p, size_t n)
 	memset(&s4, 0, sizeof(s4));
 	s4.sin_family = AF_INET;
 	s4.sin_addr.s_addr = htonl(0x0a000001);
-	(void)net_peer_allowed(&pr, 1, (struct sockaddr *)&s4,
+	(void)prog_peer_allowed(&pr, 1, (struct sockaddr *)&s4,
 	    sizeof(s4));
 	memset(&s6, 0, sizeof(s6));
 	s6.sin6_family = AF_INET6;
 	memcpy(&s6.sin6_addr, pr.addr, 16);
 	/* Its own address is always in its own prefix. */
-	if (!net_peer_allowed(&pr, 1, (struct sockaddr *)&s6, sizeof(s6)))
+	if (!prog_peer_allowed(&pr, 1, (struct sockaddr *)&s6, sizeof(s6)))
 		abort();
 	free(spec);
 }

@@ -41,7 +41,9 @@ for its own audience.  Against each web server:
      by t/oauth/harden.mjs (jose): a key serves its own issuer only,
      every --jwks-file is used, the principal names the issuer; http
      key and introspection URLs are refused unless loopback or
-     --allow-insecure-http; a sub that is not UTF-8 is refused; two
+     --allow-insecure-http; a --jwks-file in a directory every user
+     may write is refused unless --allow-insecure-files; a sub that is
+     not UTF-8 is refused; two
      idle TCP connections to --workers 2 do not stop a check; a TCP
      socket on an address that is not loopback needs --allow-peer, and
      a peer not in it is closed;
@@ -982,6 +984,37 @@ def h_http(w, d):
     a.stop()
 
 
+def h_files(w, d):
+    """A --jwks-file another user could change, or rename, is refused at
+    start, unless --allow-insecure-files."""
+    sock = "unix:" + os.path.join(w.tmp, "x.sock")
+    loose = os.path.join(w.tmp, "loose")
+    os.makedirs(loose, exist_ok=True)
+    shutil.copy(os.path.join(d, "a1.jwks"), os.path.join(loose, "a.jwks"))
+    os.chmod(loose, 0o777)
+    try:
+        args = ["--listen", sock, "--workers", "0", "--audience", H_AUD,
+                "--issuer", H_ISS_A, "--jwks-file",
+                os.path.join(loose, "a.jwks")]
+        rc, err = h_run(w, args)
+        R.check(rc == 1 and "is writable by others (mode 0777)" in err
+                and "--allow-insecure-files" in err,
+                "H --jwks-file in a directory every user may write -> "
+                "refused at start (exit 1)",
+                "%r %s" % (rc, err.strip()[-200:]))
+        a = HAuthz(w, "h-files", args[2:] + ["--allow-insecure-files"])
+        try:
+            a.wait()
+            ok = "used anyway (--allow-insecure-files)" in a.log()
+        except Failed as e:
+            ok = str(e)
+        R.check(ok is True, "H the same with --allow-insecure-files -> "
+                "starts, warning", repr(ok))
+        a.stop()
+    finally:
+        os.chmod(loose, 0o755)
+
+
 def h_utf8(w, d, tok):
     """A sub that is not strict UTF-8 never reaches X-Wymcp-Principal."""
     a = HAuthz(w, "h-utf8", [
@@ -1071,6 +1104,7 @@ def hardening(w, node):
     d, tok = h_keys(w, node)
     h_issuers(w, d, tok)
     h_http(w, d)
+    h_files(w, d)
     h_utf8(w, d, tok)
     h_peers(w, d)
     h_idle(w, d, tok)

@@ -782,50 +782,50 @@ END_TEST
 /* --allow-peer: wymcp-fcgi's rule, in wymcp-authz's copy of it. */
 START_TEST(peer_rule)
 {
-	struct net_peer	 p[2];
+	struct prog_peer	 p[2];
 	struct sockaddr_in	 s4;
 	struct sockaddr_in6	 s6;
 	struct sockaddr_un	 su;
 	char			 err[256];
 
-	ck_assert_int_eq(net_peer_parse("10.1.0.0/16", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("10.1.0.0/16", &p[0], err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(net_peer_parse("[2001:db8::]/32", &p[1], err,
+	ck_assert_int_eq(prog_peer_parse("[2001:db8::]/32", &p[1], err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(net_peer_parse("10.1.0.1/16", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("10.1.0.1/16", &p[0], err,
 	    sizeof(err)), -1);		/* host bits set */
-	ck_assert_int_eq(net_peer_parse("10.1.0.0/33", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("10.1.0.0/33", &p[0], err,
 	    sizeof(err)), -1);
-	ck_assert_int_eq(net_peer_parse("example.com", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("example.com", &p[0], err,
 	    sizeof(err)), -1);
-	ck_assert_int_eq(net_peer_parse("10.1.0.0/16", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("10.1.0.0/16", &p[0], err,
 	    sizeof(err)), 0);
 	memset(&s4, 0, sizeof(s4));
 	s4.sin_family = AF_INET;
 	inet_pton(AF_INET, "10.1.2.3", &s4.sin_addr);
-	ck_assert(net_peer_allowed(p, 2, (struct sockaddr *)&s4,
+	ck_assert(prog_peer_allowed(p, 2, (struct sockaddr *)&s4,
 	    sizeof(s4)));
-	ck_assert(!net_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
+	ck_assert(!prog_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
 	inet_pton(AF_INET, "10.2.0.1", &s4.sin_addr);
-	ck_assert(!net_peer_allowed(p, 2, (struct sockaddr *)&s4,
+	ck_assert(!prog_peer_allowed(p, 2, (struct sockaddr *)&s4,
 	    sizeof(s4)));
-	ck_assert(net_peer_allowed(p, 0, (struct sockaddr *)&s4,
+	ck_assert(prog_peer_allowed(p, 0, (struct sockaddr *)&s4,
 	    sizeof(s4)));		/* no list: any */
 	inet_pton(AF_INET, "127.0.0.1", &s4.sin_addr);
-	ck_assert(net_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
+	ck_assert(prog_addr_loopback((struct sockaddr *)&s4, sizeof(s4)));
 	memset(&s6, 0, sizeof(s6));
 	s6.sin6_family = AF_INET6;
 	inet_pton(AF_INET6, "::ffff:10.1.9.9", &s6.sin6_addr);
-	ck_assert(net_peer_allowed(p, 2, (struct sockaddr *)&s6,
+	ck_assert(prog_peer_allowed(p, 2, (struct sockaddr *)&s6,
 	    sizeof(s6)));		/* v4-mapped */
 	inet_pton(AF_INET6, "2001:db8:1::5", &s6.sin6_addr);
-	ck_assert(net_peer_allowed(p, 2, (struct sockaddr *)&s6,
+	ck_assert(prog_peer_allowed(p, 2, (struct sockaddr *)&s6,
 	    sizeof(s6)));
 	inet_pton(AF_INET6, "::", &s6.sin6_addr);
-	ck_assert(!net_addr_loopback((struct sockaddr *)&s6, sizeof(s6)));
+	ck_assert(!prog_addr_loopback((struct sockaddr *)&s6, sizeof(s6)));
 	memset(&su, 0, sizeof(su));
 	su.sun_family = AF_UNIX;
-	ck_assert(net_peer_allowed(p, 2, (struct sockaddr *)&su,
+	ck_assert(prog_peer_allowed(p, 2, (struct sockaddr *)&su,
 	    sizeof(su)));
 }
 END_TEST

@@ -1,7 +1,7 @@
 /*
- * check_peer.c - the --allow-peer address matcher (src/net/peer.c)
+ * check_peer.c - the --allow-peer address matcher (src/prog/peer.c)
  *
- * peer.c is linked in from src/net/libnet.la: it is part of both
+ * peer.c is linked in from src/prog/libprog.la: it is part of both
  * programs, wymcp-fcgi and wymcp-authz, not of the library.  Parsing ADDR[/BITS] for IPv4, IPv6 and v4-mapped IPv6;
  * matching peers of every family against a list (an IPv4 peer arriving
  * v4-mapped on a dual-stack socket matches an IPv4 entry, and the
@@ -22,7 +22,7 @@
 
 #include <check.h>
 
-#include "net/net.h"
+#include "prog/prog.h"
 
 static struct sockaddr_storage	 ss;
 static socklen_t		 sslen;
@@ -49,21 +49,21 @@ sa(const char *a)
 
 /* Is peer `a' allowed by the list? */
 static int
-in_list(const struct net_peer *p, size_t n, const char *a)
+in_list(const struct prog_peer *p, size_t n, const char *a)
 {
 	const struct sockaddr	*s = sa(a);
 
-	return net_peer_allowed(p, n, s, sslen);
+	return prog_peer_allowed(p, n, s, sslen);
 }
 
 /* Is peer `a' allowed by the one entry `spec'? */
 static int
 allowed(const char *spec, const char *a)
 {
-	struct net_peer	 p;
+	struct prog_peer	 p;
 	char			 err[128];
 
-	ck_assert_msg(net_peer_parse(spec, &p, err, sizeof(err)) == 0,
+	ck_assert_msg(prog_peer_parse(spec, &p, err, sizeof(err)) == 0,
 	    "%s: %s", spec, err);
 	return in_list(&p, 1, a);
 }
@@ -74,74 +74,74 @@ is_loopback(const char *a)
 {
 	const struct sockaddr	*s = sa(a);
 
-	return net_addr_loopback(s, sslen);
+	return prog_addr_loopback(s, sslen);
 }
 
-/* `a' as net_addr_str() prints it. */
+/* `a' as prog_addr_str() prints it. */
 static const char *
 str(const char *a, char *buf, size_t len)
 {
 	const struct sockaddr	*s = sa(a);
 
-	return net_addr_str(s, sslen, buf, len);
+	return prog_addr_str(s, sslen, buf, len);
 }
 
-/* net_peer_parse() of `spec' fails, with a message naming it. */
+/* prog_peer_parse() of `spec' fails, with a message naming it. */
 static void
 refused(const char *spec)
 {
-	struct net_peer	 p;
+	struct prog_peer	 p;
 	char			 err[128] = "";
 
-	ck_assert_msg(net_peer_parse(spec, &p, err, sizeof(err)) == -1,
+	ck_assert_msg(prog_peer_parse(spec, &p, err, sizeof(err)) == -1,
 	    "%s was accepted", spec);
 	ck_assert_ptr_nonnull(strstr(err, spec));
 }
 
 START_TEST(parse_forms)
 {
-	struct net_peer	 p;
+	struct prog_peer	 p;
 	char			 err[128];
 
-	ck_assert_int_eq(net_peer_parse("127.0.0.1", &p, err,
+	ck_assert_int_eq(prog_peer_parse("127.0.0.1", &p, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 128);
 	ck_assert_int_eq(p.addr[10], 0xff);
 	ck_assert_int_eq(p.addr[11], 0xff);
 	ck_assert_int_eq(p.addr[12], 127);
-	ck_assert_int_eq(net_peer_parse("10.0.0.0/8", &p, err,
+	ck_assert_int_eq(prog_peer_parse("10.0.0.0/8", &p, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 104);
-	ck_assert_int_eq(net_peer_parse("0.0.0.0/0", &p, err,
+	ck_assert_int_eq(prog_peer_parse("0.0.0.0/0", &p, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 96);
-	ck_assert_int_eq(net_peer_parse("::1", &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(prog_peer_parse("::1", &p, err, sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 128);
 	ck_assert_int_eq(p.addr[15], 1);
-	ck_assert_int_eq(net_peer_parse("[::1]", &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(prog_peer_parse("[::1]", &p, err, sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 128);
-	ck_assert_int_eq(net_peer_parse("[2001:db8::]/32", &p, err,
+	ck_assert_int_eq(prog_peer_parse("[2001:db8::]/32", &p, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 32);
-	ck_assert_int_eq(net_peer_parse("2001:db8::/32", &p, err,
+	ck_assert_int_eq(prog_peer_parse("2001:db8::/32", &p, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(net_peer_parse("::ffff:10.0.0.0/104", &p, err,
+	ck_assert_int_eq(prog_peer_parse("::ffff:10.0.0.0/104", &p, err,
 	    sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 104);
-	ck_assert_int_eq(net_peer_parse("::/0", &p, err, sizeof(err)), 0);
+	ck_assert_int_eq(prog_peer_parse("::/0", &p, err, sizeof(err)), 0);
 	ck_assert_int_eq(p.bits, 0);
-	ck_assert_int_eq(net_peer_parse("10.128.0.0/9", &p, err,
+	ck_assert_int_eq(prog_peer_parse("10.128.0.0/9", &p, err,
 	    sizeof(err)), 0);
 }
 END_TEST
 
 START_TEST(parse_refusals)
 {
-	struct net_peer	 p;
+	struct prog_peer	 p;
 	char			 err[128];
 
-	ck_assert_int_eq(net_peer_parse("", &p, err, sizeof(err)), -1);
-	ck_assert_int_eq(net_peer_parse(NULL, &p, err, sizeof(err)), -1);
+	ck_assert_int_eq(prog_peer_parse("", &p, err, sizeof(err)), -1);
+	ck_assert_int_eq(prog_peer_parse(NULL, &p, err, sizeof(err)), -1);
 	refused("localhost");
 	refused("1.2.3");
 	refused("1.2.3.4.5");
@@ -220,15 +220,15 @@ END_TEST
 
 START_TEST(match_lists_and_families)
 {
-	struct net_peer	 p[3];
+	struct prog_peer	 p[3];
 	struct sockaddr_un	 un;
 	char			 err[128];
 
-	ck_assert_int_eq(net_peer_parse("10.0.0.5", &p[0], err,
+	ck_assert_int_eq(prog_peer_parse("10.0.0.5", &p[0], err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(net_peer_parse("::1", &p[1], err, sizeof(err)),
+	ck_assert_int_eq(prog_peer_parse("::1", &p[1], err, sizeof(err)),
 	    0);
-	ck_assert_int_eq(net_peer_parse("192.0.2.0/24", &p[2], err,
+	ck_assert_int_eq(prog_peer_parse("192.0.2.0/24", &p[2], err,
 	    sizeof(err)), 0);
 	ck_assert(in_list(p, 3, "10.0.0.5"));
 	ck_assert(in_list(p, 3, "::1"));
@@ -238,13 +238,13 @@ START_TEST(match_lists_and_families)
 	/* No list: anyone. */
 	ck_assert(in_list(p, 0, "203.0.113.1"));
 	/* A short address, or one of another family, never. */
-	ck_assert(!net_peer_allowed(p, 3, sa("10.0.0.5"), 4));
-	ck_assert(!net_peer_allowed(p, 0, sa("::1"), 8));
-	ck_assert(!net_peer_allowed(p, 3, NULL, 0));
+	ck_assert(!prog_peer_allowed(p, 3, sa("10.0.0.5"), 4));
+	ck_assert(!prog_peer_allowed(p, 0, sa("::1"), 8));
+	ck_assert(!prog_peer_allowed(p, 3, NULL, 0));
 	/* Unix-domain peers are never filtered. */
 	memset(&un, 0, sizeof(un));
 	un.sun_family = AF_UNIX;
-	ck_assert(net_peer_allowed(p, 3, (struct sockaddr *)&un,
+	ck_assert(prog_peer_allowed(p, 3, (struct sockaddr *)&un,
 	    sizeof(sa_family_t)));
 }
 END_TEST
@@ -252,28 +252,28 @@ END_TEST
 /* A growing list, and FCGI_WEB_SERVER_ADDRS read into it. */
 START_TEST(lists)
 {
-	struct net_peer	*v = NULL;
+	struct prog_peer	*v = NULL;
 	size_t		 n = 0;
 	char		 err[256];
 
-	ck_assert_int_eq(net_peers_add(&v, &n, "10.0.0.0/8", err,
+	ck_assert_int_eq(prog_peers_add(&v, &n, "10.0.0.0/8", err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(net_peers_add(&v, &n, "10.0.0.0/33", err,
+	ck_assert_int_eq(prog_peers_add(&v, &n, "10.0.0.0/33", err,
 	    sizeof(err)), -1);
 	ck_assert_msg(err[0] != '\0', "no reason given");
 	ck_assert_uint_eq(n, 1);
 	ck_assert(setenv("FCGI_WEB_SERVER_ADDRS", "192.0.2.7, 2001:db8::1",
 	    1) == 0);
-	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(prog_peers_env(&v, &n, err, sizeof(err)), 0);
 	ck_assert_uint_eq(n, 3);
 	ck_assert(in_list(v, n, "10.1.2.3"));
 	ck_assert(in_list(v, n, "192.0.2.7"));
 	ck_assert(in_list(v, n, "2001:db8::1"));
 	ck_assert(!in_list(v, n, "192.0.2.8"));
 	ck_assert(setenv("FCGI_WEB_SERVER_ADDRS", "192.0.2.7,nope", 1) == 0);
-	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), -1);
+	ck_assert_int_eq(prog_peers_env(&v, &n, err, sizeof(err)), -1);
 	ck_assert(unsetenv("FCGI_WEB_SERVER_ADDRS") == 0);
-	ck_assert_int_eq(net_peers_env(&v, &n, err, sizeof(err)), 0);
+	ck_assert_int_eq(prog_peers_env(&v, &n, err, sizeof(err)), 0);
 	free(v);
 }
 END_TEST
@@ -281,23 +281,23 @@ END_TEST
 /* A refusal is said at most once a second, counting those unsaid. */
 START_TEST(refusals_said)
 {
-	struct net_refusals	 r;
+	struct prog_refusals	 r;
 	const struct sockaddr	*p;
 	char			 buf[160];
 	const char		*m;
 
 	memset(&r, 0, sizeof(r));
 	p = sa("192.0.2.9");
-	m = net_refused(&r, 5000, p, sslen, buf, sizeof(buf));
+	m = prog_refused(&r, 5000, p, sslen, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(m, "refused a FastCGI connection from 192.0.2.9: "
 	    "not in --allow-peer");
-	ck_assert_ptr_null(net_refused(&r, 5500, p, sslen, buf,
+	ck_assert_ptr_null(prog_refused(&r, 5500, p, sslen, buf,
 	    sizeof(buf)));
-	ck_assert_ptr_null(net_refused(&r, 5999, p, sslen, buf,
+	ck_assert_ptr_null(prog_refused(&r, 5999, p, sslen, buf,
 	    sizeof(buf)));
 	p = sa("192.0.2.10");
-	m = net_refused(&r, 6000, p, sslen, buf, sizeof(buf));
+	m = prog_refused(&r, 6000, p, sslen, buf, sizeof(buf));
 	ck_assert_ptr_nonnull(m);
 	ck_assert_str_eq(m, "refused a FastCGI connection from 192.0.2.10: "
 	    "not in --allow-peer (and others since the last such line)");
@@ -319,8 +319,8 @@ START_TEST(loopback)
 	ck_assert(!is_loopback("2001:db8::1"));
 	memset(&un, 0, sizeof(un));
 	un.sun_family = AF_UNIX;
-	ck_assert(net_addr_loopback((struct sockaddr *)&un, sizeof(un)));
-	ck_assert(!net_addr_loopback(NULL, 0));
+	ck_assert(prog_addr_loopback((struct sockaddr *)&un, sizeof(un)));
+	ck_assert(!prog_addr_loopback(NULL, 0));
 }
 END_TEST
 
@@ -332,7 +332,7 @@ START_TEST(addr_str)
 	ck_assert_str_eq(str("::ffff:127.0.0.1", buf, sizeof(buf)),
 	    "::ffff:127.0.0.1");
 	ck_assert_str_eq(str("2001:db8::1", buf, sizeof(buf)), "2001:db8::1");
-	ck_assert_str_eq(net_addr_str(NULL, 0, buf, sizeof(buf)), "?");
+	ck_assert_str_eq(prog_addr_str(NULL, 0, buf, sizeof(buf)), "?");
 }
 END_TEST
 

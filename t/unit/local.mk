@@ -18,10 +18,10 @@ UNIT_TESTS = \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
-# The programs' --allow-peer matcher (src/net/libnet.la: it is not in
+# The programs' --allow-peer matcher (src/prog/libprog.la: it is not in
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
-%canon_reldir%_check_peer_LDADD = src/net/libnet.la $(LDADD)
+%canon_reldir%_check_peer_LDADD = src/prog/libprog.la $(LDADD)
 
 # wymcp-authz's tokens, keys and answers (src/authz/libauthz.la).
 %canon_reldir%_check_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)

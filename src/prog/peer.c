@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net/net.h"
+#include "prog/prog.h"
 
 /* The first 12 bytes of a v4-mapped IPv6 address (RFC 4291 2.5.5.2). */
 static const unsigned char v4mapped[12] = {
@@ -73,7 +73,7 @@ prefix_eq(const unsigned char *a, const unsigned char *b, int bits)
  * brackets (BITS 0 to 128), without host bits beyond the prefix.
  */
 int
-net_peer_parse(const char *spec, struct net_peer *p, char *err,
+prog_peer_parse(const char *spec, struct prog_peer *p, char *err,
     size_t errlen)
 {
 	struct in_addr	 a4;
@@ -156,7 +156,7 @@ net_peer_parse(const char *spec, struct net_peer *p, char *err,
 }
 
 int
-net_peer_allowed(const struct net_peer *peers, size_t n,
+prog_peer_allowed(const struct prog_peer *peers, size_t n,
     const struct sockaddr *sa, socklen_t len)
 {
 	unsigned char	 a[16];
@@ -176,7 +176,7 @@ net_peer_allowed(const struct net_peer *peers, size_t n,
 }
 
 int
-net_addr_loopback(const struct sockaddr *sa, socklen_t len)
+prog_addr_loopback(const struct sockaddr *sa, socklen_t len)
 {
 	static const unsigned char	 one[16] = {
 		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
@@ -194,7 +194,7 @@ net_addr_loopback(const struct sockaddr *sa, socklen_t len)
 }
 
 const char *
-net_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
+prog_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
     size_t buflen)
 {
 	const struct sockaddr_in	*s4;
@@ -222,24 +222,24 @@ net_addr_str(const struct sockaddr *sa, socklen_t len, char *buf,
 
 
 int
-net_peers_add(struct net_peer **v, size_t *n, const char *spec, char *err,
+prog_peers_add(struct prog_peer **v, size_t *n, const char *spec, char *err,
     size_t errlen)
 {
-	struct net_peer	*p;
+	struct prog_peer	*p;
 
 	if ((p = reallocarray(*v, *n + 1, sizeof(*p))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	*v = p;
-	if (net_peer_parse(spec, &p[*n], err, errlen) == -1)
+	if (prog_peer_parse(spec, &p[*n], err, errlen) == -1)
 		return -1;
 	(*n)++;
 	return 0;
 }
 
 int
-net_peers_env(struct net_peer **v, size_t *n, char *err, size_t errlen)
+prog_peers_env(struct prog_peer **v, size_t *n, char *err, size_t errlen)
 {
 	const char	*e;
 	char		*copy, *tok, *save = NULL;
@@ -253,23 +253,23 @@ net_peers_env(struct net_peer **v, size_t *n, char *err, size_t errlen)
 	}
 	for (tok = strtok_r(copy, ", \t", &save); tok != NULL && rc == 0;
 	    tok = strtok_r(NULL, ", \t", &save))
-		rc = net_peers_add(v, n, tok, err, errlen);
+		rc = prog_peers_add(v, n, tok, err, errlen);
 	free(copy);
 	return rc;
 }
 
 const char *
-net_refused(struct net_refusals *r, long long now_ms,
+prog_refused(struct prog_refusals *r, long long now_ms,
     const struct sockaddr *sa, socklen_t len, char *buf, size_t buflen)
 {
 	char	 a[64];
 
-	if (r->said && now_ms - r->last_ms < NET_REFUSED_LOG_MS) {
+	if (r->said && now_ms - r->last_ms < PROG_REFUSED_LOG_MS) {
 		r->unsaid++;
 		return NULL;
 	}
 	snprintf(buf, buflen, "refused a FastCGI connection from %s: not in "
-	    "--allow-peer%s", net_addr_str(sa, len, a, sizeof(a)),
+	    "--allow-peer%s", prog_addr_str(sa, len, a, sizeof(a)),
 	    r->unsaid > 0 ? " (and others since the last such line)" : "");
 	r->said = 1;
 	r->last_ms = now_ms;
