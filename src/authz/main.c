@@ -7,8 +7,9 @@
  * --allow-peer or --allow-any-peer), switches to --user, then keeps
  * --workers processes that each accept one FastCGI connection at a
  * time, from an allowed peer, with AUTHZ_READ_MS for its request;
- * --workers 0 serves in this process.  SIGHUP reloads the key set (forwarded to every worker);
- * SIGTERM and SIGINT stop: each worker finishes the request in hand.
+ * --workers 0 serves in this process.  SIGHUP reloads the key set
+ * (forwarded to every worker); SIGTERM and SIGINT stop: each worker
+ * finishes the request in hand.
  * Logs go to stderr, one line each; no token, key or secret is ever
  * logged (answer.c logs the fixed reasons of authz_why() only).
  */

@@ -407,8 +407,9 @@ adopt(FCGX_Request *req, int fd, struct front_board *board)
  * (FCGI_KEEP_CONN; libfcgi 2.4 keeps it in ipcFd), else on the
  * listening socket, and take a new connection into req->ipcFd.
  * Returns 1 with a connection to read, 0 to look again (a signal, a
- * connection another worker took or that was refused), -2 when the supervisor shut the listening socket down to
- * stop, -1 on a fatal error (logged).
+ * connection another worker took or that was refused), -2 when the
+ * supervisor shut the listening socket down to stop, -1 on a fatal
+ * error (logged).
  */
 static int
 wait_next(FCGX_Request *req, int listenfd, const struct front_limits *lim,

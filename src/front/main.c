@@ -528,7 +528,8 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_STOREMAX:
 			o->task_store_max = (long long)parse_size(
-			    "task-store-max-bytes", optarg, 1024, LLONG_MAX / 2);
+			    "task-store-max-bytes", optarg, 1024,
+			    LLONG_MAX / 2);
 			break;
 		case OPT_MAXLISTENERS:
 			o->max_listeners = (int)parse_num("max-listeners",

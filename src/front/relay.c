@@ -30,8 +30,8 @@
  * __atomic builtins; the supervisor gives back the place of a worker
  * that died holding one), and --max-asking-per-principal those one
  * principal holds (a count per bucket of its name: front_share_bucket),
- * so that one principal cannot take every place.  Asking needs a second worker to take the
- * answer: with one worker it is off.
+ * so that one principal cannot take every place.  Asking needs a
+ * second worker to take the answer: with one worker it is off.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

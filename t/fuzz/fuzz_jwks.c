@@ -131,7 +131,8 @@ jwks(const uint8_t *p, size_t n)
 	    strchr(k[0].kid, '\\') == NULL ? k[0].kid : "",
 	    k[0].kid != NULL ? "\"" : "");
 	b64(hdr, h64);
-	b64("{\"iss\":\"https://b.example\",\"aud\":\"https://mcp.example/mcp\","
+	b64("{\"iss\":\"https://b.example\","
+	    "\"aud\":\"https://mcp.example/mcp\","
 	    "\"sub\":\"x\",\"exp\":1900000300}", c64);
 	snprintf(tok, sizeof(tok), "%s.%s.AAAA", h64, c64);
 	v = authz_jwt_check(&conf, &ks, tok, strlen(tok), NOW, &t);

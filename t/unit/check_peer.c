@@ -2,7 +2,8 @@
  * check_peer.c - the --allow-peer address matcher (src/prog/peer.c)
  *
  * peer.c is linked in from src/prog/libprog.la: it is part of both
- * programs, wymcp-fcgi and wymcp-authz, not of the library.  Parsing ADDR[/BITS] for IPv4, IPv6 and v4-mapped IPv6;
+ * programs, wymcp-fcgi and wymcp-authz, not of the library.  Parsing
+ * ADDR[/BITS] for IPv4, IPv6 and v4-mapped IPv6;
  * matching peers of every family against a list (an IPv4 peer arriving
  * v4-mapped on a dual-stack socket matches an IPv4 entry, and the
  * other way round); what counts as loopback for the startup rule.
