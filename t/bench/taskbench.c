@@ -65,9 +65,17 @@ main(void)
 	snprintf(def, sizeof(def), "sqlite:%s", file);
 	if (uri == NULL)
 		uri = def;
+	/*
+	 * One principal makes every task: no cap on their count (N is
+	 * far above WYMCP_TASK_QUOTA_DEFAULT), the byte limits as by
+	 * default, so that each creation pays for the quota's sums.
+	 */
 	if ((srv = wymcp_server_new()) == NULL ||
 	    wymcp_server_add_module(srv, &mod) != WYMCP_OK ||
-	    wymcp_server_set_task_store(srv, uri) != WYMCP_OK) {
+	    wymcp_server_set_task_store(srv, uri) != WYMCP_OK ||
+	    wymcp_server_set_task_quota(srv, 0,
+	    WYMCP_TASK_QUOTA_BYTES_DEFAULT,
+	    WYMCP_TASK_STORE_MAX_BYTES_DEFAULT) != WYMCP_OK) {
 		fprintf(stderr, "taskbench: %s\n", srv != NULL ?
 		    wymcp_server_errmsg(srv) : "out of memory");
 		return 1;
