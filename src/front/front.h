@@ -51,6 +51,7 @@
  * as long as the process.
  */
 struct front_opts {
+	const char	 *config;	/* --config FILE, or NULL */
 	const char	 *listen;	/* --listen, or NULL: inherit */
 	int		  workers;	/* --workers, 0 = no supervisor */
 	int		  workers_max;	/* --workers MIN:MAX, else = workers */
@@ -234,6 +235,21 @@ int		 front_publish_cmd(const char *event, const char *bus,
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
 int		 front_hub(const struct front_limits *, struct front_board *);
+
+/*
+ * config.c: --config FILE.  front_config_argv() makes the arguments
+ * to parse: argv[0], the file's options ("--NAME" and its value, a
+ * line each in the file, each a long option of `opts'), then
+ * argv[1..argc-1].  0 with *nargv (to
+ * free) and *text (the strings it points into, to free once the
+ * options are no longer used), or -1 with why in `err' (the file and
+ * line).
+ */
+struct option;
+int		 front_config_argv(const char *path,
+		    const struct option *opts, int argc, char *argv[],
+		    int *nargc, char ***nargv, char **text, char *err,
+		    size_t errlen);
 int		 front_listen_hold(const struct front_limits *,
 		    struct FCGX_Request *, const struct wymcp_listen *);
 int		 front_listen_hand(const struct front_limits *,

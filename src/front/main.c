@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 
@@ -56,6 +57,7 @@ enum {
 	OPT_ANYPEER,
 	OPT_INSECUREFILES,
 	OPT_MAXASKINGPER,
+	OPT_CONFIG,
 	OPT_ASKTIMEOUT,
 	OPT_MAXASKING,
 	OPT_RELAYLISTEN,
@@ -98,6 +100,7 @@ static const struct option longopts[] = {
 	{ "allow-insecure-files", no_argument,	NULL, OPT_INSECUREFILES },
 	{ "max-asking-per-principal", required_argument, NULL,
 	    OPT_MAXASKINGPER },
+	{ "config",		required_argument,	NULL, OPT_CONFIG },
 	{ "ask-timeout",	required_argument,	NULL, OPT_ASKTIMEOUT },
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
@@ -141,7 +144,8 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-hVv] [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
+	    "usage: %s [-hVv] [--config FILE]\n"
+	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
 	    "       [--module PATH]... [--allow-insecure-files]\n"
 	    "       [--state-key-file PATH]\n"
@@ -175,6 +179,9 @@ usage(FILE *f)
 	    "  --module PATH          load a tool module (repeatable;\n"
 	    "                         default: help.so echo.so from\n"
 	    "                         %s)\n"
+	    "  --config FILE          long options from FILE, one a line\n"
+	    "                         (before the command line's; reread\n"
+	    "                         at SIGHUP)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
 	    "  --allow-insecure-files use modules and a key file that\n"
 	    "                         another user could change (unsafe)\n"
@@ -407,8 +414,13 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	o->listen_age = FRONT_LISTEN_AGE_DEFAULT;
 
 	opterr = 0;
+	optind = 0;	/* a full scan, each time: a reload parses again */
 	while ((c = getopt_long(argc, argv, ":hVv", longopts, NULL)) != -1) {
 		switch (c) {
+		case OPT_CONFIG:
+			/* Read before (main.c: read_options()). */
+			o->config = optarg;
+			break;
 		case OPT_LISTEN:
 			o->listen = optarg;
 			break;
@@ -1187,26 +1199,241 @@ store_server(struct wymcp_server *srv, const struct front_opts *o,
 	return 0;
 }
 
-/* What a reload needs: the options, the limits (main.c's own). */
-static const struct front_opts	*reload_opts;
-static const struct front_limits *reload_lim;
+/*
+ * --config FILE (or --config=FILE) among the command line's arguments,
+ * or NULL.
+ */
+static const char *
+config_path(int argc, char *argv[])
+{
+	int	 i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--config=", 9) == 0)
+			return argv[i] + 9;
+	}
+	return NULL;
+}
 
 /*
- * SIGHUP in the supervisor (prefork.c): the server again from the
- * options, its modules loaded anew.  NULL with why in `err'.
+ * The options `o': those of --config FILE, then the command line's,
+ * through one parser.  The arguments made of the file, and their text,
+ * in *argvp and *textp (NULL without a file): the options point into
+ * them.  Exits with the parser's message on a bad option.
+ */
+static void
+read_options(int argc, char *argv[], struct front_opts *o, char ***argvp,
+    char **textp)
+{
+	const char	*path;
+	char		 ebuf[512];
+	int		 n;
+
+	*argvp = NULL;
+	*textp = NULL;
+	if ((path = config_path(argc, argv)) == NULL) {
+		parse_options(argc, argv, o);
+		return;
+	}
+	if (front_config_argv(path, longopts, argc, argv, &n, argvp, textp,
+	    ebuf, sizeof(ebuf)) != 0)
+		errx(2, "--config %s", ebuf);
+	parse_options(n, *argvp, o);
+}
+
+/*
+ * What a reload needs: the options and the limits (main.c's own); the
+ * command line, for a --config file read again; the options the
+ * program started with (restart-only ones are always theirs), and
+ * those a reload read last, with what they point into.
+ */
+static const struct front_opts	*reload_opts;
+static struct front_limits	*reload_lim;
+static int			 main_argc;
+static pid_t			 main_pid;
+static char			**main_argv;
+static const struct front_opts	*start_opts;
+static struct front_opts	*reread;
+static char			**reread_argv, *reread_text;
+
+/* Forget options a reload read (not the startup ones). */
+static void
+drop_options(struct front_opts *o, char **argv, char *text)
+{
+	if (o == NULL)
+		return;
+	free(o->modules);
+	free(o->origins);
+	free(o);
+	free(argv);
+	free(text);
+}
+
+/*
+ * An option a reload cannot apply (the socket, the pool, the hub, the
+ * relay, the identity...): keep the running value; say so (`say')
+ * when the file changed it.
+ */
+static int
+same_str(const char *a, const char *b)
+{
+	return (a == NULL && b == NULL) ||
+	    (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+#define KEEP(f, name, same) do {					\
+	if (!(same) && say)						\
+		front_log(WYMCP_LOG_WARNING, "SIGHUP: %s changed in %s: "  \
+		    "it takes effect at the next start", name, path);	\
+	n->f = s->f;							\
+} while (0)
+
+static void
+keep_restart_only(const struct front_opts *s, struct front_opts *n,
+    const char *path, int say)
+{
+	KEEP(listen, "--listen", same_str(s->listen, n->listen));
+	KEEP(workers, "--workers", s->workers == n->workers &&
+	    s->workers_max == n->workers_max);
+	KEEP(workers_max, "--workers", 1);
+	KEEP(idle_timeout, "--idle-timeout",
+	    s->idle_timeout == n->idle_timeout);
+	KEEP(user, "--user", same_str(s->user, n->user));
+	KEEP(group, "--group", same_str(s->group, n->group));
+	KEEP(verbose, "-v", s->verbose == n->verbose);
+	KEEP(max_requests, "--max-requests",
+	    s->max_requests == n->max_requests);
+	KEEP(max_requests_set, "--max-requests", 1);
+	KEEP(memory, "--memory-limit", s->memory == n->memory);
+	KEEP(drain, "--drain-timeout", s->drain == n->drain);
+	KEEP(any_peer, "--allow-any-peer", s->any_peer == n->any_peer);
+	KEEP(ask_timeout, "--ask-timeout", s->ask_timeout == n->ask_timeout);
+	KEEP(max_asking, "--max-asking", s->max_asking == n->max_asking);
+	KEEP(max_asking_per, "--max-asking-per-principal",
+	    s->max_asking_per == n->max_asking_per);
+	KEEP(relay_listen, "--relay-listen",
+	    same_str(s->relay_listen, n->relay_listen));
+	KEEP(task_store, "--task-store",
+	    same_str(s->task_store, n->task_store));
+	KEEP(runners, "--task-runners", s->runners == n->runners);
+	KEEP(status_path, "--status-path",
+	    same_str(s->status_path, n->status_path));
+	KEEP(slow_ms, "--slow-log-ms", s->slow_ms == n->slow_ms);
+	KEEP(max_listeners, "--max-listeners",
+	    s->max_listeners == n->max_listeners);
+	KEEP(per_principal, "--max-listeners-per-principal",
+	    s->per_principal == n->per_principal);
+	KEEP(listen_age, "--listen-max-age",
+	    s->listen_age == n->listen_age);
+	KEEP(bus, "--bus", same_str(s->bus, n->bus));
+	if (say && (s->npeers != n->npeers || (n->npeers > 0 &&
+	    memcmp(s->peers, n->peers, n->npeers * sizeof(*n->peers)) != 0)))
+		front_log(WYMCP_LOG_WARNING, "SIGHUP: --allow-peer changed "
+		    "in %s: it takes effect at the next start", path);
+	free(n->peers);
+	n->peers = s->peers;
+	n->npeers = s->npeers;
+	if (say && (s->nstatus_peers != n->nstatus_peers ||
+	    (n->nstatus_peers > 0 && memcmp(s->status_peers, n->status_peers,
+	    n->nstatus_peers * sizeof(*n->status_peers)) != 0)))
+		front_log(WYMCP_LOG_WARNING, "SIGHUP: --status-allow changed "
+		    "in %s: it takes effect at the next start", path);
+	free(n->status_peers);
+	n->status_peers = s->status_peers;
+	n->nstatus_peers = s->nstatus_peers;
+}
+#undef KEEP
+
+/*
+ * Read --config again: the file and the command line parsed first in a
+ * child (the parser exits on a bad option, with its message in the
+ * log: the supervisor must not), then here.  The new options (the
+ * restart-only ones the running ones), or NULL with why in `err'.
+ */
+static struct front_opts *
+reread_options(char ***argvp, char **textp, char *err, size_t errlen)
+{
+	const char		*path = start_opts->config;
+	struct front_opts	*n = NULL, t;
+	pid_t			 pid;
+	int			 nargc, st;
+
+	if (front_config_argv(path, longopts, main_argc, main_argv, &nargc,
+	    argvp, textp, err, errlen) != 0)
+		return NULL;
+	if ((pid = fork()) == -1) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid == 0) {
+		parse_options(nargc, *argvp, &t);
+		_exit(0);
+	}
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		continue;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		snprintf(err, errlen, "%s: the options do not parse (the "
+		    "line before says why)", path);
+		goto fail;
+	}
+	if ((n = malloc(sizeof(*n))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	parse_options(nargc, *argvp, n);
+	/* Said once, by the supervisor, not by its trial child too. */
+	keep_restart_only(start_opts, n, path, getpid() == main_pid);
+	return n;
+fail:
+	free(*argvp);
+	free(*textp);
+	*argvp = NULL;
+	*textp = NULL;
+	return NULL;
+}
+
+/*
+ * SIGHUP in the supervisor (prefork.c, which calls this first in a
+ * trial child, then here): the server again from the options, read
+ * again from --config FILE when there is one, its modules loaded
+ * anew.  NULL with why in `err'.
  */
 static struct wymcp_server *
 reload_server(char *err, size_t errlen)
 {
 	struct wymcp_server	*srv;
+	struct front_opts	*n = NULL;
+	const struct front_opts	*o = reload_opts;
+	char			**argv = NULL, *text = NULL;
 
-	if ((srv = make_server(reload_opts, 0, err, errlen)) == NULL)
-		return NULL;
-	if (store_server(srv, reload_opts, reload_lim, err, errlen) != 0) {
+	if (start_opts->config != NULL) {
+		if ((n = reread_options(&argv, &text, err, errlen)) == NULL)
+			return NULL;
+		o = n;
+	}
+	if ((srv = make_server(o, 0, err, errlen)) == NULL)
+		goto fail;
+	if (store_server(srv, o, reload_lim, err, errlen) != 0) {
 		wymcp_server_free(srv);
-		return NULL;
+		goto fail;
+	}
+	if (n != NULL) {
+		/* The new workers watch the new request time limit. */
+		reload_lim->timeout = n->timeout;
+		drop_options(reread, reread_argv, reread_text);
+		reread = n;
+		reread_argv = argv;
+		reread_text = text;
+		reload_opts = n;
 	}
 	return srv;
+fail:
+	drop_options(n, argv, text);
+	return NULL;
 }
 
 /*
@@ -1224,11 +1451,11 @@ main(int argc, char *argv[])
 	struct wymcp_server	*srv;
 	struct ident		 id;
 	const char		*sockpath = NULL;
-	char			 ebuf[512];
+	char			 ebuf[512], **cfg_argv, *cfg_text;
 	int			 fd, flags, rc, relayfd = -1, local = 0, cgi;
 
 	sanitize_stdio();
-	parse_options(argc, argv, &opts);
+	read_options(argc, argv, &opts, &cfg_argv, &cfg_text);
 
 	if (opts.genkey != NULL) {
 		if (wymcp_state_key_generate(opts.genkey, ebuf,
@@ -1418,8 +1645,11 @@ main(int argc, char *argv[])
 	 */
 	if (store_server(srv, &opts, &lim, ebuf, sizeof(ebuf)) != 0)
 		errx(1, "%s", ebuf);
-	reload_opts = &opts;
+	reload_opts = start_opts = &opts;
 	reload_lim = &lim;
+	main_argc = argc;
+	main_argv = argv;
+	main_pid = getpid();
 
 	if (fd == -1)
 		rc = front_cgi(srv, &lim);
@@ -1452,9 +1682,12 @@ main(int argc, char *argv[])
 	}
 
 	wymcp_server_free(srv);
+	drop_options(reread, reread_argv, reread_text);
 	free(opts.modules);
 	free(opts.origins);
 	free(opts.peers);
 	free(opts.status_peers);
+	free(cfg_argv);
+	free(cfg_text);
 	return rc;
 }
