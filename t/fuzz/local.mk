@@ -6,7 +6,7 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
-	%reldir%/replay_jwks
+	%reldir%/replay_jwks %reldir%/replay_frontmatter
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
@@ -22,6 +22,8 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 %canon_reldir%_replay_inputs_SOURCES = %reldir%/fuzz_inputs.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_keyfile_SOURCES = %reldir%/fuzz_keyfile.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_frontmatter_SOURCES = %reldir%/fuzz_frontmatter.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_relay_SOURCES = %reldir%/fuzz_relay.c \
 	%reldir%/replay.c
