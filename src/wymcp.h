@@ -544,6 +544,15 @@ enum wymcp_err	 wymcp_server_add_module(struct wymcp_server *,
 /* dlopen(3) a module file and register its `wymcp_module`. */
 enum wymcp_err	 wymcp_server_load_module(struct wymcp_server *,
 		    const char *path);
+/*
+ * Serve the skills of directory `dir' (io.modelcontextprotocol/skills,
+ * wymcp_server_load_skills(3)): each dir/<name>/SKILL.md and the files
+ * beside it.  Read once, here; a skill breaking a rule is refused with
+ * the file and the rule in wymcp_server_errmsg(), and nothing is
+ * served.
+ */
+enum wymcp_err	 wymcp_server_load_skills(struct wymcp_server *,
+		    const char *dir);
 /* The reason for the last failure of a server call.  Never NULL. */
 const char	*wymcp_server_errmsg(const struct wymcp_server *);
 /*

@@ -81,6 +81,7 @@ struct front_opts {
 	int		  max_asking_per; /* ... per principal, -1: default */
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *task_store;	/* --task-store URI, or NULL */
+	const char	 *skills_dir;	/* --skills-dir DIR, or NULL */
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */

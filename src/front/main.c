@@ -72,7 +72,8 @@ enum {
 	OPT_PERPRINCIPAL,
 	OPT_LISTENAGE,
 	OPT_BUS,
-	OPT_PUBLISH
+	OPT_PUBLISH,
+	OPT_SKILLSDIR
 };
 
 static const struct option longopts[] = {
@@ -105,6 +106,7 @@ static const struct option longopts[] = {
 	{ "max-asking",		required_argument,	NULL, OPT_MAXASKING },
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
 	{ "task-store",		required_argument,	NULL, OPT_TASKSTORE },
+	{ "skills-dir",		required_argument,	NULL, OPT_SKILLSDIR },
 	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
 	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
 	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
@@ -148,7 +150,7 @@ usage(FILE *f)
 	    "       [--listen unix:PATH | HOST:PORT | [IPV6]:PORT]\n"
 	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
 	    "       [--module PATH]... [--allow-insecure-files]\n"
-	    "       [--state-key-file PATH]\n"
+	    "       [--state-key-file PATH] [--skills-dir DIR]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
@@ -183,6 +185,8 @@ usage(FILE *f)
 	    "                         (before the command line's; reread\n"
 	    "                         at SIGHUP)\n"
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
+	    "  --skills-dir DIR       serve the skills of DIR (DIR/NAME/\n"
+	    "                         SKILL.md; the skills extension)\n"
 	    "  --allow-insecure-files use modules and a key file that\n"
 	    "                         another user could change (unsafe)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
@@ -517,6 +521,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_TASKSTORE:
 			o->task_store = optarg;
+			break;
+		case OPT_SKILLSDIR:
+			o->skills_dir = optarg;
 			break;
 		case OPT_RUNNERS:
 			o->runners = (int)parse_num("task-runners", optarg,
@@ -1145,6 +1152,12 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		}
 	if (load_modules(srv, o, err, errlen) != 0)
 		goto fail;
+	if (o->skills_dir != NULL && wymcp_server_load_skills(srv,
+	    o->skills_dir) != WYMCP_OK) {
+		snprintf(err, errlen, "--skills-dir: %s",
+		    wymcp_server_errmsg(srv));
+		goto fail;
+	}
 	/*
 	 * requestState keys: the file's (read again at a reload: rotated
 	 * keys take effect), or the random key the server made for itself,

@@ -125,6 +125,11 @@ int	 wymcp__tool_name_ok(const char *);
 int	 wymcp__log_level(const char *);
 const char *wymcp__log_level_name(int prio);
 
+/* frontmatter.c: a SKILL.md's YAML frontmatter (a subset) as JSON. */
+int	 wymcp__frontmatter(const char *buf, size_t len,
+	    struct json_object **out, size_t *body, char *err,
+	    size_t errlen);
+
 /* uritpl.c: URI templates, {var} and {+var} (RFC 6570). */
 int	 wymcp__uri_scheme_ok(const char *);
 int	 wymcp__uri_literal_ok(const char *, size_t, char *err,

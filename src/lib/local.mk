@@ -3,6 +3,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/lib.h \
 	%reldir%/arena.c \
 	%reldir%/err.c \
+	%reldir%/frontmatter.c \
 	%reldir%/json.c \
 	%reldir%/jsonrpc.c \
 	%reldir%/schema.c \

@@ -97,7 +97,7 @@ flags(int push, const char *also)
 struct json_object *
 wymcp__server_caps(const struct wymcp_server *srv, int modern)
 {
-	struct json_object	*caps, *ext;
+	struct json_object	*caps, *ext, *sk;
 	int			 push;
 
 	if ((caps = json_object_new_object()) == NULL)
@@ -113,11 +113,21 @@ wymcp__server_caps(const struct wymcp_server *srv, int modern)
 		json_object_object_add(caps, "completions",
 		    json_object_new_object());
 	json_object_object_add(caps, "logging", json_object_new_object());
-	/* The tasks extension, with a store to keep tasks in. */
-	if (modern && srv->tasks != NULL) {
+	/*
+	 * The tasks extension, with a store to keep tasks in; the skills
+	 * extension, with skills (and so the resources capability).
+	 */
+	if (modern && (srv->tasks != NULL || srv->skills.nskills > 0)) {
 		ext = json_object_new_object();
-		json_object_object_add(ext, WYMCP__TASKS_EXT,
-		    json_object_new_object());
+		if (srv->tasks != NULL)
+			json_object_object_add(ext, WYMCP__TASKS_EXT,
+			    json_object_new_object());
+		if (srv->skills.nskills > 0 && (sk =
+		    json_object_new_object()) != NULL) {
+			json_object_object_add(sk, "directoryRead",
+			    json_object_new_boolean(1));
+			json_object_object_add(ext, WYMCP__SKILLS_EXT, sk);
+		}
 		json_object_object_add(caps, "extensions", ext);
 	}
 	return caps;

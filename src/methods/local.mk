@@ -10,6 +10,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/prompts.c \
 	%reldir%/reply.c \
 	%reldir%/resources.c \
+	%reldir%/skills.c \
 	%reldir%/table.c \
 	%reldir%/task.c \
 	%reldir%/taskmake.c \

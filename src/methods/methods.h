@@ -123,4 +123,14 @@ void	 wymcp__ping(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__set_level(struct wymcp_ctx *, struct wymcp__reply *);
 void	 wymcp__subscribe(struct wymcp_ctx *, struct wymcp__reply *);
 
+/* skills.c: the skills extension (io.modelcontextprotocol/skills). */
+#define WYMCP__SKILLS_EXT	"io.modelcontextprotocol/skills"
+void	 wymcp__skills_list(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__skills_get(struct wymcp_ctx *, struct wymcp__reply *);
+void	 wymcp__directory_read(struct wymcp_ctx *, struct wymcp__reply *);
+const struct wymcp__skill_file *wymcp__skill_file_find(
+	    const struct wymcp_server *, const char *uri);
+void	 wymcp__skill_read(struct wymcp_ctx *, struct wymcp__reply *,
+	    const struct wymcp__skill_file *);
+
 #endif /* WYMCP_METHODS_H */

@@ -169,6 +169,7 @@ void
 wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	const struct wymcp__resource	*found = NULL;
+	const struct wymcp__skill_file	*sf;
 	struct wymcp_resource_result	*out;
 	struct json_object		*v, *vars = NULL, *res;
 	struct read_body		 rb;
@@ -186,6 +187,11 @@ wymcp__resources_read(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return;
 	}
 	uri = json_object_get_string(v);
+	/* A skill file (skills.c): the same for everyone, no module. */
+	if ((sf = wymcp__skill_file_find(ctx->srv, uri)) != NULL) {
+		wymcp__skill_read(ctx, r, sf);
+		return;
+	}
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    wymcp__ctx_mount(ctx) != WYMCP_OK)
 		goto nomem;

@@ -8,4 +8,5 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/prompt.c \
 	%reldir%/resource.c \
 	%reldir%/server.c \
+	%reldir%/skills.c \
 	%reldir%/xheader.c

@@ -68,6 +68,7 @@ wymcp_server_free(struct wymcp_server *srv)
 	if (srv == NULL)
 		return;
 	wymcp__modules_free(srv);
+	wymcp__skills_free(srv);
 	/* The store layer is above this one: it left its destructor. */
 	if (srv->tasks_free != NULL)
 		srv->tasks_free(srv->tasks);

@@ -58,6 +58,43 @@ struct wymcp__prompt {
 #define WYMCP__PROMPT_ARG(p, i)						\
 	WYMCP__AT(struct wymcp_prompt_arg, (p)->def->args, i, (p)->argstride)
 
+/*
+ * skills.c: the skills of wymcp_server_load_skills()
+ * (io.modelcontextprotocol/skills), each table sorted by URI.
+ */
+struct wymcp__skill_file {
+	char			*uri;		/* skill://<name>/<path> */
+	char			*path;		/* realpath, at load */
+	const char		*mime;
+	size_t			 size;
+	unsigned char		 sha[32];	/* SHA-256, at load */
+	int			 text;		/* UTF-8 without NUL */
+	struct wymcp_resource	 def;		/* its resource */
+};
+struct wymcp__skill_child {
+	struct json_object	*listing;	/* Resource */
+	unsigned char		 digest[32];	/* of the listing */
+};
+struct wymcp__skill_dir {
+	char			*uri;		/* skill://<name>[/<path>] */
+	struct wymcp__skill_child *children;	/* by name */
+	size_t			 nchildren;
+	size_t			 cap;
+};
+struct wymcp__skill {
+	char			*uri;		/* of its SKILL.md */
+	struct json_object	*entry;		/* Skill, frozen */
+	unsigned char		 digest[32];	/* of the entry */
+};
+struct wymcp__skills {
+	struct wymcp__skill	*skills;
+	size_t			 nskills;
+	struct wymcp__skill_file *files;
+	size_t			 nfiles;
+	struct wymcp__skill_dir	*dirs;
+	size_t			 ndirs;
+};
+
 /* module.c: a loaded module. */
 struct wymcp__module {
 	void			*handle;	/* dlopen handle, or NULL */
@@ -142,6 +179,7 @@ struct wymcp_server {
 	void			*store_watch_arg;
 	wymcp_publish_fn	 publish;	/* events go out: listChanged */
 	void			*publish_arg;
+	struct wymcp__skills	 skills;	/* skills.c */
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
 	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */
@@ -228,6 +266,10 @@ const struct wymcp__prompt *wymcp__prompt_find(const struct wymcp_server *,
 	    const char *name);
 const struct wymcp__resource *wymcp__resource_ref(
 	    const struct wymcp_server *, const char *uri, int *is_template);
+
+/* skills.c: the skills directory. */
+int	 wymcp__skill_name_ok(const char *);
+void	 wymcp__skills_free(struct wymcp_server *);
 
 /* xheader.c: x-mcp-header at load time. */
 enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,

@@ -19,10 +19,12 @@ requirement set (default: both, 2026-07-28 then 2025-11-25):
 
 (or, with --scenario NAME, that one scenario at --spec-version REV, the
 first --requirements given).  With --tasks the server has a task store
-and task runners, and the run is the 2026-07-28 set (scored and EXTRA),
+and task runners and serves the example skills (--skills-dir
+tools/skills), and the run is the 2026-07-28 set (scored and EXTRA),
 then --suite all (no check may fail or warn, and no sep-2575 check, the
-subscriptions', may be skipped; the other skips, the suite's own, are
-listed), then each tasks-* scenario on its own.  The 2025-11-25 set runs with its
+subscriptions', nor sep-2640 check, the skills', may be skipped; the
+other skips, the suite's own, are listed), then each tasks-* scenario
+on its own.  The 2025-11-25 set runs with its
 expected-failures file: the scenarios a stateless server cannot pass
 (server-to-client requests on a held stream), each with its reason.
 The suite itself fails the run on any other failure or warning, and on
@@ -280,8 +282,9 @@ def read_checks(outdir):
 
 def judge_all(found):
     """--suite all: a line per scenario; no check may fail or warn, and
-    none of the subscriptions' (sep-2575-*) may be skipped: a skip there
-    means a capability this server should have declared.  Returns
+    none of the subscriptions' (sep-2575-*) nor the skills' (sep-2640-*,
+    the server runs with --skills-dir tools/skills) may be skipped: a
+    skip there means a capability this server should have declared.  Returns
     (passed, failed); the skips the suite makes itself are counted."""
     passed = failed = 0
     skips = {}
@@ -290,7 +293,8 @@ def judge_all(found):
         bad = [c for c in checks if c.get("status") in ("FAILURE",
                                                          "WARNING") or
                (c.get("status") == "SKIPPED" and
-                str(c.get("id", "")).startswith("sep-2575"))]
+                str(c.get("id", "")).startswith(("sep-2575",
+                                                 "sep-2640")))]
         for c in checks:
             if c.get("status") == "SKIPPED":
                 skips[name] = skips.get(name, 0) + 1

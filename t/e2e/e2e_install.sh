@@ -161,8 +161,12 @@ want=("$prefix/bin/wymcp-fcgi"
 	"$includedir/wymcp.h" "$includedir/wymcp_testing.h"
 	"$moduledir/help.so" "$moduledir/echo.so" "$moduledir/whoami.so"
 	"$moduledir/examples.so"
-	"$prefix/share/man/man8/wymcp-fcgi.8")
-for m in wymcp wymcp_tool wymcp_content wymcp_elicit wymcp_testing; do
+	"$prefix/share/man/man8/wymcp-fcgi.8"
+	"$prefix/share/wymcp/skills/mcp-module-authoring/SKILL.md"
+	"$prefix/share/wymcp/skills/mcp-module-authoring/templates/module.c"
+	"$prefix/share/wymcp/skills/wymcp-operations/SKILL.md")
+for m in wymcp wymcp_tool wymcp_content wymcp_elicit wymcp_testing \
+    wymcp_skills; do
 	want+=("$prefix/share/man/man3/$m.3")
 done
 for f in "${want[@]}"; do

