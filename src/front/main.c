@@ -1042,24 +1042,25 @@ load_one(struct wymcp_server *srv, const struct front_opts *o,
 }
 
 /*
- * --state-key-file: refuse one that a user other than root, this
- * process's and `user' could change (prog_trusted()), unless
- * --allow-insecure-files.  A missing file is the loader's to report.
+ * --state-key-file, --skills-dir (`what', `path'): refuse one that a
+ * user other than root, this process's and `user' could change
+ * (prog_trusted()), unless --allow-insecure-files.  A missing one is
+ * the loader's to report.
  */
 static void
-key_trusted(const struct front_opts *o, uid_t user)
+file_trusted(const struct front_opts *o, const char *what, const char *path,
+    uid_t user)
 {
 	char	 real[PATH_MAX], why[PATH_MAX + 128];
 
-	if (prog_trusted(o->keyfile, user, real, sizeof(real), why,
+	if (prog_trusted(path, user, real, sizeof(real), why,
 	    sizeof(why)) != -1)
 		return;
 	if (!o->insecure_files)
-		errx(1, "--state-key-file %s: refused: %s "
-		    "(--allow-insecure-files uses it anyway, for a development "
-		    "tree)", o->keyfile, why);
-	front_log(WYMCP_LOG_WARNING, "--state-key-file %s: %s: used anyway "
-	    "(--allow-insecure-files)", o->keyfile, why);
+		errx(1, "%s %s: refused: %s (--allow-insecure-files uses it "
+		    "anyway, for a development tree)", what, path, why);
+	front_log(WYMCP_LOG_WARNING, "%s %s: %s: used anyway "
+	    "(--allow-insecure-files)", what, path, why);
 }
 
 /*
@@ -1525,11 +1526,16 @@ main(int argc, char *argv[])
 		    "try --help");
 
 	/*
-	 * The key file seals every state: trusted as the modules are, but
-	 * it may be --user's, who rereads it at a reload.
+	 * The key file seals every state, the skills tell agents what to
+	 * do: trusted as the modules are, but they may be --user's, who
+	 * rereads them at a reload.
 	 */
 	if (opts.keyfile != NULL)
-		key_trusted(&opts, id.set ? id.uid : (uid_t)-1);
+		file_trusted(&opts, "--state-key-file", opts.keyfile,
+		    id.set ? id.uid : (uid_t)-1);
+	if (opts.skills_dir != NULL)
+		file_trusted(&opts, "--skills-dir", opts.skills_dir,
+		    id.set ? id.uid : (uid_t)-1);
 
 	/* Per-process work, once: configuration and modules. */
 	cgi = fd == -1 && opts.listen == NULL;

@@ -68,7 +68,8 @@ const char	*prog_refused(struct prog_refusals *, long long now_ms,
 
 /*
  * trust.c: may a program that runs as root before it drops privileges
- * load or trust the file at `path' (a module it runs, a key file)?  Its
+ * load or trust the file at `path' (a module it runs, a key file, a
+ * directory of skills)?  Its
  * real path and every directory above it owned by root, this process's
  * user or `also' ((uid_t)-1: none; the --user it will switch to, for a
  * file it rereads then) and writable by no one else (group root aside;

@@ -85,7 +85,10 @@ prog_trusted(const char *path, uid_t also, char *real, size_t reallen,
 			snprintf(err, errlen, "%s: %s", buf, strerror(errno));
 			return -2;
 		}
-		if (!dir && !S_ISREG(st.st_mode)) {
+		/* The path itself: a file, or a directory (--skills-dir). */
+		if (!dir && S_ISDIR(st.st_mode))
+			dir = 1;
+		else if (!dir && !S_ISREG(st.st_mode)) {
 			snprintf(err, errlen, "%s: not a regular file", buf);
 			return -1;
 		}

@@ -456,6 +456,12 @@ add_dir(struct load *ld, const char *path, const char *rel, int depth)
 			    "directory");
 			continue;
 		}
+		if (st.st_mode & S_IWOTH) {
+			free(real);
+			rc = refuse(ld, sub, "writable by every user: anyone "
+			    "could change what agents are told");
+			continue;
+		}
 		isdir = S_ISDIR(st.st_mode);
 		if (isdir) {
 			rc = add_dir(ld, real, subrel, depth + 1);
@@ -508,6 +514,9 @@ load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
 		*skipped = 1;
 		return WYMCP_OK;
 	}
+	if (st.st_mode & S_IWOTH)
+		return refuse(ld, path, "writable by every user: anyone could "
+		    "change what agents are told");
 	if (!wymcp__skill_name_ok(name))
 		return refuse(ld, path, "a skill directory's name is its "
 		    "skill name: 1 to 64 characters of a-z, 0-9 and '-', "
