@@ -1331,7 +1331,8 @@ START_TEST(url_mode_modern_input_request)
 	    "resultType", NULL)), "input_required");
 	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
 	    "inputRequests", "elicit-1", "params", "mode", NULL)), "url");
-	ck_assert_ptr_nonnull(jp(h_result(&resp), "inputRequests",
+	/* 2026-07-28 removed elicitationId from ElicitRequestURLParams. */
+	ck_assert_ptr_null(jp(h_result(&resp), "inputRequests",
 	    "elicit-1", "params", "elicitationId", NULL));
 	/* Form only: not supported. */
 	h_free(&resp);
