@@ -125,6 +125,12 @@ int	 wymcp__tool_name_ok(const char *);
 int	 wymcp__log_level(const char *);
 const char *wymcp__log_level_name(int prio);
 
+/* meta.c: _meta keys, icons, annotations (basic/index.mdx). */
+int	 wymcp__meta_key_ok(const char *, char *why, size_t len);
+int	 wymcp__meta_ok(struct json_object *, char *why, size_t len);
+int	 wymcp__icons_ok(struct json_object *, char *why, size_t len);
+int	 wymcp__annotations_ok(struct json_object *, char *why, size_t len);
+
 /* uritpl.c: URI templates, {var} and {+var} (RFC 6570). */
 int	 wymcp__uri_scheme_ok(const char *);
 int	 wymcp__uri_literal_ok(const char *, size_t, char *err,

@@ -5,6 +5,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/err.c \
 	%reldir%/json.c \
 	%reldir%/jsonrpc.c \
+	%reldir%/meta.c \
 	%reldir%/schema.c \
 	%reldir%/text.c \
 	%reldir%/uritpl.c
