@@ -194,6 +194,9 @@ static const struct wymcp_resource resources[] = {
 };
 
 static const struct wymcp_module mod = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "legacymod", .tools = tools, .resources = resources,
 	.tool_size = sizeof(struct wymcp_tool)
