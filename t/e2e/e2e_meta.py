@@ -13,6 +13,8 @@ operator's --server-title, --server-website, --server-icons and
      (name wymcp, the package version, the operator's title, website and
      icons) and the operator's instructions; every 2026-07-28 result
      has the serverInfo in its _meta.
+  H  a reload (SIGHUP to the supervisor) reads --instructions-file
+     again.
   R  a bad --server-icons, --server-website or --instructions-file is
      refused at start, naming the rule.
 
@@ -22,8 +24,10 @@ Every response is also checked against schema.json (wymcp_schema.py).
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True		# no __pycache__ in the source tree
 try:
@@ -61,7 +65,8 @@ class Harness(e2e.Harness):
         e2e.need_built(self.prog, *self.mods)
 
     def start_fcgi(self):
-        path = os.path.join(self.tmp, "instructions.txt")
+        path = self.instructions = os.path.join(self.tmp,
+                                                "instructions.txt")
         with open(path, "w") as f:
             f.write(INSTRUCTIONS + "\n")
         self.extra_args = ["--server-title", "Meta Test",
@@ -190,6 +195,23 @@ class Tests(e2e.Tests):
         report("I 2025-11-25 initialize: serverInfo and instructions", p, r)
 
 
+def reload_reads_instructions(h, t):
+    """H: a new instructions file, SIGHUP, and discover says it."""
+    with open(h.instructions, "w") as f:
+        f.write("Reloaded.\n")
+    os.kill(h.sup, signal.SIGHUP)
+    got, r = None, None
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        _, r = t.call("server/discover")
+        got = ((r.json or {}).get("result") or {}).get("instructions")
+        if got == "Reloaded.":
+            break
+        time.sleep(0.2)
+    report("H a reload reads --instructions-file again",
+           [] if got == "Reloaded." else ["instructions %r" % (got,)], r)
+
+
 def refused(h, args, want, label):
     """wymcp-fcgi with `args' exits at start, its message naming `want'."""
     argv = e2e.wrap_argv([h.prog, "--workers", "0", "--module", h.mods[0],
@@ -213,6 +235,7 @@ def layer(h):
     t.version = package_version(h.builddir)
     t.test_lists()
     t.test_info()
+    reload_reads_instructions(h, t)
     refused(h, ["--server-icons", '[{"src":"http://x.example/i.png"}]'],
             "src must be an https: URI",
             "R --server-icons with an http: src is refused at start")
