@@ -30,7 +30,7 @@ extern "C" {
 
 #pragma GCC visibility push(default)
 
-#define WYMCP_VERSION		"0.2.0"
+#define WYMCP_VERSION		"0.4.0"	/* configure's PACKAGE_VERSION */
 #define WYMCP_PROTOCOL_VERSION	"2026-07-28"
 #define WYMCP_ABI_VERSION	1
 
@@ -99,7 +99,27 @@ struct wymcp_tool {
 					   separated (WYMCP_SCOPES), or NULL */
 	/* Added in 0.4 (read through the module's element size): */
 	int		 task_support;	/* enum wymcp_task_support */
+	const char	*icons;		/* JSON array text of Icon, or NULL */
+	const char	*meta;		/* JSON object text: _meta, or NULL */
 };
+
+/*
+ * Metadata, added in 0.4 to tools, resources, templates and prompts
+ * (and the server's Implementation): each is JSON text, parsed and
+ * checked when the module is loaded, a bad one refusing the module
+ * with a message naming the entry and the rule.
+ *
+ * `icons' is an array of Icon objects (basic/index.mdx "icons"):
+ * {"src": URI, "mimeType": "image/png", "sizes": ["48x48" | "any"],
+ * "theme": "light" | "dark"}, src required and an https: URI or a
+ * data: URI with base64 data (data:image/png;base64,...), the other
+ * members optional; no other member.  `meta' is the entry's _meta
+ * object, sent as it is: its keys follow the _meta key rules (an
+ * optional prefix of dot-separated labels ending in '/', then a name
+ * that begins and ends with a letter or digit) and none may use a
+ * prefix reserved for MCP (second label modelcontextprotocol or mcp).
+ * MCP Apps' {"ui": {"resourceUri": "ui://..."}} is such a _meta.
+ */
 
 /*
  * May a call of the tool run as a task (the tasks extension,
@@ -182,6 +202,14 @@ struct wymcp_resource {
 	const char	*description;	/* or NULL */
 	const char	*mime;		/* mimeType, or NULL */
 	wymcp_read_fn	 read;
+	/* Added in 0.4 (read through the module's element size): */
+	const char	*icons;		/* JSON array text of Icon, or NULL */
+	const char	*meta;		/* JSON object text: _meta, or NULL */
+	const char	*annotations;	/* Annotations JSON object text
+					   (audience, priority,
+					   lastModified), or NULL */
+	long long	 size;		/* bytes, before any encoding: a
+					   fixed resource only; 0 unknown */
 };
 
 /*
@@ -204,6 +232,9 @@ struct wymcp_prompt {
 	const char			*description;	/* required */
 	const struct wymcp_prompt_arg	*args;	/* or NULL */
 	wymcp_prompt_fn			 get;
+	/* Added in 0.4 (read through the module's element size): */
+	const char			*icons;	/* JSON array text, or NULL */
+	const char			*meta;	/* JSON object text, or NULL */
 };
 
 /*
@@ -227,7 +258,9 @@ typedef enum wymcp_err (*wymcp_complete_fn)(struct wymcp_ctx *ctx,
  * with an entry whose name (uri for resources) is NULL; a NULL table is
  * an empty one.  Members after `tools` were added in 0.2, the element
  * sizes in 0.3; a module built against an older header (a smaller size)
- * reads as having none of them.
+ * reads as having none of them.  A module that fills the structure
+ * itself, without the macros, sets the four element sizes too: since
+ * 0.4 the elements are larger than 0.2's, which a size of 0 means.
  */
 struct wymcp_module {
 	unsigned int		 abi;	/* WYMCP_ABI_VERSION */
@@ -258,6 +291,18 @@ struct wymcp_module {
 	size_t			 resource_size;
 	size_t			 prompt_size;
 	size_t			 prompt_arg_size;
+	/*
+	 * Added in 0.4: the server's Implementation (serverInfo) as a
+	 * JSON object text of name, title, version, description,
+	 * websiteUrl and icons (each optional; the first module loaded
+	 * that has one gives it, the operator's wymcp_server_set_info()
+	 * overrides it member by member), and guidance for the model
+	 * (server/discover's and initialize's instructions: every
+	 * module's, in load order, separated by a blank line, unless the
+	 * operator sets them).  Either may be NULL.
+	 */
+	const char		*server_info;
+	const char		*instructions;
 };
 
 #define WYMCP_MODULE(modname, tooltab)					\
@@ -408,6 +453,17 @@ enum wymcp_err	 wymcp_contents_text(struct wymcp_resource_result *,
 		    const char *uri, const char *mime, const char *text);
 enum wymcp_err	 wymcp_contents_blob(struct wymcp_resource_result *,
 		    const char *uri, const char *mime, const char *base64);
+/*
+ * Set the _meta of the contents entry added last (MCP Apps put
+ * {"ui": {...}} there, resources/read taking precedence over the
+ * listing's): `meta' is an object whose keys follow the rules of a
+ * module's `meta' (above).  The entry keeps its own reference; `meta'
+ * stays the caller's.  WYMCP_ERR_INVAL when no entry was added or
+ * `meta' is not such an object, WYMCP_ERR_NOMEM when NULL (a builder
+ * that failed).
+ */
+enum wymcp_err	 wymcp_contents_meta(struct wymcp_resource_result *,
+		    struct json_object *meta);
 enum wymcp_err	 wymcp_prompt_message(struct wymcp_prompt_result *,
 		    const char *role, struct json_object *content);
 enum wymcp_err	 wymcp_prompt_describe(struct wymcp_prompt_result *,
@@ -496,8 +552,9 @@ enum wymcp_err	 wymcp_elicit_key(struct wymcp_ctx *, const char *key,
 /*
  * URL-mode elicitation (client/elicitation.mdx "URL Mode"): ask the
  * user to visit `url` (http or https) for what must not pass through
- * the client, such as credentials or payment: mode "url", an
- * elicitationId.  Needs the client's elicitation.url capability, else
+ * the client, such as credentials or payment: mode "url" (and, to a
+ * 2025-11-25 client, an elicitationId, which 2026-07-28 removed from
+ * ElicitRequestURLParams).  Needs the client's elicitation.url capability, else
  * WYMCP_ERR_NOTSUP.  The answer's action says whether the user agreed
  * to go (accept), declined or cancelled; it carries no content.  A
  * 2026-07-28 client is asked in an input request, a 2025-11-25 one on
@@ -599,6 +656,34 @@ void		 wymcp_server_set_page_size(struct wymcp_server *, size_t);
  * WYMCP_ERR_NOTSUP): see wymcp-fcgi(8) "LEGACY CLIENTS".
  */
 void		 wymcp_server_set_legacy(struct wymcp_server *, int on);
+
+/*
+ * The server's Implementation, sent as serverInfo (every 2026-07-28
+ * result's _meta io.modelcontextprotocol/serverInfo, a 2025-11-25
+ * initialize's serverInfo), and the instructions server/discover and
+ * initialize carry.  By default the name is "wymcp" and the version
+ * the package's (configure's), with no instructions; a module's
+ * server_info and instructions come next (struct wymcp_module), and
+ * what is set here overrides both, member by member: a NULL member
+ * leaves what was there, "" removes an optional one (name and version
+ * cannot be removed).  `icons' is a JSON array text of Icon objects,
+ * checked as a module's; website_url must be an http: or https: URL.
+ * `size' is sizeof(struct wymcp_server_info) as the caller was built:
+ * members it does not cover are NULL.  Strings are copied.
+ * WYMCP_ERR_INVAL (wymcp_server_errmsg() says which rule) leaves the
+ * settings as they were.
+ */
+struct wymcp_server_info {
+	const char	*name;
+	const char	*title;
+	const char	*version;
+	const char	*description;
+	const char	*website_url;	/* websiteUrl */
+	const char	*icons;		/* JSON array text of Icon */
+	const char	*instructions;
+};
+enum wymcp_err	 wymcp_server_set_info(struct wymcp_server *,
+		    const struct wymcp_server_info *, size_t size);
 
 /* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
 void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);

@@ -1097,6 +1097,10 @@ static const struct wymcp_resource resources[] = {
 		.description = "A static text resource for testing",
 		.mime = "text/plain",
 		.read = static_text_read,
+		/* Metadata (0.4): what a list shows of it. */
+		.size = 48,
+		.annotations = WYMCP_JSON({ "audience": ["user"],
+		    "priority": 0.8 }),
 	},
 	{
 		.uri = "test://static-binary",
@@ -1209,6 +1213,10 @@ static const struct wymcp_prompt prompts[] = {
 		.title = "Simple Test Prompt",
 		.description = "A simple prompt without arguments",
 		.get = simple_prompt_get,
+		.icons = "[{\"src\":\"data:image/svg+xml;base64,PHN2ZyB4bWxu"
+		    "cz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=\","
+		    "\"mimeType\":\"image/svg+xml\",\"sizes\":[\"any\"]}]",
+		.meta = WYMCP_JSON({ "org.wymcp.conformance/fixture": true }),
 	},
 	{
 		.name = "test_prompt_with_arguments",

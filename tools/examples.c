@@ -18,6 +18,11 @@
  * writing one says so to the listen streams subscribed to its URI
  * (notifications/resources/updated) and, for a new name, to those that
  * follow the resource list (resources/list_changed).
+ *
+ * The metadata of 0.4 shows here too: icons (a data: PNG, so that
+ * nothing needs the network, and an https: one with sizes and a
+ * theme), a _meta of the module's own prefix, the template's
+ * annotations, and the module's instructions for the model.
  */
 #include <sys/stat.h>
 
@@ -258,6 +263,10 @@ note_read(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
 	return wymcp_contents_text(res, uri, "text/plain", buf);
 }
 
+/* A 1x1 PNG, as a data: URI: an icon that needs no network. */
+#define DOT_PNG	"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAAB" \
+	"CAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII="
+
 static const struct wymcp_resource templates[] = {
 	{
 		.uri = "note://{name}",
@@ -266,6 +275,11 @@ static const struct wymcp_resource templates[] = {
 		.description = "A note written with write_note.",
 		.mime = "text/plain",
 		.read = note_read,
+		.icons = "[{\"src\":\"" DOT_PNG "\",\"mimeType\":"
+		    "\"image/png\",\"sizes\":[\"1x1\"]}]",
+		.meta = WYMCP_JSON({ "org.wymcp.examples/kind": "note" }),
+		.annotations = WYMCP_JSON({ "audience": ["user",
+		    "assistant"], "priority": 0.5 }),
 	},
 	{ .uri = NULL }
 };
@@ -283,6 +297,8 @@ static const struct wymcp_tool tools[] = {
 		.run = book_room_run,
 		/* With a task store, a client may take it as a task. */
 		.task_support = WYMCP_TASK_OPTIONAL,
+		.icons = "[{\"src\":\"" DOT_PNG "\",\"mimeType\":"
+		    "\"image/png\",\"sizes\":[\"1x1\"]}]",
 	},
 	{
 		.name = "purge_cache",
@@ -311,6 +327,10 @@ static const struct wymcp_tool tools[] = {
 		    "additionalProperties": false }),
 		.annotations = WYMCP_JSON({ "readOnlyHint": true }),
 		.run = count_slowly_run,
+		.icons = WYMCP_JSON([{ "src":
+		    "https://wymcp.example/icons/count.svg",
+		    "mimeType": "image/svg+xml", "sizes": ["any"],
+		    "theme": "light" }]),
 	},
 	{
 		.name = "write_note",
@@ -327,9 +347,13 @@ static const struct wymcp_tool tools[] = {
 		    "required": ["name", "text"],
 		    "additionalProperties": false }),
 		.run = write_note_run,
+		.meta = WYMCP_JSON({ "org.wymcp.examples/writes":
+		    "note://{name}" }),
 	},
 	{ .name = NULL }
 };
 
 WYMCP_MODULE_DEFINE(.name = "examples", .tools = tools,
-    .templates = templates);
+    .templates = templates,
+    .instructions = "book_room and purge_cache ask the user before they "
+    "act; write_note keeps notes that note://NAME reads back.");

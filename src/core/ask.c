@@ -623,7 +623,14 @@ wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
 	wymcp__put_new(params, "mode", json_object_new_string("url"));
 	wymcp__put_new(params, "message", json_object_new_string(msg));
 	wymcp__put_new(params, "url", json_object_new_string(url));
-	wymcp__put_new(params, "elicitationId", json_object_new_string(id));
+	/*
+	 * 2025-11-25's ElicitRequestURLParams has an elicitationId;
+	 * 2026-07-28 removed it (its schema.ts), so a modern question
+	 * goes without.
+	 */
+	if (ctx->req.legacy)
+		wymcp__put_new(params, "elicitationId",
+		    json_object_new_string(id));
 	if ((rc = ask(ctx, run, "elicit", NULL, "elicitation/create", params,
 	    answer)) != WYMCP_OK)
 		return rc;

@@ -152,6 +152,29 @@ wymcp_contents_blob(struct wymcp_resource_result *res, const char *uri,
 	return contents_add(res, uri, mime, "blob", b64);
 }
 
+/*
+ * The _meta of the contents entry added last (MCP Apps' _meta.ui on a
+ * resources/read content item): keys checked as a module's _meta.
+ */
+enum wymcp_err
+wymcp_contents_meta(struct wymcp_resource_result *res,
+    struct json_object *meta)
+{
+	struct json_object	*last;
+	char			 why[128];
+	size_t			 n;
+
+	if (meta == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (res == NULL || (n = json_object_array_length(res->contents)) ==
+	    0 || !wymcp__meta_ok(meta, why, sizeof(why)))
+		return WYMCP_ERR_INVAL;
+	last = json_object_array_get_idx(res->contents, n - 1);
+	if (json_object_object_add(last, "_meta", json_object_get(meta)))
+		return WYMCP_ERR_NOMEM;
+	return WYMCP_OK;
+}
+
 /* Append a PromptMessage {role, content} to the result. */
 enum wymcp_err
 wymcp_prompt_message(struct wymcp_prompt_result *res, const char *role,

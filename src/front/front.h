@@ -97,6 +97,9 @@ struct front_opts {
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
 	const char	 *bus;		/* --bus, or NULL: default */
 	const char	 *publish;	/* --publish EVENT, or NULL */
+	/* The server's Implementation and instructions (--server-*): */
+	struct wymcp_server_info info;
+	const char	 *instructions_file; /* --instructions-file */
 };
 
 /*

@@ -73,7 +73,15 @@ enum {
 	OPT_LISTENAGE,
 	OPT_BUS,
 	OPT_PUBLISH,
-	OPT_SKILLSDIR
+	OPT_SKILLSDIR,
+	OPT_SRVNAME,
+	OPT_SRVTITLE,
+	OPT_SRVVERSION,
+	OPT_SRVDESC,
+	OPT_SRVWEBSITE,
+	OPT_SRVICONS,
+	OPT_INSTR,
+	OPT_INSTRFILE
 };
 
 static const struct option longopts[] = {
@@ -120,6 +128,14 @@ static const struct option longopts[] = {
 	{ "listen-max-age",	required_argument,	NULL, OPT_LISTENAGE },
 	{ "bus",		required_argument,	NULL, OPT_BUS },
 	{ "publish",		required_argument,	NULL, OPT_PUBLISH },
+	{ "server-name",	required_argument,	NULL, OPT_SRVNAME },
+	{ "server-title",	required_argument,	NULL, OPT_SRVTITLE },
+	{ "server-version",	required_argument,	NULL, OPT_SRVVERSION },
+	{ "server-description",	required_argument,	NULL, OPT_SRVDESC },
+	{ "server-website",	required_argument,	NULL, OPT_SRVWEBSITE },
+	{ "server-icons",	required_argument,	NULL, OPT_SRVICONS },
+	{ "instructions",	required_argument,	NULL, OPT_INSTR },
+	{ "instructions-file",	required_argument,	NULL, OPT_INSTRFILE },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -167,6 +183,10 @@ usage(FILE *f)
 	    "       [--max-listeners N]\n"
 	    "       [--max-listeners-per-principal N] [--listen-max-age S]\n"
 	    "       [--bus postgresql://... | none]\n"
+	    "       [--server-name NAME] [--server-title TEXT]\n"
+	    "       [--server-version VERSION] [--server-description TEXT]\n"
+	    "       [--server-website URL] [--server-icons JSON]\n"
+	    "       [--instructions TEXT | --instructions-file PATH]\n"
 	    "       %s --generate-key PATH\n"
 	    "       %s --publish EVENT [--bus URI | --listen unix:PATH]\n"
 	    "\n"
@@ -255,6 +275,17 @@ usage(FILE *f)
 	    "  --publish EVENT        tell listeners 'updated URI' or 'list\n"
 	    "                         tools,prompts,resources' through the\n"
 	    "                         bus, or the hub of --listen's instance\n"
+	    "  --server-name NAME     the serverInfo's name (default: wymcp,\n"
+	    "                         or a module's)\n"
+	    "  --server-title TEXT    ... title, --server-description TEXT\n"
+	    "                         its description\n"
+	    "  --server-version V     ... version (default: %s)\n"
+	    "  --server-website URL   ... websiteUrl (http: or https:)\n"
+	    "  --server-icons JSON    ... icons: an array of Icon objects\n"
+	    "  --instructions TEXT    guidance for the model (discover,\n"
+	    "                         initialize; default: the modules')\n"
+	    "  --instructions-file PATH\n"
+	    "                         ... read from PATH (at each reload)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
@@ -268,7 +299,7 @@ usage(FILE *f)
 	    WYMCP_TASK_QUOTA_BYTES_DEFAULT / (1024 * 1024),
 	    WYMCP_TASK_STORE_MAX_BYTES_DEFAULT / (1024 * 1024),
 	    FRONT_LISTENERS_DEFAULT,
-	    FRONT_LISTEN_AGE_DEFAULT);
+	    FRONT_LISTEN_AGE_DEFAULT, WYMCP_VERSION);
 }
 
 /*
@@ -574,6 +605,30 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_PUBLISH:
 			o->publish = optarg;
 			break;
+		case OPT_SRVNAME:
+			o->info.name = optarg;
+			break;
+		case OPT_SRVTITLE:
+			o->info.title = optarg;
+			break;
+		case OPT_SRVVERSION:
+			o->info.version = optarg;
+			break;
+		case OPT_SRVDESC:
+			o->info.description = optarg;
+			break;
+		case OPT_SRVWEBSITE:
+			o->info.website_url = optarg;
+			break;
+		case OPT_SRVICONS:
+			o->info.icons = optarg;
+			break;
+		case OPT_INSTR:
+			o->info.instructions = optarg;
+			break;
+		case OPT_INSTRFILE:
+			o->instructions_file = optarg;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -599,6 +654,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		errx(2, "unexpected argument: %s (try --help)", argv[optind]);
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
+	if (o->info.instructions != NULL && o->instructions_file != NULL)
+		errx(2, "--instructions and --instructions-file are one or "
+		    "the other");
 	if (o->runners > 0 && o->task_store == NULL)
 		errx(2, "--task-runners needs --task-store");
 	if (o->runners > 0 && o->workers == 0)
@@ -1123,6 +1181,80 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 }
 
 /*
+ * The operator's Implementation and instructions (--server-*,
+ * --instructions, --instructions-file, read again at a reload): 0, or
+ * -1 with why in `err'.
+ */
+static int
+set_info(struct wymcp_server *srv, const struct front_opts *o, char *err,
+    size_t errlen)
+{
+	struct wymcp_server_info info = o->info;
+	char			*text = NULL, *nt;
+	size_t			 len = 0, cap = 0;
+	ssize_t			 n;
+	int			 fd = -1, rc = -1;
+
+	if (o->instructions_file != NULL) {
+		if ((fd = open(o->instructions_file, O_RDONLY | O_CLOEXEC)) ==
+		    -1) {
+			snprintf(err, errlen, "--instructions-file %s: %s",
+			    o->instructions_file, strerror(errno));
+			goto out;
+		}
+		/* All errors from here on use goto out. */
+		for (;;) {
+			if (len + 1 >= cap) {
+				if (cap >= 1024 * 1024) {
+					snprintf(err, errlen, "--instructions-"
+					    "file %s: larger than 1 MiB",
+					    o->instructions_file);
+					goto out;
+				}
+				cap = cap == 0 ? 4096 : cap * 2;
+				if ((nt = realloc(text, cap)) == NULL) {
+					snprintf(err, errlen, "out of memory");
+					goto out;
+				}
+				text = nt;
+			}
+			if ((n = read(fd, text + len, cap - len - 1)) == -1 &&
+			    errno == EINTR)
+				continue;
+			if (n == -1) {
+				snprintf(err, errlen, "--instructions-file "
+				    "%s: %s", o->instructions_file,
+				    strerror(errno));
+				goto out;
+			}
+			if (n == 0)
+				break;
+			len += (size_t)n;
+		}
+		/* One trailing newline is the file's, not the text's. */
+		if (len > 0 && text[len - 1] == '\n')
+			len--;
+		text[len] = '\0';
+		info.instructions = text;
+	}
+	if ((info.name != NULL || info.title != NULL ||
+	    info.version != NULL || info.description != NULL ||
+	    info.website_url != NULL || info.icons != NULL ||
+	    info.instructions != NULL) &&
+	    wymcp_server_set_info(srv, &info, sizeof(info)) != WYMCP_OK) {
+		snprintf(err, errlen, "--server-*/--instructions: %s",
+		    wymcp_server_errmsg(srv));
+		goto out;
+	}
+	rc = 0;
+out:
+	if (fd != -1)
+		close(fd);
+	free(text);
+	return rc;
+}
+
+/*
  * The server of options `o': settings, modules and state keys (the
  * per-process work, done once before the fork, and again at a reload).
  * `cgi': this process serves one request.  NULL with why in `err'.
@@ -1159,6 +1291,8 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		    wymcp_server_errmsg(srv));
 		goto fail;
 	}
+	if (set_info(srv, o, err, errlen) != 0)
+		goto fail;
 	/*
 	 * requestState keys: the file's (read again at a reload: rotated
 	 * keys take effect), or the random key the server made for itself,

@@ -129,6 +129,11 @@ const char *wymcp__log_level_name(int prio);
 int	 wymcp__frontmatter(const char *buf, size_t len,
 	    struct json_object **out, size_t *body, char *err,
 	    size_t errlen);
+/* meta.c: _meta keys, icons, annotations (basic/index.mdx). */
+int	 wymcp__meta_key_ok(const char *, char *why, size_t len);
+int	 wymcp__meta_ok(struct json_object *, char *why, size_t len);
+int	 wymcp__icons_ok(struct json_object *, char *why, size_t len);
+int	 wymcp__annotations_ok(struct json_object *, char *why, size_t len);
 
 /* uritpl.c: URI templates, {var} and {+var} (RFC 6570). */
 int	 wymcp__uri_scheme_ok(const char *);

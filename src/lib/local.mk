@@ -6,6 +6,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/frontmatter.c \
 	%reldir%/json.c \
 	%reldir%/jsonrpc.c \
+	%reldir%/meta.c \
 	%reldir%/schema.c \
 	%reldir%/text.c \
 	%reldir%/uritpl.c

@@ -137,7 +137,8 @@ wymcp__server_caps(const struct wymcp_server *srv, int modern)
  * server/discover: the versions and capabilities of this server.  The
  * answer is the same for every client, so it is publicly cacheable.
  * supportedVersions names the legacy versions too when their era is
- * on (legacy.c): a client reaches those with initialize.
+ * on (legacy.c): a client reaches those with initialize.  The
+ * instructions are the modules' or the operator's (setup/meta.c).
  */
 void
 wymcp__discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -150,6 +151,11 @@ wymcp__discover(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	    wymcp__supported_versions(ctx));
 	json_object_object_add(res, "capabilities",
 	    wymcp__server_caps(ctx->srv, 1));
+	if (ctx->srv->instructions != NULL && wymcp__put_str(res,
+	    "instructions", ctx->srv->instructions)) {
+		json_object_put(res);
+		goto nomem;
+	}
 	wymcp__cache_hints(res, 0);
 	wymcp__reply_result(ctx, r, res);
 	return;

@@ -63,7 +63,8 @@ wymcp__initialize(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	    json_object_object_add(res, "capabilities",
 	    wymcp__server_caps(ctx->srv, 0)) ||
 	    json_object_object_add(res, "serverInfo",
-	    json_object_get(info))) {
+	    json_object_get(info)) || (ctx->srv->instructions != NULL &&
+	    wymcp__put_str(res, "instructions", ctx->srv->instructions))) {
 		json_object_put(res);
 		goto nomem;
 	}

@@ -4,6 +4,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/keyfile.c \
 	%reldir%/keys.c \
 	%reldir%/log.c \
+	%reldir%/meta.c \
 	%reldir%/module.c \
 	%reldir%/prompt.c \
 	%reldir%/resource.c \

@@ -12,6 +12,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,11 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_object_add(l, "outputSchema", json_object_get(out));
 	if (ann != NULL)
 		json_object_object_add(l, "annotations", json_object_get(ann));
+	snprintf(why, sizeof(why), "tool %s", def->name);
+	if ((rc = wymcp__meta_prepare(srv, why, decl.icons, decl.meta, l)) !=
+	    WYMCP_OK)
+		goto fail;
+	rc = WYMCP_ERR_NOMEM;
 	t->listing = l;
 	if (wymcp__tool_digest(t)) {
 		t->listing = NULL;
@@ -230,6 +236,8 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 		    "module", mod->name);
 		return WYMCP_ERR_MODULE;
 	}
+	if ((rc = wymcp__module_info_check(srv, mod)) != WYMCP_OK)
+		return rc;
 	for (n = 0; mod->tools != NULL &&
 	    TOOL_AT(mod, n, stride)->name != NULL; n++)
 		continue;
@@ -296,6 +304,8 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
+	/* On failure the serverInfo stays the one before. */
+	(void)wymcp__server_info_build(srv);
 	if (wymcp__tools_index(srv) != WYMCP_OK) {
 		/* The module stays; its lookups fall back to a scan. */
 		wymcp__seterr(srv, "out of memory");

@@ -7,6 +7,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,10 +93,12 @@ nomem:
  */
 static enum wymcp_err
 prompt_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
-    const struct wymcp_prompt *def, const struct wymcp__prompt *tab,
-    size_t n, struct wymcp__prompt *out)
+    const struct wymcp_prompt *def, size_t stride,
+    const struct wymcp__prompt *tab, size_t n, struct wymcp__prompt *out)
 {
 	struct json_object	*l, *args;
+	struct wymcp_prompt	 decl;
+	char			 who[160];
 	enum wymcp_err		 rc;
 	size_t			 i;
 
@@ -136,8 +139,19 @@ prompt_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_put(l);
 		return WYMCP_ERR_NOMEM;
 	}
+	/* Members added after 0.2, read from a copy cut at the stride. */
+	memset(&decl, 0, sizeof(decl));
+	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
+	snprintf(who, sizeof(who), "module %s: prompt %s", mod->name,
+	    def->name);
+	if ((rc = wymcp__meta_prepare(srv, who, decl.icons, decl.meta, l)) !=
+	    WYMCP_OK) {
+		json_object_put(l);
+		return rc;
+	}
 	if (wymcp__listing_digest(l, out->digest)) {
 		json_object_put(l);
+		wymcp__seterr(srv, "out of memory");
 		return WYMCP_ERR_NOMEM;
 	}
 	out->def = def;
@@ -179,7 +193,7 @@ wymcp__prompts_prepare(struct wymcp_server *srv,
 	for (i = 0; i < n; i++) {
 		memset(&nt[srv->nprompts + i], 0, sizeof(*nt));
 		rc = prompt_prepare(srv, mod, WYMCP__AT(struct wymcp_prompt,
-		    mod->prompts, i, stride), nt,
+		    mod->prompts, i, stride), stride, nt,
 		    srv->nprompts + i, &nt[srv->nprompts + i]);
 		if (rc != WYMCP_OK) {
 			while (i-- > 0)

@@ -52,13 +52,15 @@ resource_clear(struct wymcp__resource *r)
  */
 static enum wymcp_err
 resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
-    const struct wymcp_resource *def, int template,
+    const struct wymcp_resource *def, size_t stride, int template,
     const struct wymcp__resource *tab, size_t n, struct wymcp__resource *out)
 {
 	const char		*kind = template ? "template" : "resource";
-	struct json_object	*l;
-	char			 why[256];
+	struct json_object	*l = NULL, *ann = NULL;
+	struct wymcp_resource	 decl;
+	char			 why[256], who[160];
 	size_t			 i;
+	enum wymcp_err		 rc;
 
 	if (!wymcp__utf8_valid(def->uri, strlen(def->uri))) {
 		wymcp__seterr(srv, "module %s: a %s URI is not UTF-8",
@@ -98,22 +100,60 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 			    "registered", mod->name, kind, def->uri);
 			return WYMCP_ERR_DUP;
 		}
+	/* Members added after 0.2, read from a copy cut at the stride. */
+	memset(&decl, 0, sizeof(decl));
+	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
+	snprintf(who, sizeof(who), "module %s: %s %s", mod->name, kind,
+	    def->uri);
+	if (decl.size < 0 || (template && decl.size != 0)) {
+		wymcp__seterr(srv, "%s: size must be 0 (unknown) or the "
+		    "bytes of a fixed resource; a template has none", who);
+		return WYMCP_ERR_INVAL;
+	}
+	if (decl.annotations != NULL) {
+		if ((ann = wymcp__parse(decl.annotations,
+		    strlen(decl.annotations))) == NULL) {
+			wymcp__seterr(srv, "%s: annotations is not valid "
+			    "JSON", who);
+			return WYMCP_ERR_INVAL;
+		}
+		if (!wymcp__annotations_ok(ann, why, sizeof(why))) {
+			json_object_put(ann);
+			wymcp__seterr(srv, "%s: %s", who, why);
+			return WYMCP_ERR_INVAL;
+		}
+	}
+	/* All errors from here on use goto fail. */
+	rc = WYMCP_ERR_NOMEM;
 	wymcp__seterr(srv, "out of memory");
 	if ((l = json_object_new_object()) == NULL)
-		return WYMCP_ERR_NOMEM;
+		goto fail;
 	if (wymcp__put_str(l, template ? "uriTemplate" : "uri", def->uri) ||
 	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title",
 	    def->title) ||
 	    wymcp__put_str(l, "description", def->description) ||
 	    wymcp__put_str(l, "mimeType", def->mime) ||
-	    wymcp__listing_digest(l, out->digest)) {
-		json_object_put(l);
-		return WYMCP_ERR_NOMEM;
-	}
+	    (ann != NULL && json_object_object_add(l, "annotations",
+	    json_object_get(ann))) ||
+	    (decl.size > 0 && json_object_object_add(l, "size",
+	    json_object_new_int64(decl.size))))
+		goto fail;
+	if ((rc = wymcp__meta_prepare(srv, who, decl.icons, decl.meta, l)) !=
+	    WYMCP_OK)
+		goto fail;
+	rc = WYMCP_ERR_NOMEM;
+	wymcp__seterr(srv, "out of memory");
+	if (wymcp__listing_digest(l, out->digest))
+		goto fail;
+	json_object_put(ann);
 	out->def = def;
 	out->mod = mod;
 	out->listing = l;
 	return WYMCP_OK;
+fail:
+	json_object_put(ann);
+	json_object_put(l);
+	return rc;
 }
 
 /*
@@ -147,9 +187,8 @@ table_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	for (i = 0; i < n; i++) {
 		memset(&nt[have + i], 0, sizeof(*nt));
 		rc = resource_prepare(srv, mod,
-		    WYMCP__AT(struct wymcp_resource, defs, i, stride), template,
-		    nt,
-		    have + i, &nt[have + i]);
+		    WYMCP__AT(struct wymcp_resource, defs, i, stride), stride,
+		    template, nt, have + i, &nt[have + i]);
 		if (rc != WYMCP_OK) {
 			while (i-- > 0)
 				resource_clear(&nt[have + i]);

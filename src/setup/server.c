@@ -23,7 +23,6 @@ struct wymcp_server *
 wymcp_server_new(void)
 {
 	struct wymcp_server	*srv;
-	struct json_object	*info = NULL;
 
 	if ((srv = calloc(1, sizeof(*srv))) == NULL)
 		return NULL;
@@ -33,29 +32,11 @@ wymcp_server_new(void)
 	srv->legacy = 1;
 	if (wymcp__keys_random(srv))
 		goto fail;
-	if ((srv->result_meta = json_object_new_object()) == NULL ||
-	    (info = json_object_new_object()) == NULL)
+	/* serverInfo, written into every result: frozen (meta.c). */
+	if (wymcp__server_info_build(srv) != WYMCP_OK)
 		goto fail;
-	json_object_object_add(info, "name", json_object_new_string("wymcp"));
-	json_object_object_add(info, "version",
-	    json_object_new_string(WYMCP_VERSION));
-	if (json_object_object_add(srv->result_meta, WYMCP__META_SERVER, info))
-		goto fail;
-	info = NULL;
-	/*
-	 * Written into every result and never changed: serialized once
-	 * here, copied from then on (the serverInfo alone goes into a
-	 * result that has its own _meta).
-	 */
-	if (!json_object_object_get_ex(srv->result_meta, WYMCP__META_SERVER,
-	    &info) || wymcp__json_freeze(info) ||
-	    wymcp__json_freeze(srv->result_meta)) {
-		info = NULL;
-		goto fail;
-	}
 	return srv;
 fail:
-	json_object_put(info);
 	wymcp_server_free(srv);
 	return NULL;
 }
@@ -84,6 +65,9 @@ wymcp_server_free(struct wymcp_server *srv)
 	}
 	free(srv->origins);
 	json_object_put(srv->result_meta);
+	json_object_put(srv->info_set);
+	free(srv->instructions_set);
+	free(srv->instructions);
 	if (srv->keys != NULL)
 		explicit_bzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
 	free(srv->keys);

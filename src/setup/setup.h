@@ -168,6 +168,9 @@ struct wymcp_server {
 	void			*reqarg;
 	unsigned long		 timeout_ms;	/* request time limit, 0 */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
+	struct json_object	*info_set;	/* the operator's members */
+	char			*instructions_set; /* the operator's, or NULL */
+	char			*instructions;	/* sent, or NULL: none */
 	struct wymcp__key	*keys;		/* first seals, all open */
 	size_t			 nkeys;
 	int			 keys_random;	/* keys[0] made at new() */
@@ -222,6 +225,11 @@ struct wymcp__prompt_arg_0_2 {
 	const char	*name, *title, *description;
 	int		 required;
 };
+/* The 0.3 tool (scopes added); 0.4 adds task_support, icons, meta. */
+struct wymcp__tool_0_3 {
+	struct wymcp__tool_0_2	 t;
+	const char		*scopes;
+};
 #define WYMCP__TOOL_SIZE_0_2	sizeof(struct wymcp__tool_0_2)
 #define WYMCP__RESOURCE_SIZE_0_2 sizeof(struct wymcp__resource_0_2)
 #define WYMCP__PROMPT_SIZE_0_2	sizeof(struct wymcp__prompt_0_2)
@@ -270,6 +278,12 @@ const struct wymcp__resource *wymcp__resource_ref(
 /* skills.c: the skills directory. */
 int	 wymcp__skill_name_ok(const char *);
 void	 wymcp__skills_free(struct wymcp_server *);
+/* meta.c: icons, _meta, the server's Implementation. */
+enum wymcp_err wymcp__meta_prepare(struct wymcp_server *, const char *who,
+	    const char *icons, const char *meta, struct json_object *listing);
+enum wymcp_err wymcp__module_info_check(struct wymcp_server *,
+	    const struct wymcp_module *);
+enum wymcp_err wymcp__server_info_build(struct wymcp_server *);
 
 /* xheader.c: x-mcp-header at load time. */
 enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,

@@ -194,6 +194,9 @@ static const struct wymcp_resource resources[] = {
 };
 
 static const struct wymcp_module mod = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "legacymod", .tools = tools, .resources = resources,
 	.tool_size = sizeof(struct wymcp_tool)
@@ -1331,7 +1334,8 @@ START_TEST(url_mode_modern_input_request)
 	    "resultType", NULL)), "input_required");
 	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
 	    "inputRequests", "elicit-1", "params", "mode", NULL)), "url");
-	ck_assert_ptr_nonnull(jp(h_result(&resp), "inputRequests",
+	/* 2026-07-28 removed elicitationId from ElicitRequestURLParams. */
+	ck_assert_ptr_null(jp(h_result(&resp), "inputRequests",
 	    "elicit-1", "params", "elicitationId", NULL));
 	/* Form only: not supported. */
 	h_free(&resp);

@@ -79,6 +79,9 @@ static const struct wymcp_prompt prompts_b[] = {
 
 /* Module A: default hints (ttl_ms 0 means 300000, public). */
 static const struct wymcp_module mod_a = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "a", .tools = tools_a, .resources = res_a,
 	.tool_size = sizeof(struct wymcp_tool),
@@ -86,6 +89,9 @@ static const struct wymcp_module mod_a = {
 };
 /* Module B: a shorter ttl. */
 static const struct wymcp_module mod_b = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "b", .tools = tools_b, .resources = res_b,
 	.tool_size = sizeof(struct wymcp_tool),
@@ -93,6 +99,9 @@ static const struct wymcp_module mod_b = {
 };
 /* Module B again, but private and with a negative ttl (0). */
 static const struct wymcp_module mod_b_private = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "b", .tools = tools_b, .resources = res_b,
 	.tool_size = sizeof(struct wymcp_tool),
@@ -101,6 +110,9 @@ static const struct wymcp_module mod_b_private = {
 };
 /* Module B with a ttl above the default: the smallest still wins. */
 static const struct wymcp_module mod_b_long = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "b", .tools = tools_b, .resources = res_b,
 	.tool_size = sizeof(struct wymcp_tool),
@@ -656,10 +668,16 @@ END_TEST
 
 /* Templates alone offer resources (and completions), not prompts. */
 static const struct wymcp_module mod_tpl_only = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "tpl", .templates = tpl_b
 };
 static const struct wymcp_module mod_prompts_only = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "pr", .prompts = prompts_b
 };

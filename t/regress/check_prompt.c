@@ -212,6 +212,9 @@ static const struct wymcp_resource fixed[] = {
 };
 
 static const struct wymcp_module mod = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "prompts", .prompts = prompts, .templates = templates,
 	.resources = fixed, .complete = complete
@@ -227,6 +230,9 @@ static const struct wymcp_prompt lone[] = {
 	{ .name = NULL }
 };
 static const struct wymcp_module mod_lone = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "lone", .prompts = lone
 };
@@ -720,6 +726,9 @@ refused(const struct wymcp_prompt *bad, enum wymcp_err rc, const char *part)
 	memset(&m, 0, sizeof(m));
 	m.abi = WYMCP_ABI_VERSION;
 	m.size = sizeof(m);
+	m.resource_size = sizeof(struct wymcp_resource);
+	m.prompt_size = sizeof(struct wymcp_prompt);
+	m.prompt_arg_size = sizeof(struct wymcp_prompt_arg);
 	m.name = "bad";
 	m.prompts = tab;
 	m.complete = complete;
@@ -791,6 +800,9 @@ START_TEST(register_refuses_bad_prompts)
 		memset(&m, 0, sizeof(m));
 		m.abi = WYMCP_ABI_VERSION;
 		m.size = sizeof(m);
+		m.resource_size = sizeof(struct wymcp_resource);
+		m.prompt_size = sizeof(struct wymcp_prompt);
+		m.prompt_arg_size = sizeof(struct wymcp_prompt_arg);
 		m.name = "long";
 		m.prompts = tab;
 		ck_assert_int_eq(wymcp_server_add_module(srv, &m), WYMCP_OK);

@@ -180,6 +180,9 @@ static const struct wymcp_resource templates[] = {
 	{ .uri = NULL }
 };
 static const struct wymcp_module mod = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "res", .resources = resources, .templates = templates
 };
@@ -191,6 +194,9 @@ static const struct wymcp_resource minute_res[] = {
 	{ .uri = NULL }
 };
 static const struct wymcp_module mod_minute = {
+	.resource_size = sizeof(struct wymcp_resource),
+	.prompt_size = sizeof(struct wymcp_prompt),
+	.prompt_arg_size = sizeof(struct wymcp_prompt_arg),
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
 	.name = "minute", .resources = minute_res, .ttl_ms = 60000
 };
@@ -721,6 +727,9 @@ refused(const char *uri, const char *name, wymcp_read_fn fn, int template,
 	memset(&m, 0, sizeof(m));
 	m.abi = WYMCP_ABI_VERSION;
 	m.size = sizeof(m);
+	m.resource_size = sizeof(struct wymcp_resource);
+	m.prompt_size = sizeof(struct wymcp_prompt);
+	m.prompt_arg_size = sizeof(struct wymcp_prompt_arg);
 	m.name = "bad";
 	m.tools = one_tool;
 	m.resources = fixed;
@@ -821,6 +830,9 @@ START_TEST(register_accepts_template_forms)
 	memset(&m, 0, sizeof(m));
 	m.abi = WYMCP_ABI_VERSION;
 	m.size = sizeof(m);
+	m.resource_size = sizeof(struct wymcp_resource);
+	m.prompt_size = sizeof(struct wymcp_prompt);
+	m.prompt_arg_size = sizeof(struct wymcp_prompt_arg);
 	m.name = "ok";
 	m.templates = ok;
 	ck_assert_msg(wymcp_server_add_module(srv, &m) == WYMCP_OK, "%s",
@@ -882,6 +894,9 @@ START_TEST(register_all_or_nothing_with_prompts)
 	memset(&m, 0, sizeof(m));
 	m.abi = WYMCP_ABI_VERSION;
 	m.size = sizeof(m);
+	m.resource_size = sizeof(struct wymcp_resource);
+	m.prompt_size = sizeof(struct wymcp_prompt);
+	m.prompt_arg_size = sizeof(struct wymcp_prompt_arg);
 	m.name = "mixed";
 	m.tools = one_tool;
 	m.resources = resources;

@@ -6,6 +6,7 @@ UNIT_TESTS = \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
 	%reldir%/check_jwt \
+	%reldir%/check_meta \
 	%reldir%/check_module \
 	%reldir%/check_peer \
 	%reldir%/check_rpc \

@@ -27,6 +27,8 @@ import sys
 import tempfile
 import time
 
+import wymcp_schema
+
 PROTO = "2026-07-28"
 META = {
     "io.modelcontextprotocol/protocolVersion": PROTO,
@@ -444,9 +446,33 @@ class Client:
             conn.endheaders(body)
             r = conn.getresponse()
             raw = r.read()
-            return Resp(r.status, r.getheaders(), raw)
+            resp = Resp(r.status, r.getheaders(), raw)
         finally:
             conn.close()
+        schema_check(body, headers, resp)
+        return resp
+
+
+def schema_check(body, headers, resp):
+    """Every response is checked against the schema of the revision its
+    request spoke (wymcp_schema.py): a failure of its own when not."""
+    probs, rev = wymcp_schema.check_exchange(body, headers, resp)
+    if rev is None:
+        if not wymcp_schema.C.ready and not schema_check.noted:
+            schema_check.noted = True
+            R.note("responses not checked against schema.json: %s" %
+                   wymcp_schema.C.why)
+        return
+    if probs:
+        try:
+            method = json.loads(body).get("method")
+        except (ValueError, AttributeError, TypeError):
+            method = None
+        R.fail("%s response to %s matches schema.json" % (rev, method),
+               "; ".join(probs) + " -- " + resp.brief())
+
+
+schema_check.noted = False
 
 
 def std_headers(method, name=None):

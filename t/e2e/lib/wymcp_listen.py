@@ -13,6 +13,7 @@ import socket
 import time
 
 import wymcp_e2e
+import wymcp_schema
 from wymcp_e2e import enc, rpc, std_headers
 
 SUB = "io.modelcontextprotocol/subscriptionId"
@@ -91,8 +92,24 @@ class Stream:
                         self.frames.append(json.loads(line[6:]))
                     except ValueError:
                         self.frames.append({"unparsable": line})
+                        continue
+                    self._check(self.frames[-1])
                 elif line.startswith(":"):
                     self.comments.append(line)
+
+    def _check(self, msg):
+        """A frame of a 2026-07-28 listen, against schema.json (the
+        notifications, subscriptionId included, and the result)."""
+        sc = wymcp_schema
+        if not sc.C.load():
+            return
+        probs = sc.check_message(sc.MODERN,
+                                 {"method": "subscriptions/listen"}, msg)
+        sc.C.checked += 1
+        if probs:
+            wymcp_e2e.R.fail("2026-07-28 listen frame matches schema.json",
+                             "; ".join(probs) + " -- " +
+                             json.dumps(msg)[:300])
 
     def pump(self, timeout):
         """Read what comes within `timeout' s."""
