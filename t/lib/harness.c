@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,4 +218,25 @@ h_text(const struct h_resp *resp)
 	if (!json_object_object_get_ex(b, "text", &t))
 		return NULL;
 	return json_object_get_string(t);
+}
+
+struct json_object *
+h_jp(struct json_object *o, ...)
+{
+	va_list		 ap;
+	const char	*k;
+
+	va_start(ap, o);
+	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
+		if (!json_object_object_get_ex(o, k, &o))
+			o = NULL;
+	va_end(ap);
+	return o;
+}
+
+const char *
+h_compact(struct json_object *o)
+{
+	return o == NULL ? "(null)" : json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }

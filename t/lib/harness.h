@@ -70,5 +70,9 @@ int		 h_code(const struct h_resp *);
 struct json_object *h_result(const struct h_resp *);
 /* The first content block's text of a tools/call result, or NULL. */
 const char	*h_text(const struct h_resp *);
+/* The member at a NULL-terminated path of keys under `o', or NULL. */
+struct json_object *h_jp(struct json_object *o, ...);
+/* `o' as compact JSON text (json-c's, owned by `o'); "(null)" for NULL. */
+const char	*h_compact(struct json_object *o);
 
 #endif

@@ -146,28 +146,6 @@ body(const char *id, const char *method, const char *meta,
 	return buf;
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
-static const char *
-compact(struct json_object *o)
-{
-	return json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 /* The response is this HTTP status and JSON-RPC error code. */
 static void
 expect_error(int status, int code)
@@ -177,7 +155,7 @@ expect_error(int status, int code)
 	ck_assert_msg(h_code(&resp) == code, "code %d, want %d: %s",
 	    h_code(&resp), code, resp.body);
 	ck_assert_ptr_null(h_result(&resp));
-	ck_assert_ptr_nonnull(jp(resp.json, "error", "message", NULL));
+	ck_assert_ptr_nonnull(h_jp(resp.json, "error", "message", NULL));
 }
 
 /* The error message contains `part`. */
@@ -186,7 +164,7 @@ expect_message(const char *part)
 {
 	const char	*m;
 
-	m = json_object_get_string(jp(resp.json, "error", "message", NULL));
+	m = json_object_get_string(h_jp(resp.json, "error", "message", NULL));
 	ck_assert_ptr_nonnull(m);
 	ck_assert_msg(strstr(m, part) != NULL, "'%s' lacks '%s'", m, part);
 }
@@ -198,7 +176,7 @@ expect_result(void)
 	ck_assert_msg(resp.status == 200, "status %d: %s", resp.status,
 	    resp.body);
 	ck_assert_msg(h_result(&resp) != NULL, "no result: %s", resp.body);
-	ck_assert_ptr_null(jp(resp.json, "error", NULL));
+	ck_assert_ptr_null(h_jp(resp.json, "error", NULL));
 	return h_result(&resp);
 }
 
@@ -542,9 +520,9 @@ START_TEST(bad_jsonrpc_is_32600_with_id)
 {
 	invalid_request("{\"jsonrpc\":\"1.0\",\"id\":\"k\",\"method\":"
 	    "\"tools/list\",\"params\":{\"_meta\":" H_META "}}");
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "\"k\"");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "\"k\"");
 	invalid_request("{\"id\":5,\"method\":\"tools/list\"}");
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "5");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "5");
 }
 END_TEST
 
@@ -613,7 +591,7 @@ START_TEST(mcp_method_missing_is_32020)
 	    NULL);
 	expect_error(400, WYMCP__HEADER_MISMATCH);
 	expect_message("Mcp-Method");
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "3");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "3");
 	expect_alive();
 }
 END_TEST
@@ -762,7 +740,7 @@ START_TEST(meta_missing_is_32602_400)
 	post("tools/list", NULL, "2026-07-28", "{\"jsonrpc\":\"2.0\",\"id\":"
 	    "\"m\",\"method\":\"tools/list\",\"params\":{}}", NULL);
 	expect_error(400, WYMCP__INVALID_PARAMS);
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "\"m\"");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "\"m\"");
 	post("tools/list", NULL, "2026-07-28", "{\"jsonrpc\":\"2.0\",\"id\":"
 	    "\"m\",\"method\":\"tools/list\"}", NULL);
 	expect_error(400, WYMCP__INVALID_PARAMS);
@@ -832,13 +810,13 @@ START_TEST(unsupported_version_is_32022_with_data)
 	    META_VERSION("v999"), NULL), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
 	/* Every supported version, the legacy ones too (legacy.c). */
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"supported\":[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\","
 	    "\"2025-03-26\",\"2024-11-05\"],\"requested\":\"v999\"}");
 	post("server/discover", NULL, "2025-11-25", body("1",
 	    "server/discover", META_VERSION("2025-11-25"), NULL), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
-	ck_assert_str_eq(json_object_get_string(jp(resp.json, "error", "data",
+	ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "error", "data",
 	    "requested", NULL)), "2025-11-25");
 	expect_alive();
 }
@@ -923,7 +901,7 @@ START_TEST(removed_and_unknown_methods_are_404_32601)
 		snprintf(want, sizeof(want), "Method not found: %s",
 		    methods[i]);
 		expect_message(want);
-		ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "1");
+		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "1");
 	}
 	expect_alive();
 }
@@ -941,12 +919,12 @@ START_TEST(ids_echoed_with_json_type)
 		post("tools/list", NULL, "2026-07-28", body(ids[i],
 		    "tools/list", H_META, NULL), NULL);
 		expect_result();
-		ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), ids[i]);
+		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), ids[i]);
 		/* Errors echo it the same way. */
 		post("ping", NULL, "2026-07-28", body(ids[i], "ping", H_META,
 		    NULL), NULL);
 		expect_error(404, WYMCP__METHOD_NOT_FOUND);
-		ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), ids[i]);
+		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), ids[i]);
 	}
 }
 END_TEST
@@ -967,7 +945,7 @@ START_TEST(out_of_range_integer_id_never_altered)
 		    "tools/list", H_META, NULL), NULL);
 		ck_assert_ptr_nonnull(resp.json);
 		if (json_object_object_get_ex(resp.json, "id", &id))
-			ck_assert_str_eq(compact(id), ids[i]);
+			ck_assert_str_eq(h_compact(id), ids[i]);
 		else
 			expect_error(400, WYMCP__INVALID_REQUEST);
 	}
@@ -978,12 +956,12 @@ END_TEST
 static void
 expect_stamped(struct json_object *r)
 {
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
-	ck_assert_str_eq(compact(jp(r, "_meta",
+	ck_assert_str_eq(h_compact(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", NULL)),
 	    "{\"name\":\"wymcp\",\"version\":\"" WYMCP_VERSION "\"}");
-	ck_assert_str_eq(json_object_get_string(jp(resp.json, "jsonrpc",
+	ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "jsonrpc",
 	    NULL)), "2.0");
 }
 
@@ -1002,8 +980,8 @@ START_TEST(every_result_has_result_type_and_server_info)
 	expect_stamped(expect_result());
 	/* Errors carry no _meta. */
 	call("ping", NULL, NULL, NULL);
-	ck_assert_ptr_null(jp(resp.json, "error", "_meta", NULL));
-	ck_assert_ptr_null(jp(resp.json, "_meta", NULL));
+	ck_assert_ptr_null(h_jp(resp.json, "error", "_meta", NULL));
+	ck_assert_ptr_null(h_jp(resp.json, "_meta", NULL));
 }
 END_TEST
 
@@ -1014,27 +992,27 @@ START_TEST(discover_shape)
 
 	call("server/discover", NULL, NULL, NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "supportedVersions", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "supportedVersions", NULL)),
 	    "[\"2026-07-28\",\"2025-11-25\",\"2025-06-18\",\"2025-03-26\","
 	    "\"2024-11-05\"]");
-	ck_assert(json_object_is_type(jp(r, "capabilities", "tools", NULL),
+	ck_assert(json_object_is_type(h_jp(r, "capabilities", "tools", NULL),
 	    json_type_object));
-	ck_assert(json_object_is_type(jp(r, "ttlMs", NULL), json_type_int));
-	ck_assert_int_ge(json_object_get_int64(jp(r, "ttlMs", NULL)), 0);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert(json_object_is_type(h_jp(r, "ttlMs", NULL), json_type_int));
+	ck_assert_int_ge(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 0);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
 	/* No capability the server does not have. */
-	ck_assert_ptr_null(jp(r, "capabilities", "prompts", NULL));
-	ck_assert_ptr_null(jp(r, "capabilities", "resources", NULL));
+	ck_assert_ptr_null(h_jp(r, "capabilities", "prompts", NULL));
+	ck_assert_ptr_null(h_jp(r, "capabilities", "resources", NULL));
 	/* Tools' log lines reach clients that ask with _meta logLevel. */
-	ck_assert(json_object_is_type(jp(r, "capabilities", "logging", NULL),
+	ck_assert(json_object_is_type(h_jp(r, "capabilities", "logging", NULL),
 	    json_type_object));
 	/* No listChanged: subscriptions/listen is not served. */
-	ck_assert_ptr_null(jp(r, "capabilities", "tools", "listChanged",
+	ck_assert_ptr_null(h_jp(r, "capabilities", "tools", "listChanged",
 	    NULL));
 	/* Even an authenticated discover is public. */
 	call("server/discover", NULL, NULL, extra);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "cacheScope", NULL)), "public");
 }
 END_TEST
@@ -1047,13 +1025,13 @@ listed_names(void)
 	struct json_object	*arr;
 	size_t			 i, off = 0;
 
-	arr = jp(expect_result(), "tools", NULL);
+	arr = h_jp(expect_result(), "tools", NULL);
 	ck_assert(json_object_is_type(arr, json_type_array));
 	buf[0] = '\0';
 	for (i = 0; i < json_object_array_length(arr) && off < sizeof(buf);
 	    i++)
 		off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%s",
-		    i > 0 ? " " : "", json_object_get_string(jp(
+		    i > 0 ? " " : "", json_object_get_string(h_jp(
 		    json_object_array_get_idx(arr, i), "name", NULL)));
 	return buf;
 }
@@ -1072,24 +1050,24 @@ START_TEST(tools_list_tool_objects)
 	struct json_object	*arr, *t;
 
 	call("tools/list", NULL, NULL, NULL);
-	arr = jp(expect_result(), "tools", NULL);
+	arr = h_jp(expect_result(), "tools", NULL);
 	t = json_object_array_get_idx(arr, 0);
-	ck_assert_str_eq(compact(t), "{\"name\":\"ok_text\",\"title\":\"OK\","
+	ck_assert_str_eq(h_compact(t), "{\"name\":\"ok_text\",\"title\":\"OK\","
 	    "\"description\":\"Returns the text ok.\",\"inputSchema\":"
 	    "{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":true}}");
 	/* A tool that declares no input schema gets the empty object one. */
 	t = json_object_array_get_idx(arr, 1);
-	ck_assert_str_eq(compact(jp(t, "inputSchema", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(t, "inputSchema", NULL)),
 	    "{\"type\":\"object\"}");
-	ck_assert_ptr_null(jp(t, "title", NULL));
-	ck_assert_ptr_null(jp(t, "outputSchema", NULL));
+	ck_assert_ptr_null(h_jp(t, "title", NULL));
+	ck_assert_ptr_null(h_jp(t, "outputSchema", NULL));
 	/* required_caps are not part of the listing. */
 	t = json_object_array_get_idx(arr, 4);
-	ck_assert_str_eq(json_object_get_string(jp(t, "name", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(t, "name", NULL)),
 	    "needs_sampling");
 	ck_assert_uint_eq(json_object_object_length(t), 3);
 	t = json_object_array_get_idx(arr, 6);
-	ck_assert_str_eq(compact(jp(t, "outputSchema", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(t, "outputSchema", NULL)),
 	    "{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
 	    "\"integer\"}},\"required\":[\"n\"]}");
 }
@@ -1105,18 +1083,18 @@ START_TEST(tools_list_cache_scope_follows_principal)
 
 	call("tools/list", NULL, NULL, NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
-	ck_assert(json_object_is_type(jp(r, "ttlMs", NULL), json_type_int));
-	ck_assert_int_ge(json_object_get_int64(jp(r, "ttlMs", NULL)), 0);
+	ck_assert(json_object_is_type(h_jp(r, "ttlMs", NULL), json_type_int));
+	ck_assert_int_ge(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 0);
 	call("tools/list", NULL, NULL, p1);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "cacheScope", NULL)), "private");
 	call("tools/list", NULL, NULL, p2);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "cacheScope", NULL)), "private");
 	call("tools/list", NULL, NULL, spoof);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "cacheScope", NULL)), "public");
 }
 END_TEST
@@ -1189,9 +1167,9 @@ START_TEST(call_missing_capability_is_400_32021)
 	call("tools/call", "needs_sampling", "{\"name\":\"needs_sampling\"}",
 	    NULL);
 	expect_error(400, WYMCP__MISSING_CAPABILITY);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"requiredCapabilities\":{\"sampling\":{}}}");
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "1");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "1");
 	expect_alive();
 }
 END_TEST
@@ -1212,7 +1190,7 @@ START_TEST(call_elicitation_url_capability)
 	    META_CAPS("{\"elicitation\":{}}") ",\"name\":"
 	    "\"needs_elicit_url\"}", NULL);
 	expect_error(400, WYMCP__MISSING_CAPABILITY);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data",
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data",
 	    "requiredCapabilities", NULL)), "{\"elicitation\":{\"url\":{}}}");
 	call("tools/call", "needs_elicit_url", "{\"_meta\":"
 	    META_CAPS("{\"elicitation\":{\"url\":{}}}") ",\"name\":"
@@ -1236,10 +1214,10 @@ START_TEST(call_tool_error_is_is_error_result)
 
 	call("tools/call", "fails", "{\"name\":\"fails\"}", NULL);
 	r = expect_result();
-	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
-	ck_assert_str_eq(compact(jp(r, "content", NULL)),
+	ck_assert(json_object_get_boolean(h_jp(r, "isError", NULL)));
+	ck_assert_str_eq(h_compact(h_jp(r, "content", NULL)),
 	    "[{\"type\":\"text\",\"text\":\"boom 42\"}]");
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
 }
 END_TEST
@@ -1251,8 +1229,8 @@ START_TEST(call_error_code_without_content_is_is_error_with_message)
 	call("tools/call", "returns_inval", "{\"name\":\"returns_inval\"}",
 	    NULL);
 	r = expect_result();
-	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
-	ck_assert_uint_eq(json_object_array_length(jp(r, "content", NULL)),
+	ck_assert(json_object_get_boolean(h_jp(r, "isError", NULL)));
+	ck_assert_uint_eq(json_object_array_length(h_jp(r, "content", NULL)),
 	    1);
 	ck_assert_str_eq(h_text(&resp), wymcp_strerror(WYMCP_ERR_INVAL));
 }
@@ -1262,7 +1240,7 @@ START_TEST(call_nomem_is_32603)
 {
 	call("tools/call", "nomem", "{\"name\":\"nomem\"}", NULL);
 	expect_error(500, WYMCP__INTERNAL_ERROR);
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "1");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "1");
 	expect_alive();
 }
 END_TEST
@@ -1274,9 +1252,9 @@ START_TEST(call_ok_has_no_is_error)
 	call("tools/call", "ok_text", "{\"name\":\"ok_text\",\"arguments\":"
 	    "{}}", NULL);
 	r = expect_result();
-	ck_assert_ptr_null(jp(r, "isError", NULL));
-	ck_assert_ptr_null(jp(r, "structuredContent", NULL));
-	ck_assert_str_eq(compact(jp(r, "content", NULL)),
+	ck_assert_ptr_null(h_jp(r, "isError", NULL));
+	ck_assert_ptr_null(h_jp(r, "structuredContent", NULL));
+	ck_assert_str_eq(h_compact(h_jp(r, "content", NULL)),
 	    "[{\"type\":\"text\",\"text\":\"ok\"}]");
 }
 END_TEST
@@ -1288,11 +1266,11 @@ START_TEST(call_structured_adds_text_block)
 	call("tools/call", "structured_ok", "{\"name\":\"structured_ok\"}",
 	    NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "structuredContent", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "structuredContent", NULL)),
 	    "{\"n\":1}");
-	ck_assert_str_eq(compact(jp(r, "content", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "content", NULL)),
 	    "[{\"type\":\"text\",\"text\":\"{\\\"n\\\":1}\"}]");
-	ck_assert_ptr_null(jp(r, "isError", NULL));
+	ck_assert_ptr_null(h_jp(r, "isError", NULL));
 }
 END_TEST
 
@@ -1309,7 +1287,7 @@ END_TEST
 START_TEST(call_all_content_builders)
 {
 	call("tools/call", "all_content", "{\"name\":\"all_content\"}", NULL);
-	ck_assert_str_eq(compact(jp(expect_result(), "content", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "content", NULL)),
 	    "[{\"type\":\"text\",\"text\":\"plain\"},"
 	    "{\"type\":\"text\",\"text\":\"fmt-7\"},"
 	    "{\"type\":\"text\",\"text\":\"[1,\\\"a/b\\\"]\"},"
@@ -1400,12 +1378,12 @@ START_TEST(whoami_shows_assigns)
 
 	call("tools/call", "whoami", "{\"name\":\"whoami\"}", extra);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "structuredContent", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "structuredContent", NULL)),
 	    "{\"principal\":\"alice\",\"assigns\":{\"remote_user\":\"alice\","
 	    "\"role\":\"admin\"}}");
 	call("tools/call", "whoami", "{\"name\":\"whoami\"}", NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "structuredContent", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "structuredContent", NULL)),
 	    "{\"principal\":null,\"assigns\":{}}");
 }
 END_TEST
@@ -1430,7 +1408,7 @@ START_TEST(response_is_compact_json)
 		}
 		parsed = json_tokener_parse(resp.body);
 		ck_assert_ptr_nonnull(parsed);
-		ck_assert_str_eq(resp.body, compact(parsed));
+		ck_assert_str_eq(resp.body, h_compact(parsed));
 		json_object_put(parsed);
 		ck_assert_ptr_nonnull(strstr(resp.headers,
 		    "\r\nContent-Type: application/json\r\n"));

@@ -284,28 +284,6 @@ rpc(const char *method, const char *params, ...)
 	va_end(ap);
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
-static const char *
-compact(struct json_object *o)
-{
-	return json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 /* A plain JSON success; returns the result. */
 static struct json_object *
 expect_result(void)
@@ -331,10 +309,10 @@ expect_error(int status, int code)
 static void
 expect_legacy_shape(struct json_object *r)
 {
-	ck_assert_ptr_null(jp(r, "resultType", NULL));
-	ck_assert_ptr_null(jp(r, "ttlMs", NULL));
-	ck_assert_ptr_null(jp(r, "cacheScope", NULL));
-	ck_assert_ptr_null(jp(r, "_meta", NULL));
+	ck_assert_ptr_null(h_jp(r, "resultType", NULL));
+	ck_assert_ptr_null(h_jp(r, "ttlMs", NULL));
+	ck_assert_ptr_null(h_jp(r, "cacheScope", NULL));
+	ck_assert_ptr_null(h_jp(r, "_meta", NULL));
 }
 
 /* ------------------------------------------------------------ the era */
@@ -345,14 +323,14 @@ START_TEST(initialize_without_meta_is_legacy)
 
 	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "protocolVersion",
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "protocolVersion",
 	    NULL)), "2025-11-25");
-	ck_assert_str_eq(json_object_get_string(jp(r, "serverInfo", "name",
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "serverInfo", "name",
 	    NULL)), "wymcp");
-	ck_assert_str_eq(json_object_get_string(jp(r, "serverInfo",
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "serverInfo",
 	    "version", NULL)), WYMCP_VERSION);
 	/* What discover advertises: no listChanged, no subscribe. */
-	ck_assert_str_eq(compact(jp(r, "capabilities", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "capabilities", NULL)),
 	    "{\"tools\":{},\"resources\":{},\"logging\":{}}");
 	expect_legacy_shape(r);
 	/* A sealed session id is minted (see the session tests). */
@@ -361,7 +339,7 @@ START_TEST(initialize_without_meta_is_legacy)
 	rpc("initialize", INIT_PARAMS("2025-06-18"),
 	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28", NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "protocolVersion",
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "protocolVersion",
 	    NULL)), "2025-06-18");
 }
 END_TEST
@@ -409,9 +387,9 @@ START_TEST(version_header_chooses_the_era)
 	/* Anything else: unsupported, naming every supported version. */
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2099-01-01", NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"supported\":" ALL_VERSIONS ",\"requested\":\"2099-01-01\"}");
-	ck_assert_str_eq(compact(jp(resp.json, "id", NULL)), "7");
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), "7");
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=", NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25\x01",
@@ -433,7 +411,7 @@ START_TEST(modern_meta_wins_over_a_legacy_header)
 	    "clientCapabilities\":{}}}", "HTTP_MCP_METHOD=tools/list",
 	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"supported\":" ALL_VERSIONS ",\"requested\":\"2025-11-25\"}");
 	/* A _meta without protocolVersion does not make it modern. */
 	rpc("tools/list", "{\"_meta\":{\"progressToken\":1}}",
@@ -450,7 +428,7 @@ START_TEST(legacy_off)
 	/* versioning.mdx: initialize to a modern-only server. */
 	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"supported\":[\"2026-07-28\"],\"requested\":\"2025-11-25\"}");
 	/* Still 404 with a modern _meta. */
 	rpc("initialize", "{\"_meta\":" H_META "}",
@@ -467,14 +445,14 @@ START_TEST(legacy_off)
 	    "HTTP_MCP_METHOD=server/discover",
 	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28", NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "supportedVersions", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "supportedVersions", NULL)),
 	    "[\"2026-07-28\"]");
 	rpc("tools/list", "{\"_meta\":{\"io.modelcontextprotocol/"
 	    "protocolVersion\":\"v9\",\"io.modelcontextprotocol/"
 	    "clientCapabilities\":{}}}", "HTTP_MCP_METHOD=tools/list",
 	    "HTTP_MCP_PROTOCOL_VERSION=v9", NULL);
 	expect_error(400, WYMCP__UNSUPPORTED_VERSION);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"supported\":[\"2026-07-28\"],\"requested\":\"v9\"}");
 	/* Back on. */
 	wymcp_server_set_legacy(srv, 1);
@@ -518,15 +496,15 @@ START_TEST(initialize_negotiates)
 		    "\"capabilities\":{},\"clientInfo\":{\"name\":\"c\","
 		    "\"version\":\"1\"}}", ok[i]);
 		rpc("initialize", params, NULL);
-		ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+		ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 		    "protocolVersion", NULL)), ok[i]);
 	}
 	/* Unknown ones: the latest legacy version (lifecycle.mdx MUST). */
 	rpc("initialize", INIT_PARAMS("2099-12-31"), NULL);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "protocolVersion", NULL)), "2025-11-25");
 	rpc("initialize", INIT_PARAMS("2026-07-28"), NULL);
-	ck_assert_str_eq(json_object_get_string(jp(expect_result(),
+	ck_assert_str_eq(json_object_get_string(h_jp(expect_result(),
 	    "protocolVersion", NULL)), "2025-11-25");
 	/* No protocolVersion: invalid params, with HTTP 200. */
 	rpc("initialize", "{\"capabilities\":{}}", NULL);
@@ -547,7 +525,7 @@ START_TEST(initialize_capabilities_follow_the_server)
 	ck_assert_int_eq(wymcp_server_add_module(srv, &bare), WYMCP_OK);
 	rpc("initialize", INIT_PARAMS("2025-11-25"), NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "capabilities", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "capabilities", NULL)),
 	    "{\"tools\":{},\"logging\":{}}");
 }
 END_TEST
@@ -580,7 +558,7 @@ START_TEST(ping_and_set_level_are_exactly_empty)
 	ck_assert_str_eq(resp.body, "{\"jsonrpc\":\"2.0\",\"id\":7,"
 	    "\"result\":{}}");
 	rpc("ping", "{}", NULL);
-	ck_assert_str_eq(compact(expect_result()), "{}");
+	ck_assert_str_eq(h_compact(expect_result()), "{}");
 	for (i = 0; levels[i] != NULL; i++) {
 		snprintf(params, sizeof(params), "{\"level\":\"%s\"}",
 		    levels[i]);
@@ -607,10 +585,10 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 8);
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 8);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(r),
+	ck_assert_str_eq(h_compact(r),
 	    "{\"content\":[{\"type\":\"text\",\"text\":\"stepped\"}]}");
 	rpc("resources/list", "{}", NULL);
 	expect_legacy_shape(expect_result());
@@ -618,16 +596,16 @@ START_TEST(results_are_reshaped)
 	expect_legacy_shape(expect_result());
 	rpc("resources/read", "{\"uri\":\"test://one\"}", NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(r), "{\"contents\":[{\"uri\":\"test://one\","
+	ck_assert_str_eq(h_compact(r), "{\"contents\":[{\"uri\":\"test://one\","
 	    "\"mimeType\":\"text/plain\",\"text\":\"one\"}]}");
 	/* The modern result is untouched. */
 	h_free(&resp);
 	ck_assert_int_eq(h_call(srv, "tools/list", NULL, NULL, NULL, &resp),
 	    WYMCP_OK);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "resultType", NULL)), "complete");
-	ck_assert_ptr_nonnull(jp(h_result(&resp), "ttlMs", NULL));
-	ck_assert_ptr_nonnull(jp(h_result(&resp), "_meta", NULL));
+	ck_assert_ptr_nonnull(h_jp(h_result(&resp), "ttlMs", NULL));
+	ck_assert_ptr_nonnull(h_jp(h_result(&resp), "_meta", NULL));
 }
 END_TEST
 
@@ -639,14 +617,14 @@ START_TEST(pagination_still_works)
 	wymcp_server_set_page_size(srv, 4);
 	rpc("tools/list", "{}", NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 4);
-	ck_assert_ptr_nonnull(jp(r, "nextCursor", NULL));
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 4);
+	ck_assert_ptr_nonnull(h_jp(r, "nextCursor", NULL));
 	snprintf(params, sizeof(params), "{\"cursor\":\"%s\"}",
-	    json_object_get_string(jp(r, "nextCursor", NULL)));
+	    json_object_get_string(h_jp(r, "nextCursor", NULL)));
 	rpc("tools/list", params, NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(jp(r, "tools", NULL)), 4);
-	ck_assert_ptr_null(jp(r, "nextCursor", NULL));
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 4);
+	ck_assert_ptr_null(h_jp(r, "nextCursor", NULL));
 }
 END_TEST
 
@@ -658,17 +636,17 @@ START_TEST(structured_content_must_be_an_object)
 
 	/* tools/list: no outputSchema other than an object one. */
 	rpc("tools/list", "{}", NULL);
-	r = jp(expect_result(), "tools", NULL);
+	r = h_jp(expect_result(), "tools", NULL);
 	for (i = 0; i < json_object_array_length(r); i++) {
 		t = json_object_array_get_idx(r, i);
-		if (strcmp(json_object_get_string(jp(t, "name", NULL)),
+		if (strcmp(json_object_get_string(h_jp(t, "name", NULL)),
 		    "array") == 0) {
-			ck_assert_ptr_null(jp(t, "outputSchema", NULL));
-			ck_assert_ptr_nonnull(jp(t, "inputSchema", NULL));
+			ck_assert_ptr_null(h_jp(t, "outputSchema", NULL));
+			ck_assert_ptr_nonnull(h_jp(t, "inputSchema", NULL));
 		}
-		if (strcmp(json_object_get_string(jp(t, "name", NULL)),
+		if (strcmp(json_object_get_string(h_jp(t, "name", NULL)),
 		    "object") == 0)
-			ck_assert_ptr_nonnull(jp(t, "outputSchema", NULL));
+			ck_assert_ptr_nonnull(h_jp(t, "outputSchema", NULL));
 	}
 	/* The shared listing is unchanged for the next modern request. */
 	h_free(&resp);
@@ -679,14 +657,14 @@ START_TEST(structured_content_must_be_an_object)
 	/* tools/call: an array is left out (with a warning). */
 	rpc("tools/call", "{\"name\":\"array\"}", NULL);
 	r = expect_result();
-	ck_assert_ptr_null(jp(r, "structuredContent", NULL));
+	ck_assert_ptr_null(h_jp(r, "structuredContent", NULL));
 	ck_assert_str_eq(h_text(&resp), "[1,2]");
 	for (i = 0; i < (size_t)nlogged; i++)
 		if (strstr(logged[i], "structuredContent is not an object"))
 			warned = 1;
 	ck_assert(warned);
 	rpc("tools/call", "{\"name\":\"object\"}", NULL);
-	ck_assert_str_eq(compact(jp(expect_result(), "structuredContent",
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "structuredContent",
 	    NULL)), "{\"n\":1}");
 }
 END_TEST
@@ -703,7 +681,7 @@ START_TEST(errors_are_http_200)
 	/* resources/read of nothing: -32002 with data.uri (2025-11-25). */
 	rpc("resources/read", "{\"uri\":\"test://none\"}", NULL);
 	expect_error(200, WYMCP__RESOURCE_NOT_FOUND);
-	ck_assert_str_eq(compact(jp(resp.json, "error", "data", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(resp.json, "error", "data", NULL)),
 	    "{\"uri\":\"test://none\"}");
 	/* The same on the modern wire is -32602. */
 	h_free(&resp);
@@ -740,7 +718,7 @@ START_TEST(elicit_is_not_supported_on_legacy)
 	    "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
 	    "{\"elicitation\":{}}}}", NULL, &resp), WYMCP_OK);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "resultType", NULL)), "input_required");
 }
 END_TEST
@@ -753,7 +731,7 @@ START_TEST(required_caps_tool_on_legacy)
 	    "HTTP_MCP_PROTOCOL_VERSION=2025-06-18", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert(json_object_get_boolean(h_jp(r, "isError", NULL)));
 	ck_assert_ptr_nonnull(strstr(h_text(&resp), "needs"));
 	ck_assert_ptr_nonnull(strstr(h_text(&resp), "elicitation"));
 	ck_assert_ptr_nonnull(strstr(h_text(&resp), "2025-06-18"));
@@ -1195,7 +1173,7 @@ START_TEST(held_stream_asks_and_reruns)
 	ck_assert_int_eq(count("\"method\":\"sampling/createMessage\""), 1);
 	ck_assert_int_eq(count("\"method\":\"roots/list\""), 1);
 	ck_assert_str_eq(h_text(&resp), "success|success|success");
-	ck_assert_ptr_null(jp(r, "isError", NULL));
+	ck_assert_ptr_null(h_jp(r, "isError", NULL));
 	expect_legacy_shape(r);
 	/* Never an input_required result, never a requestState. */
 	ck_assert_ptr_null(strstr(resp.body, "input_required"));
@@ -1246,7 +1224,7 @@ START_TEST(ask_timeout_is_a_tool_error)
 	wait_mode = 1;
 	r = call_ask();
 	ck_assert_ptr_nonnull(r);
-	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert(json_object_get_boolean(h_jp(r, "isError", NULL)));
 	ck_assert_ptr_nonnull(strstr(h_text(&resp), "within 1 s"));
 	ck_assert_int_eq(releases, 1);
 }
@@ -1282,7 +1260,7 @@ START_TEST(client_error_answer_is_a_tool_error)
 	wait_mode = 3;
 	r = call_ask();
 	ck_assert_ptr_nonnull(r);
-	ck_assert(json_object_get_boolean(jp(r, "isError", NULL)));
+	ck_assert(json_object_get_boolean(h_jp(r, "isError", NULL)));
 	ck_assert_ptr_nonnull(strstr(h_text(&resp), "User rejected"));
 }
 END_TEST
@@ -1330,12 +1308,12 @@ START_TEST(url_mode_modern_input_request)
 	    "\"link\",\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
 	    "{\"elicitation\":{\"url\":{}}}}}", NULL, &resp), WYMCP_OK);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "resultType", NULL)), "input_required");
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "inputRequests", "elicit-1", "params", "mode", NULL)), "url");
 	/* 2026-07-28 removed elicitationId from ElicitRequestURLParams. */
-	ck_assert_ptr_null(jp(h_result(&resp), "inputRequests",
+	ck_assert_ptr_null(h_jp(h_result(&resp), "inputRequests",
 	    "elicit-1", "params", "elicitationId", NULL));
 	/* Form only: not supported. */
 	h_free(&resp);
@@ -1430,16 +1408,16 @@ START_TEST(progress_and_logs_stream_from_info)
 		o = json_tokener_parse(line);
 		free(line);
 		ck_assert_ptr_nonnull(o);
-		if (jp(o, "method", NULL) != NULL) {
-			ck_assert_str_eq(json_object_get_string(jp(o,
+		if (h_jp(o, "method", NULL) != NULL) {
+			ck_assert_str_eq(json_object_get_string(h_jp(o,
 			    "method", NULL)), "notifications/message");
-			if (strcmp(json_object_get_string(jp(o, "params",
+			if (strcmp(json_object_get_string(h_jp(o, "params",
 			    "level", NULL)), "debug") == 0)
 				levels = -1;
 			else if (levels >= 0)
 				levels++;
 		} else
-			ck_assert_ptr_null(jp(o, "result", "resultType",
+			ck_assert_ptr_null(h_jp(o, "result", "resultType",
 			    NULL));
 		json_object_put(o);
 		n++;

@@ -158,21 +158,6 @@ add(const struct wymcp_module *m)
 	    wymcp_server_errmsg(srv));
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
 static void
 call(const char *method, const char *params, const char *const *extra)
 {
@@ -200,7 +185,7 @@ expect_error(int status, int code, const char *message)
 	    h_code(&resp), code, resp.body);
 	ck_assert_ptr_null(h_result(&resp));
 	if (message != NULL)
-		ck_assert_str_eq(json_object_get_string(jp(resp.json, "error",
+		ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "error",
 		    "message", NULL)), message);
 }
 
@@ -232,7 +217,7 @@ entry_key(const char *member, struct json_object *e)
 		k = "uri";
 	else if (strcmp(member, "resourceTemplates") == 0)
 		k = "uriTemplate";
-	return json_object_get_string(jp(e, k, NULL));
+	return json_object_get_string(h_jp(e, k, NULL));
 }
 
 /*
@@ -258,31 +243,31 @@ walk(const char *method, const char *member, size_t ps,
 	do {
 		list(method, *npages == 0 ? NULL : cursor, extra);
 		r = expect_result();
-		arr = jp(r, member, NULL);
+		arr = h_jp(r, member, NULL);
 		ck_assert_msg(json_object_is_type(arr, json_type_array), "%s",
 		    resp.body);
 		ck_assert_uint_le(json_object_array_length(arr), ps);
-		ck_assert_str_eq(json_object_get_string(jp(r, "resultType",
+		ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType",
 		    NULL)), "complete");
-		ck_assert(json_object_is_type(jp(r, "ttlMs", NULL),
+		ck_assert(json_object_is_type(h_jp(r, "ttlMs", NULL),
 		    json_type_int));
-		ck_assert_int_ge(json_object_get_int64(jp(r, "ttlMs", NULL)),
+		ck_assert_int_ge(json_object_get_int64(h_jp(r, "ttlMs", NULL)),
 		    0);
 		if (*npages == 0) {
 			snprintf(scope, 16, "%s", json_object_get_string(
-			    jp(r, "cacheScope", NULL)));
-			*ttl = json_object_get_int64(jp(r, "ttlMs", NULL));
+			    h_jp(r, "cacheScope", NULL)));
+			*ttl = json_object_get_int64(h_jp(r, "ttlMs", NULL));
 		} else {
-			ck_assert_str_eq(json_object_get_string(jp(r,
+			ck_assert_str_eq(json_object_get_string(h_jp(r,
 			    "cacheScope", NULL)), scope);
-			ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs",
+			ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs",
 			    NULL)), *ttl);
 		}
 		for (i = 0; i < json_object_array_length(arr); i++)
 			off += (size_t)snprintf(buf + off, sizeof(buf) - off,
 			    "%s%s", off > 0 ? " " : "", entry_key(member,
 			    json_object_array_get_idx(arr, i)));
-		next = jp(r, "nextCursor", NULL);
+		next = h_jp(r, "nextCursor", NULL);
 		more = json_object_object_get_ex(r, "nextCursor", NULL);
 		if (more) {
 			ck_assert(json_object_is_type(next, json_type_string));
@@ -306,7 +291,7 @@ next_cursor(void)
 	struct json_object	*n;
 	static char		 buf[512];
 
-	if ((n = jp(expect_result(), "nextCursor", NULL)) == NULL)
+	if ((n = h_jp(expect_result(), "nextCursor", NULL)) == NULL)
 		return NULL;
 	snprintf(buf, sizeof(buf), "%s", json_object_get_string(n));
 	return buf;
@@ -395,9 +380,9 @@ START_TEST(default_page_size_is_one_page)
 	add(&mod_b);
 	wymcp_server_set_page_size(srv, 0);
 	list("resources/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "resources", NULL)), 5);
-	ck_assert_ptr_null(jp(h_result(&resp), "nextCursor", NULL));
+	ck_assert_ptr_null(h_jp(h_result(&resp), "nextCursor", NULL));
 	ck_assert(!json_object_object_get_ex(h_result(&resp), "nextCursor",
 	    NULL));
 }
@@ -473,11 +458,11 @@ START_TEST(tampered_cursor_is_32602)
 	snprintf(bad, sizeof(bad), "1:tools:4:%s", id);
 	list("tools/list", b64url(bad), NULL);
 	ck_assert_str_eq(entry_key("tools", json_object_array_get_idx(
-	    jp(expect_result(), "tools", NULL), 0)), "t5");
+	    h_jp(expect_result(), "tools", NULL), 0)), "t5");
 	/* The real one still works. */
 	list("tools/list", cur, NULL);
 	ck_assert_str_eq(entry_key("tools", json_object_array_get_idx(
-	    jp(expect_result(), "tools", NULL), 0)), "t3");
+	    h_jp(expect_result(), "tools", NULL), 0)), "t3");
 }
 END_TEST
 
@@ -495,7 +480,7 @@ START_TEST(empty_and_non_string_cursors)
 	call("tools/list", "{\"cursor\":{}}", NULL);
 	expect_error(200, WYMCP__INVALID_PARAMS, "Invalid cursor");
 	call("prompts/list", "{\"cursor\":null}", NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "prompts", NULL)), 3);
 }
 END_TEST
@@ -533,7 +518,7 @@ START_TEST(foreign_cursor_is_32602)
 	wymcp_server_set_page_size(srv, 2);
 	list("resources/list", cur, NULL);
 	ck_assert_str_eq(entry_key("resources", json_object_array_get_idx(
-	    jp(expect_result(), "resources", NULL), 0)), "test://r3");
+	    h_jp(expect_result(), "resources", NULL), 0)), "test://r3");
 	wymcp_server_free(srv);
 	srv = other;
 
@@ -564,23 +549,23 @@ START_TEST(ttl_and_scope_follow_module_hints)
 	for (i = 0; i < 4; i++) {
 		call(methods[i], NULL, NULL);
 		r = expect_result();
-		ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)),
+		ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)),
 		    300000);
-		ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope",
+		ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope",
 		    NULL)), "public");
 	}
 	add(&mod_b);
 	for (i = 0; i < 4; i++) {
 		call(methods[i], NULL, NULL);
 		r = expect_result();
-		ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)),
+		ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)),
 		    60000);
-		ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope",
+		ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope",
 		    NULL)), "public");
 	}
 	/* Only module a's tools mounted: module b is not involved. */
 	call("tools/list", NULL, only_a);
-	ck_assert_int_eq(json_object_get_int64(jp(expect_result(), "ttlMs",
+	ck_assert_int_eq(json_object_get_int64(h_jp(expect_result(), "ttlMs",
 	    NULL)), 300000);
 
 	wymcp_server_free(srv);
@@ -590,15 +575,15 @@ START_TEST(ttl_and_scope_follow_module_hints)
 	for (i = 0; i < 4; i++) {
 		call(methods[i], NULL, NULL);
 		r = expect_result();
-		ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)),
+		ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)),
 		    0);
-		ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope",
+		ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope",
 		    NULL)), "private");
 	}
 	call("tools/list", NULL, only_a);
 	r = expect_result();
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
 
 	/* A ttl above the default is not cut to it. */
@@ -607,7 +592,7 @@ START_TEST(ttl_and_scope_follow_module_hints)
 	add(&mod_b_long);
 	for (i = 0; i < 4; i++) {
 		call(methods[i], NULL, NULL);
-		ck_assert_int_eq(json_object_get_int64(jp(expect_result(),
+		ck_assert_int_eq(json_object_get_int64(h_jp(expect_result(),
 		    "ttlMs", NULL)), 3600000);
 	}
 }
@@ -621,8 +606,8 @@ START_TEST(old_module_gets_default_hints)
 	add(&mod_old);
 	call("tools/list", NULL, NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
 }
 END_TEST
@@ -655,11 +640,11 @@ START_TEST(nothing_registered_is_404_and_not_advertised)
 		expect_error(404, WYMCP__METHOD_NOT_FOUND, want);
 	}
 	call("server/discover", NULL, NULL);
-	c = jp(expect_result(), "capabilities", NULL);
-	ck_assert_ptr_nonnull(jp(c, "tools", NULL));
-	ck_assert_ptr_null(jp(c, "resources", NULL));
-	ck_assert_ptr_null(jp(c, "prompts", NULL));
-	ck_assert_ptr_null(jp(c, "completions", NULL));
+	c = h_jp(expect_result(), "capabilities", NULL);
+	ck_assert_ptr_nonnull(h_jp(c, "tools", NULL));
+	ck_assert_ptr_null(h_jp(c, "resources", NULL));
+	ck_assert_ptr_null(h_jp(c, "prompts", NULL));
+	ck_assert_ptr_null(h_jp(c, "completions", NULL));
 	/* tools/list itself is always there. */
 	call("tools/list", NULL, NULL);
 	expect_result();
@@ -688,35 +673,35 @@ START_TEST(capabilities_follow_what_is_registered)
 
 	add(&mod_tpl_only);
 	call("server/discover", NULL, NULL);
-	c = jp(expect_result(), "capabilities", NULL);
-	ck_assert_ptr_nonnull(jp(c, "resources", NULL));
-	ck_assert_ptr_nonnull(jp(c, "completions", NULL));
-	ck_assert_ptr_null(jp(c, "prompts", NULL));
+	c = h_jp(expect_result(), "capabilities", NULL);
+	ck_assert_ptr_nonnull(h_jp(c, "resources", NULL));
+	ck_assert_ptr_nonnull(h_jp(c, "completions", NULL));
+	ck_assert_ptr_null(h_jp(c, "prompts", NULL));
 	/* resources/list exists, and is empty. */
 	call("resources/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "resources", NULL)), 0);
 	call("resources/templates/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "resourceTemplates", NULL)), 2);
 	call("prompts/list", NULL, NULL);
 	expect_error(404, WYMCP__METHOD_NOT_FOUND,
 	    "Method not found: prompts/list");
 	/* tools/list of a server without tools: empty, with hints. */
 	call("tools/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "tools", NULL)), 0);
-	ck_assert_int_eq(json_object_get_int64(jp(h_result(&resp), "ttlMs",
+	ck_assert_int_eq(json_object_get_int64(h_jp(h_result(&resp), "ttlMs",
 	    NULL)), 300000);
 
 	wymcp_server_free(srv);
 	srv = wymcp_server_new();
 	add(&mod_prompts_only);
 	call("server/discover", NULL, NULL);
-	c = jp(expect_result(), "capabilities", NULL);
-	ck_assert_ptr_null(jp(c, "resources", NULL));
-	ck_assert_ptr_nonnull(jp(c, "prompts", NULL));
-	ck_assert_ptr_nonnull(jp(c, "completions", NULL));
+	c = h_jp(expect_result(), "capabilities", NULL);
+	ck_assert_ptr_null(h_jp(c, "resources", NULL));
+	ck_assert_ptr_nonnull(h_jp(c, "prompts", NULL));
+	ck_assert_ptr_nonnull(h_jp(c, "completions", NULL));
 	call("resources/list", NULL, NULL);
 	expect_error(404, WYMCP__METHOD_NOT_FOUND,
 	    "Method not found: resources/list");

@@ -265,28 +265,6 @@ teardown(void)
 	srv = NULL;
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
-static const char *
-compact(struct json_object *o)
-{
-	return json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 static void
 call(const char *method, const char *name, const char *params)
 {
@@ -325,7 +303,7 @@ expect_error(int status, int code, const char *message)
 	    h_code(&resp), code, resp.body);
 	ck_assert_ptr_null(h_result(&resp));
 	if (message != NULL)
-		ck_assert_str_eq(json_object_get_string(jp(resp.json, "error",
+		ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "error",
 		    "message", NULL)), message);
 }
 
@@ -337,24 +315,24 @@ START_TEST(prompts_list_shape_and_order)
 
 	call("prompts/list", NULL, NULL);
 	r = expect_result();
-	arr = jp(r, "prompts", NULL);
+	arr = h_jp(r, "prompts", NULL);
 	ck_assert_uint_eq(json_object_array_length(arr), 6);
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 0)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 0)),
 	    "{\"name\":\"test_simple_prompt\","
 	    "\"description\":\"A simple prompt\"}");
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 1)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 1)),
 	    "{\"name\":\"test_prompt_with_arguments\",\"title\":"
 	    "\"With arguments\",\"description\":\"A prompt with arguments\","
 	    "\"arguments\":[{\"name\":\"arg1\",\"description\":"
 	    "\"First argument\",\"required\":true},{\"name\":\"arg2\","
 	    "\"title\":\"Second\",\"description\":\"Second argument\"},"
 	    "{\"name\":\"many\"},{\"name\":\"fail\"}]}");
-	ck_assert_str_eq(json_object_get_string(jp(json_object_array_get_idx(
+	ck_assert_str_eq(json_object_get_string(h_jp(json_object_array_get_idx(
 	    arr, 5), "name", NULL)), "checks");
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
 }
 END_TEST
@@ -367,16 +345,16 @@ START_TEST(get_simple_prompt)
 
 	get("test_simple_prompt", NULL);
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "messages", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "messages", NULL)),
 	    "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":"
 	    "\"This is a simple prompt for testing.\"}}]");
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
 	/* No description unless get() gives one; never cache hints. */
 	ck_assert(!json_object_object_get_ex(r, "description", NULL));
 	ck_assert(!json_object_object_get_ex(r, "ttlMs", NULL));
 	ck_assert(!json_object_object_get_ex(r, "cacheScope", NULL));
-	ck_assert_ptr_nonnull(jp(r, "_meta",
+	ck_assert_ptr_nonnull(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", NULL));
 }
 END_TEST
@@ -388,9 +366,9 @@ START_TEST(get_with_arguments)
 	get("test_prompt_with_arguments", "\"arguments\":{\"arg1\":"
 	    "\"testValue1\",\"arg2\":\"testValue2\"}");
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "description", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "description", NULL)),
 	    "Prompt with arguments");
-	ck_assert_str_eq(compact(jp(r, "messages", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "messages", NULL)),
 	    "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":"
 	    "\"Prompt with arguments: arg1='testValue1', arg2='testValue2'\"}},"
 	    "{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":"
@@ -398,7 +376,7 @@ START_TEST(get_with_arguments)
 	/* An optional argument may be left out; unknown ones pass. */
 	get("test_prompt_with_arguments", "\"arguments\":{\"arg1\":\"x\","
 	    "\"extra\":\"y\"}");
-	ck_assert_ptr_nonnull(strstr(compact(jp(expect_result(), "messages",
+	ck_assert_ptr_nonnull(strstr(h_compact(h_jp(expect_result(), "messages",
 	    NULL)), "arg1='x', arg2='(none)'"));
 }
 END_TEST
@@ -451,10 +429,10 @@ END_TEST
 START_TEST(message_builders_refuse_bad_input)
 {
 	get("checks", NULL);
-	ck_assert_str_eq(json_object_get_string(jp(json_object_array_get_idx(
-	    jp(expect_result(), "messages", NULL), 0), "content", "text",
+	ck_assert_str_eq(json_object_get_string(h_jp(json_object_array_get_idx(
+	    h_jp(expect_result(), "messages", NULL), 0), "content", "text",
 	    NULL)), "ok");
-	ck_assert_uint_eq(json_object_array_length(jp(h_result(&resp),
+	ck_assert_uint_eq(json_object_array_length(h_jp(h_result(&resp),
 	    "messages", NULL)), 1);
 }
 END_TEST
@@ -479,16 +457,16 @@ START_TEST(get_elicits_across_two_rounds)
 
 	get_round("test_input_required_result_prompt", NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "input_required");
-	ck_assert_str_eq(compact(jp(r, "inputRequests", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "inputRequests", NULL)),
 	    "{\"user_context\":{\"method\":\"elicitation/create\",\"params\":"
 	    "{\"mode\":\"form\",\"message\":"
 	    "\"What context should the prompt use?\",\"requestedSchema\":"
 	    "{\"type\":\"object\",\"properties\":{\"context\":{\"type\":"
 	    "\"string\"}},\"required\":[\"context\"]}}}}");
 	ck_assert(!json_object_object_get_ex(r, "messages", NULL));
-	snprintf(state, sizeof(state), "%s", json_object_get_string(jp(r,
+	snprintf(state, sizeof(state), "%s", json_object_get_string(h_jp(r,
 	    "requestState", NULL)));
 	ck_assert_uint_gt(strlen(state), 0);
 
@@ -497,9 +475,9 @@ START_TEST(get_elicits_across_two_rounds)
 	    "{\"context\":\"test context\"}}},\"requestState\":\"%s\"", state);
 	get_round("test_input_required_result_prompt", members);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
-	ck_assert_str_eq(compact(jp(r, "messages", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "messages", NULL)),
 	    "[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":"
 	    "\"Prompt with context: test context\"}}]");
 
@@ -507,7 +485,7 @@ START_TEST(get_elicits_across_two_rounds)
 	get_round("test_input_required_result_prompt", "\"inputResponses\":"
 	    "{\"user_context\":{\"action\":\"accept\",\"content\":"
 	    "{\"context\":\"c2\"}}}");
-	ck_assert_ptr_nonnull(strstr(compact(jp(expect_result(), "messages",
+	ck_assert_ptr_nonnull(strstr(h_compact(h_jp(expect_result(), "messages",
 	    NULL)), "Prompt with context: c2"));
 	/* A tampered state is an error, never a partial run. */
 	snprintf(members, sizeof(members), "\"inputResponses\":"
@@ -531,7 +509,7 @@ START_TEST(get_state_bound_to_arguments)
 	    ",\"name\":\"test_input_required_result_prompt\","
 	    "\"arguments\":{\"a\":\"1\"}}");
 	call("prompts/get", "test_input_required_result_prompt", params);
-	snprintf(state, sizeof(state), "%s", json_object_get_string(jp(
+	snprintf(state, sizeof(state), "%s", json_object_get_string(h_jp(
 	    expect_result(), "requestState", NULL)));
 	snprintf(params, sizeof(params), "{\"_meta\":" META_ELICIT
 	    ",\"name\":\"test_input_required_result_prompt\","
@@ -544,7 +522,7 @@ START_TEST(get_state_bound_to_arguments)
 	    "\"inputResponses\":{\"user_context\":{\"action\":\"decline\"}}}",
 	    state);
 	call("prompts/get", "test_input_required_result_prompt", params);
-	ck_assert_ptr_nonnull(strstr(compact(jp(expect_result(), "messages",
+	ck_assert_ptr_nonnull(strstr(h_compact(h_jp(expect_result(), "messages",
 	    NULL)), "Prompt without context"));
 }
 END_TEST
@@ -559,9 +537,9 @@ START_TEST(complete_conformance_request)
 	    "\"name\":\"test_prompt_with_arguments\"},\"argument\":"
 	    "{\"name\":\"arg1\",\"value\":\"test\"}}");
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
-	ck_assert_str_eq(compact(jp(r, "completion", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "completion", NULL)),
 	    "{\"values\":[\"test\",\"testValue1\",\"testing\"]}");
 	ck_assert(!json_object_object_get_ex(r, "ttlMs", NULL));
 	ck_assert_str_eq(seen, "ref/prompt test_prompt_with_arguments arg1 "
@@ -575,7 +553,7 @@ START_TEST(complete_context_reaches_the_module)
 	    "\"name\":\"test_prompt_with_arguments\"},\"argument\":"
 	    "{\"name\":\"arg2\",\"value\":\"o\"},\"context\":{\"arguments\":"
 	    "{\"arg1\":\"test\"}}}");
-	ck_assert_str_eq(compact(jp(expect_result(), "completion", "values",
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "completion", "values",
 	    NULL)), "[\"other\"]");
 	ck_assert_str_eq(seen, "ref/prompt test_prompt_with_arguments arg2 o "
 	    "{\"arg1\":\"test\"}");
@@ -583,7 +561,7 @@ START_TEST(complete_context_reaches_the_module)
 	call("completion/complete", NULL, "{\"ref\":{\"type\":\"ref/prompt\","
 	    "\"name\":\"test_prompt_with_arguments\"},\"argument\":"
 	    "{\"name\":\"arg2\",\"value\":\"\"},\"context\":{}}");
-	ck_assert_str_eq(compact(jp(expect_result(), "completion", "values",
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "completion", "values",
 	    NULL)), "[\"test\",\"testValue1\",\"testing\",\"other\"]");
 	ck_assert_str_eq(seen, "ref/prompt test_prompt_with_arguments arg2  "
 	    "-");
@@ -597,12 +575,12 @@ START_TEST(complete_at_most_100_values)
 	call("completion/complete", NULL, "{\"ref\":{\"type\":\"ref/prompt\","
 	    "\"name\":\"test_prompt_with_arguments\"},\"argument\":"
 	    "{\"name\":\"many\",\"value\":\"\"}}");
-	c = jp(expect_result(), "completion", NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(c, "values", NULL)),
+	c = h_jp(expect_result(), "completion", NULL);
+	ck_assert_uint_eq(json_object_array_length(h_jp(c, "values", NULL)),
 	    100);
 	ck_assert_int_eq(refused_101, 1);
-	ck_assert_int_eq(json_object_get_int(jp(c, "total", NULL)), 150);
-	ck_assert(json_object_get_boolean(jp(c, "hasMore", NULL)));
+	ck_assert_int_eq(json_object_get_int(h_jp(c, "total", NULL)), 150);
+	ck_assert(json_object_get_boolean(h_jp(c, "hasMore", NULL)));
 }
 END_TEST
 
@@ -611,7 +589,7 @@ START_TEST(complete_resource_template)
 	call("completion/complete", NULL, "{\"ref\":{\"type\":"
 	    "\"ref/resource\",\"uri\":\"test://t/{x}/{+rest}\"},\"argument\":"
 	    "{\"name\":\"rest\",\"value\":\"tes\"}}");
-	ck_assert_str_eq(compact(jp(expect_result(), "completion", "values",
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "completion", "values",
 	    NULL)), "[\"test\",\"testValue1\",\"testing\"]");
 	ck_assert_str_eq(seen, "ref/resource test://t/{x}/{+rest} rest tes -");
 	/* Not a variable of the template. */
@@ -623,7 +601,7 @@ START_TEST(complete_resource_template)
 	call("completion/complete", NULL, "{\"ref\":{\"type\":"
 	    "\"ref/resource\",\"uri\":\"test://fixed\"},\"argument\":"
 	    "{\"name\":\"any\",\"value\":\"oth\"}}");
-	ck_assert_str_eq(compact(jp(expect_result(), "completion", "values",
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "completion", "values",
 	    NULL)), "[\"other\"]");
 	/* An unknown template, or a URI the template matches: -32602. */
 	call("completion/complete", NULL, "{\"ref\":{\"type\":"
@@ -698,7 +676,7 @@ START_TEST(complete_without_completer_has_no_values)
 	call("completion/complete", NULL, "{\"ref\":{\"type\":\"ref/prompt\","
 	    "\"name\":\"lone\"},\"argument\":{\"name\":\"q\","
 	    "\"value\":\"x\"}}");
-	ck_assert_str_eq(compact(jp(expect_result(), "completion", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "completion", NULL)),
 	    "{\"values\":[],\"total\":0,\"hasMore\":false}");
 	ck_assert_str_eq(seen, "");
 	ck_assert_uint_eq(srv->ncompleters, 1);
@@ -821,7 +799,7 @@ START_TEST(register_refuses_duplicate_across_modules)
 	ck_assert_uint_eq(srv->nresources, 1);
 	ck_assert_uint_eq(srv->ncompleters, 1);
 	call("prompts/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "prompts", NULL)), 6);
 }
 END_TEST

@@ -228,28 +228,6 @@ setup_empty(void)
 	ck_assert_ptr_nonnull(srv);
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
-static const char *
-compact(struct json_object *o)
-{
-	return json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 static void
 call(const char *method, const char *name, const char *params)
 {
@@ -313,7 +291,7 @@ expect_error(int status, int code, const char *message)
 	    h_code(&resp), code, resp.body);
 	ck_assert_ptr_null(h_result(&resp));
 	if (message != NULL)
-		ck_assert_str_eq(json_object_get_string(jp(resp.json, "error",
+		ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "error",
 		    "message", NULL)), message);
 }
 
@@ -323,9 +301,9 @@ read_text_of(void)
 {
 	struct json_object	*c;
 
-	c = jp(expect_result(), "contents", NULL);
+	c = h_jp(expect_result(), "contents", NULL);
 	ck_assert_msg(json_object_array_length(c) == 1, "%s", resp.body);
-	return json_object_get_string(jp(json_object_array_get_idx(c, 0),
+	return json_object_get_string(h_jp(json_object_array_get_idx(c, 0),
 	    "text", NULL));
 }
 
@@ -334,7 +312,7 @@ static void
 expect_not_found(const char *uri)
 {
 	expect_error(200, WYMCP__INVALID_PARAMS, "Resource not found");
-	ck_assert_str_eq(json_object_get_string(jp(resp.json, "error",
+	ck_assert_str_eq(json_object_get_string(h_jp(resp.json, "error",
 	    "data", "uri", NULL)), uri);
 }
 
@@ -346,22 +324,22 @@ START_TEST(resources_list_shape_and_order)
 
 	call("resources/list", NULL, NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
-	arr = jp(r, "resources", NULL);
+	arr = h_jp(r, "resources", NULL);
 	ck_assert_uint_eq(json_object_array_length(arr), 10);
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 0)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 0)),
 	    "{\"uri\":\"test://static-text\",\"name\":\"static-text\","
 	    "\"title\":\"Static text\",\"description\":\"A text resource.\","
 	    "\"mimeType\":\"text/plain\"}");
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 2)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 2)),
 	    "{\"uri\":\"test://empty\",\"name\":\"empty\"}");
-	ck_assert_str_eq(json_object_get_string(jp(json_object_array_get_idx(
+	ck_assert_str_eq(json_object_get_string(h_jp(json_object_array_get_idx(
 	    arr, 9), "uri", NULL)), "test://user/root");
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
-	ck_assert_ptr_nonnull(jp(r, "_meta",
+	ck_assert_ptr_nonnull(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", NULL));
 	ck_assert(!json_object_object_get_ex(r, "nextCursor", NULL));
 }
@@ -373,16 +351,16 @@ START_TEST(templates_list_shape_and_order)
 
 	call("resources/templates/list", NULL, NULL);
 	r = expect_result();
-	arr = jp(r, "resourceTemplates", NULL);
+	arr = h_jp(r, "resourceTemplates", NULL);
 	ck_assert_uint_eq(json_object_array_length(arr), 7);
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 0)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 0)),
 	    "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"data\","
 	    "\"title\":\"Data\",\"description\":\"Data by id.\","
 	    "\"mimeType\":\"application/json\"}");
-	ck_assert_str_eq(compact(json_object_array_get_idx(arr, 4)),
+	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 4)),
 	    "{\"uriTemplate\":\"file:///{+path}\",\"name\":\"files\"}");
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "public");
 }
 END_TEST
@@ -395,16 +373,16 @@ START_TEST(read_exact_text)
 
 	readuri("test://static-text");
 	r = expect_result();
-	ck_assert_str_eq(compact(jp(r, "contents", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(r, "contents", NULL)),
 	    "[{\"uri\":\"test://static-text\",\"mimeType\":\"text/plain\","
 	    "\"text\":\"This is the content of the static text resource.\"}]");
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
 	/* Reads are private: what they return may depend on the user. */
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "private");
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 300000);
-	ck_assert_ptr_nonnull(jp(r, "_meta",
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 300000);
+	ck_assert_ptr_nonnull(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", NULL));
 }
 END_TEST
@@ -412,7 +390,7 @@ END_TEST
 START_TEST(read_exact_blob)
 {
 	readuri("test://static-binary");
-	ck_assert_str_eq(compact(jp(expect_result(), "contents", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "contents", NULL)),
 	    "[{\"uri\":\"test://static-binary\",\"mimeType\":\"image/png\","
 	    "\"blob\":\"" PNG "\"}]");
 }
@@ -421,7 +399,7 @@ END_TEST
 START_TEST(read_several_contents)
 {
 	readuri("test://dir");
-	ck_assert_str_eq(compact(jp(expect_result(), "contents", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(expect_result(), "contents", NULL)),
 	    "[{\"uri\":\"test://dir/a\",\"text\":\"A\"},{\"uri\":"
 	    "\"test://dir/b\",\"mimeType\":\"text/plain\",\"text\":\"B\"}]");
 }
@@ -440,8 +418,8 @@ START_TEST(read_template_one_variable)
 {
 	readuri("test://template/123/data");
 	ck_assert_str_eq(read_text_of(), "{\"id\":\"123\"}");
-	ck_assert_str_eq(json_object_get_string(jp(json_object_array_get_idx(
-	    jp(h_result(&resp), "contents", NULL), 0), "uri", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(json_object_array_get_idx(
+	    h_jp(h_result(&resp), "contents", NULL), 0), "uri", NULL)),
 	    "test://template/123/data");
 	/* {var} needs one character at least, and no '/'. */
 	readuri("test://template//data");
@@ -538,7 +516,7 @@ START_TEST(read_unknown_uri_is_not_found)
 {
 	readuri("test://nonexistent-resource-for-conformance-testing");
 	expect_not_found("test://nonexistent-resource-for-conformance-testing");
-	ck_assert_int_eq(json_object_get_int(jp(resp.json, "id", NULL)), 1);
+	ck_assert_int_eq(json_object_get_int(h_jp(resp.json, "id", NULL)), 1);
 }
 END_TEST
 
@@ -553,7 +531,7 @@ START_TEST(read_without_contents_is_32603)
 {
 	readuri("test://empty");
 	expect_error(500, WYMCP__INTERNAL_ERROR, NULL);
-	ck_assert_ptr_null(jp(resp.json, "result", NULL));
+	ck_assert_ptr_null(h_jp(resp.json, "result", NULL));
 	readuri("test://fails");
 	expect_error(500, WYMCP__INTERNAL_ERROR, NULL);
 }
@@ -594,18 +572,18 @@ START_TEST(read_elicits_across_two_rounds)
 
 	read_round("test://ask", NULL);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "input_required");
-	q = jp(r, "inputRequests", "why", NULL);
-	ck_assert_str_eq(json_object_get_string(jp(q, "method", NULL)),
+	q = h_jp(r, "inputRequests", "why", NULL);
+	ck_assert_str_eq(json_object_get_string(h_jp(q, "method", NULL)),
 	    "elicitation/create");
-	ck_assert_str_eq(json_object_get_string(jp(q, "params", "message",
+	ck_assert_str_eq(json_object_get_string(h_jp(q, "params", "message",
 	    NULL)), "Why do you read this?");
 	/* input_required is not cacheable: no hints. */
 	ck_assert(!json_object_object_get_ex(r, "ttlMs", NULL));
 	ck_assert(!json_object_object_get_ex(r, "cacheScope", NULL));
 	ck_assert(!json_object_object_get_ex(r, "contents", NULL));
-	snprintf(state, sizeof(state), "%s", json_object_get_string(jp(r,
+	snprintf(state, sizeof(state), "%s", json_object_get_string(h_jp(r,
 	    "requestState", NULL)));
 	ck_assert_uint_gt(strlen(state), 0);
 
@@ -614,22 +592,22 @@ START_TEST(read_elicits_across_two_rounds)
 	    "\"requestState\":\"%s\"", state);
 	read_round("test://ask", members);
 	r = expect_result();
-	ck_assert_str_eq(json_object_get_string(jp(r, "resultType", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "resultType", NULL)),
 	    "complete");
 	ck_assert_str_eq(read_text_of(), "test://ask: curious");
 	/* A retry's result depends on the answers: ttlMs 0. */
-	ck_assert_int_eq(json_object_get_int64(jp(r, "ttlMs", NULL)), 0);
-	ck_assert_str_eq(json_object_get_string(jp(r, "cacheScope", NULL)),
+	ck_assert_int_eq(json_object_get_int64(h_jp(r, "ttlMs", NULL)), 0);
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "cacheScope", NULL)),
 	    "private");
 
 	/* The state is bound to the URI: another resource refuses it. */
 	read_round("test://ask-too", members);
 	expect_error(200, WYMCP__INVALID_PARAMS, NULL);
-	ck_assert_ptr_nonnull(strstr(json_object_get_string(jp(resp.json,
+	ck_assert_ptr_nonnull(strstr(json_object_get_string(h_jp(resp.json,
 	    "error", "message", NULL)), "requestState"));
 	/* ... and so is a template read to its URI. */
 	read_round("test://ask/1", NULL);
-	snprintf(state, sizeof(state), "%s", json_object_get_string(jp(
+	snprintf(state, sizeof(state), "%s", json_object_get_string(h_jp(
 	    expect_result(), "requestState", NULL)));
 	snprintf(members, sizeof(members), "\"inputResponses\":{\"why\":"
 	    "{\"action\":\"accept\",\"content\":{\"reason\":\"r\"}}},"
@@ -661,14 +639,14 @@ START_TEST(read_ttl_is_the_modules)
 {
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod_minute), WYMCP_OK);
 	readuri("test://minute");
-	ck_assert_int_eq(json_object_get_int64(jp(expect_result(), "ttlMs",
+	ck_assert_int_eq(json_object_get_int64(h_jp(expect_result(), "ttlMs",
 	    NULL)), 60000);
 	/* The list spans both modules: the smallest ttl. */
 	call("resources/list", NULL, NULL);
-	ck_assert_int_eq(json_object_get_int64(jp(expect_result(), "ttlMs",
+	ck_assert_int_eq(json_object_get_int64(h_jp(expect_result(), "ttlMs",
 	    NULL)), 60000);
 	call("resources/templates/list", NULL, NULL);
-	ck_assert_int_eq(json_object_get_int64(jp(expect_result(), "ttlMs",
+	ck_assert_int_eq(json_object_get_int64(h_jp(expect_result(), "ttlMs",
 	    NULL)), 300000);
 }
 END_TEST
@@ -871,7 +849,7 @@ START_TEST(register_refuses_duplicates)
 	ck_assert_uint_eq(srv->ntemplates, 7);
 	ck_assert_uint_eq(srv->nmods, 1);
 	call("resources/list", NULL, NULL);
-	ck_assert_uint_eq(json_object_array_length(jp(expect_result(),
+	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
 	    "resources", NULL)), 10);
 	/* The same URI as a fixed resource and as a template is no clash. */
 }
@@ -908,10 +886,10 @@ START_TEST(register_all_or_nothing_with_prompts)
 	ck_assert_uint_eq(srv->nresources + srv->ntemplates + srv->nprompts +
 	    srv->ntools + srv->ncompleters, 0);
 	call("server/discover", NULL, NULL);
-	c = jp(expect_result(), "capabilities", NULL);
-	ck_assert_ptr_null(jp(c, "resources", NULL));
-	ck_assert_ptr_null(jp(c, "prompts", NULL));
-	ck_assert_ptr_null(jp(c, "completions", NULL));
+	c = h_jp(expect_result(), "capabilities", NULL);
+	ck_assert_ptr_null(h_jp(c, "resources", NULL));
+	ck_assert_ptr_null(h_jp(c, "prompts", NULL));
+	ck_assert_ptr_null(h_jp(c, "completions", NULL));
 	/* The good module still registers afterwards. */
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
 	readuri("test://template/7/data");

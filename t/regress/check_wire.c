@@ -240,26 +240,12 @@ post(const char *body, ...)
 	ck_assert_ptr_nonnull(resp.headers);
 }
 
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
 static const char *
 message(void)
 {
 	const char	*m;
 
-	m = json_object_get_string(jp(resp.json, "error", "message", NULL));
+	m = json_object_get_string(h_jp(resp.json, "error", "message", NULL));
 	return m != NULL ? m : "";
 }
 
@@ -290,7 +276,7 @@ expect_text(const char *text)
 static void
 expect_id(void)
 {
-	ck_assert_msg(json_object_get_int(jp(resp.json, "id", NULL)) == 1,
+	ck_assert_msg(json_object_get_int(h_jp(resp.json, "id", NULL)) == 1,
 	    "id: %s", resp.body);
 }
 
@@ -642,13 +628,13 @@ START_TEST(tools_list_private_with_any_assign)
 
 	/* It used to be public without a principal. */
 	call("tools/list", NULL, NULL, role);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "cacheScope", NULL)), "private");
 	call("tools/list", NULL, NULL, empty);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "cacheScope", NULL)), "public");
 	call("tools/list", NULL, NULL, NULL);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp),
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp),
 	    "cacheScope", NULL)), "public");
 }
 END_TEST

@@ -93,28 +93,6 @@ go_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "went"));
 }
 
-/* Member lookup along a NULL-terminated path of keys. */
-static struct json_object *
-jp(struct json_object *o, ...)
-{
-	va_list		 ap;
-	const char	*k;
-
-	va_start(ap, o);
-	while (o != NULL && (k = va_arg(ap, const char *)) != NULL)
-		if (!json_object_object_get_ex(o, k, &o))
-			o = NULL;
-	va_end(ap);
-	return o;
-}
-
-static const char *
-compact(struct json_object *o)
-{
-	return o == NULL ? "(null)" : json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-}
-
 /* The first entry of a list method's `member' array. */
 static struct json_object *
 first(const char *method, const char *member)
@@ -125,7 +103,7 @@ first(const char *method, const char *member)
 	ck_assert_int_eq(h_call(srv, method, NULL, NULL, NULL, &resp),
 	    WYMCP_OK);
 	ck_assert_msg(h_result(&resp) != NULL, "%s: %s", method, resp.body);
-	arr = jp(h_result(&resp), member, NULL);
+	arr = h_jp(h_result(&resp), member, NULL);
 	ck_assert_ptr_nonnull(arr);
 	return json_object_array_get_idx(arr, 0);
 }
@@ -204,32 +182,32 @@ START_TEST(listings_carry_icons_and_meta)
 	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_OK, "%s",
 	    wymcp_server_errmsg(srv));
 	e = first("tools/list", "tools");
-	ck_assert_str_eq(compact(jp(e, "icons", NULL)), ICONS);
-	ck_assert_str_eq(compact(jp(e, "_meta", NULL)), "{\"ui\":{"
+	ck_assert_str_eq(h_compact(h_jp(e, "icons", NULL)), ICONS);
+	ck_assert_str_eq(h_compact(h_jp(e, "_meta", NULL)), "{\"ui\":{"
 	    "\"resourceUri\":\"ui://a/b\",\"visibility\":[\"model\","
 	    "\"app\"]}}");
 	e = first("resources/list", "resources");
-	ck_assert_str_eq(compact(e), "{\"uri\":\"ui://a/b\",\"name\":"
+	ck_assert_str_eq(h_compact(e), "{\"uri\":\"ui://a/b\",\"name\":"
 	    "\"view\",\"mimeType\":\"text/html;profile=mcp-app\","
 	    "\"annotations\":{\"audience\":[\"user\"],\"priority\":1,"
 	    "\"lastModified\":\"2026-01-12T15:00:58Z\"},\"size\":9,"
 	    "\"icons\":" ICONS ",\"_meta\":{\"ui\":{\"csp\":{}}}}");
 	e = first("resources/templates/list", "resourceTemplates");
-	ck_assert_str_eq(compact(e), "{\"uriTemplate\":\"note://{n}\","
+	ck_assert_str_eq(h_compact(e), "{\"uriTemplate\":\"note://{n}\","
 	    "\"name\":\"note\",\"annotations\":{\"priority\":0.25},"
 	    "\"icons\":" ICONS ",\"_meta\":{\"com.example/k\":1}}");
 	e = first("prompts/list", "prompts");
-	ck_assert_str_eq(compact(jp(e, "icons", NULL)), ICONS);
-	ck_assert_str_eq(compact(jp(e, "_meta", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(e, "icons", NULL)), ICONS);
+	ck_assert_str_eq(h_compact(h_jp(e, "_meta", NULL)),
 	    "{\"com.example/p\":[1]}");
 	/* The contents of a read carry their own _meta. */
 	h_free(&resp);
 	ck_assert_int_eq(h_call(srv, "resources/read", "ui://a/b",
 	    "{\"uri\":\"ui://a/b\"}", NULL, &resp), WYMCP_OK);
-	c = json_object_array_get_idx(jp(h_result(&resp), "contents", NULL),
+	c = json_object_array_get_idx(h_jp(h_result(&resp), "contents", NULL),
 	    0);
 	ck_assert_msg(c != NULL, "%s", resp.body);
-	ck_assert_str_eq(compact(jp(c, "_meta", NULL)),
+	ck_assert_str_eq(h_compact(h_jp(c, "_meta", NULL)),
 	    "{\"ui\":{\"prefersBorder\":true}}");
 }
 END_TEST
@@ -371,14 +349,14 @@ START_TEST(abi_older_elements_have_no_metadata)
 	ck_assert_uint_eq(srv->nresources, 3);
 	ck_assert_uint_eq(srv->nprompts, 2);
 	e = first("tools/list", "tools");
-	ck_assert_ptr_null(jp(e, "icons", NULL));
-	ck_assert_ptr_null(jp(e, "_meta", NULL));
+	ck_assert_ptr_null(h_jp(e, "icons", NULL));
+	ck_assert_ptr_null(h_jp(e, "_meta", NULL));
 	e = first("resources/list", "resources");
-	ck_assert_str_eq(compact(e), "{\"uri\":\"x://one\",\"name\":\"one\"}");
+	ck_assert_str_eq(h_compact(e), "{\"uri\":\"x://one\",\"name\":\"one\"}");
 	e = first("prompts/list", "prompts");
-	ck_assert_str_eq(compact(e), "{\"name\":\"p1\",\"description\":\"d\"}");
+	ck_assert_str_eq(h_compact(e), "{\"name\":\"p1\",\"description\":\"d\"}");
 	/* The default serverInfo: a 0.3 module has no server_info. */
-	ck_assert_str_eq(compact(jp(srv->result_meta,
+	ck_assert_str_eq(h_compact(h_jp(srv->result_meta,
 	    "io.modelcontextprotocol/serverInfo", NULL)),
 	    "{\"name\":\"wymcp\",\"version\":\"" PACKAGE_VERSION "\"}");
 }
@@ -391,10 +369,10 @@ START_TEST(version_is_the_package_version)
 	h_free(&resp);
 	ck_assert_int_eq(h_call(srv, "server/discover", NULL, "{}", NULL,
 	    &resp), WYMCP_OK);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp), "_meta",
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp), "_meta",
 	    "io.modelcontextprotocol/serverInfo", "version", NULL)),
 	    PACKAGE_VERSION);
-	ck_assert_ptr_null(jp(h_result(&resp), "instructions", NULL));
+	ck_assert_ptr_null(h_jp(h_result(&resp), "instructions", NULL));
 }
 END_TEST
 
@@ -460,11 +438,11 @@ START_TEST(server_info_from_modules_and_operator)
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m1), WYMCP_OK);
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m2), WYMCP_OK);
 	r = discover();
-	ck_assert_str_eq(compact(jp(r, "_meta", NULL)), "{\"io."
+	ck_assert_str_eq(h_compact(h_jp(r, "_meta", NULL)), "{\"io."
 	    "modelcontextprotocol/serverInfo\":{\"name\":\"acme\","
 	    "\"version\":\"1.2\",\"title\":\"Acme\",\"websiteUrl\":"
 	    "\"https://acme.example/\"}}");
-	ck_assert_str_eq(json_object_get_string(jp(r, "instructions", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "instructions", NULL)),
 	    "Use a first.\n\nThen b.");
 	/* The operator's: over the module's; "" removes the title. */
 	memset(&info, 0, sizeof(info));
@@ -476,24 +454,24 @@ START_TEST(server_info_from_modules_and_operator)
 	ck_assert_msg(wymcp_server_set_info(srv, &info, sizeof(info)) ==
 	    WYMCP_OK, "%s", wymcp_server_errmsg(srv));
 	r = discover();
-	ck_assert_str_eq(compact(jp(r, "_meta", NULL)), "{\"io."
+	ck_assert_str_eq(h_compact(h_jp(r, "_meta", NULL)), "{\"io."
 	    "modelcontextprotocol/serverInfo\":{\"name\":\"acme\","
 	    "\"version\":\"7.0\",\"websiteUrl\":\"https://acme.example/\","
 	    "\"description\":\"Acme's tools.\",\"icons\":" ICONS "}}");
-	ck_assert_str_eq(json_object_get_string(jp(r, "instructions", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "instructions", NULL)),
 	    "Operator's.");
 	/* Every result carries it, and initialize too. */
 	h_free(&resp);
 	ck_assert_int_eq(h_call(srv, "tools/call", "a", "{\"name\":\"a\"}",
 	    NULL, &resp), WYMCP_OK);
-	ck_assert_str_eq(json_object_get_string(jp(h_result(&resp), "_meta",
+	ck_assert_str_eq(json_object_get_string(h_jp(h_result(&resp), "_meta",
 	    "io.modelcontextprotocol/serverInfo", "version", NULL)), "7.0");
 	r = initialize();
-	ck_assert_str_eq(compact(jp(r, "serverInfo", NULL)), "{\"name\":"
+	ck_assert_str_eq(h_compact(h_jp(r, "serverInfo", NULL)), "{\"name\":"
 	    "\"acme\",\"version\":\"7.0\",\"websiteUrl\":"
 	    "\"https://acme.example/\",\"description\":\"Acme's tools.\","
 	    "\"icons\":" ICONS "}");
-	ck_assert_str_eq(json_object_get_string(jp(r, "instructions", NULL)),
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "instructions", NULL)),
 	    "Operator's.");
 	/* A size that ends before icons: the later members are NULL. */
 	memset(&info, 0, sizeof(info));
@@ -507,10 +485,10 @@ START_TEST(server_info_from_modules_and_operator)
 	ck_assert_int_eq(wymcp_server_set_info(srv, &info, sizeof(info)),
 	    WYMCP_OK);
 	r = discover();
-	ck_assert_ptr_null(jp(r, "instructions", NULL));
-	ck_assert_str_eq(json_object_get_string(jp(r, "_meta",
+	ck_assert_ptr_null(h_jp(r, "instructions", NULL));
+	ck_assert_str_eq(json_object_get_string(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", "name", NULL)), "small");
-	ck_assert_ptr_nonnull(jp(r, "_meta",
+	ck_assert_ptr_nonnull(h_jp(r, "_meta",
 	    "io.modelcontextprotocol/serverInfo", "icons", NULL));
 }
 END_TEST
@@ -546,7 +524,7 @@ START_TEST(server_info_refused)
 	    WYMCP_ERR_INVAL);
 	ck_assert_int_eq(wymcp_server_set_info(NULL, &info, sizeof(info)),
 	    WYMCP_ERR_INVAL);
-	ck_assert_str_eq(json_object_get_string(jp(srv->result_meta,
+	ck_assert_str_eq(json_object_get_string(h_jp(srv->result_meta,
 	    "io.modelcontextprotocol/serverInfo", "name", NULL)), "wymcp");
 	/* A module's bad server_info refuses the module. */
 	m.server_info = "{\"nom\":\"x\"}";
@@ -586,9 +564,9 @@ START_TEST(url_elicitation_without_elicitation_id)
 	    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
 	    "\"io.modelcontextprotocol/clientCapabilities\":{\"elicitation\":"
 	    "{\"url\":{}}}},\"name\":\"go\"}", NULL, &resp), WYMCP_OK);
-	q = jp(h_result(&resp), "inputRequests", "elicit-1", "params", NULL);
+	q = h_jp(h_result(&resp), "inputRequests", "elicit-1", "params", NULL);
 	ck_assert_msg(q != NULL, "%s", resp.body);
-	ck_assert_str_eq(compact(q), "{\"mode\":\"url\",\"message\":"
+	ck_assert_str_eq(h_compact(q), "{\"mode\":\"url\",\"message\":"
 	    "\"Sign in\",\"url\":\"https://a.example/in\"}");
 }
 END_TEST
