@@ -1265,11 +1265,22 @@ http_serve(const char *answer, int n, int *port)
 	return pid;
 }
 
+/*
+ * Stop the server of http_serve(): reap it when it is done (it exits
+ * after its requests), else end it.  Never a signal to a PID it no
+ * longer holds: one reaped may belong to another process by now (six
+ * runs of this suite at once had one of their tests killed so).
+ */
 static void
 http_stop(pid_t pid)
 {
-	int	 st;
+	int	 st, i;
 
+	for (i = 0; i < 50; i++) {
+		if (waitpid(pid, &st, WNOHANG) != 0)
+			return;		/* reaped, or not our child */
+		usleep(20000);
+	}
 	kill(pid, SIGTERM);
 	waitpid(pid, &st, 0);
 }
