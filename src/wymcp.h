@@ -554,8 +554,8 @@ enum wymcp_err	 wymcp_elicit_key(struct wymcp_ctx *, const char *key,
  * user to visit `url` (http or https) for what must not pass through
  * the client, such as credentials or payment: mode "url" (and, to a
  * 2025-11-25 client, an elicitationId, which 2026-07-28 removed from
- * ElicitRequestURLParams).  Needs the client's elicitation.url capability, else
- * WYMCP_ERR_NOTSUP.  The answer's action says whether the user agreed
+ * ElicitRequestURLParams).  Needs the client's elicitation.url
+ * capability, else WYMCP_ERR_NOTSUP.  The answer's action says whether the user agreed
  * to go (accept), declined or cancelled; it carries no content.  A
  * 2026-07-28 client is asked in an input request, a 2025-11-25 one on
  * the held stream.  Positional key elicit-N, like wymcp_elicit().

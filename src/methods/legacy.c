@@ -149,8 +149,9 @@ wymcp__subscribe(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		if (wymcp__session_key(ctx, key) == 0) {
 			json_object_object_add(ev, "v", json_object_new_int(1));
 			json_object_object_add(ev, "k", json_object_new_string(
-			    strcmp(ctx->req.method, "resources/subscribe") == 0 ?
-			    "subscribe" : "unsubscribe"));
+			    strcmp(ctx->req.method,
+			    "resources/subscribe") == 0 ? "subscribe" :
+			    "unsubscribe"));
 			json_object_object_add(ev, "session",
 			    json_object_new_string(key));
 			json_object_object_add(ev, "uri", json_object_get(v));

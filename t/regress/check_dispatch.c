@@ -919,12 +919,14 @@ START_TEST(ids_echoed_with_json_type)
 		post("tools/list", NULL, "2026-07-28", body(ids[i],
 		    "tools/list", H_META, NULL), NULL);
 		expect_result();
-		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), ids[i]);
+		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)),
+		    ids[i]);
 		/* Errors echo it the same way. */
 		post("ping", NULL, "2026-07-28", body(ids[i], "ping", H_META,
 		    NULL), NULL);
 		expect_error(404, WYMCP__METHOD_NOT_FOUND);
-		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)), ids[i]);
+		ck_assert_str_eq(h_compact(h_jp(resp.json, "id", NULL)),
+		    ids[i]);
 	}
 }
 END_TEST

@@ -352,9 +352,11 @@ START_TEST(abi_older_elements_have_no_metadata)
 	ck_assert_ptr_null(h_jp(e, "icons", NULL));
 	ck_assert_ptr_null(h_jp(e, "_meta", NULL));
 	e = first("resources/list", "resources");
-	ck_assert_str_eq(h_compact(e), "{\"uri\":\"x://one\",\"name\":\"one\"}");
+	ck_assert_str_eq(h_compact(e),
+	    "{\"uri\":\"x://one\",\"name\":\"one\"}");
 	e = first("prompts/list", "prompts");
-	ck_assert_str_eq(h_compact(e), "{\"name\":\"p1\",\"description\":\"d\"}");
+	ck_assert_str_eq(h_compact(e),
+	    "{\"name\":\"p1\",\"description\":\"d\"}");
 	/* The default serverInfo: a 0.3 module has no server_info. */
 	ck_assert_str_eq(h_compact(h_jp(srv->result_meta,
 	    "io.modelcontextprotocol/serverInfo", NULL)),
