@@ -1049,7 +1049,7 @@ file_trusted(const struct opts *o, const char *path)
 
 	if (o->user != NULL && (pw = getpwnam(o->user)) != NULL)
 		user = pw->pw_uid;
-	if (prog_trusted(path, user, real, sizeof(real), why,
+	if (prog_trusted(path, user, NULL, real, sizeof(real), why,
 	    sizeof(why)) != -1)
 		return;
 	if (!o->insecure_files)

@@ -1068,13 +1068,14 @@ is_so(const char *name)
  */
 static int
 load_one(struct wymcp_server *srv, const struct front_opts *o,
-    const char *what, const char *path, char *err, size_t errlen)
+    struct prog_trust_memo *memo, const char *what, const char *path,
+    char *err, size_t errlen)
 {
 	char	 real[PATH_MAX], why[PATH_MAX + 128];
 	int	 rc;
 
-	if ((rc = prog_trusted(path, (uid_t)-1, real, sizeof(real), why,
-	    sizeof(why))) == -2) {
+	if ((rc = prog_trusted(path, (uid_t)-1, memo, real, sizeof(real),
+	    why, sizeof(why))) == -2) {
 		if (snprintf(err, errlen, "%s %s: %s", what, path, why) < 0)
 			err[0] = '\0';
 		return -1;
@@ -1111,7 +1112,7 @@ file_trusted(const struct front_opts *o, const char *what, const char *path,
 {
 	char	 real[PATH_MAX], why[PATH_MAX + 128];
 
-	if (prog_trusted(path, user, real, sizeof(real), why,
+	if (prog_trusted(path, user, NULL, real, sizeof(real), why,
 	    sizeof(why)) != -1)
 		return;
 	if (!o->insecure_files)
@@ -1131,6 +1132,7 @@ static int
 load_modules(struct wymcp_server *srv, const struct front_opts *o,
     char *err, size_t errlen)
 {
+	struct prog_trust_memo	 memo = { "" };
 	struct dirent	**names;
 	struct stat	 st;
 	char		 path[PATH_MAX];
@@ -1139,8 +1141,8 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 
 	for (i = 0; i < o->nmodules; i++) {
 		if (stat(o->modules[i], &st) == -1 || !S_ISDIR(st.st_mode)) {
-			if (load_one(srv, o, "--module", o->modules[i], err,
-			    errlen) != 0)
+			if (load_one(srv, o, &memo, "--module",
+			    o->modules[i], err, errlen) != 0)
 				return -1;
 			continue;
 		}
@@ -1154,7 +1156,7 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 			if (rc == 0 && is_so(names[k]->d_name) &&
 			    (size_t)snprintf(path, sizeof(path), "%s/%s",
 			    o->modules[i], names[k]->d_name) < sizeof(path) &&
-			    load_one(srv, o, "--module", path, err,
+			    load_one(srv, o, &memo, "--module", path, err,
 			    errlen) != 0)
 				rc = -1;
 			free(names[k]);
@@ -1172,9 +1174,8 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 			    WYMCP_MODULEDIR);
 			return -1;
 		}
-		if (load_one(srv, o, "bundled module (use --module)", path,
-		    err,
-		    errlen) != 0)
+		if (load_one(srv, o, &memo, "bundled module (use --module)",
+		    path, err, errlen) != 0)
 			return -1;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 
+#include <limits.h>
 #include <stddef.h>
 
 /*
@@ -75,8 +76,16 @@ const char	*prog_refused(struct prog_refusals *, long long now_ms,
  * file it rereads then) and writable by no one else (group root aside;
  * a sticky directory may be).  0 with the real path in `real', -1 with
  * why in `err' when it is not safe, -2 when it cannot be found.
+ * `memo' (or NULL), zeroed by the caller and kept for files checked
+ * together with one `also' (the modules of one load), remembers the
+ * last directory whose whole path passed, so that its other files
+ * cost one stat(2) each, not one per directory above them.
  */
-int		 prog_trusted(const char *path, uid_t also, char *real,
-		    size_t reallen, char *err, size_t errlen);
+struct prog_trust_memo {
+	char		 dir[PATH_MAX];	/* "": none yet */
+};
+int		 prog_trusted(const char *path, uid_t also,
+		    struct prog_trust_memo *memo, char *real, size_t reallen,
+		    char *err, size_t errlen);
 
 #endif /* WYMCP_PROG_H */

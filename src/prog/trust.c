@@ -64,11 +64,11 @@ safe(const char *path, const struct stat *st, int dir, uid_t also,
 }
 
 int
-prog_trusted(const char *path, uid_t also, char *real, size_t reallen,
-    char *err, size_t errlen)
+prog_trusted(const char *path, uid_t also, struct prog_trust_memo *memo,
+    char *real, size_t reallen, char *err, size_t errlen)
 {
 	struct stat	 st;
-	char		 buf[PATH_MAX], *slash;
+	char		 buf[PATH_MAX], parent[PATH_MAX] = "", *slash;
 	int		 dir = 0;
 
 	if (realpath(path, buf) == NULL) {
@@ -95,13 +95,23 @@ prog_trusted(const char *path, uid_t also, char *real, size_t reallen,
 		if (safe(buf, &st, dir, also, err, errlen) != 0)
 			return -1;
 		if (strcmp(buf, "/") == 0)
-			return 0;
+			break;
 		if ((slash = strrchr(buf, '/')) == NULL)
-			return 0;
+			break;
 		if (slash == buf)
 			slash[1] = '\0';
 		else
 			*slash = '\0';
+		if (!dir && memo != NULL) {
+			/* Its directory passed before: so do those above. */
+			if (strcmp(buf, memo->dir) == 0)
+				return 0;
+			snprintf(parent, sizeof(parent), "%s", buf);
+		}
 		dir = 1;
 	}
+	/* Every directory passed: remembered only now. */
+	if (memo != NULL && parent[0] != '\0')
+		snprintf(memo->dir, sizeof(memo->dir), "%s", parent);
+	return 0;
 }
