@@ -17,7 +17,9 @@ substituted, nothing else changed):
      assign remote_user, assigns from SetEnv, SetEnvIf, RewriteRule [E=]
      and ProxyFCGISetEnvIf), 401 without credentials with no request
      reaching wymcp (its -vv log is checked), smuggled headers changing
-     nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE;
+     nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE; the
+     server card at /mcp/server-card and /mcp-public/server-card,
+     without credentials;
   S  SSE passthrough: a FastCGI responder in this script writes four
      events 0.4 s apart; through the shipped worker (flushpackets=on)
      they arrive as written, through a worker without it they arrive
@@ -1003,7 +1005,30 @@ class Tests(wymcp_e2e.Tests):
         if r.raw:
             p.append("body %r, want empty" % r.raw[:200])
         report("A notification -> 202 with empty body", p, r)
+        self.card()
         self.apache_only()
+
+    def card(self):
+        """The server card through the shipped <Location>s: public."""
+        for path in ("/mcp", "/mcp-public"):
+            r = self.anon.send("GET", path + "/server-card", None, [])
+            c = r.json if isinstance(r.json, dict) else {}
+            want = "http://127.0.0.1:%d%s" % (self.port, path)
+            p = [] if r.status == 200 else ["status %d" % r.status]
+            if r.header("Access-Control-Allow-Origin") != "*" or \
+                    not r.header("ETag"):
+                p.append("headers %r" % (r.headers,))
+            if c.get("name") != "127.0.0.1/wymcp" or \
+                    (c.get("remotes") or [{}])[0].get("url") != want:
+                p.append("card %r" % (c,))
+            report("A GET %s/server-card without credentials: the card, "
+                   "remote %s" % (path, want), p, r)
+        r = self.anon.send("POST", "/mcp/server-card", b"{}",
+                           [("Content-Type", "application/json")])
+        p = [] if r.status == 405 and r.header("Allow") == \
+            "GET, HEAD, OPTIONS" else ["got %s %r" % (r.brief(), r.headers)]
+        report("A POST /mcp/server-card -> 405, Allow: GET, HEAD, OPTIONS",
+               p, r)
 
     def apache_only(self):
         """Requests Apache answers itself, or passes on differently."""
