@@ -37,8 +37,8 @@ substituted, nothing else changed):
      auth and whoami, 401, smuggled headers, the per-location mount
      list, a three-round book_room whose process is killed between
      rounds (the state key file carries it), SSE with
-     FcgidOutputBufferSize 0, the documented FcgidPassHeader hazard and
-     the FcgidMaxRequestLen default;
+     FcgidOutputBufferSize 0, the documented FcgidPassHeader hazard,
+     the FcgidMaxRequestLen default and the server card, public;
   D  Apache stops with every process it started.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
@@ -1294,6 +1294,13 @@ class Tests(wymcp_e2e.Tests):
                [] if r.status == 405 else ["status %d" % r.status], r)
         self.never_reached("F (Apache) TRACE never reaches wymcp", log, "-",
                            before)
+        r = self.anon.send("GET", "/mcp/server-card", None, [])
+        c = r.json if isinstance(r.json, dict) else {}
+        want = "http://127.0.0.1:%d/mcp" % self.port
+        report("F GET /mcp/server-card without credentials: the card, "
+               "remote %s" % want, [] if r.status == 200 and
+               (c.get("remotes") or [{}])[0].get("url") == want else
+               ["card %r" % (c,)], r)
         names, p, r = self.list_tools("/mcp-public", self.anon)
         if names is not None and names != ["help", "echo"]:
             p.append("tools %r" % (names,))
