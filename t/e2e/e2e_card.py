@@ -274,7 +274,8 @@ class Tests(e2e.Tests):
         h.write_config("public-url https://mcp.example.com/mcp\n"
                        "server-name com.example/card\n")
         os.kill(h.sup, signal.SIGHUP)
-        r, deadline = None, time.monotonic() + 15
+        # Long enough under valgrind (e2e_valgrind.py) too.
+        r, deadline = None, time.monotonic() + 60
         while time.monotonic() < deadline:
             r = self.get()
             if (r.json or {}).get("name") == "com.example/card":
