@@ -142,6 +142,9 @@ card_name(const char *name, const char *url, char *out, size_t outlen,
 		    " or --public-url" : "");
 		return -1;
 	}
+	/* A fully qualified name's last dot ("example.com.") is no label. */
+	if (hlen > 1 && h[hlen - 1] == '.')
+		hlen--;
 	for (i = 0; i < hlen; i++)
 		if (!((h[i] >= '0' && h[i] <= '9') || h[i] == '.'))
 			ipv4 = 0;

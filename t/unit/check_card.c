@@ -202,6 +202,10 @@ START_TEST(card_from_request)
 	    NULL);
 	ck_assert_str_eq(str("remotes", "0", "url", NULL),
 	    "http://mcp.example.com:8081/a/b");
+	ck_assert_int_eq(wymcp_server_allow_origin(srv, "mcp.example.com."),
+	    WYMCP_OK);
+	card("GET", "/mcp/server-card", "mcp.example.com.", NULL);
+	ck_assert_str_eq(str("name", NULL), "com.example.mcp/wymcp");
 	card("GET", "/server-card", "127.0.0.1:9", "REQUEST_SCHEME=https",
 	    "SERVER_PORT=80", NULL);
 	ck_assert_str_eq(str("name", NULL), "127.0.0.1/wymcp");
