@@ -685,6 +685,34 @@ struct wymcp_server_info {
 enum wymcp_err	 wymcp_server_set_info(struct wymcp_server *,
 		    const struct wymcp_server_info *, size_t size);
 
+/*
+ * Discovery outside MCP (experimental; wymcp-fcgi(8) "DISCOVERY"): the
+ * server card a GET of <endpoint>/server-card answers, and the MCP
+ * Registry's server.json.  Both are made of the serverInfo above and
+ * name one remote: the endpoint's streamable-http URL.
+ *
+ * wymcp_server_set_public_url() gives that URL (http: or https:, a
+ * host, an optional port and a path; no query): the card names it
+ * instead of the URL of the request (scheme, Host, path), and a server
+ * name that is not of the form namespace/name (com.example/weather) is
+ * made one from its host.  NULL or "" forgets it.  Copied.
+ * wymcp_server_add_public_header() names a header a client must send
+ * there (Authorization), listed as a required secret; 8 at most.
+ * WYMCP_ERR_INVAL (wymcp_server_errmsg() says why) changes nothing.
+ *
+ * wymcp_server_json() returns the registry's server.json (schema
+ * 2025-12-11) for the public URL, indented; icons the registry does
+ * not take (not https:) are left out, and logged.  Caller frees with
+ * free(3).  NULL, with why in wymcp_server_errmsg(), without a public
+ * URL, when no name of the form namespace/name can be made, or out of
+ * memory.
+ */
+enum wymcp_err	 wymcp_server_set_public_url(struct wymcp_server *,
+		    const char *url);
+enum wymcp_err	 wymcp_server_add_public_header(struct wymcp_server *,
+		    const char *name);
+char		*wymcp_server_json(struct wymcp_server *);
+
 /* Largest accepted request body (default WYMCP_MAX_BODY_DEFAULT). */
 void		 wymcp_server_set_max_body(struct wymcp_server *, size_t);
 #define WYMCP_MAX_BODY_DEFAULT	(1024 * 1024)

@@ -42,6 +42,9 @@ enum wymcp__param {
 	WYMCP__P_WYMCP_TOOLS,
 	WYMCP__P_WYMCP_PRINCIPAL,
 	WYMCP__P_WYMCP_SCOPES,
+	WYMCP__P_DOCUMENT_URI,		/* the path: serve/card.c */
+	WYMCP__P_SCRIPT_NAME,
+	WYMCP__P_PATH_INFO,
 	WYMCP__P_COUNT
 };
 struct wymcp__params {

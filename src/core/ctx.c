@@ -116,6 +116,9 @@ param_index(const char *name, size_t n)
 		P(WYMCP_TOOLS, "WYMCP_TOOLS"),
 		P(WYMCP_PRINCIPAL, "WYMCP_PRINCIPAL"),
 		P(WYMCP_SCOPES, "WYMCP_SCOPES"),
+		P(DOCUMENT_URI, "DOCUMENT_URI"),
+		P(SCRIPT_NAME, "SCRIPT_NAME"),
+		P(PATH_INFO, "PATH_INFO"),
 #undef P
 	};
 	int	 k;

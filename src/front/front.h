@@ -100,6 +100,11 @@ struct front_opts {
 	/* The server's Implementation and instructions (--server-*): */
 	struct wymcp_server_info info;
 	const char	 *instructions_file; /* --instructions-file */
+	/* Discovery outside MCP (experimental): */
+	const char	 *public_url;	/* --public-url, or NULL */
+	const char	**public_headers; /* --public-header, in order */
+	size_t		  npublic_headers;
+	int		  print_json;	/* --print-server-json */
 };
 
 /*

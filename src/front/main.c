@@ -81,7 +81,10 @@ enum {
 	OPT_SRVWEBSITE,
 	OPT_SRVICONS,
 	OPT_INSTR,
-	OPT_INSTRFILE
+	OPT_INSTRFILE,
+	OPT_PUBURL,
+	OPT_PUBHEADER,
+	OPT_PRINTJSON
 };
 
 static const struct option longopts[] = {
@@ -136,6 +139,10 @@ static const struct option longopts[] = {
 	{ "server-icons",	required_argument,	NULL, OPT_SRVICONS },
 	{ "instructions",	required_argument,	NULL, OPT_INSTR },
 	{ "instructions-file",	required_argument,	NULL, OPT_INSTRFILE },
+	/* Discovery outside MCP (experimental). */
+	{ "public-url",		required_argument,	NULL, OPT_PUBURL },
+	{ "public-header",	required_argument,	NULL, OPT_PUBHEADER },
+	{ "print-server-json",	no_argument,		NULL, OPT_PRINTJSON },
 	{ "verbose",		no_argument,		NULL, 'v' },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ "version",		no_argument,		NULL, 'V' },
@@ -187,7 +194,9 @@ usage(FILE *f)
 	    "       [--server-version VERSION] [--server-description TEXT]\n"
 	    "       [--server-website URL] [--server-icons JSON]\n"
 	    "       [--instructions TEXT | --instructions-file PATH]\n"
+	    "       [--public-url URL] [--public-header NAME]...\n"
 	    "       %s --generate-key PATH\n"
+	    "       %s --print-server-json --public-url URL [...]\n"
 	    "       %s --publish EVENT [--bus URI | --listen unix:PATH]\n"
 	    "\n"
 	    "  --listen ADDR          create the FastCGI socket (default: the\n"
@@ -286,10 +295,17 @@ usage(FILE *f)
 	    "                         initialize; default: the modules')\n"
 	    "  --instructions-file PATH\n"
 	    "                         ... read from PATH (at each reload)\n"
+	    "  --public-url URL       the endpoint's URL as clients reach it\n"
+	    "                         (experimental: the server card at\n"
+	    "                         <endpoint>/server-card names it)\n"
+	    "  --public-header NAME   a header clients must send there\n"
+	    "                         (repeatable; e.g. Authorization)\n"
+	    "  --print-server-json    print the MCP Registry's server.json\n"
+	    "                         for --public-url, exit (experimental)\n"
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
-	    FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS,
+	    FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS,
 	    FRONT_IDLE_DEFAULT,
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
@@ -629,6 +645,15 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 		case OPT_INSTRFILE:
 			o->instructions_file = optarg;
 			break;
+		case OPT_PUBURL:
+			o->public_url = optarg;
+			break;
+		case OPT_PUBHEADER:
+			push(&o->public_headers, &o->npublic_headers, optarg);
+			break;
+		case OPT_PRINTJSON:
+			o->print_json = 1;
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -657,6 +682,9 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 	if (o->info.instructions != NULL && o->instructions_file != NULL)
 		errx(2, "--instructions and --instructions-file are one or "
 		    "the other");
+	if (o->print_json && o->public_url == NULL)
+		errx(2, "--print-server-json needs --public-url URL (the "
+		    "endpoint's URL as clients reach it)");
 	if (o->runners > 0 && o->task_store == NULL)
 		errx(2, "--task-runners needs --task-store");
 	if (o->runners > 0 && o->workers == 0)
@@ -1294,6 +1322,19 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	}
 	if (set_info(srv, o, err, errlen) != 0)
 		goto fail;
+	if (o->public_url != NULL && wymcp_server_set_public_url(srv,
+	    o->public_url) != WYMCP_OK) {
+		snprintf(err, errlen, "--public-url: %s",
+		    wymcp_server_errmsg(srv));
+		goto fail;
+	}
+	for (i = 0; i < o->npublic_headers; i++)
+		if (wymcp_server_add_public_header(srv,
+		    o->public_headers[i]) != WYMCP_OK) {
+			snprintf(err, errlen, "--public-header %s: %s",
+			    o->public_headers[i], wymcp_server_errmsg(srv));
+			goto fail;
+		}
 	/*
 	 * requestState keys: the file's (read again at a reload: rotated
 	 * keys take effect), or the random key the server made for itself,
@@ -1417,6 +1458,7 @@ drop_options(struct front_opts *o, char **argv, char *text)
 		return;
 	free(o->modules);
 	free(o->origins);
+	free(o->public_headers);
 	free(o);
 	free(argv);
 	free(text);
@@ -1644,6 +1686,33 @@ main(int argc, char *argv[])
 		front_logmax = WYMCP_LOG_DEBUG;
 
 	/*
+	 * --print-server-json: the modules and options of a start, the
+	 * registry's server.json printed, and nothing bound.
+	 */
+	if (opts.print_json) {
+		char	*js;
+
+		if ((srv = make_server(&opts, 0, ebuf, sizeof(ebuf))) == NULL)
+			errx(1, "%s", ebuf);
+		if ((js = wymcp_server_json(srv)) == NULL)
+			errx(1, "--print-server-json: %s",
+			    wymcp_server_errmsg(srv));
+		rc = printf("%s\n", js) < 0 || fflush(stdout) != 0;
+		free(js);
+		wymcp_server_free(srv);
+		free(opts.modules);
+		free(opts.origins);
+		free(opts.public_headers);
+		free(opts.peers);
+		free(opts.status_peers);
+		free(cfg_argv);
+		free(cfg_text);
+		if (rc != 0)
+			err(1, "stdout");
+		return 0;
+	}
+
+	/*
 	 * Writes to a vanished peer (web server, log pipe) must fail
 	 * with EPIPE, not kill the process.
 	 */
@@ -1839,6 +1908,7 @@ main(int argc, char *argv[])
 	drop_options(reread, reread_argv, reread_text);
 	free(opts.modules);
 	free(opts.origins);
+	free(opts.public_headers);
 	free(opts.peers);
 	free(opts.status_peers);
 	free(cfg_argv);

@@ -40,14 +40,14 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202), written into the server's buffer kept between
  * requests: r's status and body, and its headers: `allow` adds
- * "Allow: POST" (405), r->challenge a WWW-Authenticate header (403
+ * an Allow header ("POST": 405), r->challenge a WWW-Authenticate header (403
  * insufficient_scope, methods/reply.c), r->retry_after a Retry-After
  * (503: the task store is down); r->session, when not NULL, is sent as
  * Mcp-Session-Id (legacy initialize).
  */
 static enum wymcp_err
 respond(struct wymcp_server *srv, const struct wymcp_io *io,
-    const struct wymcp__reply *r, int allow)
+    const struct wymcp__reply *r, const char *allow)
 {
 	char		 head[2048], num[24], retry[32];
 	const char	*b = NULL, *part[16], *session = r->session;
@@ -71,8 +71,11 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 	} while ((v /= 10) != 0);
 	part[n++] = wymcp__status_text(status);
 	part[n++] = "\r\n";
-	if (allow)
-		part[n++] = "Allow: POST\r\n";
+	if (allow != NULL) {
+		part[n++] = "Allow: ";
+		part[n++] = allow;
+		part[n++] = "\r\n";
+	}
 	if (r->challenge != NULL) {
 		part[n++] = "WWW-Authenticate: ";
 		part[n++] = r->challenge;
@@ -552,12 +555,12 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	struct wymcp_ctx	 ctx;
 	struct wymcp__reply	 r = { 0, NULL, NULL, NULL, 0 };
 	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
-	const char		*rm, *extra;
+	const char		*rm, *extra, *allow = NULL;
 	enum wymcp__json_fault	 fault;
 	enum wymcp_err		 rc;
 	unsigned long		 limit;
 	size_t			 len = 0;
-	int			 notify = 0, allow = 0, n;
+	int			 notify = 0, card = 0, n;
 
 	if (srv == NULL || io == NULL ||
 	    size < offsetof(struct wymcp_io, gone) ||
@@ -601,6 +604,9 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_HOST, 1)) {
 		fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 		    "Bad Request: repeated Host header", NULL);
+	} else if (wymcp__card_wanted(&ctx)) {
+		/* <endpoint>/server-card: the card, whatever the Origin. */
+		card = wymcp__card(&ctx, &r, &allow);
 	} else if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_ORIGIN, 1)) {
 		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING,
 		    "refused a repeated Origin header");
@@ -626,7 +632,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
 		    "Method not allowed: a session id is a sealed token, "
 		    "not state; there is nothing to terminate", NULL);
-		allow = 1;
+		allow = "POST";
 	} else if (rm != NULL && strcmp(rm, "GET") == 0 &&
 	    ctx.out.listen_io != NULL && wymcp__legacy_on(&ctx) &&
 	    wymcp__param(&ctx, WYMCP__P_HTTP_MCP_SESSION_ID) != NULL) {
@@ -643,7 +649,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
 		    "Method not allowed: the MCP endpoint accepts POST only",
 		    NULL);
-		allow = 1;
+		allow = "POST";
 	} else if (!wymcp__content_type_ok(wymcp__param(&ctx,
 	    WYMCP__P_CONTENT_TYPE))) {
 		fail(&ctx, &r, 415, WYMCP__INVALID_REQUEST,
@@ -687,7 +693,8 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	 * Past the time limit, whatever the method answered (a result, a
 	 * question, an error) becomes the time-limit error.
 	 */
-	if (!notify && !ctx.out.cancelled && wymcp__expired(&ctx))
+	if (!notify && card == 0 && !ctx.out.cancelled &&
+	    wymcp__expired(&ctx))
 		timed_out(&ctx, &r);
 
 	/*
@@ -697,7 +704,9 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	 * messages).  Otherwise one JSON response, unless the client was
 	 * seen going away.
 	 */
-	if (ctx.out.handed)
+	if (card != 0)
+		rc = card > 0 ? WYMCP_OK : WYMCP_ERR_IO;
+	else if (ctx.out.handed)
 		rc = WYMCP_OK;		/* the program holds the stream */
 	else if (ctx.out.streaming)
 		rc = wymcp__stream_final(&ctx, r.body);
@@ -706,7 +715,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (notify || r.body == NULL) {
 		/* 202, or 500 with no body: no header of r's. */
 		bare.status = notify ? 202 : 500;
-		rc = respond(srv, io, &bare, 0);
+		rc = respond(srv, io, &bare, NULL);
 	} else
 		rc = respond(srv, io, &r, allow);
 	if (r.status != 0)

@@ -17,6 +17,15 @@ int	 wymcp__origin_allowed(const struct wymcp_server *, const char *origin,
 int	 wymcp__content_type_ok(const char *);
 const char *wymcp__status_text(int status);
 
+/*
+ * card.c: the server card at <endpoint>/server-card (experimental).
+ * wymcp__card() answers it: 1 when it wrote the response, -1 when the
+ * write failed, 0 with an error in the reply (and *allow, for a 405).
+ */
+int	 wymcp__card_wanted(struct wymcp_ctx *);
+int	 wymcp__card(struct wymcp_ctx *, struct wymcp__reply *,
+	    const char **allow);
+
 /* envelope.c: JSON-RPC 2.0 envelope and MCP _meta rules. */
 int	 wymcp__envelope(struct json_object *msg, struct json_object **id,
 	    const char **method, const char **why);

@@ -1,6 +1,7 @@
 # src/setup: the server object, module loader, registrations, keys.
 src_libwymcp_core_la_SOURCES += \
 	%reldir%/setup.h \
+	%reldir%/card.c \
 	%reldir%/keyfile.c \
 	%reldir%/keys.c \
 	%reldir%/log.c \

@@ -262,6 +262,7 @@ wymcp__server_info_build(struct wymcp_server *srv)
 	json_object_put(info);
 	json_object_put(srv->result_meta);
 	srv->result_meta = meta;
+	srv->info_gen++;	/* a server card made before is stale */
 	free(srv->instructions);
 	srv->instructions = ins;
 	return WYMCP_OK;

@@ -66,6 +66,7 @@ wymcp_server_free(struct wymcp_server *srv)
 	free(srv->origins);
 	json_object_put(srv->result_meta);
 	json_object_put(srv->info_set);
+	wymcp__card_free(srv);
 	free(srv->instructions_set);
 	free(srv->instructions);
 	if (srv->keys != NULL)

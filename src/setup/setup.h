@@ -137,6 +137,20 @@ struct wymcp__key {
 };
 
 struct wymcp__store;	/* store/store.h */
+
+/*
+ * The server card last served (serve/card.c): its text and entity tag,
+ * for the request shape `key' (URL, versions) and serverInfo `gen'.
+ */
+struct wymcp__card {
+	char			*key;		/* NULL: none yet */
+	unsigned long		 gen;
+	char			*text;		/* compact JSON */
+	size_t			 len;
+	char			 etag[36];	/* "\"<32 hex digits>\"" */
+};
+#define WYMCP__PUBLIC_HEADERS_MAX 8	/* wymcp_server_add_public_header() */
+
 struct wymcp_server {
 	struct wymcp__tool	*tools;		/* registration order */
 	size_t			 ntools;
@@ -190,6 +204,13 @@ struct wymcp_server {
 	size_t			 readbufsz;
 	struct wymcp__buf	 writebuf;	/* the response body */
 	char			 errmsg[512];	/* last failure */
+	/* Discovery outside MCP (card.c, serve/card.c). */
+	char			*public_url;	/* --public-url, or NULL */
+	char			**public_headers; /* headers it needs */
+	size_t			 npublic_headers;
+	unsigned long		 info_gen;	/* +1 at each change of the
+						   serverInfo or the above */
+	struct wymcp__card	 card;		/* the last card served */
 };
 
 /*
@@ -284,6 +305,15 @@ enum wymcp_err wymcp__meta_prepare(struct wymcp_server *, const char *who,
 enum wymcp_err wymcp__module_info_check(struct wymcp_server *,
 	    const struct wymcp_module *);
 enum wymcp_err wymcp__server_info_build(struct wymcp_server *);
+
+/* card.c: the server card and server.json (discovery outside MCP). */
+int	 wymcp__card_name_ok(const char *);
+int	 wymcp__url_parts(const char *url, const char **host, size_t *hlen,
+	    const char **path);
+struct json_object *wymcp__card_build(const struct wymcp_server *,
+	    const char *url, struct json_object *versions, int registry,
+	    char *why, size_t whylen);
+void	 wymcp__card_free(struct wymcp_server *);
 
 /* xheader.c: x-mcp-header at load time. */
 enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,

@@ -17,7 +17,9 @@ substituted, nothing else changed):
      assign remote_user, assigns from SetEnv, SetEnvIf, RewriteRule [E=]
      and ProxyFCGISetEnvIf), 401 without credentials with no request
      reaching wymcp (its -vv log is checked), smuggled headers changing
-     nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE;
+     nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE; the
+     server card at /mcp/server-card and /mcp-public/server-card,
+     without credentials;
   S  SSE passthrough: a FastCGI responder in this script writes four
      events 0.4 s apart; through the shipped worker (flushpackets=on)
      they arrive as written, through a worker without it they arrive
@@ -35,8 +37,8 @@ substituted, nothing else changed):
      auth and whoami, 401, smuggled headers, the per-location mount
      list, a three-round book_room whose process is killed between
      rounds (the state key file carries it), SSE with
-     FcgidOutputBufferSize 0, the documented FcgidPassHeader hazard and
-     the FcgidMaxRequestLen default;
+     FcgidOutputBufferSize 0, the documented FcgidPassHeader hazard,
+     the FcgidMaxRequestLen default and the server card, public;
   D  Apache stops with every process it started.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
@@ -1003,7 +1005,30 @@ class Tests(wymcp_e2e.Tests):
         if r.raw:
             p.append("body %r, want empty" % r.raw[:200])
         report("A notification -> 202 with empty body", p, r)
+        self.card()
         self.apache_only()
+
+    def card(self):
+        """The server card through the shipped <Location>s: public."""
+        for path in ("/mcp", "/mcp-public"):
+            r = self.anon.send("GET", path + "/server-card", None, [])
+            c = r.json if isinstance(r.json, dict) else {}
+            want = "http://127.0.0.1:%d%s" % (self.port, path)
+            p = [] if r.status == 200 else ["status %d" % r.status]
+            if r.header("Access-Control-Allow-Origin") != "*" or \
+                    not r.header("ETag"):
+                p.append("headers %r" % (r.headers,))
+            if c.get("name") != "127.0.0.1/wymcp" or \
+                    (c.get("remotes") or [{}])[0].get("url") != want:
+                p.append("card %r" % (c,))
+            report("A GET %s/server-card without credentials: the card, "
+                   "remote %s" % (path, want), p, r)
+        r = self.anon.send("POST", "/mcp/server-card", b"{}",
+                           [("Content-Type", "application/json")])
+        p = [] if r.status == 405 and r.header("Allow") == \
+            "GET, HEAD, OPTIONS" else ["got %s %r" % (r.brief(), r.headers)]
+        report("A POST /mcp/server-card -> 405, Allow: GET, HEAD, OPTIONS",
+               p, r)
 
     def apache_only(self):
         """Requests Apache answers itself, or passes on differently."""
@@ -1269,6 +1294,13 @@ class Tests(wymcp_e2e.Tests):
                [] if r.status == 405 else ["status %d" % r.status], r)
         self.never_reached("F (Apache) TRACE never reaches wymcp", log, "-",
                            before)
+        r = self.anon.send("GET", "/mcp/server-card", None, [])
+        c = r.json if isinstance(r.json, dict) else {}
+        want = "http://127.0.0.1:%d/mcp" % self.port
+        report("F GET /mcp/server-card without credentials: the card, "
+               "remote %s" % want, [] if r.status == 200 and
+               (c.get("remotes") or [{}])[0].get("url") == want else
+               ["card %r" % (c,)], r)
         names, p, r = self.list_tools("/mcp-public", self.anon)
         if names is not None and names != ["help", "echo"]:
             p.append("tools %r" % (names,))

@@ -3,8 +3,9 @@
 
 Usage: e2e_valgrind.py [--builddir DIR] [--keep] ['SCRIPT [ARG...]'...]
 
-Runs t/e2e/e2e.py, e2e_mrtr.py, e2e_stream.py and e2e_wire.py, the
-scripts of make check-e2e, then a 20 s e2e_soak.py (hang-ups,
+Runs t/e2e/e2e.py, e2e_mrtr.py, e2e_stream.py, e2e_wire.py and
+e2e_card.py (a reload, --print-server-json), scripts of make
+check-e2e, then a 20 s e2e_soak.py (hang-ups,
 malformed requests, kills), or the SCRIPTs named, each with its
 arguments in one word, with WYMCP_E2E_WRAP set, so that their harness
 starts every wymcp-fcgi as
@@ -69,7 +70,8 @@ def main():
                     help="keep the valgrind logs")
     ap.add_argument("scripts", nargs="*",
                     default=["e2e.py", "e2e_mrtr.py", "e2e_stream.py",
-                             "e2e_wire.py", "e2e_soak.py --seconds 20"])
+                             "e2e_wire.py", "e2e_card.py",
+                             "e2e_soak.py --seconds 20"])
     args = ap.parse_args()
     builddir = os.path.abspath(args.builddir)
     valgrind = shutil.which("valgrind")

@@ -2,6 +2,7 @@
 UNIT_TESTS = \
 	%reldir%/check_args \
 	%reldir%/check_arena \
+	%reldir%/check_card \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
