@@ -1132,13 +1132,18 @@ module_file_check(void *arg, const char *path, char *why, size_t whylen)
 {
 	const struct front_opts	*o = arg;
 	char			 real[PATH_MAX];
+	size_t			 n;
 	int			 rc;
 
 	if ((rc = prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real),
 	    why, whylen)) == 0 || rc == -2)
 		return 0;	/* a missing file: the loader says so */
-	if (!o->insecure_files)
+	if (!o->insecure_files) {
+		n = strlen(why);
+		snprintf(why + n, whylen - n, " (--allow-insecure-files reads "
+		    "it anyway, for a development tree)");
 		return -1;
+	}
 	front_log(WYMCP_LOG_WARNING, "module file %s: %s: read anyway "
 	    "(--allow-insecure-files)", path, why);
 	return 0;
