@@ -364,6 +364,13 @@ const char		*wymcp_ctx_principal(const struct wymcp_ctx *);
 size_t			 wymcp_ctx_ntools(const struct wymcp_ctx *);
 const struct wymcp_tool	*wymcp_ctx_tool(const struct wymcp_ctx *, size_t);
 /*
+ * Is tool i of the mount list one for the model (0.4)?  0 for an MCP
+ * Apps tool whose visibility leaves the model out (wymcp_apps(3)):
+ * what a tool tells the model about the others (help) leaves it out.
+ */
+int			 wymcp_ctx_tool_for_model(const struct wymcp_ctx *,
+			    size_t);
+/*
  * The answers this round of the call carries, keyed by input-request
  * key ("elicit-1", ...): earlier rounds' answers with this round's
  * merged over them.  An empty object on a first round.  Tools should

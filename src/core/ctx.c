@@ -482,6 +482,14 @@ wymcp_ctx_tool(const struct wymcp_ctx *ctx, size_t i)
 	return ctx->who.tools[i]->def;
 }
 
+int
+wymcp_ctx_tool_for_model(const struct wymcp_ctx *ctx, size_t i)
+{
+	if (ctx == NULL || i >= ctx->who.ntools)
+		return 0;
+	return !ctx->who.tools[i]->app_only;
+}
+
 struct json_object *
 wymcp_ctx_answers(const struct wymcp_ctx *ctx)
 {

@@ -73,7 +73,7 @@ class AppsHarness(wymcp_e2e.Harness):
 
     def __init__(self, builddir, keep=False):
         wymcp_e2e.Harness.__init__(self, builddir, keep)
-        self.tools = ["examples"]
+        self.tools = ["help", "examples"]
         self.extra_args = ["-v"]	# the tools' info lines: the booking
         self.static = None
 
@@ -198,6 +198,13 @@ def wire(h):
             "W book_room names its view to every client (_meta.ui and "
             "the flat ui/resourceUri)", json.dumps(br.get("_meta")))
 
+    for rid, caps in ((20, None), (21, UI_CAPS)):
+        hp = call(c, rid, "tools/call", {"name": "help"}, caps,
+                  name="help").get("result", {})
+        text = (hp.get("content") or [{}])[0].get("text", "")
+        R.check("book_room" in text and "reserve_room" not in text,
+                "W help (for the model) leaves reserve_room out, %s the "
+                "extension" % ("with" if caps else "without"), text[:300])
     args = {"day": "2026-12-24", "room": "Cirrus", "people": 3}
     e = call(c, 5, "tools/call", {"name": "reserve_room",
                                   "arguments": args}, name="reserve_room")

@@ -359,6 +359,24 @@ START_TEST(html_from_a_file)
 }
 END_TEST
 
+/* The mounted tools for the model, space-separated (as help reads). */
+static enum wymcp_err
+lister_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	char	*s = "";
+	size_t	 i;
+
+	(void)args;
+	for (i = 0; s != NULL && i < wymcp_ctx_ntools(ctx) + 1; i++)
+		if (wymcp_ctx_tool_for_model(ctx, i))
+			s = wymcp_printf(ctx, "%s%s%s", s, *s ? " " : "",
+			    wymcp_ctx_tool(ctx, i)->name);
+	if (s == NULL)
+		return WYMCP_ERR_NOMEM;
+	return wymcp_result_text(res, "%s", s);
+}
+
 static const struct wymcp_tool app_tools[] = {
 	{ .name = "show", .description = "Shows the view.", .run = say_run,
 	    .meta = "{\"ui\":{\"resourceUri\":\"ui://a/view\"}}" },
@@ -368,6 +386,8 @@ static const struct wymcp_tool app_tools[] = {
 	{ .name = "model_only", .description = "For the model.",
 	    .run = say_run, .meta = "{\"ui\":{\"visibility\":[\"model\"]},"
 	    "\"ui/resourceUri\":\"ui://a/view\"}" },
+	{ .name = "lister", .description = "Lists the tools for the model.",
+	    .run = lister_run },
 	{ .name = NULL }
 };
 static const struct wymcp_resource app_resources[] = {
@@ -437,19 +457,22 @@ START_TEST(visibility)
 	    "%s", wymcp_server_errmsg(srv));
 	ck_assert_uint_eq(srv->napps, 2);
 	ck_assert_uint_eq(srv->napps_only, 1);
-	ck_assert_str_eq(names(NULL), "show model_only");
-	ck_assert_str_eq(names(UI_META), "show refresh model_only");
+	ck_assert_str_eq(names(NULL), "show model_only lister");
+	ck_assert_str_eq(names(UI_META), "show refresh model_only lister");
 	/* Another mime type only: not an MCP Apps host of this kind. */
 	ck_assert_str_eq(names("{\"io.modelcontextprotocol/protocolVersion\":"
 	    "\"2026-07-28\",\"io.modelcontextprotocol/clientCapabilities\":"
 	    "{\"extensions\":{\"io.modelcontextprotocol/ui\":{\"mimeTypes\":"
-	    "[\"text/uri-list\"]}}}}"), "show model_only");
+	    "[\"text/uri-list\"]}}}}"), "show model_only lister");
 	ck_assert_str_eq(call("refresh", NULL), "error -32602");
 	ck_assert_msg(strstr(resp.body, "Unknown tool: refresh") != NULL,
 	    "%s", resp.body);
 	ck_assert_str_eq(call("refresh", UI_META), "done");
 	ck_assert_str_eq(call("show", NULL), "done");
 	ck_assert_str_eq(call("model_only", UI_META), "done");
+	/* What a tool tells the model never names an app-only tool. */
+	ck_assert_str_eq(call("lister", NULL), "show model_only lister");
+	ck_assert_str_eq(call("lister", UI_META), "show model_only lister");
 }
 END_TEST
 
