@@ -11,6 +11,7 @@
 
 #include <sys/stat.h>
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -552,6 +553,43 @@ START_TEST(discover_declares_the_extension)
 }
 END_TEST
 
+/*
+ * ABI: a module built before text and file (its resources end at
+ * size), packed at that stride: the next element's uri and name, where
+ * this header has text and file, must read as absent.
+ */
+START_TEST(abi_resources_before_text)
+{
+	struct old_resource {
+		char	 bytes[offsetof(struct wymcp_resource, text)];
+	};
+	static const struct wymcp_resource full[] = {
+		{ .uri = "x://one", .name = "one", .read = read_bad_ui },
+		{ .uri = "ui://a/two", .name = "two", .read = read_bad_ui },
+		{ .uri = "x://three", .name = "three", .read = read_bad_ui },
+		{ .uri = NULL }
+	};
+	struct old_resource	 packed[4];
+	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "old",
+	    .resources = (const struct wymcp_resource *)(void *)packed,
+	    .resource_size = sizeof(struct old_resource) };
+	size_t			 i;
+
+	for (i = 0; i < 4; i++)
+		memcpy(&packed[i], &full[i], sizeof(packed[i]));
+	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_uint_eq(srv->nresources, 3);
+	ck_assert_uint_eq(srv->napps, 1);
+	ck_assert_ptr_null(srv->resources[1].text);
+	ck_assert_int_eq(h_call(srv, "resources/read", "ui://a/two",
+	    "{\"uri\":\"ui://a/two\"}", NULL, &resp), WYMCP_OK);
+	ck_assert_msg(strstr(resp.body, "\"domain\":\"a.example\"") != NULL,
+	    "%s", resp.body);
+}
+END_TEST
+
 static Suite *
 apps_suite(void)
 {
@@ -565,6 +603,7 @@ apps_suite(void)
 	tcase_add_test(tc, visibility);
 	tcase_add_test(tc, listings);
 	tcase_add_test(tc, discover_declares_the_extension);
+	tcase_add_test(tc, abi_resources_before_text);
 	suite_add_tcase(s, tc);
 	return s;
 }
