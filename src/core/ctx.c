@@ -405,11 +405,18 @@ wymcp__ctx_find_tool(const struct wymcp_ctx *ctx, const char *name)
 int
 wymcp__ctx_apps(const struct wymcp_ctx *ctx)
 {
-	struct json_object	*ext, *ui, *mt, *v;
+	struct json_object	*caps, *ext, *ui, *mt, *v;
 	size_t			 i;
 
-	if (ctx->req.caps == NULL ||
-	    !json_object_object_get_ex(ctx->req.caps, "extensions", &ext) ||
+	/*
+	 * A legacy client's session id carries it, even where req.caps is
+	 * empty (the program cannot hold a stream to ask on).
+	 */
+	if ((caps = ctx->req.caps) == NULL ||
+	    !json_object_object_get_ex(caps, "extensions", NULL))
+		caps = ctx->req.session_caps;
+	if (caps == NULL ||
+	    !json_object_object_get_ex(caps, "extensions", &ext) ||
 	    !json_object_object_get_ex(ext, WYMCP__UI_EXT, &ui) ||
 	    !json_object_is_type(ui, json_type_object))
 		return 0;

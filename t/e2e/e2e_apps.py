@@ -177,6 +177,32 @@ def wire(h):
     caps = ((r.json or {}).get("result") or {}).get("capabilities", {})
     R.check(caps.get("extensions", {}).get(UI) == {},
             "W a 2025-11-25 initialize declares it too", r.brief())
+    # A 2025-11-25 client's capabilities travel in its session id.
+    for rid, ccaps in ((30, UI_CAPS), (31, {})):
+        body = wymcp_e2e.enc({"jsonrpc": "2.0", "id": rid,
+                              "method": "initialize", "params": {
+                                  "protocolVersion": "2025-11-25",
+                                  "capabilities": ccaps, "clientInfo":
+                                  {"name": "old", "version": "1"}}})
+        r = c.send("POST", "/mcp", body, [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream")])
+        sid = r.header("Mcp-Session-Id")
+        body = wymcp_e2e.enc({"jsonrpc": "2.0", "id": rid + 10,
+                              "method": "tools/list"})
+        r = c.send("POST", "/mcp", body, [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json, text/event-stream"),
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Mcp-Session-Id", sid or "")])
+        names = [t.get("name") for t in ((r.json or {}).get("result") or
+                                         {}).get("tools", [])]
+        R.check(sid and "book_room" in names and
+                ("reserve_room" in names) == bool(ccaps),
+                "W a 2025-11-25 client %s the extension at initialize: "
+                "reserve_room %s" % (("declaring", "listed") if ccaps else
+                                     ("not declaring", "not listed")),
+                "%r %s" % (names, r.brief()))
 
     plain = call(c, 3, "tools/list", {}).get("result", {}).get("tools", [])
     host = call(c, 4, "tools/list", {}, UI_CAPS).get("result", {}).get(
