@@ -67,7 +67,7 @@ file_read(struct wymcp_server *srv, const char *who, const char *name,
 
 	*out = NULL;
 	if (*name == '\0') {
-		wymcp__seterr(srv, "%s: file is empty", who);
+		wymcp__seterr(srv, "%s: file names no path", who);
 		return WYMCP_ERR_INVAL;
 	}
 	/* All errors from here on use goto fail. */
@@ -117,7 +117,9 @@ file_read(struct wymcp_server *srv, const char *who, const char *name,
 	}
 	fclose(f);
 	free(path);
-	*out = buf;
+	/* Kept for the server's life: only what the file holds. */
+	if ((*out = realloc(buf, len + 1)) == NULL)
+		*out = buf;
 	return WYMCP_OK;
 fail:
 	if (f != NULL)

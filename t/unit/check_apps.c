@@ -256,6 +256,10 @@ START_TEST(bad_apps_refused)
 	r.file = "/nonexistent";
 	refuse_resource(&r, 0, "only one of them");
 	r.text = NULL;
+	r.file = "";
+	refuse_resource(&r, 0, "resource ui://a/view: file names no path");
+	r.text = HTML;
+	r.text = NULL;
 	r.file = NULL;
 	refuse_resource(&r, 0, "a read function, a text or a file is "
 	    "required");
