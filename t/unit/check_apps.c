@@ -304,7 +304,7 @@ START_TEST(html_from_a_file)
 	struct wymcp_resource	 r;
 	struct json_object	*c;
 	const char		*path;
-	char			*big, want[512], rel[300];
+	char			*big, want[512], rel[300], cwd[4096];
 	int			 checked = 0;
 
 	wymcp_server_set_file_check(srv, no_evil, &checked);
@@ -335,6 +335,7 @@ START_TEST(html_from_a_file)
 
 	/* Relative: to the working directory, for a module linked in. */
 	path = put_file("view.html", HTML, strlen(HTML), 0644);
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
 	ck_assert_int_eq(chdir(tmpdir), 0);
 	snprintf(rel, sizeof(rel), "view.html");
 	r.file = rel;
@@ -347,6 +348,7 @@ START_TEST(html_from_a_file)
 
 		ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_OK,
 		    "%s", wymcp_server_errmsg(srv));
+		ck_assert_int_eq(chdir(cwd), 0);
 		/* Read once: changing the file changes nothing served. */
 		put_file("view.html", "changed", 7, 0644);
 		ck_assert_int_eq(h_call(srv, "resources/read", "ui://a/view",
