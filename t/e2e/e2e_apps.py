@@ -289,6 +289,11 @@ def browser(h, node, cache, shot):
             "B book_room's view read through nginx: %s, %s, _meta.ui" %
             (URI, MIME), json.dumps({k: host.get(k) for k in
                                      ("uri", "mimeType", "ui")}))
+    csp = host.get("csp") or ""
+    R.check("default-src 'none'" in csp and "connect-src 'none'" in csp
+            and "frame-src 'none'" in csp,
+            "B the view's CSP from its empty _meta.ui.csp: the "
+            "restrictive default (no connections, no frames)", csp)
     R.check((host.get("appInfo") or {}).get("name") == "wymcp book_room"
             and out.get("dayFromHost") == "2026-12-24",
             "B the view initialized with the host (ui/initialize) and took "
