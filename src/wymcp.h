@@ -210,7 +210,28 @@ struct wymcp_resource {
 					   lastModified), or NULL */
 	long long	 size;		/* bytes, before any encoding: a
 					   fixed resource only; 0 unknown */
+	/*
+	 * Added in 0.4 too: a fixed resource whose read is NULL is
+	 * served by the library, its one contents entry the text below
+	 * (wymcp_apps(3)).
+	 */
+	const char	*text;		/* the contents' text, or NULL */
+	const char	*file;		/* or a file holding it, read once
+					   at load: relative to the module's
+					   directory, or absolute; or NULL */
 };
+
+/*
+ * MCP Apps (io.modelcontextprotocol/ui, wymcp_apps(3)): an app is a
+ * fixed resource at a ui:// URI whose text is an HTML document (mime
+ * WYMCP_APP_MIME, the default for a ui:// resource), and a tool whose
+ * meta names it: {"ui": {"resourceUri": "ui://...", "visibility":
+ * ["model", "app"]}}.  A tool whose visibility leaves out "model" is
+ * listed and callable only for clients that declare the extension.
+ * A file a resource names is at most WYMCP_APP_FILE_MAX bytes.
+ */
+#define WYMCP_APP_MIME		"text/html;profile=mcp-app"
+#define WYMCP_APP_FILE_MAX	(4 * 1024 * 1024)
 
 /*
  * Prompts (server/prompts.mdx).  get() receives the arguments (an
@@ -342,6 +363,13 @@ const char		*wymcp_ctx_principal(const struct wymcp_ctx *);
 /* The mount list: the tools serving this request, in list order. */
 size_t			 wymcp_ctx_ntools(const struct wymcp_ctx *);
 const struct wymcp_tool	*wymcp_ctx_tool(const struct wymcp_ctx *, size_t);
+/*
+ * Is tool i of the mount list one for the model (0.4)?  0 for an MCP
+ * Apps tool whose visibility leaves the model out (wymcp_apps(3)):
+ * what a tool tells the model about the others (help) leaves it out.
+ */
+int			 wymcp_ctx_tool_for_model(const struct wymcp_ctx *,
+			    size_t);
 /*
  * The answers this round of the call carries, keyed by input-request
  * key ("elicit-1", ...): earlier rounds' answers with this round's
@@ -610,6 +638,17 @@ enum wymcp_err	 wymcp_server_load_module(struct wymcp_server *,
  */
 enum wymcp_err	 wymcp_server_load_skills(struct wymcp_server *,
 		    const char *dir);
+/*
+ * Vet a file a module names (a resource's `file', wymcp_apps(3))
+ * before the library reads it: `check' returns 0 to allow `path', or
+ * -1 with the reason in `why' (the module is refused, naming the file
+ * and the reason).  wymcp-fcgi applies the rules it loads modules by.
+ * Without one, every readable file is taken.  `arg' is passed back.
+ */
+typedef int (*wymcp_file_check_fn)(void *arg, const char *path,
+    char *why, size_t whylen);
+void		 wymcp_server_set_file_check(struct wymcp_server *,
+		    wymcp_file_check_fn check, void *arg);
 /* The reason for the last failure of a server call.  Never NULL. */
 const char	*wymcp_server_errmsg(const struct wymcp_server *);
 /*

@@ -19,6 +19,15 @@
  * (notifications/resources/updated) and, for a new name, to those that
  * follow the resource list (resources/list_changed).
  *
+ * The booking form is an MCP App too (io.modelcontextprotocol/ui):
+ * ui://examples/book-room is tools/apps/book_room.html, compiled in
+ * (tools/book_room_html.h, made from it at build time), so nothing has
+ * to be installed beside the module; book_room names it in its
+ * _meta.ui, so that a host that renders apps shows the form with the
+ * tool, and the form books through reserve_room, a tool only the app
+ * may call (visibility ["app"]: clients without the extension never
+ * see it).
+ *
  * The metadata of 0.4 shows here too: icons (a data: PNG, so that
  * nothing needs the network, and an https: one with sizes and a
  * theme), a _meta of the module's own prefix, the template's
@@ -35,6 +44,9 @@
 #include <unistd.h>
 
 #include <wymcp.h>
+
+/* BOOK_ROOM_HTML: tools/apps/book_room.html as a string literal. */
+#include "book_room_html.h"
 
 static const char room_schema[] = WYMCP_JSON({ "type": "object",
     "properties": { "room": { "type": "string", "title": "Room",
@@ -92,6 +104,29 @@ book_room_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    wymcp_ctx_principal(ctx) : "anonymous");
 	return wymcp_result_text(res, "Booked %s for %d on %s.", room, people,
 	    day);
+}
+
+/*
+ * The app's way to book: everything comes in the arguments (the form
+ * asked the user), so nothing is asked here.  Its text is what the app
+ * shows.
+ */
+static enum wymcp_err
+reserve_room_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	const char	*day, *room;
+	int64_t		 people;
+
+	day = wymcp_arg_str(args, "day", "");
+	room = wymcp_arg_str(args, "room", "");
+	/* Its schema bounds it to 1..20. */
+	people = wymcp_arg_int(args, "people", 1);
+	wymcp_log(ctx, WYMCP_LOG_INFO, "booked %s for %d on %s from the app "
+	    "(by %s)", room, (int)people, day, wymcp_ctx_principal(ctx) !=
+	    NULL ? wymcp_ctx_principal(ctx) : "anonymous");
+	return wymcp_result_text(res, "Booked %s for %d on %s.", room,
+	    (int)people, day);
 }
 
 /* Decline and cancel are answers: the tool returns, nothing is done. */
@@ -284,6 +319,22 @@ static const struct wymcp_resource templates[] = {
 	{ .uri = NULL }
 };
 
+/* MCP Apps: the booking form (apps.mdx "UI Resource Format"). */
+static const struct wymcp_resource resources[] = {
+	{
+		.uri = "ui://examples/book-room",
+		.name = "book_room_form",
+		.title = "Book a room",
+		.description = "A form that books a meeting room (an MCP "
+		    "App: book_room's view, booking through reserve_room).",
+		.mime = WYMCP_APP_MIME,
+		.text = BOOK_ROOM_HTML,
+		.meta = WYMCP_JSON({ "ui": { "csp": {},
+		    "prefersBorder": true } }),
+	},
+	{ .uri = NULL }
+};
+
 static const struct wymcp_tool tools[] = {
 	{
 		.name = "book_room",
@@ -299,6 +350,28 @@ static const struct wymcp_tool tools[] = {
 		.task_support = WYMCP_TASK_OPTIONAL,
 		.icons = "[{\"src\":\"" DOT_PNG "\",\"mimeType\":"
 		    "\"image/png\",\"sizes\":[\"1x1\"]}]",
+		.meta = WYMCP_JSON({ "ui": { "resourceUri":
+		    "ui://examples/book-room" } }),
+	},
+	{
+		.name = "reserve_room",
+		.title = "Reserve a room",
+		.description = "Books a meeting room with no questions: the "
+		    "day, the room and the number of people. Called by the "
+		    "book_room form (an MCP App), not by the model.",
+		.input_schema = WYMCP_JSON({ "type": "object",
+		    "properties": {
+			"day": { "type": "string",
+			    "description": "The day, e.g. 2026-12-01." },
+			"room": { "type": "string",
+			    "enum": ["Aurora", "Borealis", "Cirrus"] },
+			"people": { "type": "integer", "minimum": 1,
+			    "maximum": 20 } },
+		    "required": ["day", "room", "people"],
+		    "additionalProperties": false }),
+		.run = reserve_room_run,
+		.meta = WYMCP_JSON({ "ui": { "resourceUri":
+		    "ui://examples/book-room", "visibility": ["app"] } }),
 	},
 	{
 		.name = "purge_cache",
@@ -354,6 +427,6 @@ static const struct wymcp_tool tools[] = {
 };
 
 WYMCP_MODULE_DEFINE(.name = "examples", .tools = tools,
-    .templates = templates,
+    .resources = resources, .templates = templates,
     .instructions = "book_room and purge_cache ask the user before they "
     "act; write_note keeps notes that note://NAME reads back.");

@@ -1,7 +1,8 @@
 /*
  * help.c - lists the tools mounted for this request.  It answers from
  * the request's mount list, so each location of the web server shows
- * only what it serves.
+ * only what it serves, and leaves out MCP Apps tools that only an app
+ * may call (its reader is the model).
  */
 #include <string.h>
 
@@ -20,7 +21,9 @@ help_run(struct wymcp_ctx *ctx, struct json_object *args,
 	s = wymcp_strdup(ctx, want == NULL ? "Tools mounted here:\n" : "");
 	for (i = 0; s != NULL && i < n; i++) {
 		t = wymcp_ctx_tool(ctx, i);
-		if (want != NULL && strcmp(want, t->name) != 0)
+		/* Its reader is the model: no tool only an app may call. */
+		if (!wymcp_ctx_tool_for_model(ctx, i) ||
+		    (want != NULL && strcmp(want, t->name) != 0))
 			continue;
 		s = wymcp_printf(ctx, "%s- %s: %s\n", s, t->name,
 		    t->description);

@@ -335,6 +335,7 @@ enum wymcp_err wymcp__ctx_assigns(struct wymcp_ctx *);
  */
 const char *wymcp__ctx_who(struct wymcp_ctx *);
 enum wymcp_err wymcp__ctx_mount(struct wymcp_ctx *);
+int	 wymcp__ctx_apps(const struct wymcp_ctx *);
 const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 	    const char *name);
 const char *wymcp__ctx_quote(struct wymcp_ctx *, const char *);

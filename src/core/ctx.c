@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/core.h"
 
@@ -387,12 +388,51 @@ wymcp__ctx_find_tool(const struct wymcp_ctx *ctx, const char *name)
 
 	if ((t = wymcp__tool_lookup(ctx->srv, name, strlen(name))) == NULL)
 		return NULL;
+	/* An app-only tool exists only for MCP Apps hosts. */
+	if (t->app_only && !wymcp__ctx_apps(ctx))
+		return NULL;
 	if (ctx->who.tools == ctx->srv->all)
 		return t;
 	for (i = 0; i < ctx->who.ntools; i++)
 		if (ctx->who.tools[i] == t)
 			return t;
 	return NULL;
+}
+
+/*
+ * Did the request's client declare MCP Apps (ext-apps apps.mdx
+ * "Client<>Server Capability Negotiation"):
+ * capabilities.extensions["io.modelcontextprotocol/ui"], an object
+ * whose mimeTypes, when given, names text/html;profile=mcp-app?
+ */
+int
+wymcp__ctx_apps(const struct wymcp_ctx *ctx)
+{
+	struct json_object	*caps, *ext, *ui, *mt, *v;
+	size_t			 i;
+
+	/*
+	 * A legacy client's session id carries it, even where req.caps is
+	 * empty (the program cannot hold a stream to ask on).
+	 */
+	if ((caps = ctx->req.caps) == NULL ||
+	    !json_object_object_get_ex(caps, "extensions", NULL))
+		caps = ctx->req.session_caps;
+	if (caps == NULL ||
+	    !json_object_object_get_ex(caps, "extensions", &ext) ||
+	    !json_object_object_get_ex(ext, WYMCP__UI_EXT, &ui) ||
+	    !json_object_is_type(ui, json_type_object))
+		return 0;
+	if (!json_object_object_get_ex(ui, "mimeTypes", &mt) ||
+	    !json_object_is_type(mt, json_type_array))
+		return 1;
+	for (i = 0; i < json_object_array_length(mt); i++) {
+		v = json_object_array_get_idx(mt, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strcasecmp(json_object_get_string(v), WYMCP_APP_MIME) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* Public accessors. */
@@ -450,6 +490,14 @@ wymcp_ctx_tool(const struct wymcp_ctx *ctx, size_t i)
 	if (ctx == NULL || i >= ctx->who.ntools)
 		return NULL;
 	return ctx->who.tools[i]->def;
+}
+
+int
+wymcp_ctx_tool_for_model(const struct wymcp_ctx *ctx, size_t i)
+{
+	if (ctx == NULL || i >= ctx->who.ntools)
+		return 0;
+	return !ctx->who.tools[i]->app_only;
 }
 
 struct json_object *

@@ -154,7 +154,8 @@ wymcp_contents_blob(struct wymcp_resource_result *res, const char *uri,
 
 /*
  * The _meta of the contents entry added last (MCP Apps' _meta.ui on a
- * resources/read content item): keys checked as a module's _meta.
+ * resources/read content item): keys checked as a module's _meta, and
+ * its "ui" as a ui:// resource's (wymcp_apps(3)).
  */
 enum wymcp_err
 wymcp_contents_meta(struct wymcp_resource_result *res,
@@ -167,7 +168,8 @@ wymcp_contents_meta(struct wymcp_resource_result *res,
 	if (meta == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (res == NULL || (n = json_object_array_length(res->contents)) ==
-	    0 || !wymcp__meta_ok(meta, why, sizeof(why)))
+	    0 || !wymcp__meta_ok(meta, why, sizeof(why)) ||
+	    !wymcp__ui_meta_ok(meta, WYMCP__UI_RESOURCE, why, sizeof(why)))
 		return WYMCP_ERR_INVAL;
 	last = json_object_array_get_idx(res->contents, n - 1);
 	if (json_object_object_add(last, "_meta", json_object_get(meta)))

@@ -507,7 +507,9 @@ fail:
  *	session		compact JSON {"v":version,"c":capabilities}
  *
  * The capabilities kept are the ones a tool asks through: elicitation,
- * sampling and roots, as the client declared them.  Base64url is
+ * sampling and roots, as the client declared them, and the MCP Apps
+ * extension (extensions["io.modelcontextprotocol/ui"]), which decides
+ * whether app-only tools exist for it.  Base64url is
  * visible ASCII, as the header must be.
  */
 #define SESSION_VERSION	3
@@ -537,7 +539,7 @@ wymcp__session_seal(struct wymcp_ctx *ctx, const char *version,
 	static const char *const keep[] = { "elicitation", "sampling",
 	    "roots" };
 	const struct wymcp_server *srv = ctx->srv;
-	struct json_object	*s, *c, *v;
+	struct json_object	*s, *c, *v, *e;
 	unsigned char		*pt;
 	const char		*js;
 	size_t			 jslen, ptlen, i;
@@ -554,6 +556,17 @@ wymcp__session_seal(struct wymcp_ctx *ctx, const char *version,
 		    json_object_object_get_ex(caps, keep[i], &v) &&
 		    json_object_is_type(v, json_type_object))
 			json_object_object_add(c, keep[i], json_object_get(v));
+	/* MCP Apps: what tools/list shows depends on it (wymcp_apps(3)). */
+	if (json_object_is_type(caps, json_type_object) &&
+	    json_object_object_get_ex(caps, "extensions", &e) &&
+	    json_object_is_type(e, json_type_object) &&
+	    json_object_object_get_ex(e, WYMCP__UI_EXT, &v) &&
+	    json_object_is_type(v, json_type_object)) {
+		if ((e = json_object_new_object()) == NULL ||
+		    json_object_object_add(c, "extensions", e))
+			return NULL;
+		json_object_object_add(e, WYMCP__UI_EXT, json_object_get(v));
+	}
 	js = wymcp__json(s);
 	if ((jslen = strlen(js)) > SESSION_MAX)
 		return NULL;

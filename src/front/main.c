@@ -1151,6 +1151,33 @@ file_trusted(const struct front_opts *o, const char *what, const char *path,
 }
 
 /*
+ * A file a module names (an MCP Apps resource's HTML, wymcp_apps(3)):
+ * trusted as the module itself is (prog_trusted()), else refused
+ * unless --allow-insecure-files, which warns.
+ */
+static int
+module_file_check(void *arg, const char *path, char *why, size_t whylen)
+{
+	const struct front_opts	*o = arg;
+	char			 real[PATH_MAX];
+	size_t			 n;
+	int			 rc;
+
+	if ((rc = prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real),
+	    why, whylen)) == 0 || rc == -2)
+		return 0;	/* a missing file: the loader says so */
+	if (!o->insecure_files) {
+		n = strlen(why);
+		snprintf(why + n, whylen - n, " (--allow-insecure-files reads "
+		    "it anyway, for a development tree)");
+		return -1;
+	}
+	front_log(WYMCP_LOG_WARNING, "module file %s: %s: read anyway "
+	    "(--allow-insecure-files)", path, why);
+	return 0;
+}
+
+/*
  * Load the --module files, or every *.so of a --module directory (in
  * name order, read again at each reload), or the bundled modules when
  * none was given.  0, or -1 with why in `err' (nothing is fatal here:
@@ -1312,6 +1339,7 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 			    o->origins[i], wymcp_server_errmsg(srv));
 			goto fail;
 		}
+	wymcp_server_set_file_check(srv, module_file_check, (void *)o);
 	if (load_modules(srv, o, err, errlen) != 0)
 		goto fail;
 	if (o->skills_dir != NULL && wymcp_server_load_skills(srv,

@@ -134,6 +134,13 @@ int	 wymcp__meta_key_ok(const char *, char *why, size_t len);
 int	 wymcp__meta_ok(struct json_object *, char *why, size_t len);
 int	 wymcp__icons_ok(struct json_object *, char *why, size_t len);
 int	 wymcp__annotations_ok(struct json_object *, char *why, size_t len);
+/* meta.c: MCP Apps' _meta.ui of a tool, or of a resource or contents. */
+#define WYMCP__UI_TOOL		1
+#define WYMCP__UI_RESOURCE	2
+#define WYMCP__UI_EXT		"io.modelcontextprotocol/ui"
+#define WYMCP__UI_MIME		"text/html;profile=mcp-app"
+int	 wymcp__ui_meta_ok(struct json_object *, int where, char *why,
+	    size_t len);
 
 /* uritpl.c: URI templates, {var} and {+var} (RFC 6570). */
 int	 wymcp__uri_scheme_ok(const char *);

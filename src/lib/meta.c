@@ -286,3 +286,178 @@ wymcp__annotations_ok(struct json_object *o, char *why, size_t len)
 	}
 	return 1;
 }
+
+/*
+ * MCP Apps (io.modelcontextprotocol/ui, ext-apps apps.mdx "UI Resource
+ * Format", "Resource Discovery"): the _meta.ui a module gives a tool,
+ * a resource or a resource's contents.
+ */
+
+/* Is `o' an array of strings, each UTF-8 with no white space? */
+static int
+domains_ok(struct json_object *o)
+{
+	struct json_object	*e;
+	const char		*s;
+	size_t			 i, k;
+
+	if (!json_object_is_type(o, json_type_array))
+		return 0;
+	for (i = 0; i < json_object_array_length(o); i++) {
+		e = json_object_array_get_idx(o, i);
+		if (!json_object_is_type(e, json_type_string))
+			return 0;
+		s = json_object_get_string(e);
+		if (*s == '\0' || !wymcp__text_ok(s))
+			return 0;
+		for (k = 0; s[k] != '\0'; k++)
+			if ((unsigned char)s[k] <= 0x20 || s[k] == ';' ||
+			    s[k] == ',' || s[k] == 0x7f)
+				return 0;
+	}
+	return 1;
+}
+
+/* A tool's ui: resourceUri (ui://) and visibility ("model", "app"). */
+static int
+ui_tool_ok(struct json_object *ui, char *why, size_t len)
+{
+	struct json_object	*e;
+	const char		*s;
+	size_t			 i, n;
+	int			 seen = 0, bit;
+
+	json_object_object_foreach(ui, k, v) {
+		if (strcmp(k, "resourceUri") == 0) {
+			if (!json_object_is_type(v, json_type_string) ||
+			    strncmp(json_object_get_string(v), "ui://", 5) !=
+			    0 || json_object_get_string(v)[5] == '\0' ||
+			    !wymcp__text_ok(json_object_get_string(v)))
+				return say(why, len, "_meta.ui.resourceUri "
+				    "must be a ui:// URI");
+		} else if (strcmp(k, "visibility") == 0) {
+			if (!json_object_is_type(v, json_type_array) ||
+			    (n = json_object_array_length(v)) == 0)
+				return say(why, len, "_meta.ui.visibility "
+				    "must be a non-empty array of \"model\" "
+				    "and \"app\"");
+			for (i = 0; i < n; i++) {
+				e = json_object_array_get_idx(v, i);
+				s = json_object_is_type(e, json_type_string) ?
+				    json_object_get_string(e) : "";
+				bit = strcmp(s, "model") == 0 ? 1 :
+				    strcmp(s, "app") == 0 ? 2 : 0;
+				if (bit == 0 || (seen & bit))
+					return say(why, len, "_meta.ui."
+					    "visibility holds \"model\" and "
+					    "\"app\", each at most once");
+				seen |= bit;
+			}
+		} else
+			return say(why, len, "_meta.ui of a tool has "
+			    "resourceUri and visibility, not '%s'", k);
+	}
+	return 1;
+}
+
+/* A resource's (or its contents') ui: csp, permissions, domain, ... */
+static int
+ui_resource_ok(struct json_object *ui, char *why, size_t len)
+{
+	static const char *const csp[] = { "connectDomains",
+	    "resourceDomains", "frameDomains", "baseUriDomains", NULL };
+	static const char *const perm[] = { "camera", "microphone",
+	    "geolocation", "clipboardWrite", NULL };
+	size_t			 i;
+
+	json_object_object_foreach(ui, k, v) {
+		if (strcmp(k, "csp") == 0) {
+			if (!json_object_is_type(v, json_type_object))
+				return say(why, len, "_meta.ui.csp must be "
+				    "an object");
+			json_object_object_foreach(v, ck, cv) {
+				for (i = 0; csp[i] != NULL &&
+				    strcmp(csp[i], ck) != 0; i++)
+					continue;
+				if (csp[i] == NULL)
+					return say(why, len, "_meta.ui.csp "
+					    "has connectDomains, "
+					    "resourceDomains, frameDomains "
+					    "and baseUriDomains, not '%s'", ck);
+				if (!domains_ok(cv))
+					return say(why, len, "_meta.ui.csp.%s "
+					    "must be an array of origins "
+					    "(strings without white space)",
+					    ck);
+			}
+		} else if (strcmp(k, "permissions") == 0) {
+			if (!json_object_is_type(v, json_type_object))
+				return say(why, len, "_meta.ui.permissions "
+				    "must be an object");
+			json_object_object_foreach(v, pk, pv) {
+				for (i = 0; perm[i] != NULL &&
+				    strcmp(perm[i], pk) != 0; i++)
+					continue;
+				if (perm[i] == NULL || !json_object_is_type(pv,
+				    json_type_object))
+					return say(why, len, "_meta.ui."
+					    "permissions has camera, "
+					    "microphone, geolocation and "
+					    "clipboardWrite, each an object "
+					    "({}): not '%s'", pk);
+			}
+		} else if (strcmp(k, "domain") == 0) {
+			if (!json_object_is_type(v, json_type_string) ||
+			    *json_object_get_string(v) == '\0' ||
+			    !wymcp__text_ok(json_object_get_string(v)))
+				return say(why, len, "_meta.ui.domain must be "
+				    "a non-empty string");
+		} else if (strcmp(k, "prefersBorder") == 0) {
+			if (!json_object_is_type(v, json_type_boolean))
+				return say(why, len, "_meta.ui.prefersBorder "
+				    "must be true or false");
+		} else
+			return say(why, len, "_meta.ui of a resource has csp, "
+			    "permissions, domain and prefersBorder, not '%s'",
+			    k);
+	}
+	return 1;
+}
+
+/*
+ * Is the _meta object `meta' (keys already checked) right for MCP Apps
+ * where it is: WYMCP__UI_TOOL, WYMCP__UI_RESOURCE (a resource's or a
+ * contents entry's)?  Its "ui" must be an object of the members that
+ * place has, of their types; a tool's deprecated "ui/resourceUri"
+ * (apps.mdx "Resource Discovery") must be a ui:// URI, the same as
+ * ui.resourceUri when both are given.  A _meta without them passes.
+ */
+int
+wymcp__ui_meta_ok(struct json_object *meta, int where, char *why,
+    size_t len)
+{
+	struct json_object	*ui = NULL, *flat = NULL, *uri = NULL;
+
+	json_object_object_get_ex(meta, "ui", &ui);
+	json_object_object_get_ex(meta, "ui/resourceUri", &flat);
+	if (ui != NULL && !json_object_is_type(ui, json_type_object))
+		return say(why, len, "_meta.ui must be an object");
+	if (ui != NULL && !(where == WYMCP__UI_TOOL ? ui_tool_ok(ui, why,
+	    len) : ui_resource_ok(ui, why, len)))
+		return 0;
+	if (flat == NULL)
+		return 1;
+	if (where != WYMCP__UI_TOOL)
+		return say(why, len, "_meta 'ui/resourceUri' belongs to a "
+		    "tool");
+	if (!json_object_is_type(flat, json_type_string) ||
+	    strncmp(json_object_get_string(flat), "ui://", 5) != 0)
+		return say(why, len, "_meta 'ui/resourceUri' must be a ui:// "
+		    "URI");
+	if (ui != NULL && json_object_object_get_ex(ui, "resourceUri", &uri) &&
+	    strcmp(json_object_get_string(uri),
+	    json_object_get_string(flat)) != 0)
+		return say(why, len, "_meta 'ui/resourceUri' and "
+		    "ui.resourceUri name different resources");
+	return 1;
+}

@@ -78,7 +78,8 @@ wymcp__supported_versions(const struct wymcp_ctx *ctx)
  * client's on its GET stream.  logging: tools' wymcp_log() lines reach
  * clients that ask with _meta logLevel (and legacy clients, from info
  * up).  `modern` (server/discover) adds the tasks extension when there
- * is a store.  A new object, NULL when out of memory.
+ * is a store; MCP Apps is declared in both when a ui:// resource is.
+ * A new object, NULL when out of memory.
  */
 /* {} or {"listChanged":true} (and `also': true), for a capability. */
 static struct json_object *
@@ -115,19 +116,25 @@ wymcp__server_caps(const struct wymcp_server *srv, int modern)
 	json_object_object_add(caps, "logging", json_object_new_object());
 	/*
 	 * The tasks extension, with a store to keep tasks in; the skills
-	 * extension, with skills (and so the resources capability).
+	 * extension, with skills (and so the resources capability).  MCP
+	 * Apps, with a ui:// resource, in both eras: apps.mdx negotiates
+	 * it with the extensions of an initialize too (SEP-1724).
 	 */
-	if (modern && (srv->tasks != NULL || srv->skills.nskills > 0)) {
+	if ((modern && (srv->tasks != NULL || srv->skills.nskills > 0)) ||
+	    srv->napps > 0) {
 		ext = json_object_new_object();
-		if (srv->tasks != NULL)
+		if (modern && srv->tasks != NULL)
 			json_object_object_add(ext, WYMCP__TASKS_EXT,
 			    json_object_new_object());
-		if (srv->skills.nskills > 0 && (sk =
+		if (modern && srv->skills.nskills > 0 && (sk =
 		    json_object_new_object()) != NULL) {
 			json_object_object_add(sk, "directoryRead",
 			    json_object_new_boolean(1));
 			json_object_object_add(ext, WYMCP__SKILLS_EXT, sk);
 		}
+		if (srv->napps > 0)
+			json_object_object_add(ext, WYMCP__UI_EXT,
+			    json_object_new_object());
 		json_object_object_add(caps, "extensions", ext);
 	}
 	return caps;

@@ -21,13 +21,28 @@ struct read_body {
 	struct wymcp_resource_result	*out;
 };
 
-/* Run a resource's read() (inside wymcp__run()). */
+/*
+ * Run a resource's read() (inside wymcp__run()), or serve the text the
+ * module gave (wymcp_apps(3)): one entry with the listing's mimeType,
+ * and its _meta too, so that an MCP Apps host finds the ui metadata on
+ * the contents entry, where apps.mdx "Metadata Location" prefers it.
+ */
 static enum wymcp_err
 read_body(struct wymcp_ctx *ctx, void *arg)
 {
 	struct read_body	*rb = arg;
+	struct json_object	*mime = NULL, *meta = NULL;
+	enum wymcp_err		 rc;
 
-	return rb->res->def->read(ctx, rb->uri, rb->vars, rb->out);
+	if (rb->res->def->read != NULL)
+		return rb->res->def->read(ctx, rb->uri, rb->vars, rb->out);
+	json_object_object_get_ex(rb->res->listing, "mimeType", &mime);
+	if ((rc = wymcp_contents_text(rb->out, rb->uri, mime != NULL ?
+	    json_object_get_string(mime) : NULL, rb->res->text)) != WYMCP_OK)
+		return rc;
+	if (json_object_object_get_ex(rb->res->listing, "_meta", &meta))
+		return wymcp_contents_meta(rb->out, meta);
+	return WYMCP_OK;
 }
 
 /*

@@ -28,6 +28,12 @@ tool_at(const void *arg, size_t i, struct json_object **listing,
  * ttlMs is the smallest of the modules whose tools are mounted.  Tools
  * whose scopes the token (WYMCP_SCOPES) lacks are left out: where a
  * tool declares scopes, every list depends on the token and is private.
+ * So are tools whose MCP Apps visibility leaves out the model, for a
+ * client that did not declare io.modelcontextprotocol/ui: such a client
+ * has no app to call them, and would show them to the model (apps.mdx
+ * "Server Behavior": check client capabilities before offering UI
+ * tools).  A host that declared it gets them and keeps them from the
+ * model itself ("Visibility").
  */
 void
 wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
@@ -38,6 +44,7 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	struct wymcp__list	 l;
 	int64_t			 ttl;
 	size_t			 i, n;
+	int			 apps;
 
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
@@ -46,15 +53,21 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	}
 	shown = ctx->who.tools;
 	n = ctx->who.ntools;
-	/* Only the tools the token's scopes let it call. */
-	if (ctx->srv->tools_scoped) {
+	/*
+	 * Only the tools the token's scopes let it call, and app-only
+	 * tools (MCP Apps) only for a client that declared the extension.
+	 */
+	apps = ctx->srv->napps_only == 0 || wymcp__ctx_apps(ctx);
+	if (ctx->srv->tools_scoped || !apps) {
 		if ((some = wymcp_alloc(ctx, (n + 1) * sizeof(*some))) ==
 		    NULL) {
 			wymcp__reply_nomem(ctx, r);
 			return;
 		}
 		for (n = 0, i = 0; i < ctx->who.ntools; i++)
-			if (wymcp__ctx_scoped(ctx, ctx->who.tools[i]))
+			if ((!ctx->srv->tools_scoped ||
+			    wymcp__ctx_scoped(ctx, ctx->who.tools[i])) &&
+			    (apps || !ctx->who.tools[i]->app_only))
 				some[n++] = ctx->who.tools[i];
 		if (n < ctx->who.ntools)
 			shown = some;

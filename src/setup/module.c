@@ -92,6 +92,63 @@ scopes_ok(const char *s)
 }
 
 /*
+ * MCP Apps (ext-apps apps.mdx "Resource Discovery"): check the _meta.ui
+ * of the tool's listing `l', if any; *app_only when its visibility
+ * leaves the model out.  As the ext-apps server helper registerAppTool()
+ * does, ui.resourceUri is also sent under the deprecated flat key
+ * "ui/resourceUri" (and the other way round), for hosts that read only
+ * that one.  WYMCP_OK, or an error with the rule in errmsg.
+ */
+static enum wymcp_err
+ui_prepare(struct wymcp_server *srv, const char *tool, struct json_object *l,
+    int *app_only)
+{
+	struct json_object	*meta, *ui = NULL, *uri = NULL, *flat = NULL;
+	struct json_object	*vis, *o;
+	char			 why[256];
+	size_t			 i;
+
+	*app_only = 0;
+	if (!json_object_object_get_ex(l, "_meta", &meta))
+		return WYMCP_OK;
+	if (!wymcp__ui_meta_ok(meta, WYMCP__UI_TOOL, why, sizeof(why))) {
+		wymcp__seterr(srv, "tool %s: %s", tool, why);
+		return WYMCP_ERR_INVAL;
+	}
+	json_object_object_get_ex(meta, "ui", &ui);
+	json_object_object_get_ex(meta, "ui/resourceUri", &flat);
+	if (ui != NULL)
+		json_object_object_get_ex(ui, "resourceUri", &uri);
+	if (ui != NULL && json_object_object_get_ex(ui, "visibility", &vis)) {
+		*app_only = 1;
+		for (i = 0; i < json_object_array_length(vis); i++)
+			if (strcmp(json_object_get_string(
+			    json_object_array_get_idx(vis, i)), "model") == 0)
+				*app_only = 0;
+	}
+	if (uri != NULL && flat == NULL) {
+		if ((o = json_object_new_string(json_object_get_string(
+		    uri))) == NULL || json_object_object_add(meta,
+		    "ui/resourceUri", o))
+			goto nomem;
+	} else if (flat != NULL && uri == NULL) {
+		if (ui == NULL) {
+			if ((ui = json_object_new_object()) == NULL ||
+			    json_object_object_add(meta, "ui", ui))
+				goto nomem;
+		}
+		if ((o = json_object_new_string(json_object_get_string(
+		    flat))) == NULL || json_object_object_add(ui,
+		    "resourceUri", o))
+			goto nomem;
+	}
+	return WYMCP_OK;
+nomem:
+	wymcp__seterr(srv, "out of memory");
+	return WYMCP_ERR_NOMEM;
+}
+
+/*
  * Check one tool declaration and build its registration: parsed schemas
  * and the Tool object tools/list sends.  Returns WYMCP_OK or an error
  * with the reason in errmsg; `t` is untouched on error.
@@ -105,6 +162,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	struct wymcp_tool	 decl;
 	char			 why[256];
 	size_t			 stride;
+	int			 app_only = 0;
 	enum wymcp_err		 rc = WYMCP_ERR_SCHEMA;
 
 	if (!wymcp__tool_name_ok(def->name)) {
@@ -176,6 +234,8 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if ((rc = wymcp__meta_prepare(srv, why, decl.icons, decl.meta, l)) !=
 	    WYMCP_OK)
 		goto fail;
+	if ((rc = ui_prepare(srv, def->name, l, &app_only)) != WYMCP_OK)
+		goto fail;
 	rc = WYMCP_ERR_NOMEM;
 	t->listing = l;
 	if (wymcp__tool_digest(t)) {
@@ -192,6 +252,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	t->input = in;
 	t->output = out;
 	t->reqcaps = caps;
+	t->app_only = app_only;
 	json_object_put(ann);
 	return WYMCP_OK;
 fail:
@@ -365,6 +426,7 @@ wymcp__modules_free(struct wymcp_server *srv)
 	free(srv->tools);
 	srv->tools = NULL;
 	srv->ntools = 0;
+	srv->napps_only = 0;
 	free(srv->all);
 	srv->all = NULL;
 	free(srv->index);
@@ -412,6 +474,9 @@ wymcp__tools_index(struct wymcp_server *srv)
 
 	while (n < 2 * srv->ntools)
 		n *= 2;
+	for (srv->napps_only = 0, i = 0; i < srv->ntools; i++)
+		if (srv->tools[i].app_only)
+			srv->napps_only++;
 	all = calloc(srv->ntools + 1, sizeof(*all));
 	index = calloc(n, sizeof(*index));
 	free(srv->all);

@@ -1,14 +1,17 @@
 /*
  * resource.c - registration of a module's resources, templates and
- * prompts (server/resources.mdx; the prompts are prompt.c's)
+ * prompts (server/resources.mdx; the prompts are prompt.c's), and MCP
+ * Apps' ui:// resources (ext-apps apps.mdx "UI Resource Format")
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "setup/setup.h"
 
@@ -40,8 +43,90 @@ wymcp__resource_ref(const struct wymcp_server *srv, const char *uri,
 static void
 resource_clear(struct wymcp__resource *r)
 {
+	free(r->filetext);
 	json_object_put(r->listing);
 	memset(r, 0, sizeof(*r));
+}
+
+/*
+ * Read the file `name' a resource of the module being added names
+ * (`who'), relative to the module's directory unless absolute (to the
+ * working directory for a module linked in), after the program's file
+ * check: its text, at most WYMCP_APP_FILE_MAX bytes of UTF-8, in *out
+ * (caller frees).  WYMCP_OK, or an error naming the file in errmsg.
+ */
+static enum wymcp_err
+file_read(struct wymcp_server *srv, const char *who, const char *name,
+    char **out)
+{
+	const char	*mpath = srv->mods[srv->nmods].path, *slash;
+	char		*path = NULL, *buf = NULL, why[512];
+	size_t		 len = 0, n;
+	FILE		*f = NULL;
+	int		 plen;
+
+	*out = NULL;
+	if (*name == '\0') {
+		wymcp__seterr(srv, "%s: file names no path", who);
+		return WYMCP_ERR_INVAL;
+	}
+	/* All errors from here on use goto fail. */
+	if (*name != '/' && mpath != NULL &&
+	    (slash = strrchr(mpath, '/')) != NULL)
+		plen = asprintf(&path, "%.*s/%s", (int)(slash - mpath), mpath,
+		    name);
+	else
+		plen = asprintf(&path, "%s", name);
+	if (plen < 0) {
+		path = NULL;
+		wymcp__seterr(srv, "out of memory");
+		goto fail;
+	}
+	if (srv->filecheck != NULL && srv->filecheck(srv->filecheck_arg,
+	    path, why, sizeof(why)) != 0) {
+		wymcp__seterr(srv, "%s: file %s: refused: %s", who, path, why);
+		goto fail;
+	}
+	if ((f = fopen(path, "r")) == NULL) {
+		wymcp__seterr(srv, "%s: file %s: %s", who, path,
+		    strerror(errno));
+		goto fail;
+	}
+	if ((buf = malloc(WYMCP_APP_FILE_MAX + 1)) == NULL) {
+		wymcp__seterr(srv, "out of memory");
+		goto fail;
+	}
+	while ((n = fread(buf + len, 1, WYMCP_APP_FILE_MAX + 1 - len, f)) >
+	    0 && (len += n) <= WYMCP_APP_FILE_MAX)
+		continue;
+	if (ferror(f)) {
+		wymcp__seterr(srv, "%s: file %s: %s", who, path,
+		    strerror(errno));
+		goto fail;
+	}
+	if (len > WYMCP_APP_FILE_MAX) {
+		wymcp__seterr(srv, "%s: file %s is larger than %d bytes", who,
+		    path, WYMCP_APP_FILE_MAX);
+		goto fail;
+	}
+	buf[len] = '\0';
+	if (strlen(buf) != len || !wymcp__utf8_valid(buf, len)) {
+		wymcp__seterr(srv, "%s: file %s is not UTF-8 text", who,
+		    path);
+		goto fail;
+	}
+	fclose(f);
+	free(path);
+	/* Kept for the server's life: only what the file holds. */
+	if ((*out = realloc(buf, len + 1)) == NULL)
+		*out = buf;
+	return WYMCP_OK;
+fail:
+	if (f != NULL)
+		fclose(f);
+	free(buf);
+	free(path);
+	return WYMCP_ERR_INVAL;
 }
 
 /*
@@ -56,9 +141,10 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
     const struct wymcp__resource *tab, size_t n, struct wymcp__resource *out)
 {
 	const char		*kind = template ? "template" : "resource";
-	struct json_object	*l = NULL, *ann = NULL;
+	struct json_object	*l = NULL, *ann = NULL, *meta;
 	struct wymcp_resource	 decl;
-	char			 why[256], who[160];
+	const char		*mime;
+	char			 why[256], who[160], *filetext = NULL;
 	size_t			 i;
 	enum wymcp_err		 rc;
 
@@ -80,9 +166,9 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		    def->uri, why);
 		return WYMCP_ERR_INVAL;
 	}
-	if (def->name == NULL || *def->name == '\0' || def->read == NULL) {
-		wymcp__seterr(srv, "module %s: %s %s: a name and a read "
-		    "function are required", mod->name, kind, def->uri);
+	if (def->name == NULL || *def->name == '\0') {
+		wymcp__seterr(srv, "module %s: %s %s: a name is required",
+		    mod->name, kind, def->uri);
 		return WYMCP_ERR_INVAL;
 	}
 	if (!wymcp__text_ok(def->name) || !wymcp__text_ok(def->title) ||
@@ -105,6 +191,28 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
 	snprintf(who, sizeof(who), "module %s: %s %s", mod->name, kind,
 	    def->uri);
+	if ((def->read != NULL) + (decl.text != NULL) + (decl.file !=
+	    NULL) != 1 || (template && def->read == NULL)) {
+		wymcp__seterr(srv, "%s: a read function, a text or a file "
+		    "is required, and only one of them (a template needs a "
+		    "read function)", who);
+		return WYMCP_ERR_INVAL;
+	}
+	mime = def->mime;
+	if (!template && strncmp(def->uri, "ui://", 5) == 0) {
+		if (mime == NULL)
+			mime = WYMCP_APP_MIME;
+		else if (strcasecmp(mime, WYMCP_APP_MIME) != 0) {
+			wymcp__seterr(srv, "%s: an MCP Apps resource (ui://) "
+			    "has the mime type " WYMCP_APP_MIME " (others are "
+			    "reserved), not '%s'", who, mime);
+			return WYMCP_ERR_INVAL;
+		}
+	}
+	if (decl.text != NULL && !wymcp__text_ok(decl.text)) {
+		wymcp__seterr(srv, "%s: text is not UTF-8", who);
+		return WYMCP_ERR_INVAL;
+	}
 	if (decl.size < 0 || (template && decl.size != 0)) {
 		wymcp__seterr(srv, "%s: size must be 0 (unknown) or the "
 		    "bytes of a fixed resource; a template has none", who);
@@ -132,7 +240,7 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	    wymcp__put_str(l, "name", def->name) || wymcp__put_str(l, "title",
 	    def->title) ||
 	    wymcp__put_str(l, "description", def->description) ||
-	    wymcp__put_str(l, "mimeType", def->mime) ||
+	    wymcp__put_str(l, "mimeType", mime) ||
 	    (ann != NULL && json_object_object_add(l, "annotations",
 	    json_object_get(ann))) ||
 	    (decl.size > 0 && json_object_object_add(l, "size",
@@ -140,6 +248,15 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		goto fail;
 	if ((rc = wymcp__meta_prepare(srv, who, decl.icons, decl.meta, l)) !=
 	    WYMCP_OK)
+		goto fail;
+	rc = WYMCP_ERR_INVAL;
+	if (json_object_object_get_ex(l, "_meta", &meta) &&
+	    !wymcp__ui_meta_ok(meta, WYMCP__UI_RESOURCE, why, sizeof(why))) {
+		wymcp__seterr(srv, "%s: %s", who, why);
+		goto fail;
+	}
+	if (decl.file != NULL && (rc = file_read(srv, who, decl.file,
+	    &filetext)) != WYMCP_OK)
 		goto fail;
 	rc = WYMCP_ERR_NOMEM;
 	wymcp__seterr(srv, "out of memory");
@@ -149,8 +266,11 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	out->def = def;
 	out->mod = mod;
 	out->listing = l;
+	out->filetext = filetext;
+	out->text = filetext != NULL ? filetext : decl.text;
 	return WYMCP_OK;
 fail:
+	free(filetext);
 	json_object_put(ann);
 	json_object_put(l);
 	return rc;
@@ -219,6 +339,10 @@ wymcp__module_extras(struct wymcp_server *srv, const struct wymcp_module *mod)
 		goto undo;
 	if ((rc = wymcp__prompts_prepare(srv, mod, &np)) != WYMCP_OK)
 		goto undo;
+	for (i = 0; i < nr; i++)
+		if (strncmp(srv->resources[srv->nresources + i].def->uri,
+		    "ui://", 5) == 0)
+			srv->napps++;
 	srv->nresources += nr;
 	srv->ntemplates += nt;
 	srv->nprompts += np;
@@ -244,6 +368,7 @@ wymcp__extras_free(struct wymcp_server *srv)
 	free(srv->resources);
 	srv->resources = NULL;
 	srv->nresources = 0;
+	srv->napps = 0;
 	for (i = 0; i < srv->ntemplates; i++)
 		resource_clear(&srv->templates[i]);
 	free(srv->templates);

@@ -133,6 +133,16 @@ nomem:
 }
 
 void
+wymcp_server_set_file_check(struct wymcp_server *srv,
+    wymcp_file_check_fn check, void *arg)
+{
+	if (srv == NULL)
+		return;
+	srv->filecheck = check;
+	srv->filecheck_arg = arg;
+}
+
+void
 wymcp_server_set_max_body(struct wymcp_server *srv, size_t max)
 {
 	if (srv != NULL)

@@ -38,6 +38,8 @@ struct wymcp__tool {
 	unsigned char		 digest[32];	/* of the listing (mount id) */
 	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
 	size_t			 nxparams;
+	int			 app_only;	/* _meta.ui.visibility lacks
+						   "model" (MCP Apps) */
 };
 
 /* resource.c, prompt.c: registered resources, templates and prompts. */
@@ -46,6 +48,8 @@ struct wymcp__resource {
 	const struct wymcp_module *mod;
 	struct json_object	*listing;	/* Resource/ResourceTemplate */
 	unsigned char		 digest[32];	/* of the listing: list id */
+	const char		*text;		/* served by us, or NULL */
+	char			*filetext;	/* a file's text, ours */
 };
 struct wymcp__prompt {
 	const struct wymcp_prompt *def;
@@ -194,6 +198,10 @@ struct wymcp_server {
 	void			(*tasks_free)(struct wymcp__store *);
 	wymcp_store_watch_fn	 store_watch;	/* the store's ups and downs */
 	void			*store_watch_arg;
+	wymcp_file_check_fn	 filecheck;	/* vets a module's files */
+	void			*filecheck_arg;
+	size_t			 napps;		/* ui:// resources (MCP Apps) */
+	size_t			 napps_only;	/* app-only tools */
 	wymcp_publish_fn	 publish;	/* events go out: listChanged */
 	void			*publish_arg;
 	struct wymcp__skills	 skills;	/* skills.c */

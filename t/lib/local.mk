@@ -18,6 +18,13 @@ check_LTLIBRARIES += %reldir%/badmod.la
 	-rpath /nowhere
 %canon_reldir%_badmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
 
+# An MCP App whose HTML is a file beside it (t/regress/app-file-module).
+check_LTLIBRARIES += %reldir%/appmod.la
+%canon_reldir%_appmod_la_SOURCES = %reldir%/appmod.c
+%canon_reldir%_appmod_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_appmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
 # Tools that misbehave, for the limits (t/e2e/e2e_harden.py).
 check_LTLIBRARIES += %reldir%/rogue.la
 %canon_reldir%_rogue_la_SOURCES = %reldir%/rogue.c

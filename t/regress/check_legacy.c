@@ -864,6 +864,17 @@ START_TEST(session_id_is_minted_and_opened)
 	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
 	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"elicitation\":"
 	    "{\"form\":{},\"url\":{}}}");
+	/* And MCP Apps' extension, without the others (wymcp_apps(3)). */
+	initialize_as(NULL, "{\"protocolVersion\":\"2025-11-25\","
+	    "\"capabilities\":{\"extensions\":{\"io.modelcontextprotocol/"
+	    "ui\":{\"mimeTypes\":[\"text/html;profile=mcp-app\"]},"
+	    "\"com.example/x\":{}}},\"clientInfo\":{\"name\":"
+	    "\"c\",\"version\":\"1\"}}", sid, sizeof(sid));
+	snprintf(hdr, sizeof(hdr), "HTTP_MCP_SESSION_ID=%s", sid);
+	rpc("tools/call", "{\"name\":\"caps\"}", hdr, NULL);
+	ck_assert_str_eq(h_text(&resp), "2025-11-25 {\"extensions\":"
+	    "{\"io.modelcontextprotocol\\/ui\":{\"mimeTypes\":"
+	    "[\"text\\/html;profile=mcp-app\"]}}}");
 	/* Without one, as before: nothing carried, 2025-03-26 assumed. */
 	rpc("tools/call", "{\"name\":\"caps\"}", NULL);
 	ck_assert_str_eq(h_text(&resp), "2025-03-26 none");

@@ -15,6 +15,6 @@ REGRESS_TESTS = \
 	%reldir%/check_wire
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/trust-module \
-	%reldir%/check-tasks-pg
+	%reldir%/check-tasks-pg %reldir%/app-file-module
 EXTRA_DIST += %reldir%/refuse-module %reldir%/trust-module \
-	%reldir%/check-tasks-pg
+	%reldir%/check-tasks-pg %reldir%/app-file-module

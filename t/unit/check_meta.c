@@ -183,9 +183,10 @@ START_TEST(listings_carry_icons_and_meta)
 	    wymcp_server_errmsg(srv));
 	e = first("tools/list", "tools");
 	ck_assert_str_eq(h_compact(h_jp(e, "icons", NULL)), ICONS);
+	/* The deprecated flat key too, as registerAppTool() sends it. */
 	ck_assert_str_eq(h_compact(h_jp(e, "_meta", NULL)), "{\"ui\":{"
 	    "\"resourceUri\":\"ui://a/b\",\"visibility\":[\"model\","
-	    "\"app\"]}}");
+	    "\"app\"]},\"ui/resourceUri\":\"ui://a/b\"}");
 	e = first("resources/list", "resources");
 	ck_assert_str_eq(h_compact(e), "{\"uri\":\"ui://a/b\",\"name\":"
 	    "\"view\",\"mimeType\":\"text/html;profile=mcp-app\","

@@ -203,10 +203,14 @@ START_TEST(catalogue_changes)
 	ck_assert_ptr_null(wymcp_catalogue_changes(ca, cc));
 	ev = wymcp_catalogue_changes(ca, cb);
 	ck_assert_ptr_nonnull(ev);
-	/* echo came, the examples' tools and note:// template went. */
+	/*
+	 * echo came, the examples' tools, ui:// view and note://
+	 * template went.
+	 */
 	ck_assert_str_eq(ev, "{\"v\":1,\"k\":\"list\",\"lists\":"
 	    "[\"tools\",\"resources\"],\"tools\":[\"echo\",\"book_room\","
-	    "\"purge_cache\",\"count_slowly\",\"write_note\"]}");
+	    "\"reserve_room\",\"purge_cache\",\"count_slowly\","
+	    "\"write_note\"]}");
 	free(ev);
 	ck_assert_ptr_null(wymcp_catalogue_changes(NULL, cb));
 	wymcp_catalogue_free(ca);

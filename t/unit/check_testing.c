@@ -262,7 +262,10 @@ load_bundled(const char *name)
 	return m;
 }
 
-/* The examples module (book_room, purge_cache, count_slowly). */
+/*
+ * The examples module (book_room, reserve_room, purge_cache,
+ * count_slowly, write_note).
+ */
 static const struct wymcp_module *
 load_examples(void)
 {
@@ -414,11 +417,12 @@ START_TEST(build_context_mounts_a_loaded_module)
 	m[1] = NULL;
 	o.mount = m;
 	build();
-	ck_assert_uint_eq(wymcp_ctx_ntools(ctx), 4);
+	ck_assert_uint_eq(wymcp_ctx_ntools(ctx), 5);
 	ck_assert_str_eq(wymcp_ctx_tool(ctx, 0)->name, "book_room");
-	ck_assert_str_eq(wymcp_ctx_tool(ctx, 1)->name, "purge_cache");
-	ck_assert_str_eq(wymcp_ctx_tool(ctx, 2)->name, "count_slowly");
-	ck_assert_str_eq(wymcp_ctx_tool(ctx, 3)->name, "write_note");
+	ck_assert_str_eq(wymcp_ctx_tool(ctx, 1)->name, "reserve_room");
+	ck_assert_str_eq(wymcp_ctx_tool(ctx, 2)->name, "purge_cache");
+	ck_assert_str_eq(wymcp_ctx_tool(ctx, 3)->name, "count_slowly");
+	ck_assert_str_eq(wymcp_ctx_tool(ctx, 4)->name, "write_note");
 }
 END_TEST
 

@@ -1,5 +1,6 @@
 # t/unit: one Check suite per library module.
 UNIT_TESTS = \
+	%reldir%/check_apps \
 	%reldir%/check_args \
 	%reldir%/check_arena \
 	%reldir%/check_card \
