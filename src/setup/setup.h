@@ -238,6 +238,13 @@ struct wymcp__tool_0_3 {
 	(offsetof(type, member) + sizeof(((type *)0)->member) <= (stride))
 #define WYMCP__STRIDE(mod, field, old)					\
 	(WYMCP__HAS(mod, field) && (mod)->field != 0 ? (mod)->field : (old))
+/*
+ * How many entries of a table to read at most: the length the module
+ * recorded (0.4), else SIZE_MAX: up to the terminator.
+ */
+#define WYMCP__COUNT(mod, field)					\
+	(WYMCP__HAS(mod, field) && (mod)->field != 0 ? (mod)->field :	\
+	    SIZE_MAX)
 #define WYMCP__AT(type, base, i, stride)				\
 	((const type *)(const void *)((const char *)(base) + (i) * (stride)))
 
