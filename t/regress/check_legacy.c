@@ -156,6 +156,16 @@ object_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    json_tokener_parse("{\"n\":1}")));
 }
 
+/* A structured result that breaks its outputSchema: -32603. */
+static enum wymcp_err
+mismatch_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	(void)args;
+	return wymcp_result_structured(res, wymcp_own(ctx,
+	    json_tokener_parse("{\"town\":\"Oslo\"}")));
+}
+
 static const struct wymcp_tool tools[] = {
 	{ .name = "ask", .description = "Asks the client everything.",
 	  .input_schema = "{\"type\":\"object\"}", .run = ask_run },
@@ -176,6 +186,11 @@ static const struct wymcp_tool tools[] = {
 	{ .name = "object", .description = "Structured object.",
 	  .input_schema = "{\"type\":\"object\"}",
 	  .output_schema = "{\"type\":\"object\"}", .run = object_run },
+	{ .name = "mismatch", .description = "Breaks its outputSchema.",
+	  .input_schema = "{\"type\":\"object\"}",
+	  .output_schema = "{\"type\":\"object\",\"required\":"
+	  "[\"city\"],\"properties\":{\"city\":{\"type\":\"string\"}}}",
+	  .run = mismatch_run },
 	{ .name = NULL }
 };
 
@@ -585,7 +600,7 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 8);
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 9);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
 	ck_assert_str_eq(h_compact(r),
@@ -614,10 +629,10 @@ START_TEST(pagination_still_works)
 	struct json_object	*r;
 	char			 params[1024];
 
-	wymcp_server_set_page_size(srv, 4);
+	wymcp_server_set_page_size(srv, 5);
 	rpc("tools/list", "{}", NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 4);
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 5);
 	ck_assert_ptr_nonnull(h_jp(r, "nextCursor", NULL));
 	snprintf(params, sizeof(params), "{\"cursor\":\"%s\"}",
 	    json_object_get_string(h_jp(r, "nextCursor", NULL)));
@@ -678,6 +693,16 @@ START_TEST(errors_are_http_200)
 	expect_error(200, WYMCP__METHOD_NOT_FOUND);
 	rpc("tools/call", "{\"name\":\"nosuch\"}", NULL);
 	expect_error(200, WYMCP__INVALID_PARAMS);
+	/*
+	 * An internal error (a result that breaks its outputSchema) too:
+	 * -32603 with HTTP 200, where the modern wire says 500.
+	 */
+	rpc("tools/call", "{\"name\":\"mismatch\"}", NULL);
+	expect_error(200, WYMCP__INTERNAL_ERROR);
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "mismatch",
+	    "{\"name\":\"mismatch\"}", NULL, &resp), WYMCP_OK);
+	expect_error(500, WYMCP__INTERNAL_ERROR);
 	/* resources/read of nothing: -32002 with data.uri (2025-11-25). */
 	rpc("resources/read", "{\"uri\":\"test://none\"}", NULL);
 	expect_error(200, WYMCP__RESOURCE_NOT_FOUND);
