@@ -430,7 +430,11 @@ enum wymcp_err	 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
 /*
  * Content builders.  Pure: they build an MCP content block and touch
  * nothing else.  Each returns an object owned by the request, or NULL
- * on allocation failure or a NULL required argument.
+ * on allocation failure or a NULL required argument.  The second is
+ * the tool's bug: logged ("wymcp_text(): text is NULL") and kept, so
+ * that wymcp_result_add() and wymcp_prompt_message() given that NULL
+ * return WYMCP_ERR_INVAL, and a tool returning it fails with that line
+ * as its isError text, not as out of memory.
  */
 struct json_object *wymcp_text(struct wymcp_ctx *, const char *text);
 struct json_object *wymcp_textf(struct wymcp_ctx *, const char *, ...)

@@ -114,6 +114,9 @@ struct wymcp__call {
 	int			 have_key;
 	struct wymcp__event	*events;	/* wymcp_notify_*(): to publish */
 	int			 nevents;
+	const char		*builder_null;	/* "wymcp_text(): text is
+						   NULL": a builder given a
+						   NULL (content.c), or NULL */
 };
 
 /* An event a run published (events.c): compact JSON, in the arena. */
