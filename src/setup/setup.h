@@ -163,6 +163,13 @@ struct wymcp_server {
 	size_t			 max_body;
 	wymcp_log_fn		 logfn;
 	void			*logarg;
+	/*
+	 * Told each misuse a request's tool makes of the API that the
+	 * wire lets pass with a warning (a question key asked twice: ask.c),
+	 * so the testing library can fail the call; NULL elsewhere.
+	 */
+	void			(*misusefn)(void *, const char *);
+	void			*misusearg;
 	int			 logmax;	/* highest priority logged */
 	wymcp_request_fn	 reqfn;		/* the request hook */
 	void			*reqarg;
