@@ -56,6 +56,9 @@ logfn(void *arg, int prio, const char *reqid, const char *msg)
 /* What ask_run saw, as "elicit,sample,roots" return codes. */
 static enum wymcp_err	 seen[3];
 
+static char	 keys[8][32];
+static size_t	 nkeys;
+
 /* ask: every way of asking the client; the result says what came back. */
 static enum wymcp_err
 ask_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -64,6 +67,10 @@ ask_run(struct wymcp_ctx *ctx, struct json_object *args,
 	struct json_object	*a, *p;
 
 	(void)args;
+	/* Each run's idempotency key, for held_stream_asks_and_reruns. */
+	if (nkeys < sizeof(keys) / sizeof(keys[0]))
+		snprintf(keys[nkeys++], sizeof(keys[0]), "%s",
+		    wymcp_idempotency_key(ctx));
 	p = wymcp_own(ctx, json_tokener_parse("{\"messages\":[{\"role\":"
 	    "\"user\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],"
 	    "\"maxTokens\":10}"));
@@ -1189,7 +1196,9 @@ count(const char *what)
 START_TEST(held_stream_asks_and_reruns)
 {
 	struct json_object	*r;
+	size_t			 i;
 
+	nkeys = 0;
 	r = call_ask();
 	ck_assert_ptr_nonnull(strstr(resp.headers, "text/event-stream"));
 	ck_assert_ptr_nonnull(r);
@@ -1209,6 +1218,15 @@ START_TEST(held_stream_asks_and_reruns)
 	ck_assert_int_eq(waits, 3);
 	/* The id is sealed, not a counter. */
 	ck_assert_uint_gt(strlen(last_id), 60);
+	/* Four runs of one call: one idempotency key; a new call, another. */
+	ck_assert_uint_eq(nkeys, 4);
+	ck_assert_uint_eq(strlen(keys[0]), 22);
+	for (i = 1; i < nkeys; i++)
+		ck_assert_str_eq(keys[i], keys[0]);
+	(void)call_ask();
+	ck_assert_uint_eq(nkeys, 8);
+	ck_assert_str_ne(keys[4], keys[0]);
+	ck_assert_str_eq(keys[7], keys[4]);
 }
 END_TEST
 
