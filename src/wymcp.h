@@ -274,10 +274,15 @@ typedef enum wymcp_err (*wymcp_complete_fn)(struct wymcp_ctx *ctx,
 /*
  * What a module exports under the symbol `wymcp_module`.  Use
  * WYMCP_MODULE(name, tools) for a module of tools only, or
- * WYMCP_MODULE_DEFINE(.name = …, .tools = …, .prompts = …) with
- * designated initializers; both fill abi and size.  Every table ends
- * with an entry whose name (uri for resources) is NULL; a NULL table is
- * an empty one.  Members after `tools` were added in 0.2, the element
+ * WYMCP_MODULE_DEFINE(.name = …, WYMCP_TOOLS(tools),
+ * WYMCP_PROMPTS(prompts), …) with designated initializers; both fill
+ * abi and size.  A table given as an array to WYMCP_MODULE(),
+ * WYMCP_TOOLS(), WYMCP_RESOURCES(), WYMCP_TEMPLATES() or
+ * WYMCP_PROMPTS() needs no terminator: its length is recorded (0.4).
+ * Any other table (.tools = tools, a pointer) ends with an entry whose
+ * name (uri for resources) is NULL, as before 0.4, and a recorded one
+ * may too; a NULL table is an empty one.  Members after `tools` were
+ * added in 0.2, the element
  * sizes in 0.3; a module built against an older header (a smaller size)
  * reads as having none of them.  A module that fills the structure
  * itself, without the macros, sets the four element sizes too: since
@@ -324,10 +329,34 @@ struct wymcp_module {
 	 */
 	const char		*server_info;
 	const char		*instructions;
+	/*
+	 * Added in 0.4: the number of entries of each table, filled by
+	 * the macros from the array's size (WYMCP_NELEM()).  The loader
+	 * reads at most that many, and stops before at an entry whose
+	 * name (uri) is NULL.  0, what a module built before 0.4 reads
+	 * as: up to that terminator.
+	 */
+	size_t			 ntools;
+	size_t			 nresources;
+	size_t			 ntemplates;
+	size_t			 nprompts;
 };
 
+/*
+ * The number of elements of an array; 0 for a pointer to a table
+ * (whose elements are all larger than a pointer), which then reads up
+ * to its terminator.
+ */
+#define WYMCP_NELEM(arr)	(sizeof(arr) / sizeof((arr)[0]))
+#define WYMCP_TOOLS(arr)	.tools = (arr), .ntools = WYMCP_NELEM(arr)
+#define WYMCP_RESOURCES(arr)						\
+	.resources = (arr), .nresources = WYMCP_NELEM(arr)
+#define WYMCP_TEMPLATES(arr)						\
+	.templates = (arr), .ntemplates = WYMCP_NELEM(arr)
+#define WYMCP_PROMPTS(arr)	.prompts = (arr), .nprompts = WYMCP_NELEM(arr)
+
 #define WYMCP_MODULE(modname, tooltab)					\
-	WYMCP_MODULE_DEFINE(.name = (modname), .tools = (tooltab))
+	WYMCP_MODULE_DEFINE(.name = (modname), WYMCP_TOOLS(tooltab))
 #define WYMCP_MODULE_DEFINE(...)					\
 	__attribute__((visibility("default")))				\
 	const struct wymcp_module wymcp_module = {			\
@@ -429,7 +458,11 @@ enum wymcp_err	 wymcp_log(struct wymcp_ctx *, int prio, const char *, ...)
 /*
  * Content builders.  Pure: they build an MCP content block and touch
  * nothing else.  Each returns an object owned by the request, or NULL
- * on allocation failure or a NULL required argument.
+ * on allocation failure or a NULL required argument.  The second is
+ * the tool's bug: logged ("wymcp_text(): text is NULL") and kept, so
+ * that wymcp_result_add() and wymcp_prompt_message() given that NULL
+ * return WYMCP_ERR_INVAL, and a tool returning it fails with that line
+ * as its isError text, not as out of memory.
  */
 struct json_object *wymcp_text(struct wymcp_ctx *, const char *text);
 struct json_object *wymcp_textf(struct wymcp_ctx *, const char *, ...)

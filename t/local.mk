@@ -15,3 +15,4 @@ include t/unit/local.mk
 include t/regress/local.mk
 include t/fuzz/local.mk
 include t/layers/local.mk
+include t/docs/local.mk

@@ -314,6 +314,51 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 }
 
 /*
+ * A key the tool chose, asked again in this run: the second question
+ * gets the first one's answer and is never shown, which is never what
+ * the tool meant (wymcp_elicit(3) "Question keys").  A warning, and an
+ * error to the testing library; the run goes on as before.  `what` is
+ * the question's message, or its params as JSON.
+ */
+static void
+repeated(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
+    const char *method, const char *what)
+{
+	struct wymcp__asked	*a;
+
+	if (what == NULL)
+		what = "";
+	for (a = run->asked; a != NULL; a = a->next) {
+		if (strcmp(a->key, key) != 0)
+			continue;
+		if (strcmp(a->method, method) == 0 &&
+		    strcmp(a->what, what) == 0)
+			wymcp__ctx_misuse(ctx, "%s: question key '%s' asked "
+			    "twice in one run: the second gets the first's "
+			    "answer; give each question its own key",
+			    ctx->call.name != NULL ? ctx->call.name : "-",
+			    wymcp__ctx_quote(ctx, key));
+		else
+			wymcp__ctx_misuse(ctx, "%s: question key '%s' reused "
+			    "for another question ('%s' after '%s'): the "
+			    "second is never shown; give each question its "
+			    "own key",
+			    ctx->call.name != NULL ? ctx->call.name : "-",
+			    wymcp__ctx_quote(ctx, key),
+			    wymcp__ctx_quote(ctx, what),
+			    wymcp__ctx_quote(ctx, a->what));
+		return;
+	}
+	if ((a = wymcp__arena_alloc(&ctx->arena, sizeof(*a))) == NULL ||
+	    (a->key = wymcp_strdup(ctx, key)) == NULL ||
+	    (a->what = wymcp_strdup(ctx, what)) == NULL)
+		return;
+	a->method = method;
+	a->next = run->asked;
+	run->asked = a;
+}
+
+/*
  * Does the request carry an answer for `key`?  1 with *answer, checked
  * (an invalid one does not return) and remembered as read (it goes
  * into the next requestState), or 0: unanswered.
@@ -378,8 +423,14 @@ pending(struct wymcp__run *run, const char *key, struct json_object *req)
 
 	if (req == NULL)
 		return WYMCP_ERR_NOMEM;
-	if ((m = wymcp__run_pending(run)) == NULL ||
-	    json_object_object_add(m, key, req)) {
+	if ((m = wymcp__run_pending(run)) == NULL) {
+		json_object_put(req);
+		return WYMCP_ERR_NOMEM;
+	}
+	/* A key asked again in a batch: the first question stays. */
+	if (json_object_object_get_ex(m, key, NULL))
+		json_object_put(req);
+	else if (json_object_object_add(m, key, req)) {
 		json_object_put(req);
 		return WYMCP_ERR_NOMEM;
 	}
@@ -400,9 +451,12 @@ ask(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
     struct json_object **answer)
 {
 	enum wymcp_err		 rc;
+	int			 chosen = key != NULL;
 
 	if ((key = ask_key(ctx, run, kind, key, &rc)) == NULL)
 		return rc;
+	if (chosen)
+		repeated(ctx, run, key, method, wymcp__json(params));
 	if (answered(ctx, run, kind, key, NULL, answer))
 		return WYMCP_OK;
 	return pending(run, key, question(method, params));
@@ -490,9 +544,12 @@ elicit_form(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *key,
     struct wymcp__schema_memo *m, struct json_object **answer)
 {
 	enum wymcp_err		 rc;
+	int			 chosen = key != NULL;
 
 	if ((key = ask_key(ctx, run, "elicit", key, &rc)) == NULL)
 		return rc;
+	if (chosen)
+		repeated(ctx, run, key, "elicitation/create", msg);
 	if (answered(ctx, run, "elicit", key, schema, answer))
 		return WYMCP_OK;
 	return pending(run, key, form_question(msg, schema, m));

@@ -14,6 +14,27 @@
 
 #include "core/core.h"
 
+/*
+ * A builder was given NULL for `arg': the tool's bug, not a lack of
+ * memory.  Logged, and kept for wymcp_result_add(), which then says
+ * WYMCP_ERR_INVAL, and for the tool's failure message (result.c), so
+ * that the call fails with the reason and the worker is not recycled.
+ * Returns NULL.
+ */
+static struct json_object *
+null_arg(struct wymcp_ctx *ctx, const char *fn, const char *arg)
+{
+	const char	*m;
+
+	if (ctx == NULL)
+		return NULL;
+	if ((m = wymcp_printf(ctx, "%s(): %s is NULL", fn, arg)) == NULL)
+		return NULL;
+	ctx->call.builder_null = m;
+	wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "%s", m);
+	return NULL;
+}
+
 /* A new request-owned object with "type" set; NULL on failure. */
 static struct json_object *
 block(struct wymcp_ctx *ctx, const char *type)
@@ -36,7 +57,9 @@ wymcp_text(struct wymcp_ctx *ctx, const char *text)
 {
 	struct json_object	*o;
 
-	if (text == NULL || (o = block(ctx, "text")) == NULL)
+	if (text == NULL)
+		return null_arg(ctx, "wymcp_text", "text");
+	if ((o = block(ctx, "text")) == NULL)
 		return NULL;
 	return wymcp__put_str(o, "text", text) ? NULL : o;
 }
@@ -47,7 +70,9 @@ wymcp_textf(struct wymcp_ctx *ctx, const char *fmt, ...)
 	va_list	 ap;
 	char	*s;
 
-	if (ctx == NULL || fmt == NULL)
+	if (fmt == NULL)
+		return null_arg(ctx, "wymcp_textf", "the format");
+	if (ctx == NULL)
 		return NULL;
 	va_start(ap, fmt);
 	s = wymcp__arena_vprintf(&ctx->arena, fmt, ap);
@@ -64,12 +89,16 @@ wymcp_json(struct wymcp_ctx *ctx, struct json_object *value)
 
 /* Image and audio share one shape: data (base64) and mimeType. */
 static struct json_object *
-media(struct wymcp_ctx *ctx, const char *type, const char *b64,
-    const char *mime)
+media(struct wymcp_ctx *ctx, const char *fn, const char *type,
+    const char *b64, const char *mime)
 {
 	struct json_object	*o;
 
-	if (b64 == NULL || mime == NULL || (o = block(ctx, type)) == NULL)
+	if (b64 == NULL)
+		return null_arg(ctx, fn, "the base64 data");
+	if (mime == NULL)
+		return null_arg(ctx, fn, "the MIME type");
+	if ((o = block(ctx, type)) == NULL)
 		return NULL;
 	if (wymcp__put_str(o, "data", b64) || wymcp__put_str(o, "mimeType",
 	    mime))
@@ -80,13 +109,13 @@ media(struct wymcp_ctx *ctx, const char *type, const char *b64,
 struct json_object *
 wymcp_image(struct wymcp_ctx *ctx, const char *b64, const char *mime)
 {
-	return media(ctx, "image", b64, mime);
+	return media(ctx, "wymcp_image", "image", b64, mime);
 }
 
 struct json_object *
 wymcp_audio(struct wymcp_ctx *ctx, const char *b64, const char *mime)
 {
-	return media(ctx, "audio", b64, mime);
+	return media(ctx, "wymcp_audio", "audio", b64, mime);
 }
 
 struct json_object *
@@ -95,8 +124,11 @@ wymcp_resource_link(struct wymcp_ctx *ctx, const char *uri,
 {
 	struct json_object	*o;
 
-	if (uri == NULL || name == NULL ||
-	    (o = block(ctx, "resource_link")) == NULL)
+	if (uri == NULL)
+		return null_arg(ctx, "wymcp_resource_link", "the URI");
+	if (name == NULL)
+		return null_arg(ctx, "wymcp_resource_link", "the name");
+	if ((o = block(ctx, "resource_link")) == NULL)
 		return NULL;
 	if (wymcp__put_str(o, "uri", uri) || wymcp__put_str(o, "name", name))
 		return NULL;
@@ -107,12 +139,16 @@ wymcp_resource_link(struct wymcp_ctx *ctx, const char *uri,
 
 /* An embedded resource: {"type":"resource","resource":{uri,mime,key}}. */
 static struct json_object *
-embedded(struct wymcp_ctx *ctx, const char *uri, const char *mime,
-    const char *key, const char *val)
+embedded(struct wymcp_ctx *ctx, const char *fn, const char *uri,
+    const char *mime, const char *key, const char *val)
 {
 	struct json_object	*o, *r;
 
-	if (uri == NULL || val == NULL || (o = block(ctx, "resource")) == NULL)
+	if (uri == NULL)
+		return null_arg(ctx, fn, "the URI");
+	if (val == NULL)
+		return null_arg(ctx, fn, key);
+	if ((o = block(ctx, "resource")) == NULL)
 		return NULL;
 	if ((r = json_object_new_object()) == NULL)
 		return NULL;
@@ -131,12 +167,12 @@ struct json_object *
 wymcp_resource_text(struct wymcp_ctx *ctx, const char *uri,
     const char *mime, const char *text)
 {
-	return embedded(ctx, uri, mime, "text", text);
+	return embedded(ctx, "wymcp_resource_text", uri, mime, "text", text);
 }
 
 struct json_object *
 wymcp_resource_blob(struct wymcp_ctx *ctx, const char *uri,
     const char *mime, const char *b64)
 {
-	return embedded(ctx, uri, mime, "blob", b64);
+	return embedded(ctx, "wymcp_resource_blob", uri, mime, "blob", b64);
 }

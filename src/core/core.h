@@ -117,6 +117,9 @@ struct wymcp__call {
 	int			 have_key;
 	struct wymcp__event	*events;	/* wymcp_notify_*(): to publish */
 	int			 nevents;
+	const char		*builder_null;	/* "wymcp_text(): text is
+						   NULL": a builder given a
+						   NULL (content.c), or NULL */
 };
 
 /* An event a run published (events.c): compact JSON, in the arena. */
@@ -187,6 +190,14 @@ struct wymcp__used {
 	struct json_object	*answer;
 };
 
+/* A question asked under a key the tool chose, in this run (ask.c). */
+struct wymcp__asked {
+	struct wymcp__asked	*next;
+	const char		*key;
+	const char		*method;	/* static */
+	const char		*what;		/* message, or params JSON */
+};
+
 struct wymcp__run {
 	jmp_buf			 jb;
 	pthread_t		 thread;	/* the thread running it */
@@ -197,6 +208,7 @@ struct wymcp__run {
 						   needs it: run.c) */
 	struct wymcp__used	*used;		/* the answers read */
 	struct wymcp__used	**used_end;	/* where the next goes */
+	struct wymcp__asked	*asked;		/* chosen keys asked */
 	const char		*fault;		/* invalid answer: -32602 */
 	int			 to_task;	/* wymcp_task_start() unwound */
 };
@@ -341,6 +353,8 @@ const struct wymcp__tool *wymcp__ctx_find_tool(const struct wymcp_ctx *,
 const char *wymcp__ctx_quote(struct wymcp_ctx *, const char *);
 int	 wymcp__ctx_scoped(const struct wymcp_ctx *,
 	    const struct wymcp__tool *);
+void	 wymcp__ctx_misuse(const struct wymcp_ctx *, const char *fmt, ...)
+	    WYMCP_PRINTF(2, 3);
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);

@@ -516,6 +516,24 @@ wymcp__ctx_quote(struct wymcp_ctx *ctx, const char *v)
 	return wymcp__quote(&ctx->arena, v, v != NULL ? strlen(v) : 0);
 }
 
+/*
+ * A misuse of the API by the request's tool that the wire lets pass: a
+ * warning in the log, and an error to the testing library (its hook).
+ */
+void
+wymcp__ctx_misuse(const struct wymcp_ctx *ctx, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	 buf[512];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "%s", buf);
+	if (ctx->srv != NULL && ctx->srv->misusefn != NULL)
+		ctx->srv->misusefn(ctx->srv->misusearg, buf);
+}
+
 /* Log a line of this request's, tagged with its id. */
 void
 wymcp__ctx_log(const struct wymcp_ctx *ctx, int prio, const char *fmt, ...)

@@ -19,9 +19,13 @@
 enum wymcp_err
 wymcp_result_add(struct wymcp_result *res, struct json_object *content)
 {
-	/* A NULL block is a builder that failed: out of memory. */
+	/*
+	 * A NULL block is a builder that failed: given a NULL (the tool's
+	 * bug, said by the builder), else out of memory.
+	 */
 	if (content == NULL)
-		return WYMCP_ERR_NOMEM;
+		return res != NULL && res->ctx->call.builder_null != NULL ?
+		    WYMCP_ERR_INVAL : WYMCP_ERR_NOMEM;
 	if (res == NULL || !json_object_is_type(content, json_type_object))
 		return WYMCP_ERR_INVAL;
 	if (json_object_array_add(res->content, json_object_get(content))) {
@@ -101,6 +105,9 @@ wymcp__result_finish(struct wymcp_result *res, enum wymcp_err rc)
 		res->is_error = 1;
 		if (json_object_array_length(res->content) == 0)
 			wymcp_result_add(res, wymcp_text(res->ctx,
+			    rc == WYMCP_ERR_INVAL &&
+			    res->ctx->call.builder_null != NULL ?
+			    res->ctx->call.builder_null :
 			    wymcp_strerror(rc)));
 	}
 	if (res->structured != NULL &&
@@ -184,9 +191,10 @@ wymcp_prompt_message(struct wymcp_prompt_result *res, const char *role,
 {
 	struct json_object	*m, *t;
 
-	/* A NULL block is a builder that failed: out of memory. */
+	/* A NULL block: a builder given a NULL, or out of memory. */
 	if (content == NULL)
-		return WYMCP_ERR_NOMEM;
+		return res != NULL && res->ctx->call.builder_null != NULL ?
+		    WYMCP_ERR_INVAL : WYMCP_ERR_NOMEM;
 	if (res == NULL || role == NULL || (strcmp(role, "user") != 0 &&
 	    strcmp(role, "assistant") != 0) ||
 	    !json_object_is_type(content, json_type_object) ||

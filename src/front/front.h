@@ -301,6 +301,14 @@ void		 front_log(int prio, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 void		 front_logfn(void *arg, int prio, const char *reqid,
 		    const char *msg);
+/*
+ * The time-limit warning of the request in flight: 1 to the first that
+ * claims it (the worker's timer, or the library's line through
+ * front_logfn()), 0 after; reset as a request begins.  Async-signal-
+ * safe.
+ */
+int		 front_log_claim_timelimit(void);
+void		 front_log_reset_timelimit(void);
 
 /*
  * watch.c: the worker's watch over its request.  front_watch_init()
@@ -309,7 +317,11 @@ void		 front_logfn(void *arg, int prio, const char *reqid,
  * past its deadline the worker logs the method and tool with
  * async-signal-safe writes and _exit()s with FRONT_EXIT_TIMEOUT.
  * front_watch_begin() marks a request in flight, front_watch_end() its
- * end (and returns whether the library said memory ran out).
+ * end (and returns whether the library said memory ran out).  At the
+ * deadline itself the timer logs the "still running at its time limit"
+ * warning for a tool that has not returned; whichever says it first,
+ * the timer or the library, claims it (front_log_claim_timelimit()),
+ * and the other says nothing.
  */
 int		 front_watch_init(struct wymcp_server *, struct front_board *,
 		    unsigned int timeout);

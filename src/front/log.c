@@ -5,11 +5,27 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "front.h"
 
 int	 front_logmax = WYMCP_LOG_WARNING;
+
+/* The request's time-limit warning was written (watch.c). */
+static int	 timelimit_said;
+
+int
+front_log_claim_timelimit(void)
+{
+	return __atomic_exchange_n(&timelimit_said, 1, __ATOMIC_ACQ_REL) == 0;
+}
+
+void
+front_log_reset_timelimit(void)
+{
+	__atomic_store_n(&timelimit_said, 0, __ATOMIC_RELEASE);
+}
 
 /*
  * Log one line to stderr in the front end's format, with one write(2)
@@ -29,6 +45,10 @@ front_logfn(void *arg, int prio, const char *reqid, const char *msg)
 
 	(void)arg;
 	if (prio > front_logmax)
+		return;
+	/* The worker's timer may have said it already (watch.c). */
+	if (prio == WYMCP_LOG_WARNING && strstr(msg, ": still running at "
+	    "its time limit (") != NULL && !front_log_claim_timelimit())
 		return;
 	if (prio <= WYMCP_LOG_ERR)
 		level = "error";

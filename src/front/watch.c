@@ -13,6 +13,13 @@
  * the worker with _exit(2); the supervisor starts another, and the web
  * server answers the client 502.
  *
+ * The timer fires twice for a tool that does not return: at the
+ * deadline it writes the warning the library writes for one that
+ * returns late or looks, "still running at its time limit (MS ms): the
+ * request is cancelled" (once: whichever says it first, the timer or
+ * the library, claims it in log.c, which drops the other), and
+ * FRONT_GRACE_MS later it ends the worker.
+ *
  * The timer is a POSIX timer on CLOCK_MONOTONIC signalling SIGALRM with
  * SI_TIMER, so an alarm(2) a tool sets for itself does not end the
  * worker, and one that takes SIGALRM or blocks it is killed by the
@@ -49,6 +56,9 @@ static int			 have_timer;
 static unsigned int		 limit_s;	/* --request-timeout */
 static long long		 due;		/* when it fires (ms), or 0 */
 static int			 nomem;		/* the library said so */
+static long long		 limit_ms;	/* the request's limit */
+static int			 have_limit;	/* ... as the library set
+						   it */
 
 long long
 front_now_ms(void)
@@ -115,8 +125,9 @@ arm(long long t)
 }
 
 /*
- * The request in flight is due FRONT_GRACE_MS after `deadline' (0: it
- * has none): make sure the timer fires by then.
+ * The request in flight is due at `deadline' (0: it has none), for the
+ * warning, and stopped FRONT_GRACE_MS after: make sure the timer fires
+ * by then.
  */
 static void
 follow(long long deadline)
@@ -126,9 +137,58 @@ follow(long long deadline)
 	if (deadline <= 0)
 		return;
 	d = __atomic_load_n(&due, __ATOMIC_RELAXED);
-	if ((d == 0 || d > deadline + FRONT_GRACE_MS) &&
-	    arm(deadline + FRONT_GRACE_MS) == -1)
+	if ((d == 0 || d > deadline) && arm(deadline) == -1)
 		front_log(WYMCP_LOG_ERR, "timer_settime: %s", strerror(errno));
+}
+
+/*
+ * Append "[id ID] METHOD NAME" of the request in flight (or "a request
+ * being read") to `line'; for the signal handler.
+ */
+static size_t
+put_request(char *line, size_t n, size_t cap)
+{
+	if (board->reqid[0] != '\0') {
+		n = put(line, n, cap, "[id ", 4);
+		n = put(line, n, cap, board->reqid, sizeof(board->reqid));
+		n = put(line, n, cap, "] ", 2);
+	}
+	if (board->method[0] != '\0') {
+		n = put(line, n, cap, board->method, sizeof(board->method));
+		if (board->name[0] != '\0') {
+			n = put(line, n, cap, " ", 1);
+			n = put(line, n, cap, board->name,
+			    sizeof(board->name));
+		}
+	} else
+		n = put(line, n, cap, "a request being read", 32);
+	return n;
+}
+
+/*
+ * At the deadline, a tool still running: the library's warning, which
+ * it would write had the tool looked or returned.  For the handler.
+ */
+static void
+warn_at_limit(void)
+{
+	char		 line[512];
+	size_t		 n = 0, cap = sizeof(line) - 1;
+	ssize_t		 w;
+
+	if (front_logmax < WYMCP_LOG_WARNING || !front_log_claim_timelimit())
+		return;
+	n = put(line, n, cap, FRONT_NAME "[", 64);
+	n = putnum(line, n, cap, (long long)getpid());
+	n = put(line, n, cap, "]: warning: ", 16);
+	n = put_request(line, n, cap);
+	n = put(line, n, cap, ": still running at its time limit (", 40);
+	n = putnum(line, n, cap, __atomic_load_n(&limit_ms,
+	    __ATOMIC_RELAXED));
+	n = put(line, n, cap, " ms): the request is cancelled", 40);
+	line[n++] = '\n';
+	w = write(STDERR_FILENO, line, n);
+	(void)w;
 }
 
 /*
@@ -159,29 +219,22 @@ on_timer(int sig, siginfo_t *si, void *uc)
 	deadline = __atomic_load_n(&board->deadline, __ATOMIC_RELAXED);
 	if (deadline <= 0)
 		return;			/* it has no limit */
-	if (front_now_ms() < deadline + FRONT_GRACE_MS) {
-		(void)arm(deadline + FRONT_GRACE_MS);
+	if (front_now_ms() < deadline) {
+		(void)arm(deadline);
 		errno = saved;		/* the code it interrupted */
+		return;
+	}
+	if (front_now_ms() < deadline + FRONT_GRACE_MS) {
+		warn_at_limit();
+		(void)arm(deadline + FRONT_GRACE_MS);
+		errno = saved;
 		return;
 	}
 	board->why = FRONT_WHY_TIMEOUT;
 	n = put(line, n, cap, FRONT_NAME "[", 64);
 	n = putnum(line, n, cap, (long long)getpid());
 	n = put(line, n, cap, "]: error: ", 16);
-	if (board->reqid[0] != '\0') {
-		n = put(line, n, cap, "[id ", 4);
-		n = put(line, n, cap, board->reqid, sizeof(board->reqid));
-		n = put(line, n, cap, "] ", 2);
-	}
-	if (board->method[0] != '\0') {
-		n = put(line, n, cap, board->method, sizeof(board->method));
-		if (board->name[0] != '\0') {
-			n = put(line, n, cap, " ", 1);
-			n = put(line, n, cap, board->name,
-			    sizeof(board->name));
-		}
-	} else
-		n = put(line, n, cap, "a request being read", 32);
+	n = put_request(line, n, cap);
 	n = put(line, n, cap, ": still running ", 32);
 	n = putnum(line, n, cap, FRONT_GRACE_MS / 1000);
 	n = put(line, n, cap, " s after its time limit", 32);
@@ -222,6 +275,15 @@ on_request(void *arg, const struct wymcp_request_info *ri)
 	copy(board->method, sizeof(board->method), ri->method);
 	copy(board->name, sizeof(board->name), ri->name);
 	copy(board->reqid, sizeof(board->reqid), ri->reqid);
+	/*
+	 * The library's limit, for the warning: its first deadline of the
+	 * request is its clock plus the limit, published at once.
+	 */
+	if (!ri->done && ri->deadline_ms > 0 && !have_limit) {
+		have_limit = 1;
+		__atomic_store_n(&limit_ms, (ri->deadline_ms - front_now_ms() +
+		    50) / 100 * 100, __ATOMIC_RELAXED);
+	}
 	__atomic_store_n(&board->deadline, ri->deadline_ms, __ATOMIC_RELAXED);
 	/*
 	 * A later deadline (the library's falls a few ms after what
@@ -287,6 +349,10 @@ front_watch_begin(void)
 	board->method[0] = board->name[0] = board->reqid[0] = '\0';
 	if (limit_s > 0)
 		at = front_now_ms() + (long long)limit_s * 1000;
+	__atomic_store_n(&limit_ms, (long long)limit_s * 1000,
+	    __ATOMIC_RELAXED);
+	have_limit = 0;
+	front_log_reset_timelimit();
 	/*
 	 * The deadline and busy first: should the timer fire from here
 	 * on, the handler sees this request and arms for it, and

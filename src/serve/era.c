@@ -241,10 +241,14 @@ wymcp__legacy_dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	(void)wymcp__stream_init(ctx);
 	m->fn(ctx, r);
 	/*
-	 * An HTTP authorization answer (403 with a WWW-Authenticate step-up
-	 * challenge) is transport-level in every revision
-	 * (basic/authorization "Error Handling"): it keeps its status.
+	 * A method's JSON-RPC error, -32603 too (500 on the modern wire),
+	 * is HTTP 200: a 2025 SDK reads only a 2xx body, and throws a
+	 * transport error for anything else.  An HTTP authorization answer
+	 * (403 with a WWW-Authenticate step-up challenge) is
+	 * transport-level in every revision (basic/authorization "Error
+	 * Handling"), and a 503 or 429 with Retry-After asks the client to
+	 * come back: they keep their status.
 	 */
-	if (r->status >= 400 && r->status < 500 && r->challenge == NULL)
+	if (r->status >= 400 && r->challenge == NULL && r->retry_after == 0)
 		r->status = 200;
 }

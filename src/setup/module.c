@@ -299,7 +299,7 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	if ((rc = wymcp__module_info_check(srv, mod)) != WYMCP_OK)
 		return rc;
-	for (n = 0; mod->tools != NULL &&
+	for (n = 0; mod->tools != NULL && n < WYMCP__COUNT(mod, ntools) &&
 	    TOOL_AT(mod, n, stride)->name != NULL; n++)
 		continue;
 	nt = reallocarray(srv->tools, srv->ntools + n + 1, sizeof(*nt));

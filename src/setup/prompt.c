@@ -179,8 +179,9 @@ wymcp__prompts_prepare(struct wymcp_server *srv,
 	if (!WYMCP__HAS(mod, prompts))
 		return WYMCP_OK;
 	stride = WYMCP__STRIDE(mod, prompt_size, WYMCP__PROMPT_SIZE_0_2);
-	for (n = 0; mod->prompts != NULL && WYMCP__AT(struct wymcp_prompt,
-	    mod->prompts, n, stride)->name != NULL; n++)
+	for (n = 0; mod->prompts != NULL && n < WYMCP__COUNT(mod, nprompts) &&
+	    WYMCP__AT(struct wymcp_prompt, mod->prompts, n, stride)->name !=
+	    NULL; n++)
 		continue;
 	if (n == 0)
 		return WYMCP_OK;

@@ -288,12 +288,14 @@ table_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	struct wymcp__resource	**tab = template ? &srv->templates :
 				    &srv->resources, *nt;
 	size_t			 have = template ? srv->ntemplates :
-				    srv->nresources, n, i, stride;
+				    srv->nresources, n, i, stride, max;
 	enum wymcp_err		 rc;
 
 	*np = 0;
 	stride = WYMCP__STRIDE(mod, resource_size, WYMCP__RESOURCE_SIZE_0_2);
-	for (n = 0; defs != NULL &&
+	max = template ? WYMCP__COUNT(mod, ntemplates) :
+	    WYMCP__COUNT(mod, nresources);
+	for (n = 0; defs != NULL && n < max &&
 	    WYMCP__AT(struct wymcp_resource, defs, n, stride)->uri != NULL;
 	    n++)
 		continue;

@@ -181,6 +181,13 @@ struct wymcp_server {
 	size_t			 max_body;
 	wymcp_log_fn		 logfn;
 	void			*logarg;
+	/*
+	 * Told each misuse a request's tool makes of the API that the
+	 * wire lets pass with a warning (a question key asked twice: ask.c),
+	 * so the testing library can fail the call; NULL elsewhere.
+	 */
+	void			(*misusefn)(void *, const char *);
+	void			*misusearg;
 	int			 logmax;	/* highest priority logged */
 	wymcp_request_fn	 reqfn;		/* the request hook */
 	void			*reqarg;
@@ -267,6 +274,13 @@ struct wymcp__tool_0_3 {
 	(offsetof(type, member) + sizeof(((type *)0)->member) <= (stride))
 #define WYMCP__STRIDE(mod, field, old)					\
 	(WYMCP__HAS(mod, field) && (mod)->field != 0 ? (mod)->field : (old))
+/*
+ * How many entries of a table to read at most: the length the module
+ * recorded (0.4), else SIZE_MAX: up to the terminator.
+ */
+#define WYMCP__COUNT(mod, field)					\
+	(WYMCP__HAS(mod, field) && (mod)->field != 0 ? (mod)->field :	\
+	    SIZE_MAX)
 #define WYMCP__AT(type, base, i, stride)				\
 	((const type *)(const void *)((const char *)(base) + (i) * (stride)))
 

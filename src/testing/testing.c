@@ -12,6 +12,7 @@
 #endif
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,66 @@
 #include <sodium.h>
 
 #include "testing/testing.h"
+
+/*
+ * Why the thread's last testing call went wrong (wymcp_testing_errmsg()):
+ * the first log line at warning or worse, the loader's message, or the
+ * library's own sentence.  `misused`: a question key was misused.
+ */
+static __thread char	 lasterr[1024];
+static __thread int	 misused;
+
+/* Start a testing call: nothing has gone wrong yet. */
+static void
+clear(void)
+{
+	lasterr[0] = '\0';
+	misused = 0;
+}
+
+/* Say why, unless something said it first. */
+static void
+why(const char *fmt, ...) WYMCP_PRINTF(1, 2);
+static void
+why(const char *fmt, ...)
+{
+	va_list	 ap;
+
+	if (lasterr[0] != '\0')
+		return;
+	va_start(ap, fmt);
+	vsnprintf(lasterr, sizeof(lasterr), fmt, ap);
+	va_end(ap);
+}
+
+const char *
+wymcp_testing_errmsg(void)
+{
+	return lasterr;
+}
+
+/* The server's log: the first warning or worse is the reason. */
+static void
+testing_log(void *arg, int prio, const char *reqid, const char *msg)
+{
+	(void)arg;
+	(void)reqid;
+	if (prio <= WYMCP_LOG_WARNING)
+		why("%s", msg);
+}
+
+/*
+ * A misuse the wire lets pass (the server's hook): a testing error, and
+ * the reason the call failed (before any log line).
+ */
+static void
+testing_misuse(void *arg, const char *msg)
+{
+	(void)arg;
+	if (!misused)
+		snprintf(lasterr, sizeof(lasterr), "%s", msg);
+	misused = 1;
+}
 
 /* Parse JSON text into a request-owned object of the wanted type. */
 static struct json_object *
@@ -57,29 +118,41 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 	struct json_object	*a, *v;
 	size_t			 i;
 
+	clear();
 	if (o == NULL)
 		o = &none;
-	if ((srv = wymcp_server_new()) == NULL)
-		return NULL;
-	if ((ctx = malloc(sizeof(*ctx))) == NULL) {
-		wymcp_server_free(srv);
+	if ((srv = wymcp_server_new()) == NULL) {
+		why("out of memory");
 		return NULL;
 	}
+	if ((ctx = malloc(sizeof(*ctx))) == NULL) {
+		wymcp_server_free(srv);
+		why("out of memory");
+		return NULL;
+	}
+	wymcp_server_set_log(srv, testing_log, NULL, WYMCP_LOG_WARNING);
+	srv->misusefn = testing_misuse;
 	wymcp__ctx_init(ctx, srv, NULL);
 	/* All errors from here on use goto fail. */
 	for (i = 0; o->mount != NULL && o->mount[i] != NULL; i++)
-		if (wymcp_server_add_module(srv, o->mount[i]) != WYMCP_OK)
+		if (wymcp_server_add_module(srv, o->mount[i]) != WYMCP_OK) {
+			why("%s", wymcp_server_errmsg(srv));
 			goto fail;
+		}
 	if (wymcp__ctx_mount(ctx) != WYMCP_OK)
 		goto fail;
 	ctx->who.assigns = o->assigns != NULL ?
 	    json_in(ctx, o->assigns, json_type_object) :
 	    wymcp_own(ctx, json_object_new_object());
-	if (ctx->who.assigns == NULL)
+	if (ctx->who.assigns == NULL) {
+		why("assigns: not a JSON object");
 		goto fail;
+	}
 	json_object_object_foreach(ctx->who.assigns, k, val) {
-		if (!json_object_is_type(val, json_type_string))
+		if (!json_object_is_type(val, json_type_string)) {
+			why("assigns: %s is not a string", k);
 			goto fail;
+		}
 		/* Internal names are never visible, as on the wire. */
 		if (strncmp(k, "wymcp", 5) == 0 &&
 		    (k[5] == '\0' || k[5] == '_'))
@@ -93,8 +166,10 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 		goto fail;
 	if (o->meta != NULL) {
 		if ((ctx->req.meta = json_in(ctx, o->meta, json_type_object)) ==
-		    NULL)
+		    NULL) {
+			why("meta: not a JSON object");
 			goto fail;
+		}
 		if (json_object_object_get_ex(ctx->req.meta, WYMCP__META_CAPS,
 		    &a) && json_object_is_type(a, json_type_object))
 			ctx->req.caps = a;
@@ -107,11 +182,14 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 	    json_in(ctx, o->answers, json_type_object) :
 	    wymcp_own(ctx, json_object_new_object());
 	if (ctx->call.answers == NULL ||
-	    !wymcp__responses_ok(ctx->call.answers))
+	    !wymcp__responses_ok(ctx->call.answers)) {
+		why("answers: not a JSON object of objects");
 		goto fail;
+	}
 	ctx->req.method = "tools/call";
 	return ctx;
 fail:
+	why("out of memory");
 	wymcp_testing_free_context(ctx);
 	return NULL;
 }
@@ -122,10 +200,15 @@ wymcp_testing_answer(struct wymcp_ctx *ctx, const char *key,
 {
 	struct json_object	*a;
 
-	if (ctx == NULL || key == NULL || answer == NULL)
+	clear();
+	if (ctx == NULL || key == NULL || answer == NULL) {
+		why("wymcp_testing_answer: a NULL argument");
 		return WYMCP_ERR_INVAL;
-	if ((a = json_in(ctx, answer, json_type_object)) == NULL)
+	}
+	if ((a = json_in(ctx, answer, json_type_object)) == NULL) {
+		why("wymcp_testing_answer: the answer is not a JSON object");
 		return WYMCP_ERR_INVAL;
+	}
 	if (ctx->call.answers == NULL && (ctx->call.answers =
 	    wymcp_own(ctx, json_object_new_object())) == NULL)
 		return WYMCP_ERR_NOMEM;
@@ -222,6 +305,25 @@ outcome(struct json_object *resp, struct wymcp_testing_round *r)
 }
 
 /*
+ * The end of a round read into *r (`rc`: the call's own return so far):
+ * a question key misused fails it with WYMCP_ERR_INVAL; the reason for
+ * an error or a refusal is the server's log line, else the error's
+ * message.
+ */
+static enum wymcp_err
+settle(const struct wymcp_testing_round *r, enum wymcp_err rc)
+{
+	if (rc != WYMCP_OK) {
+		why("%s", wymcp_strerror(rc));
+		return rc;
+	}
+	if ((r->kind == WYMCP_TESTING_INVALID ||
+	    r->kind == WYMCP_TESTING_ERROR) && r->error != NULL)
+		why("%s", r->error);
+	return misused ? WYMCP_ERR_INVAL : WYMCP_OK;
+}
+
+/*
  * Bind the context to one request of `method` with `params` (taken),
  * run `fn` on it and read its reply into *r.
  */
@@ -238,12 +340,13 @@ one_round(struct wymcp_ctx *ctx, const char *method,
 	ctx->req.method = method;
 	ctx->req.params = params;
 	ctx->call.rc = WYMCP_OK;
+	ctx->call.builder_null = NULL;
 	fn(ctx, &reply, arg);
 	if (reply.body == NULL || wymcp_own(ctx, reply.body) == NULL)
 		return WYMCP_ERR_NOMEM;
 	r->rc = ctx->call.rc;
 	outcome(reply.body, r);
-	return WYMCP_OK;
+	return settle(r, WYMCP_OK);
 }
 
 /* tools/call of one registered tool (the call core, methods/call.c). */
@@ -315,16 +418,25 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 	struct json_object	*args, *params;
 	enum wymcp_err		 rc = WYMCP_OK;
 
+	clear();
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || tool == NULL || tool->run == NULL || r == NULL ||
-	    tool->name == NULL)
+	    tool->name == NULL) {
+		why("wymcp_testing_run_tool: a NULL argument, or a tool "
+		    "without a name or run()");
 		return WYMCP_ERR_INVAL;
+	}
 	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
-	    json_type_object)) == NULL)
+	    json_type_object)) == NULL) {
+		why("wymcp_testing_run_tool: the arguments are not a JSON "
+		    "object");
 		return WYMCP_ERR_INVAL;
-	if ((t = registration(ctx, tool, &rc)) == NULL)
+	}
+	if ((t = registration(ctx, tool, &rc)) == NULL) {
+		why("%s", wymcp_server_errmsg(ctx->srv));
 		return rc != WYMCP_OK ? rc : WYMCP_ERR_INVAL;
+	}
 	if ((params = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (wymcp__put_str(params, "name", tool->name) ||
@@ -356,13 +468,19 @@ wymcp_testing_get_prompt(struct wymcp_ctx *ctx, const char *name,
 {
 	struct json_object	*args, *params;
 
+	clear();
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
-	if (ctx == NULL || name == NULL || r == NULL)
+	if (ctx == NULL || name == NULL || r == NULL) {
+		why("wymcp_testing_get_prompt: a NULL argument");
 		return WYMCP_ERR_INVAL;
+	}
 	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
-	    json_type_object)) == NULL)
+	    json_type_object)) == NULL) {
+		why("wymcp_testing_get_prompt: the arguments are not a JSON "
+		    "object");
 		return WYMCP_ERR_INVAL;
+	}
 	if ((params = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (wymcp__put_str(params, "name", name) ||
@@ -380,10 +498,13 @@ wymcp_testing_read_resource(struct wymcp_ctx *ctx, const char *uri,
 {
 	struct json_object	*params;
 
+	clear();
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
-	if (ctx == NULL || uri == NULL || r == NULL)
+	if (ctx == NULL || uri == NULL || r == NULL) {
+		why("wymcp_testing_read_resource: a NULL argument");
 		return WYMCP_ERR_INVAL;
+	}
 	if ((params = json_object_new_object()) == NULL)
 		return WYMCP_ERR_NOMEM;
 	if (wymcp__put_str(params, "uri", uri)) {
@@ -601,6 +722,7 @@ answer_all(struct wymcp_ctx *ctx, struct json_object *reqs,
 		if ((text = fn(arg, k, req)) == NULL)
 			return -1;
 		if ((a = json_in(ctx, text, json_type_object)) == NULL) {
+			why("the answer to %s is not a JSON object", k);
 			*rc = WYMCP_ERR_INVAL;
 			return -1;
 		}
@@ -623,14 +745,23 @@ wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
 	enum wymcp_err		 rc = WYMCP_OK;
 	int			 round;
 
+	clear();
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
-	if (ctx == NULL || name == NULL || fn == NULL || r == NULL)
+	if (ctx == NULL || name == NULL || fn == NULL || r == NULL) {
+		why("wymcp_testing_call_tool: a NULL argument");
 		return WYMCP_ERR_INVAL;
-	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL ||
-	    (args = json_in(ctx, args_json != NULL ? args_json : "{}",
-	    json_type_object)) == NULL)
+	}
+	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {
+		why("wymcp_testing_call_tool: no tool %s is mounted", name);
 		return WYMCP_ERR_INVAL;
+	}
+	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
+	    json_type_object)) == NULL) {
+		why("wymcp_testing_call_tool: the arguments are not a JSON "
+		    "object");
+		return WYMCP_ERR_INVAL;
+	}
 	memset(&x, 0, sizeof(x));
 	/* All errors from here on use goto done. */
 	for (round = 1; round <= WYMCP_TESTING_MAX_ROUNDS; round++) {
@@ -699,5 +830,5 @@ done:
 	json_object_put(msg);
 	free(x.in.p);
 	free(x.out.p);
-	return rc;
+	return settle(r, rc);
 }

@@ -83,8 +83,9 @@ struct wymcp_testing_round {
 };
 
 /*
- * A context as the framework builds it.  NULL on failure (bad JSON in
- * the options, allocation).  Caller frees with
+ * A context as the framework builds it.  NULL on failure (a module of
+ * the mount list refused, bad JSON in the options, allocation):
+ * wymcp_testing_errmsg() says which.  Caller frees with
  * wymcp_testing_free_context().
  */
 struct wymcp_ctx *wymcp_testing_build_context(
@@ -93,7 +94,11 @@ void		 wymcp_testing_free_context(struct wymcp_ctx *);
 /*
  * Run one round of `tool` with `args_json` (NULL: {}) inside the run
  * boundary.  Returns WYMCP_OK when *round was filled, whatever the
- * round's outcome.
+ * round's outcome, except WYMCP_ERR_INVAL, with *round filled too,
+ * when the tool misused a question key (asked one twice, or for
+ * another question: the wire lets it pass with a warning); a tool
+ * declared alone that the loader would refuse gives the loader's code
+ * (WYMCP_ERR_SCHEMA, WYMCP_ERR_INVAL).  See wymcp_testing_errmsg().
  */
 enum wymcp_err	 wymcp_testing_run_tool(struct wymcp_ctx *,
 		    const struct wymcp_tool *tool, const char *args_json,
@@ -135,6 +140,18 @@ enum wymcp_err	 wymcp_testing_call_tool(struct wymcp_ctx *,
 		    const char *name, const char *args_json,
 		    wymcp_testing_answer_fn answer, void *arg,
 		    struct wymcp_testing_round *round);
+
+/*
+ * Why the last wymcp_testing_* call of this thread went wrong (0.4):
+ * the first line the server logged at warning level or worse during
+ * it (a module refused, a result that breaks its outputSchema and how,
+ * a builder given NULL, a question key misused, ...), the loader's
+ * message for a refused module or tool, or else a sentence of the
+ * testing library's (a bad argument, JSON that does not parse); "" when
+ * nothing went wrong.  Never NULL.  Thread-local storage, valid until
+ * the thread's next wymcp_testing_* call.
+ */
+const char	*wymcp_testing_errmsg(void);
 
 #pragma GCC visibility pop
 

@@ -140,6 +140,25 @@ class Tests(wymcp_e2e.Tests):
                 p.append("assigns %r" % (obj.get("assigns"),))
         report("A /mcp-anon whoami: principal null, assigns {}", p, r)
 
+        # A fastcgi_param given twice: what nginx really sends.  Both
+        # values, in order (a header param twice is a repeated header
+        # to wymcp), and wymcp reads the last one.
+        obj, p, r = self.whoami("/mcp-twice")
+        if obj is not None and obj.get("principal") != "second":
+            p.append("principal %r" % (obj.get("principal"),))
+        report("A a param given twice: wymcp reads the last value "
+               "(principal 'second', not 'first')", p, r)
+        rid, r = self.call("tools/list", path="/mcp-twice-header")
+        p = []
+        err = (r.json or {}).get("error") if isinstance(r.json, dict) \
+            else None
+        if r.status != 400 or not isinstance(err, dict) or \
+                err.get("code") != -32020 or \
+                "repeated" not in str(err.get("message")):
+            p.append("status %r, error %r" % (r.status, err))
+        report("A ... and nginx sends both values: Mcp-Method passed "
+               "twice is refused as a repeated header (400, -32020)", p, r)
+
         smuggle = {
             "WYMCP-Assign-Role": "admin",
             "Wymcp-Principal": "mallory",

@@ -526,6 +526,16 @@ def test_time_limit(w):
                          "time limit" in e[3])
     R.check(hits, "T the worker's log line names the method and the tool",
             " | ".join(tail(inst.log, 6)))
+    # At the limit itself, before the stop, the warning wymcp-fcgi(8)
+    # promises, once.
+    warn = inst.wait_for(lambda e: e[2] == str(rid) and
+                         e[1] == "warning" and
+                         e[3] == "tools/call loop_forever: still running "
+                         "at its time limit (1000 ms): the request is "
+                         "cancelled")
+    R.check(len(warn) == 1, "T ... and at the limit itself the warning "
+            "'still running at its time limit (1000 ms)', once",
+            " | ".join(tail(inst.log, 6)))
     deadline = time.monotonic() + 3
     while True:		# the socket closes a moment before the exit ends
         dead = [p for p in before if not alive(p)]
@@ -543,7 +553,8 @@ def test_time_limit(w):
 
     # T2: returns after the limit without looking.
     before = set(inst.workers())
-    r = post(port, "/limits-1s", "sleep_quietly", {"ms": 1500})
+    rid = next_rid()
+    r = post(port, "/limits-1s", "sleep_quietly", {"ms": 1500}, rid=rid)
     R.check(is_timeout_error(r) and r.status == 504 and
             1.4 <= r.elapsed < 3.0,
             "T a result that comes after the limit is replaced by -32603 "
@@ -551,6 +562,14 @@ def test_time_limit(w):
     R.check(set(inst.workers()) == before,
             "T ... and its worker goes on", "%r -> %r" %
             (before, inst.workers()))
+    # The timer (at the limit) and the library (at the late return)
+    # both see it: one warning.
+    inst.wait_for(lambda e: e[2] == str(rid) and
+                  e[3].startswith("tools/call -> "))
+    warn = [e for e in inst.entries() if e[2] == str(rid) and
+            "still running at its time limit (1000 ms)" in e[3]]
+    R.check(len(warn) == 1 and warn[0][1] == "warning",
+            "T ... and logs the time-limit warning once", repr(warn))
 
     # T3: looks (wymcp_cancelled) and stops at the limit.
     r = post(port, "/limits-1s", "wait_politely", {"seconds": 20})

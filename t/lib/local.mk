@@ -11,6 +11,13 @@ check_LTLIBRARIES += %reldir%/testmod.la
 	-rpath /nowhere
 %canon_reldir%_testmod_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
 
+# A module whose tables have no terminator (t/unit/check_module).
+check_LTLIBRARIES += %reldir%/noterm.la
+%canon_reldir%_noterm_la_SOURCES = %reldir%/noterm.c
+%canon_reldir%_noterm_la_LDFLAGS = $(BASE_LDFLAGS) $(MODULE_FLAGS) \
+	-rpath /nowhere
+%canon_reldir%_noterm_la_LIBADD = src/libwymcp.la $(JSONC_LIBS)
+
 # A module the loader refuses (t/regress/refuse-module).
 check_LTLIBRARIES += %reldir%/badmod.la
 %canon_reldir%_badmod_la_SOURCES = %reldir%/badmod.c

@@ -410,7 +410,10 @@ numbering_run(struct wymcp_ctx *ctx, struct json_object *args,
 	/* A valid chosen key, answered: takes no number either. */
 	rc = wymcp_elicit_key(ctx, "mine", "m", obj(ctx, NAME_SCHEMA), &a);
 	record(rc, a);
-	/* The same chosen key again: the same question, the same answer. */
+	/*
+	 * The same chosen key again: the same answer (and a warning: the
+	 * second question is never shown).
+	 */
 	g.same = a;
 	rc = wymcp_elicit_key(ctx, "mine", "m", obj(ctx, NAME_SCHEMA), &a);
 	record(rc, a);
@@ -1268,7 +1271,11 @@ START_TEST(only_a_question_that_passes_the_checks_takes_a_number)
 {
 	build(CAPS_META("{\"elicitation\":{},\"roots\":{}}"),
 	    "{\"mine\":" ALICE "}");
-	run(&numbering_tool);
+	/* The key asked twice is a misuse the testing library fails. */
+	ck_assert_int_eq(wymcp_testing_run_tool(ctx, &numbering_tool, NULL,
+	    &r), WYMCP_ERR_INVAL);
+	ck_assert_ptr_nonnull(strstr(wymcp_testing_errmsg(),
+	    "question key 'mine' asked twice in one run"));
 	ck_assert_int_eq(g.rc[0], WYMCP_ERR_SCHEMA);
 	ck_assert_int_eq(g.rc[1], WYMCP_ERR_NOTSUP);
 	ck_assert_int_eq(g.rc[2], WYMCP_ERR_INVAL);
@@ -1280,7 +1287,8 @@ START_TEST(only_a_question_that_passes_the_checks_takes_a_number)
 	/* Errors and chosen keys took no number: roots is the first. */
 	asked("roots-1", "roots/list");
 	answer("roots-1", ROOTS);
-	run(&numbering_tool);
+	ck_assert_int_eq(wymcp_testing_run_tool(ctx, &numbering_tool, NULL,
+	    &r), WYMCP_ERR_INVAL);
 	completed("numbered");
 }
 END_TEST
@@ -1346,7 +1354,7 @@ END_TEST
 
 static struct wymcp_server	*srv;
 static struct h_resp		 resp;
-static int			 nbooked, npurged;
+static int			 nbooked, npurged, nreused;
 
 static void
 logfn(void *arg, int prio, const char *reqid, const char *msg)
@@ -1355,6 +1363,10 @@ logfn(void *arg, int prio, const char *reqid, const char *msg)
 		nbooked++;
 	if (strstr(msg, "cache purged") != NULL)
 		npurged++;
+	if (prio == WYMCP_LOG_WARNING && strstr(msg, "reuse: question key "
+	    "'room' reused for another question ('Which day?' after 'Which "
+	    "room?')") != NULL)
+		nreused++;
 }
 
 static void
@@ -1362,7 +1374,7 @@ wire_setup(void)
 {
 	setup();
 	memset(&resp, 0, sizeof(resp));
-	nbooked = npurged = 0;
+	nbooked = npurged = nreused = 0;
 	srv = wymcp_server_new();
 	ck_assert_ptr_nonnull(srv);
 	ck_assert_int_eq(wymcp_server_add_module(srv, &wire_mod), WYMCP_OK);
@@ -1492,6 +1504,52 @@ wire_invalid(const char *needle)
 		ck_assert_msg(strstr(error_message(), needle) != NULL, "%s",
 		    error_message());
 }
+
+/* Two questions of one batch under one key. */
+static enum wymcp_err
+reuse_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*s, *a1, *a2;
+	enum wymcp_err		 rc;
+
+	s = wymcp_own(c, json_tokener_parse(NAME_SCHEMA));
+	if ((rc = wymcp_input_batch(c)) != WYMCP_OK)
+		return rc;
+	(void)wymcp_elicit_key(c, "room", "Which room?", s, &a1);
+	(void)wymcp_elicit_key(c, "room", "Which day?", s, &a2);
+	if ((rc = wymcp_input_flush(c)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "done");
+}
+
+/*
+ * A key reused for another question: the wire asks the first one only,
+ * and says so in the log, as a warning.
+ */
+START_TEST(wire_question_key_reused_is_a_warning)
+{
+	static const struct wymcp_tool tab[] = {
+		{ .name = "reuse", .description = "Reuses a key.",
+		    .input_schema = "{\"type\":\"object\"}", .run = reuse_run }
+	};
+	static const struct wymcp_module mod = {
+		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+		.name = "reuse", WYMCP_TOOLS(tab),
+		.tool_size = sizeof(struct wymcp_tool)
+	};
+	struct json_object	*ir;
+
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	call("reuse", NULL, NULL);
+	ck_assert_msg(json_object_object_get_ex(h_result(&resp),
+	    "inputRequests", &ir), "%s", resp.body);
+	ck_assert_int_eq(json_object_object_length(ir), 1);
+	ck_assert_str_eq(member(h_jp(ir, "room", "params", NULL), "message"),
+	    "Which room?");
+	ck_assert_int_eq(nreused, 1);
+}
+END_TEST
 
 START_TEST(wire_input_required_result_shape)
 {
@@ -1878,6 +1936,7 @@ elicit_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("wire");
+	tcase_add_test(tc, wire_question_key_reused_is_a_warning);
 	tcase_add_checked_fixture(tc, wire_setup, wire_teardown);
 	tcase_add_test(tc, wire_input_required_result_shape);
 	tcase_add_test(tc, wire_answer_completes_the_call);

@@ -56,6 +56,9 @@ logfn(void *arg, int prio, const char *reqid, const char *msg)
 /* What ask_run saw, as "elicit,sample,roots" return codes. */
 static enum wymcp_err	 seen[3];
 
+static char	 keys[8][32];
+static size_t	 nkeys;
+
 /* ask: every way of asking the client; the result says what came back. */
 static enum wymcp_err
 ask_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -64,6 +67,10 @@ ask_run(struct wymcp_ctx *ctx, struct json_object *args,
 	struct json_object	*a, *p;
 
 	(void)args;
+	/* Each run's idempotency key, for held_stream_asks_and_reruns. */
+	if (nkeys < sizeof(keys) / sizeof(keys[0]))
+		snprintf(keys[nkeys++], sizeof(keys[0]), "%s",
+		    wymcp_idempotency_key(ctx));
 	p = wymcp_own(ctx, json_tokener_parse("{\"messages\":[{\"role\":"
 	    "\"user\",\"content\":{\"type\":\"text\",\"text\":\"hi\"}}],"
 	    "\"maxTokens\":10}"));
@@ -156,6 +163,16 @@ object_run(struct wymcp_ctx *ctx, struct json_object *args,
 	    json_tokener_parse("{\"n\":1}")));
 }
 
+/* A structured result that breaks its outputSchema: -32603. */
+static enum wymcp_err
+mismatch_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	(void)args;
+	return wymcp_result_structured(res, wymcp_own(ctx,
+	    json_tokener_parse("{\"town\":\"Oslo\"}")));
+}
+
 static const struct wymcp_tool tools[] = {
 	{ .name = "ask", .description = "Asks the client everything.",
 	  .input_schema = "{\"type\":\"object\"}", .run = ask_run },
@@ -176,6 +193,11 @@ static const struct wymcp_tool tools[] = {
 	{ .name = "object", .description = "Structured object.",
 	  .input_schema = "{\"type\":\"object\"}",
 	  .output_schema = "{\"type\":\"object\"}", .run = object_run },
+	{ .name = "mismatch", .description = "Breaks its outputSchema.",
+	  .input_schema = "{\"type\":\"object\"}",
+	  .output_schema = "{\"type\":\"object\",\"required\":"
+	  "[\"city\"],\"properties\":{\"city\":{\"type\":\"string\"}}}",
+	  .run = mismatch_run },
 	{ .name = NULL }
 };
 
@@ -585,7 +607,7 @@ START_TEST(results_are_reshaped)
 	rpc("tools/list", "{}", "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
 	r = expect_result();
 	expect_legacy_shape(r);
-	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 8);
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 9);
 	rpc("tools/call", "{\"name\":\"steps\",\"arguments\":{}}", NULL);
 	r = expect_result();
 	ck_assert_str_eq(h_compact(r),
@@ -614,10 +636,10 @@ START_TEST(pagination_still_works)
 	struct json_object	*r;
 	char			 params[1024];
 
-	wymcp_server_set_page_size(srv, 4);
+	wymcp_server_set_page_size(srv, 5);
 	rpc("tools/list", "{}", NULL);
 	r = expect_result();
-	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 4);
+	ck_assert_int_eq(json_object_array_length(h_jp(r, "tools", NULL)), 5);
 	ck_assert_ptr_nonnull(h_jp(r, "nextCursor", NULL));
 	snprintf(params, sizeof(params), "{\"cursor\":\"%s\"}",
 	    json_object_get_string(h_jp(r, "nextCursor", NULL)));
@@ -678,6 +700,16 @@ START_TEST(errors_are_http_200)
 	expect_error(200, WYMCP__METHOD_NOT_FOUND);
 	rpc("tools/call", "{\"name\":\"nosuch\"}", NULL);
 	expect_error(200, WYMCP__INVALID_PARAMS);
+	/*
+	 * An internal error (a result that breaks its outputSchema) too:
+	 * -32603 with HTTP 200, where the modern wire says 500.
+	 */
+	rpc("tools/call", "{\"name\":\"mismatch\"}", NULL);
+	expect_error(200, WYMCP__INTERNAL_ERROR);
+	h_free(&resp);
+	ck_assert_int_eq(h_call(srv, "tools/call", "mismatch",
+	    "{\"name\":\"mismatch\"}", NULL, &resp), WYMCP_OK);
+	expect_error(500, WYMCP__INTERNAL_ERROR);
 	/* resources/read of nothing: -32002 with data.uri (2025-11-25). */
 	rpc("resources/read", "{\"uri\":\"test://none\"}", NULL);
 	expect_error(200, WYMCP__RESOURCE_NOT_FOUND);
@@ -1175,7 +1207,9 @@ count(const char *what)
 START_TEST(held_stream_asks_and_reruns)
 {
 	struct json_object	*r;
+	size_t			 i;
 
+	nkeys = 0;
 	r = call_ask();
 	ck_assert_ptr_nonnull(strstr(resp.headers, "text/event-stream"));
 	ck_assert_ptr_nonnull(r);
@@ -1195,6 +1229,15 @@ START_TEST(held_stream_asks_and_reruns)
 	ck_assert_int_eq(waits, 3);
 	/* The id is sealed, not a counter. */
 	ck_assert_uint_gt(strlen(last_id), 60);
+	/* Four runs of one call: one idempotency key; a new call, another. */
+	ck_assert_uint_eq(nkeys, 4);
+	ck_assert_uint_eq(strlen(keys[0]), 22);
+	for (i = 1; i < nkeys; i++)
+		ck_assert_str_eq(keys[i], keys[0]);
+	(void)call_ask();
+	ck_assert_uint_eq(nkeys, 8);
+	ck_assert_str_ne(keys[4], keys[0]);
+	ck_assert_str_eq(keys[7], keys[4]);
 }
 END_TEST
 

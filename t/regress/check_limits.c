@@ -369,6 +369,9 @@ START_TEST(late_result_is_replaced)
 	ck_assert_int_eq(call("late", "{\"name\":\"late\","
 	    "\"arguments\":{\"ms\":200}}", NULL), WYMCP_OK);
 	assert_timed_out();
+	/* It never looked: the end of the request says it. */
+	ck_assert(logged_has("tools/call late: still running at its time "
+	    "limit (100 ms): the request is cancelled"));
 }
 END_TEST
 

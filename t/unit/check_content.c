@@ -268,9 +268,65 @@ START_TEST(result_add_null_block_is_nomem)
 	 * wymcp_result_add(res, wymcp_text(...)) and get out of memory.
 	 */
 	ck_assert_int_eq(wymcp_result_add(&res, NULL), WYMCP_ERR_NOMEM);
-	ck_assert_int_eq(wymcp_result_add(&res, wymcp_text(&ctx, NULL)),
-	    WYMCP_ERR_NOMEM);
 	ck_assert_uint_eq(json_object_array_length(res.content), 0);
+}
+END_TEST
+
+/*
+ * A NULL given to a builder is the tool's bug: the builder says which
+ * (logged, and kept), wymcp_result_add() and wymcp_prompt_message()
+ * answer WYMCP_ERR_INVAL, not out of memory.
+ */
+START_TEST(result_add_of_a_builder_given_null_is_inval)
+{
+	ck_assert_ptr_null(ctx.call.builder_null);
+	ck_assert_int_eq(wymcp_result_add(&res, wymcp_text(&ctx, NULL)),
+	    WYMCP_ERR_INVAL);
+	ck_assert_str_eq(ctx.call.builder_null,
+	    "wymcp_text(): text is NULL");
+	ck_assert_ptr_null(wymcp_resource_link(&ctx, "urn:x", NULL, NULL));
+	ck_assert_str_eq(ctx.call.builder_null,
+	    "wymcp_resource_link(): the name is NULL");
+	ck_assert_ptr_null(wymcp_image(&ctx, "aW1n", NULL));
+	ck_assert_str_eq(ctx.call.builder_null,
+	    "wymcp_image(): the MIME type is NULL");
+	ck_assert_ptr_null(wymcp_resource_blob(&ctx, "urn:x", NULL, NULL));
+	ck_assert_str_eq(ctx.call.builder_null,
+	    "wymcp_resource_blob(): blob is NULL");
+	ck_assert_uint_eq(json_object_array_length(res.content), 0);
+}
+END_TEST
+
+/* A tool that passes an absent argument to wymcp_text(). */
+static enum wymcp_err
+null_text_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *r)
+{
+	return wymcp_result_add(r, wymcp_text(c, wymcp_arg_str(args,
+	    "city", NULL)));
+}
+
+/*
+ * Through the call: a tool error saying which builder got the NULL,
+ * not "Internal error: out of memory" (which recycles the worker).
+ */
+START_TEST(tool_giving_a_builder_null_fails_with_the_reason)
+{
+	static const struct wymcp_tool tool = { .name = "nulltext",
+	    .description = "Passes NULL to wymcp_text().",
+	    .run = null_text_run };
+	struct wymcp_ctx		*c;
+	struct wymcp_testing_round	 r;
+
+	ck_assert_ptr_nonnull(c = wymcp_testing_build_context(NULL));
+	ck_assert_int_eq(wymcp_testing_run_tool(c, &tool, "{}", &r),
+	    WYMCP_OK);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_int_eq(r.rc, WYMCP_ERR_INVAL);
+	ck_assert(r.is_error);
+	ck_assert_str_eq(r.text, "wymcp_text(): text is NULL");
+	ck_assert_int_eq(c->out.nomem, 0);
+	wymcp_testing_free_context(c);
 }
 END_TEST
 
@@ -386,6 +442,8 @@ content_suite(void)
 	tcase_add_test(tc, result_add_keeps_own_reference);
 	tcase_add_test(tc, result_add_rejects_null_and_non_objects);
 	tcase_add_test(tc, result_add_null_block_is_nomem);
+	tcase_add_test(tc, result_add_of_a_builder_given_null_is_inval);
+	tcase_add_test(tc, tool_giving_a_builder_null_fails_with_the_reason);
 	tcase_add_test(tc, result_structured_sets_and_replaces);
 	tcase_add_test(tc, result_error_marks_and_appends_text);
 	tcase_add_test(tc, result_error_null_arguments);

@@ -573,6 +573,81 @@ START_TEST(abi_task_support_read_from_decl)
 END_TEST
 
 /*
+ * A module whose tables have no terminator (t/lib/noterm.c, built with
+ * WYMCP_TOOLS() and the others): it loads and lists exactly its
+ * entries; ASan would see a read past one of its arrays.
+ */
+START_TEST(module_without_terminators)
+{
+	char		 path[1024];
+	struct h_resp	 r;
+
+	module_path(path, sizeof(path), "t/lib/.libs/noterm.so");
+	ck_assert_msg(wymcp_server_load_module(srv, path) == WYMCP_OK, "%s",
+	    wymcp_server_errmsg(srv));
+	ck_assert_uint_eq(srv->mods[0].mod->ntools, 2);
+	ck_assert_str_eq(names(), "nt_one nt_two");
+	ck_assert_str_eq(listed(), "nt_one nt_two");
+	ck_assert_uint_eq(srv->nresources, 1);
+	ck_assert_uint_eq(srv->ntemplates, 1);
+	ck_assert_uint_eq(srv->nprompts, 1);
+	ck_assert_str_eq(srv->prompts[0].def->name, "nt_hi");
+	ck_assert_int_eq(h_call(srv, "tools/call", "nt_two",
+	    "{\"name\":\"nt_two\",\"arguments\":{}}", NULL, &r),
+	    WYMCP_OK);
+	ck_assert_ptr_nonnull(strstr(r.body, "\"one\""));
+	h_free(&r);
+}
+END_TEST
+
+/*
+ * Recorded lengths by hand: the loader reads no more than a length
+ * says, and a terminator inside the length still ends the table; a
+ * module laid out as 0.3 (ending before the lengths) is read up to its
+ * terminator.
+ */
+START_TEST(module_lengths_and_terminators)
+{
+	static const struct wymcp_tool two[] = {
+		{ .name = "len_a", .description = "a", .run = noop },
+		{ .name = "len_b", .description = "b", .run = noop }
+	};
+	static const struct wymcp_tool term[] = {
+		{ .name = "term_a", .description = "a", .run = noop },
+		{ .name = NULL },
+		{ .name = "term_never", .description = "c", .run = noop }
+	};
+	static const struct wymcp_tool old[] = {
+		{ .name = "old_a", .description = "a", .run = noop },
+		{ .name = NULL }
+	};
+	static const struct wymcp_module m_two = {
+	    .abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	    .name = "two", WYMCP_TOOLS(two),
+	    .tool_size = sizeof(struct wymcp_tool) };
+	static const struct wymcp_module m_term = {
+	    .abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+	    .name = "term", WYMCP_TOOLS(term),
+	    .tool_size = sizeof(struct wymcp_tool) };
+	/* 0.3's descriptor ended with the element sizes. */
+	static const struct wymcp_module m_old = {
+	    .abi = WYMCP_ABI_VERSION,
+	    .size = offsetof(struct wymcp_module, server_info),
+	    .name = "old", .tools = old, .ntools = 99,
+	    .tool_size = sizeof(struct wymcp_tool) };
+
+	ck_assert_uint_eq(m_two.ntools, 2);
+	ck_assert_uint_eq(m_term.ntools, 3);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m_two), WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m_term), WYMCP_OK);
+	/* Its ntools lies beyond its size: never read. */
+	ck_assert_int_eq(wymcp_server_add_module(srv, &m_old), WYMCP_OK);
+	ck_assert_str_eq(names(), "len_a len_b term_a old_a");
+	ck_assert_str_eq(listed(), "len_a len_b term_a old_a");
+}
+END_TEST
+
+/*
  * A module built against a later header, whose elements are larger: the
  * library walks every table by the module's own stride.
  */
@@ -893,6 +968,8 @@ module_suite(void)
 	tcase_add_test(tc, tool_index_finds_every_tool);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
 	tcase_add_test(tc, good_module_after_failures);
+	tcase_add_test(tc, module_without_terminators);
+	tcase_add_test(tc, module_lengths_and_terminators);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("server");

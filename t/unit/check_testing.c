@@ -869,6 +869,137 @@ START_TEST(run_tool_refuses_a_result_outside_the_output_schema)
 }
 END_TEST
 
+/*
+ * wymcp_testing_errmsg(): the reason the server would log, for every
+ * call that went wrong, and "" for one that did not.
+ */
+START_TEST(errmsg_says_why_a_context_was_refused)
+{
+	const struct wymcp_module *const bad[] = { &mod_bad, NULL };
+	const struct wymcp_module *const dup[] = { &mod_a, &mod_dup, NULL };
+
+	o.mount = bad;
+	ck_assert_ptr_null(wymcp_testing_build_context(&o));
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "tool name 'bad name!' "
+	    "is not 1 to 128 of [A-Za-z0-9_.-]") != NULL, "%s",
+	    wymcp_testing_errmsg());
+	o.mount = dup;
+	ck_assert_ptr_null(wymcp_testing_build_context(&o));
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "alpha") != NULL, "%s",
+	    wymcp_testing_errmsg());
+	o.mount = NULL;
+	o.assigns = "{\"role\":1}";
+	ck_assert_ptr_null(wymcp_testing_build_context(&o));
+	ck_assert_str_eq(wymcp_testing_errmsg(), "assigns: role is not a "
+	    "string");
+	o.assigns = NULL;
+	build();
+	ck_assert_str_eq(wymcp_testing_errmsg(), "");
+	/* A tool declared alone that the loader refuses: its code, why. */
+	ck_assert_int_eq(wymcp_testing_run_tool(ctx, &mod_bad_tools[0], NULL,
+	    &r), WYMCP_ERR_INVAL);
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "bad name!") != NULL,
+	    "%s", wymcp_testing_errmsg());
+	run(&whoami_tool, NULL);
+	ck_assert_str_eq(wymcp_testing_errmsg(), "");
+}
+END_TEST
+
+START_TEST(errmsg_says_why_the_output_schema_failed)
+{
+	build();
+	run(&bad_structure_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_ERROR);
+	/* The client's message hides it; the log line says it. */
+	ck_assert_ptr_null(strstr(r.error, "\"n\""));
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "outputSchema: ") !=
+	    NULL && strstr(wymcp_testing_errmsg(), "n") != NULL, "%s",
+	    wymcp_testing_errmsg());
+	ck_assert_ptr_nonnull(strstr(wymcp_testing_errmsg(),
+	    "bad_structure"));
+}
+END_TEST
+
+/* Two questions under one chosen key (g.key2: another message). */
+static enum wymcp_err
+twice_run(struct wymcp_ctx *c, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct json_object	*s, *a;
+	enum wymcp_err		 rc;
+
+	g.runs++;
+	s = wymcp_own(c, json_tokener_parse(NAME_SCHEMA));
+	if ((rc = wymcp_elicit_key(c, "who", "What is your name?", s, &a)) !=
+	    WYMCP_OK)
+		return rc;
+	if ((rc = wymcp_elicit_key(c, "who", g.runs > 100 ?
+	    "What is your name?" : "Where do you live?", s, &a)) != WYMCP_OK)
+		return rc;
+	return wymcp_result_text(res, "done");
+}
+static const struct wymcp_tool twice_tool = {
+	.name = "twice", .description = "Reuses a question key.",
+	.input_schema = "{\"type\":\"object\"}", .run = twice_run
+};
+
+static const char *
+answer_alice(void *arg, const char *key, struct json_object *req)
+{
+	return ALICE;
+}
+
+/*
+ * A question key reused for another question, or asked twice: the
+ * second question is never shown.  The wire lets it pass with a
+ * warning; the testing library fails the call and says why.
+ */
+START_TEST(question_key_misuse_is_a_testing_error)
+{
+	const struct wymcp_module *m[2] = { NULL, NULL };
+	static const struct wymcp_tool tab[] = {
+		{ .name = "twice", .description = "Reuses a question key.",
+		    .input_schema = "{\"type\":\"object\"}", .run = twice_run }
+	};
+	static const struct wymcp_module mod = {
+		.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
+		.name = "twice", WYMCP_TOOLS(tab),
+		.tool_size = sizeof(struct wymcp_tool)
+	};
+
+	o.meta = WYMCP_TESTING_META_ELICIT;
+	build();
+	/* The first round stops at the first question: nothing seen. */
+	run(&twice_tool, NULL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_INPUT_REQUIRED);
+	ck_assert_str_eq(wymcp_testing_errmsg(), "");
+	ck_assert_int_eq(wymcp_testing_answer(ctx, "who", ALICE), WYMCP_OK);
+	ck_assert_int_eq(wymcp_testing_run_tool(ctx, &twice_tool, NULL, &r),
+	    WYMCP_ERR_INVAL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "question key 'who' "
+	    "reused for another question ('Where do you live?' after 'What "
+	    "is your name?')") != NULL, "%s", wymcp_testing_errmsg());
+	/* The same question twice. */
+	g.runs = 200;
+	ck_assert_int_eq(wymcp_testing_run_tool(ctx, &twice_tool, NULL, &r),
+	    WYMCP_ERR_INVAL);
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "question key 'who' "
+	    "asked twice in one run") != NULL, "%s", wymcp_testing_errmsg());
+	/* Through the whole pipeline too. */
+	m[0] = &mod;
+	o.mount = m;
+	g.runs = 0;
+	build();
+	ck_assert_int_eq(wymcp_testing_call_tool(ctx, "twice", NULL,
+	    answer_alice, NULL, &r), WYMCP_ERR_INVAL);
+	ck_assert_int_eq(r.kind, WYMCP_TESTING_COMPLETE);
+	ck_assert_int_eq(r.rounds, 2);
+	ck_assert_msg(strstr(wymcp_testing_errmsg(), "reused for another "
+	    "question") != NULL, "%s", wymcp_testing_errmsg());
+}
+END_TEST
+
 START_TEST(prompts_and_resources_as_on_the_wire)
 {
 	const struct wymcp_module *m[2];
@@ -1105,6 +1236,9 @@ testing_suite(void)
 	tcase_add_test(tc, run_tool_refuses_missing_required_caps_as_the_wire);
 	tcase_add_test(tc, run_tool_refuses_a_result_outside_the_output_schema);
 	tcase_add_test(tc, prompts_and_resources_as_on_the_wire);
+	tcase_add_test(tc, errmsg_says_why_a_context_was_refused);
+	tcase_add_test(tc, errmsg_says_why_the_output_schema_failed);
+	tcase_add_test(tc, question_key_misuse_is_a_testing_error);
 	tcase_add_test(tc, call_tool_completes_book_room_through_the_pipeline);
 	tcase_add_test(tc, call_tool_stops_declines_and_refuses);
 	tcase_add_test(tc, elicit_schema_text_is_read_each_time_it_changes);

@@ -780,6 +780,17 @@ http {{
 		}}
 		location = /mcp-anon {{
 {common}		}}
+		# A param given twice (README, deploy/nginx): nginx sends
+		# both, in order, and wymcp reads the last; a header param
+		# given twice is a repeated header.
+		location = /mcp-twice {{
+{common}			fastcgi_param WYMCP_PRINCIPAL "first";
+			fastcgi_param WYMCP_PRINCIPAL "second";
+		}}
+		location = /mcp-twice-header {{
+{common}			fastcgi_param HTTP_MCP_METHOD $http_mcp_method;
+			fastcgi_param HTTP_MCP_METHOD $http_mcp_method;
+		}}
 	}}
 
 	# The deploy/nginx/wymcp.conf location block, as shipped.

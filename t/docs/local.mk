@@ -1,0 +1,6 @@
+# t/docs: the man pages, README and deploy/ name only options that
+# wymcp-fcgi --help and wymcp-authz --help print (or another program's,
+# allow-listed by program) and only functions the public headers
+# declare; and proof that the check catches a planted name.
+TESTS += %reldir%/run %reldir%/planted
+EXTRA_DIST += %reldir%/check-doc-names %reldir%/run %reldir%/planted
