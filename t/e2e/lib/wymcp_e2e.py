@@ -47,6 +47,28 @@ SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
 
 
 
+def backend_env(builddir):
+    """Point $WYMCP_BACKEND_DIR at the task store's back ends of the
+    build tree (src/store/.libs: sqlite.so, pg.so), which every
+    wymcp-fcgi started from here loads, unless it is set already."""
+    os.environ.setdefault("WYMCP_BACKEND_DIR", os.path.join(
+        os.path.abspath(builddir), "src", "store", ".libs"))
+
+
+def _argv_builddir(argv):
+    """The value of --builddir in argv, or "." (the scripts' default)."""
+    for i, a in enumerate(argv):
+        if a == "--builddir" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--builddir="):
+            return a.split("=", 1)[1]
+    return "."
+
+
+# Every script takes --builddir: its back ends, before anything starts.
+backend_env(_argv_builddir(sys.argv))
+
+
 def wrap_argv(argv):
     """argv behind the words of $WYMCP_E2E_WRAP (shell-split), the
     prefix make check-valgrind uses to run wymcp-fcgi under valgrind
