@@ -91,8 +91,6 @@ teardown(void)
 }
 
 /* A task of `who' for tool "t", made `now', ready to run. */
-#endif /* WITH_SQLITE */
-
 static void
 task(struct wymcp__task *t, const char *who, long long now, long long ttl)
 {
@@ -107,6 +105,7 @@ task(struct wymcp__task *t, const char *who, long long now, long long ttl)
 	t->created = t->updated = now;
 	t->ttl = ttl;
 }
+#endif /* WITH_SQLITE */
 
 static int
 cmp_str(const void *a, const void *b)
