@@ -499,8 +499,8 @@ done:
 /*
  * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
  * bus `bus' (through its back end's `ops'), or, without one, to the
- * hub of the instance whose hub
- * socket is `hubpath'.  0, or -1 with why in `err'.
+ * hub of the instance whose hub socket is `hubpath'.  0, or -1 with
+ * why in `err'.
  */
 int
 front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
@@ -560,10 +560,11 @@ struct stream {
 /*
  * The bus (--bus postgresql://...): one connection, made without
  * blocking through pg.so's bus operations (store/backend.h: libpq's
- * PQconnectStart and the rest), that LISTENs on BUS_CHANNEL.  While it is
- * up, the events of this instance are NOTIFYed, one query at a time
- * (queued), and every event is dispatched when its notification comes
- * back, this hub's own included: one path, one order for every host.
+ * PQconnectStart and the rest), that LISTENs on BUS_CHANNEL.  While
+ * it is up, the events of this instance are NOTIFYed, one query at a
+ * time (queued), and every event is dispatched when its notification
+ * comes back, this hub's own included: one path, one order for every
+ * host.
  * While it is down, this instance's events are dispatched at once (its
  * listeners miss only other hosts' events), the connection is made
  * again after a back-off (BUS_BACKOFF_MS doubling to BUS_BACKOFF_MAX),
