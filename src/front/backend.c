@@ -25,10 +25,6 @@
 #include "front.h"
 #include "store/backend.h"
 
-#ifndef WYMCP_BACKENDDIR
-#define WYMCP_BACKENDDIR	WYMCP_MODULEDIR "/backend"
-#endif
-
 /*
  * The back end of `uri' (sqlite:PATH, postgresql://...): loaded once
  * its file passed the check; NULL with why in `err'.

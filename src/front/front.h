@@ -24,6 +24,9 @@ struct wymcp__bus_ops;
 #ifndef WYMCP_MODULEDIR
 #define WYMCP_MODULEDIR		"/usr/local/lib/wymcp"
 #endif
+#ifndef WYMCP_BACKENDDIR		/* the task store's back ends */
+#define WYMCP_BACKENDDIR	WYMCP_MODULEDIR "/backend"
+#endif
 
 #define FRONT_NAME		"wymcp-fcgi"
 #define FRONT_MAX_WORKERS	256		/* --workers upper bound */

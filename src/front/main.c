@@ -250,6 +250,7 @@ usage(FILE *f)
 	    "                         (with --allow-peer naming them)\n"
 	    "  --task-store URI       keep tasks (the tasks extension) in\n"
 	    "                         sqlite:PATH or postgresql://...\n"
+	    "                         (back ends: %s)\n"
 	    "  --task-runners N       task runner processes (default 0)\n"
 	    "  --task-ttl S           ttlMs of new tasks (default %d; 0:\n"
 	    "                         unlimited)\n"
@@ -295,7 +296,8 @@ usage(FILE *f)
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
-	    WYMCP_ASK_TIMEOUT_DEFAULT, FRONT_TASK_TTL_DEFAULT,
+	    WYMCP_ASK_TIMEOUT_DEFAULT, WYMCP_BACKENDDIR,
+	    FRONT_TASK_TTL_DEFAULT,
 	    FRONT_TASK_LEASE_DEFAULT, WYMCP_TASK_QUOTA_DEFAULT,
 	    WYMCP_TASK_QUOTA_BYTES_DEFAULT / (1024 * 1024),
 	    WYMCP_TASK_STORE_MAX_BYTES_DEFAULT / (1024 * 1024),

@@ -25,6 +25,9 @@
 #include "store/store.h"
 
 #define PURGE_EVERY_MS	60000	/* expired tasks are deleted this often */
+#ifndef WYMCP_BACKENDDIR	/* configure's $(pkglibdir)/backend */
+#define WYMCP_BACKENDDIR	"/usr/local/lib/wymcp/backend"
+#endif
 
 /*
  * The back ends this wymcp was built with (configure --without-sqlite,
