@@ -1004,9 +1004,14 @@ void		 wymcp_server_set_request_fn(struct wymcp_server *,
  * URI, for several hosts); NULL forgets the store.  The store is
  * opened (and its schema created or upgraded) here, then closed: each
  * process opens its own connection at first use, so call this before
- * forking.  WYMCP_ERR_INVAL for a URI of no known kind, WYMCP_ERR_IO
- * when the store cannot be opened (wymcp_server_errmsg() says why).
- * With a store, server/discover advertises the extension.
+ * forking.  The back end is an object of its own, loaded here at its
+ * first use: sqlite.so or pg.so in the package's library directory's
+ * backend/ (or in $WYMCP_BACKEND_DIR), so that libwymcp links neither
+ * SQLite nor libpq.  WYMCP_ERR_INVAL for a URI of no known kind,
+ * WYMCP_ERR_MODULE when its back end cannot be loaded or this wymcp
+ * was built without it, WYMCP_ERR_IO when the store cannot be opened
+ * (wymcp_server_errmsg() says why).  With a store, server/discover
+ * advertises the extension.
  */
 enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
 		    const char *uri);

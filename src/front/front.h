@@ -5,7 +5,8 @@
 /*
  * The front end is a program, not part of libwymcp: it may print, call
  * err(3) and exit.  Its files share this header only; it reaches the
- * library through the public wymcp.h alone.
+ * library through the public wymcp.h alone (and the task store's back
+ * ends through the types of store/backend.h: backend.c, hub.c).
  */
 
 #include <sys/types.h>
@@ -17,8 +18,14 @@
 #include "wymcp.h"
 #include "prog/prog.h"
 
+struct wymcp__backend;		/* store/backend.h */
+struct wymcp__bus_ops;
+
 #ifndef WYMCP_MODULEDIR
 #define WYMCP_MODULEDIR		"/usr/local/lib/wymcp"
+#endif
+#ifndef WYMCP_BACKENDDIR		/* the task store's back ends */
+#define WYMCP_BACKENDDIR	WYMCP_MODULEDIR "/backend"
 #endif
 
 #define FRONT_NAME		"wymcp-fcgi"
@@ -184,6 +191,7 @@ struct front_limits {
 	struct front_listen	*listen;	/* NULL: no hub */
 	int			 hub_fd;	/* the hub's socket, or -1 */
 	const char		*bus_uri;	/* --bus, or NULL */
+	const struct wymcp__bus_ops *bus;	/* its back end's */
 };
 
 /*
@@ -239,7 +247,8 @@ struct front_listen {
  */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
-int		 front_publish_cmd(const char *event, const char *bus,
+int		 front_publish_cmd(const char *event,
+		    const struct wymcp__bus_ops *, const char *bus,
 		    const char *hubpath, char *err, size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
@@ -422,5 +431,13 @@ void		 front_stats_count(struct front_stats *, const char *method,
 		    int status);
 int		 front_status_serve(struct wymcp_server *,
 		    const struct front_limits *, struct FCGX_Request *);
+
+/*
+ * backend.c: the task store's back end that `uri' names (sqlite.so,
+ * pg.so), checked as modules are (prog_trusted(), unless `o' allows
+ * insecure files) and loaded; NULL with why in `err'.
+ */
+const struct wymcp__backend *front_backend(const char *uri,
+		    const struct front_opts *o, char *err, size_t errlen);
 
 #endif /* WYMCP_FRONT_H */

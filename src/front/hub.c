@@ -58,9 +58,9 @@
 
 #include <fcgiapp.h>
 #include <json-c/json.h>
-#include <libpq-fe.h>
 
 #include "front.h"
+#include "store/backend.h"
 
 #define HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 #define HUB_BUF_MAX	(256 * 1024)	/* bytes waiting for one client */
@@ -498,18 +498,14 @@ done:
 
 /*
  * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
- * bus `bus', or, without one, to the hub of the instance whose hub
- * socket is `hubpath'.  0, or -1 with why in `err'.
+ * bus `bus' (through its back end's `ops'), or, without one, to the
+ * hub of the instance whose hub socket is `hubpath'.  0, or -1 with
+ * why in `err'.
  */
 int
-front_publish_cmd(const char *spec, const char *bus, const char *hubpath,
-    char *err, size_t errlen)
+front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
+    const char *bus, const char *hubpath, char *err, size_t errlen)
 {
-	static const char *const keys[] = { "connect_timeout", "dbname",
-		NULL };
-	const char	*vals[] = { "10", bus, NULL }, *v[2];
-	PGconn		*db;
-	PGresult	*res;
 	char		*ev;
 	int		 rc = -1;
 
@@ -520,22 +516,9 @@ front_publish_cmd(const char *spec, const char *bus, const char *hubpath,
 		    BUS_PAYLOAD_MAX);
 		goto done;
 	}
-	if (bus != NULL) {
-		db = PQconnectdbParams(keys, vals, 1);
-		v[0] = BUS_CHANNEL;
-		v[1] = ev;
-		res = PQstatus(db) == CONNECTION_OK ? PQexecParams(db,
-		    "SELECT pg_notify($1, $2)", 2, NULL, v, NULL, NULL, 0) :
-		    NULL;
-		if (PQresultStatus(res) == PGRES_TUPLES_OK)
-			rc = 0;
-		else
-			snprintf(err, errlen, "the bus: %.*s",
-			    (int)strcspn(PQerrorMessage(db), "\n"),
-			    PQerrorMessage(db));
-		PQclear(res);
-		PQfinish(db);
-	} else if (hubpath == NULL)
+	if (bus != NULL)
+		rc = ops->publish(bus, BUS_CHANNEL, ev, err, errlen);
+	else if (hubpath == NULL)
 		snprintf(err, errlen, "say where: --bus postgresql://..., or "
 		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
 	else if (to_hub(hubpath, ev, strlen(ev), -1) == 0)
@@ -576,10 +559,12 @@ struct stream {
 
 /*
  * The bus (--bus postgresql://...): one connection, made without
- * blocking (PQconnectStart), that LISTENs on BUS_CHANNEL.  While it is
- * up, the events of this instance are NOTIFYed, one query at a time
- * (queued), and every event is dispatched when its notification comes
- * back, this hub's own included: one path, one order for every host.
+ * blocking through pg.so's bus operations (store/backend.h: libpq's
+ * PQconnectStart and the rest), that LISTENs on BUS_CHANNEL.  While
+ * it is up, the events of this instance are NOTIFYed, one query at a
+ * time (queued), and every event is dispatched when its notification
+ * comes back, this hub's own included: one path, one order for every
+ * host.
  * While it is down, this instance's events are dispatched at once (its
  * listeners miss only other hosts' events), the connection is made
  * again after a back-off (BUS_BACKOFF_MS doubling to BUS_BACKOFF_MAX),
@@ -600,7 +585,8 @@ struct bus_msg {
 struct bus {
 	const char	*uri;		/* NULL: no bus */
 	enum bus_state	 state;
-	PGconn		*db;
+	const struct wymcp__bus_ops *ops;	/* pg.so's */
+	void		*db;		/* its connection, or NULL */
 	int		 fd;		/* in epoll, or -1 */
 	unsigned int	 events;	/* what epoll waits for on fd */
 	int		 busy;		/* a query is in flight */
@@ -1314,20 +1300,12 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 
 /* ------------------------------------------------------- the bus */
 
-static void
-bus_quiet(void *arg, const char *msg)
-{
-	(void)arg;
-	(void)msg;
-}
-
 /* Record the bus's failure `what' for the status page and the log. */
 static void
 bus_note(struct hub *h, const char *what)
 {
 	struct front_listen	*l = h->l;
-	const char		*m = h->bus.db != NULL ?
-				    PQerrorMessage(h->bus.db) : "";
+	const char		*m = h->bus.ops->error(h->bus.db);
 
 	while (__atomic_exchange_n(&l->bus_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -1343,7 +1321,7 @@ bus_watch(struct hub *h, unsigned int events)
 {
 	struct bus		*b = &h->bus;
 	struct epoll_event	 ev;
-	int			 fd = b->db != NULL ? PQsocket(b->db) : -1;
+	int			 fd = b->ops->fd(b->db);
 
 	if (fd != b->fd && b->fd >= 0) {
 		(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, b->fd, NULL);
@@ -1381,7 +1359,8 @@ bus_lost(struct hub *h, const char *what)
 		    "it is back", h->l->bus_error);
 	b->warned = 1;
 	bus_watch(h, 0);
-	PQfinish(b->db);
+	if (b->db != NULL)
+		b->ops->close(b->db);
 	b->db = NULL;
 	/* Events not sent: this instance's listeners still get them. */
 	while ((m = b->head) != NULL) {
@@ -1406,18 +1385,12 @@ bus_lost(struct hub *h, const char *what)
 static void
 bus_start(struct hub *h)
 {
-	static const char *const keys[] = { "connect_timeout", "dbname",
-		NULL };
-	const char	*vals[] = { "5", h->bus.uri, NULL };
 	struct bus	*b = &h->bus;
 
-	b->db = PQconnectStartParams(keys, vals, 1);
-	if (b->db == NULL || PQstatus(b->db) == CONNECTION_BAD ||
-	    PQsetnonblocking(b->db, 1) != 0) {
+	if (b->ops->start(b->uri, &b->db) != 0) {
 		bus_lost(h, "cannot connect");
 		return;
 	}
-	PQsetNoticeProcessor(b->db, bus_quiet, NULL);
 	b->state = BUS_CONNECTING;
 	bus_watch(h, EPOLLOUT);
 }
@@ -1427,19 +1400,15 @@ static void
 bus_pump(struct hub *h)
 {
 	struct bus	*b = &h->bus;
-	const char	*v[2];
 
 	if (b->state != BUS_UP || b->busy || b->head == NULL)
 		return;
-	v[0] = BUS_CHANNEL;
-	v[1] = b->head->text;
-	if (!PQsendQueryParams(b->db, "SELECT pg_notify($1, $2)", 2, NULL,
-	    v, NULL, NULL, 0)) {
+	if (b->ops->notify(b->db, BUS_CHANNEL, b->head->text) != 0) {
 		bus_lost(h, "notify");
 		return;
 	}
 	b->busy = 1;
-	if (PQflush(b->db) == 1)
+	if (b->ops->flush(b->db) == 1)
 		bus_watch(h, EPOLLIN | EPOLLOUT);
 }
 
@@ -1477,6 +1446,16 @@ bus_send(struct hub *h, const char *msg, size_t len)
 	return 0;
 }
 
+/* A notification came: an event of some instance, this one's too. */
+static void
+bus_heard(void *arg, const char *msg, size_t len)
+{
+	struct hub	*h = arg;
+
+	__atomic_add_fetch(&h->l->bus_received, 1, __ATOMIC_RELAXED);
+	dispatch(h, msg, len);
+}
+
 /* The bus's socket is ready: connect, take results and notifications. */
 static void
 bus_ready(struct hub *h)
@@ -1484,25 +1463,23 @@ bus_ready(struct hub *h)
 	struct bus	*b = &h->bus;
 	struct bus_msg	*m;
 	struct stream	*s, *next;
-	PGnotify	*n;
-	PGresult	*res;
 	int		 ok;
 
 	if (b->state == BUS_CONNECTING) {
-		switch (PQconnectPoll(b->db)) {
-		case PGRES_POLLING_READING:
+		switch (b->ops->poll(b->db)) {
+		case WYMCP__BUS_READ:
 			bus_watch(h, EPOLLIN);
 			return;
-		case PGRES_POLLING_WRITING:
+		case WYMCP__BUS_WRITE:
 			bus_watch(h, EPOLLOUT);
 			return;
-		case PGRES_POLLING_OK:
+		case 0:
 			break;
 		default:
 			bus_lost(h, "connect");
 			return;
 		}
-		if (!PQsendQuery(b->db, "LISTEN " BUS_CHANNEL)) {
+		if (b->ops->listen(b->db, BUS_CHANNEL) != 0) {
 			bus_lost(h, "listen");
 			return;
 		}
@@ -1510,22 +1487,15 @@ bus_ready(struct hub *h)
 		b->busy = 1;
 		bus_watch(h, EPOLLIN);
 	}
-	if (PQflush(b->db) == -1) {
+	if (b->ops->flush(b->db) == -1) {
 		bus_lost(h, "send");
 		return;
 	}
-	if (!PQconsumeInput(b->db)) {
+	if (b->ops->input(b->db) != 0) {
 		bus_lost(h, "read");
 		return;
 	}
-	while (b->busy && !PQisBusy(b->db)) {
-		ok = 1;
-		while ((res = PQgetResult(b->db)) != NULL) {
-			if (PQresultStatus(res) != PGRES_COMMAND_OK &&
-			    PQresultStatus(res) != PGRES_TUPLES_OK)
-				ok = 0;
-			PQclear(res);
-		}
+	while (b->busy && (ok = b->ops->done(b->db)) != -1) {
 		b->busy = 0;
 		if (b->state == BUS_LISTENING) {
 			if (!ok) {
@@ -1563,12 +1533,8 @@ bus_ready(struct hub *h)
 		if (b->state != BUS_UP)
 			return;
 	}
-	while ((n = PQnotifies(b->db)) != NULL) {
-		__atomic_add_fetch(&h->l->bus_received, 1, __ATOMIC_RELAXED);
-		dispatch(h, n->extra, strlen(n->extra));
-		PQfreemem(n);
-	}
-	if (PQstatus(b->db) == CONNECTION_BAD)
+	b->ops->notified(b->db, bus_heard, h);
+	if (b->ops->bad(b->db))
 		bus_lost(h, "connection");
 }
 
@@ -1804,7 +1770,8 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	ev.data.ptr = &h.timer;
 	(void)epoll_ctl(h.ep, EPOLL_CTL_ADD, h.timer, &ev);
 	h.bus.fd = -1;
-	if ((h.bus.uri = lim->bus_uri) != NULL)
+	if ((h.bus.uri = lim->bus_uri) != NULL && (h.bus.ops = lim->bus) !=
+	    NULL)
 		bus_start(&h);
 	if ((h.relay = front_relay_port_start(lim)) != NULL) {
 		ev.data.ptr = &h.relay;
@@ -1862,7 +1829,7 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	__atomic_store_n(&h.l->hub_up, 0, __ATOMIC_RELEASE);
 	if (h.bus.db != NULL) {
 		bus_watch(&h, 0);
-		PQfinish(h.bus.db);
+		h.bus.ops->close(h.bus.db);
 		h.bus.db = NULL;
 	}
 	stop_all(&h);

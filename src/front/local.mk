@@ -1,11 +1,14 @@
 # src/front: wymcp-fcgi, the FastCGI/CGI front end (a program: it may
-# print and exit; it reaches the library through wymcp.h alone).
+# print and exit; it reaches the library through wymcp.h alone, and the
+# task store's back ends, which it loads, through store/backend.h: it
+# links neither SQLite nor libpq).
 bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
-	%reldir%/status.c %reldir%/hub.c %reldir%/config.c
+	%reldir%/status.c %reldir%/hub.c %reldir%/config.c \
+	%reldir%/backend.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
-	$(FCGI_LIBS) $(JSONC_LIBS) $(PQ_LIBS)
+	$(FCGI_LIBS) $(JSONC_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "front.h"
+#include "store/backend.h"
 
 #define SOCKET_MODE	0660		/* mode of a --listen unix: socket */
 
@@ -258,6 +259,7 @@ usage(FILE *f)
 	    "                         (with --allow-peer naming them)\n"
 	    "  --task-store URI       keep tasks (the tasks extension) in\n"
 	    "                         sqlite:PATH or postgresql://...\n"
+	    "                         (back ends: %s)\n"
 	    "  --task-runners N       task runner processes (default 0)\n"
 	    "  --task-ttl S           ttlMs of new tasks (default %d; 0:\n"
 	    "                         unlimited)\n"
@@ -310,7 +312,8 @@ usage(FILE *f)
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
 	    FRONT_MAX_REQUESTS_DEFAULT, FRONT_DRAIN_DEFAULT,
-	    WYMCP_ASK_TIMEOUT_DEFAULT, FRONT_TASK_TTL_DEFAULT,
+	    WYMCP_ASK_TIMEOUT_DEFAULT, WYMCP_BACKENDDIR,
+	    FRONT_TASK_TTL_DEFAULT,
 	    FRONT_TASK_LEASE_DEFAULT, WYMCP_TASK_QUOTA_DEFAULT,
 	    WYMCP_TASK_QUOTA_BYTES_DEFAULT / (1024 * 1024),
 	    WYMCP_TASK_STORE_MAX_BYTES_DEFAULT / (1024 * 1024),
@@ -1669,6 +1672,7 @@ main(int argc, char *argv[])
 	struct rlimit		 rl;
 	struct wymcp_server	*srv;
 	struct ident		 id;
+	const struct wymcp__backend *bus_be;
 	const char		*sockpath = NULL;
 	char			 ebuf[512], **cfg_argv, *cfg_text;
 	int			 fd, flags, rc, relayfd = -1, local = 0, cgi;
@@ -1691,6 +1695,7 @@ main(int argc, char *argv[])
 		const char	*bus = opts.bus != NULL &&
 				    strcmp(opts.bus, "none") != 0 ? opts.bus :
 				    NULL;
+		const struct wymcp__backend *be = NULL;
 		char		 hub[200];
 
 		if (bus == NULL && opts.bus == NULL && opts.task_store !=
@@ -1700,13 +1705,25 @@ main(int argc, char *argv[])
 		if (opts.listen != NULL && strncmp(opts.listen, "unix:", 5) ==
 		    0)
 			snprintf(hub, sizeof(hub), "%s.hub", opts.listen + 5);
-		if (front_publish_cmd(opts.publish, bus, hub[0] != '\0' ?
+		if (bus != NULL && (be = front_backend(bus, &opts, ebuf,
+		    sizeof(ebuf))) == NULL)
+			errx(2, "--bus: %s", ebuf);
+		if (front_publish_cmd(opts.publish, be != NULL ? be->bus :
+		    NULL, bus, hub[0] != '\0' ?
 		    hub : NULL, ebuf, sizeof(ebuf)) != 0) {
 			warnx("--publish: %s", ebuf);
 			return 1;
 		}
 		return 0;
 	}
+
+	/*
+	 * The task store's back end: its file checked and loaded once,
+	 * here, before the library opens the store (store_server()).
+	 */
+	if (opts.task_store != NULL && front_backend(opts.task_store, &opts,
+	    ebuf, sizeof(ebuf)) == NULL)
+		errx(2, "--task-store: %s", ebuf);
 
 	if (opts.verbose == 1)
 		front_logmax = WYMCP_LOG_INFO;
@@ -1863,6 +1880,12 @@ main(int argc, char *argv[])
 		    (strncmp(opts.task_store, "postgresql://", 13) == 0 ||
 		    strncmp(opts.task_store, "postgres://", 11) == 0))
 			lim.bus_uri = opts.task_store;
+		if (lim.bus_uri != NULL) {
+			if ((bus_be = front_backend(lim.bus_uri, &opts, ebuf,
+			    sizeof(ebuf))) == NULL)
+				errx(2, "--bus: %s", ebuf);
+			lim.bus = bus_be->bus;
+		}
 		lim.listen->bus = lim.bus_uri != NULL;
 	}
 	if (fd != -1 && front_relay_setup(&lim, opts.workers,

@@ -22,6 +22,9 @@
  * error libpq made itself (no SQLSTATE).  No
  * statement is prepared on the server, so a new connection has nothing
  * to prepare again.
+ *
+ * pg.so carries wymcp-fcgi's bus (--bus postgresql://) too: its
+ * LISTEN/NOTIFY connection, below.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,7 +36,7 @@
 
 #include <libpq-fe.h>
 
-#include "store/store.h"
+#include "store/backend.h"
 
 #define LOCK_KEY	"7217094651"	/* pg_advisory_xact_lock: schema */
 #define QUOTA_KEY	"7217094652"	/* ... every put, with a store cap */
@@ -666,7 +669,177 @@ pg_depth(void *h, long long now, long long n[3])
 	return 0;
 }
 
-const struct wymcp__store_ops wymcp__store_pg = {
+static const struct wymcp__store_ops store_ops = {
 	"postgresql", pg_open, pg_close, pg_put, pg_get, pg_claim, pg_modify,
 	pg_purge, pg_error, pg_fd, pg_depth
 };
+
+/* ------------------------------------------------------- the bus */
+
+/*
+ * The bus of wymcp-fcgi (backend.h, struct wymcp__bus_ops): libpq's
+ * calls as the hub's event loop makes them, without ever blocking,
+ * and --publish's one NOTIFY.  The state (queue, back-off, streams) is
+ * the hub's.
+ */
+
+static void
+bus_quiet(void *arg, const char *msg)
+{
+	(void)arg;
+	(void)msg;
+}
+
+/* Say `msg' on `channel' of the bus `uri', waiting for it. */
+static int
+bus_publish(const char *uri, const char *channel, const char *msg,
+    char *err, size_t errlen)
+{
+	static const char *const keys[] = { "connect_timeout", "dbname",
+		NULL };
+	const char	*vals[] = { "10", uri, NULL }, *v[2];
+	PGconn		*db;
+	PGresult	*res;
+	int		 rc = -1;
+
+	db = PQconnectdbParams(keys, vals, 1);
+	v[0] = channel;
+	v[1] = msg;
+	res = PQstatus(db) == CONNECTION_OK ? PQexecParams(db,
+	    "SELECT pg_notify($1, $2)", 2, NULL, v, NULL, NULL, 0) : NULL;
+	if (PQresultStatus(res) == PGRES_TUPLES_OK)
+		rc = 0;
+	else
+		snprintf(err, errlen, "the bus: %.*s",
+		    (int)strcspn(PQerrorMessage(db), "\n"),
+		    PQerrorMessage(db));
+	PQclear(res);
+	PQfinish(db);
+	return rc;
+}
+
+static int
+bus_start(const char *uri, void **c)
+{
+	static const char *const keys[] = { "connect_timeout", "dbname",
+		NULL };
+	const char	*vals[] = { "5", uri, NULL };
+	PGconn		*db;
+
+	*c = db = PQconnectStartParams(keys, vals, 1);
+	if (db == NULL || PQstatus(db) == CONNECTION_BAD ||
+	    PQsetnonblocking(db, 1) != 0)
+		return -1;
+	PQsetNoticeProcessor(db, bus_quiet, NULL);
+	return 0;
+}
+
+static int
+bus_poll(void *c)
+{
+	switch (PQconnectPoll(c)) {
+	case PGRES_POLLING_READING:
+		return WYMCP__BUS_READ;
+	case PGRES_POLLING_WRITING:
+		return WYMCP__BUS_WRITE;
+	case PGRES_POLLING_OK:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
+static int
+bus_fd(void *c)
+{
+	return c != NULL ? PQsocket(c) : -1;
+}
+
+static int
+bus_listen(void *c, const char *channel)
+{
+	char	 q[128];
+
+	snprintf(q, sizeof(q), "LISTEN %s", channel);
+	return PQsendQuery(c, q) ? 0 : -1;
+}
+
+static int
+bus_notify(void *c, const char *channel, const char *msg)
+{
+	const char	*v[2];
+
+	v[0] = channel;
+	v[1] = msg;
+	return PQsendQueryParams(c, "SELECT pg_notify($1, $2)", 2, NULL, v,
+	    NULL, NULL, 0) ? 0 : -1;
+}
+
+static int
+bus_flush(void *c)
+{
+	return PQflush(c);
+}
+
+static int
+bus_input(void *c)
+{
+	return PQconsumeInput(c) ? 0 : -1;
+}
+
+static int
+bus_done(void *c)
+{
+	PGresult	*res;
+	int		 ok = 1;
+
+	if (PQisBusy(c))
+		return -1;
+	while ((res = PQgetResult(c)) != NULL) {
+		if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+		    PQresultStatus(res) != PGRES_TUPLES_OK)
+			ok = 0;
+		PQclear(res);
+	}
+	return ok;
+}
+
+static void
+bus_notified(void *c, void (*fn)(void *, const char *, size_t), void *arg)
+{
+	PGnotify	*n;
+
+	while ((n = PQnotifies(c)) != NULL) {
+		fn(arg, n->extra, strlen(n->extra));
+		PQfreemem(n);
+	}
+}
+
+static int
+bus_bad(void *c)
+{
+	return PQstatus(c) == CONNECTION_BAD;
+}
+
+static const char *
+bus_error(void *c)
+{
+	const char	*m = c != NULL ? PQerrorMessage(c) : NULL;
+
+	return m != NULL ? m : "";
+}
+
+static void
+bus_close(void *c)
+{
+	PQfinish(c);
+}
+
+static const struct wymcp__bus_ops bus_ops = {
+	bus_publish, bus_start, bus_poll, bus_fd, bus_listen, bus_notify,
+	bus_flush, bus_input, bus_done, bus_notified, bus_bad, bus_error,
+	bus_close
+};
+
+/* What pg.so exports (backend.h): the store and the bus. */
+WYMCP__BACKEND_DEFINE("pg", &store_ops, &bus_ops);

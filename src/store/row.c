@@ -1,8 +1,8 @@
 /*
  * row.c - a task row: its memory, its id, its status's name
  *
- * What the interface (store.c) and every back end share; it calls
- * neither.
+ * What the interface (store.c) and the request path use; it calls
+ * neither.  The helpers the back ends share too are in task.c.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -38,21 +38,6 @@ wymcp__clock_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-void
-wymcp__task_clear(struct wymcp__task *t)
-{
-	free(t->principal);
-	free(t->tool);
-	free(t->args);
-	free(t->context);
-	free(t->answers);
-	free(t->pending);
-	free(t->result);
-	free(t->error);
-	free(t->message);
-	memset(t, 0, sizeof(*t));
-}
-
 /* A copy of `s' if it is at most `max' bytes long; NULL otherwise. */
 char *
 wymcp__strdup_max(const char *s, size_t max)
@@ -60,25 +45,6 @@ wymcp__strdup_max(const char *s, size_t max)
 	if (s == NULL || strlen(s) > max)
 		return NULL;
 	return strdup(s);
-}
-
-/* strlen(3), 0 for NULL. */
-static long long
-len0(const char *s)
-{
-	return s != NULL ? (long long)strlen(s) : 0;
-}
-
-/*
- * The bytes task `t' holds in the store, as the quotas count them
- * (struct wymcp__quota): its JSON and text columns.
- */
-long long
-wymcp__task_bytes(const struct wymcp__task *t)
-{
-	return len0(t->args) + len0(t->context) + len0(t->answers) +
-	    len0(t->pending) + len0(t->result) + len0(t->error) +
-	    len0(t->message);
 }
 
 /*

@@ -39,7 +39,7 @@
 
 #include <sqlite3.h>
 
-#include "store/store.h"
+#include "store/backend.h"
 
 #define BUSY_MS		10000	/* wait for the writer's lock */
 #define FREE_MIN	(1024 * 1024)	/* disk kept free, and ... */
@@ -745,7 +745,10 @@ lite_depth(void *h, long long now, long long n[3])
 	return 0;
 }
 
-const struct wymcp__store_ops wymcp__store_sqlite = {
+static const struct wymcp__store_ops store_ops = {
 	"sqlite", lite_open, lite_close, lite_put, lite_get, lite_claim,
 	lite_modify, lite_purge, lite_error, lite_fd, lite_depth
 };
+
+/* What sqlite.so exports (backend.h): a store, no bus. */
+WYMCP__BACKEND_DEFINE("sqlite", &store_ops, NULL);

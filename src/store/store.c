@@ -2,7 +2,9 @@
  * store.c - the task store's one interface: opening by URI, ids, and
  * the calls the request path and the runners make
  *
- * A back end's connection is never carried across fork(2): the store
+ * The back ends are objects of their own (backend.h), loaded here the
+ * first time a store names one.  A back end's connection is never
+ * carried across fork(2): the store
  * is checked (opened, schema upgraded, closed) when it is configured,
  * before the supervisor forks, and each process opens its own
  * connection at its first use.  Every call binds the task to the
@@ -13,6 +15,7 @@
 #include "config.h"
 #endif
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +25,100 @@
 #include "store/store.h"
 
 #define PURGE_EVERY_MS	60000	/* expired tasks are deleted this often */
+#ifndef WYMCP_BACKENDDIR	/* configure's $(pkglibdir)/backend */
+#define WYMCP_BACKENDDIR	"/usr/local/lib/wymcp/backend"
+#endif
 
-static const struct wymcp__store_ops *const backends[] = {
-	&wymcp__store_sqlite,
-	&wymcp__store_pg,
+/*
+ * The back ends this wymcp was built with (configure --without-sqlite,
+ * --without-postgresql), and what was loaded of them: the first
+ * wymcp__backend_load() of one dlopen(3)s it, once per process, before
+ * the accept loop (a task store is configured before it); it is never
+ * unloaded (RTLD_NODELETE: libpq's libraries register exit handlers).
+ */
+static struct {
+	const char		*name;		/* the file: NAME.so */
+	const char		*what;		/* for the error */
+	const char		*option;	/* configure's */
+	int			 built;
+	const struct wymcp__backend *be;	/* loaded, or NULL */
+} backends[] = {
+	{ "sqlite", "SQLite", "--without-sqlite",
+#ifdef WITH_SQLITE
+	    1,
+#else
+	    0,
+#endif
+	    NULL },
+	{ "pg", "PostgreSQL", "--without-postgresql",
+#ifdef WITH_POSTGRESQL
+	    1,
+#else
+	    0,
+#endif
+	    NULL },
 };
 
+const struct wymcp__backend *
+wymcp__backend_load(const char *name, char *err, size_t errlen)
+{
+	const struct wymcp__backend *be;
+	const char		*dir;
+	char			 path[4096];
+	void			*dl;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strcmp(backends[i].name, name) == 0)
+			break;
+	if (i == sizeof(backends) / sizeof(backends[0])) {
+		snprintf(err, errlen, "no back end '%s'", name);
+		return NULL;
+	}
+	if (backends[i].be != NULL)
+		return backends[i].be;
+	if (!backends[i].built) {
+		snprintf(err, errlen, "this wymcp was built without %s "
+		    "(configure %s)", backends[i].what, backends[i].option);
+		return NULL;
+	}
+	if ((dir = getenv(WYMCP__BACKEND_ENV)) == NULL || *dir == '\0')
+		dir = WYMCP_BACKENDDIR;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.so", dir, name) >=
+	    sizeof(path)) {
+		snprintf(err, errlen, "%s/%s.so: path too long", dir, name);
+		return NULL;
+	}
+	if ((dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) ==
+	    NULL) {
+		snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+		return NULL;
+	}
+	be = dlsym(dl, WYMCP__BACKEND_SYM);
+	if (be == NULL || be->abi != WYMCP__BACKEND_ABI ||
+	    be->size != sizeof(*be) ||
+	    be->task_size != sizeof(struct wymcp__task) ||
+	    be->store_size != sizeof(struct wymcp__store_ops) ||
+	    be->bus_size != sizeof(struct wymcp__bus_ops) ||
+	    be->store == NULL || strcmp(be->name, name) != 0) {
+		snprintf(err, errlen, "%s: not the %s back end of this "
+		    "wymcp", path, name);
+		(void)dlclose(dl);
+		return NULL;
+	}
+	backends[i].be = be;
+	return be;
+}
+
 /* The back end named by `uri', or NULL. */
-static const struct wymcp__store_ops *
+static const char *
 backend(const char *uri)
 {
 	if (strncmp(uri, "sqlite:", 7) == 0)
-		return backends[0];
+		return "sqlite";
 	if (strncmp(uri, "postgresql://", 13) == 0 ||
 	    strncmp(uri, "postgres://", 11) == 0)
-		return backends[1];
+		return "pg";
 	return NULL;
 }
 
@@ -58,6 +140,8 @@ enum wymcp_err
 wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 {
 	const struct wymcp__store_ops *ops;
+	const struct wymcp__backend *be;
+	const char		*name;
 	struct wymcp__store	*s;
 	char			 err[300];
 	void			*h;
@@ -70,12 +154,18 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 	srv->tasks_free = NULL;
 	if (uri == NULL)
 		return WYMCP_OK;
-	if ((ops = backend(uri)) == NULL) {
+	if ((name = backend(uri)) == NULL) {
 		/* Only the scheme: the rest may hold a password. */
 		wymcp__seterr(srv, "task store '%.*s...': neither sqlite:PATH "
 		    "nor postgresql://...", (int)strcspn(uri, ":/@"), uri);
 		return WYMCP_ERR_INVAL;
 	}
+	if ((be = wymcp__backend_load(name, err, sizeof(err))) == NULL) {
+		wymcp__seterr(srv, "task store '%.*s...': %s",
+		    (int)strcspn(uri, ":/@"), uri, err);
+		return WYMCP_ERR_MODULE;
+	}
+	ops = be->store;
 	/* Open it once to create or upgrade the schema, then let go. */
 	if (ops->open(uri, &h, err, sizeof(err)) != 0) {
 		wymcp__seterr(srv, "task store: %s", err);

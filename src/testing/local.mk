@@ -7,8 +7,7 @@ noinst_LTLIBRARIES += %reldir%/libtesting.la
 %canon_reldir%_libtesting_la_SOURCES = %reldir%/testing.h %reldir%/testing.c
 %canon_reldir%_libwymcp_testing_la_SOURCES =
 %canon_reldir%_libwymcp_testing_la_LIBADD = %reldir%/libtesting.la \
-	src/libwymcp-core.la $(JSONC_LIBS) $(SODIUM_LIBS) $(SQLITE_LIBS) \
-	$(PQ_LIBS)
+	src/libwymcp-core.la $(JSONC_LIBS) $(SODIUM_LIBS)
 %canon_reldir%_libwymcp_testing_la_LDFLAGS = $(AM_LDFLAGS) \
 	-version-info 0:0:0
 pkgconfig_DATA += wymcp-testing.pc

@@ -152,9 +152,9 @@ def time_publishes(sel, argv, fanout, k, status):
 
 def across_hosts(a, nginx):
     """Part 6: the fan-out lines, or one line saying why there are none."""
-    if wymcp_tasks.pg_bindir() is None:
-        return ["(fan-out across instances: left out, no PostgreSQL "
-                "initdb)"]
+    if wymcp_tasks.pg_missing() is not None:
+        return ["(fan-out across instances: left out: %s)" %
+                wymcp_tasks.pg_missing()]
     netns = os.geteuid() == 0 and wymcp_netns.unavailable() is None
     wymcp_e2e.ARGS = argparse.Namespace(netns=netns)
     h = e2e_bus.BusHarness(a.builddir, netns=netns)

@@ -65,6 +65,13 @@ main(void)
 	snprintf(def, sizeof(def), "sqlite:%s", file);
 	if (uri == NULL)
 		uri = def;
+#ifndef WITH_SQLITE
+	if (uri == def) {
+		printf("taskbench: skipped: this wymcp was built without "
+		    "SQLite (configure --without-sqlite)\n");
+		return 0;
+	}
+#endif
 	/*
 	 * One principal makes every task: no cap on their count (N is
 	 * far above WYMCP_TASK_QUOTA_DEFAULT), the byte limits as by

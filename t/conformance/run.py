@@ -408,6 +408,10 @@ def main():
         say("SKIP: nginx is not installed (Debian: apt-get install "
             "nginx-light)")
         return 77
+    # --tasks runs on a SQLite store.
+    if args.tasks and wymcp_e2e.built_without("sqlite", args.builddir):
+        say("SKIP: %s" % wymcp_e2e.built_without("sqlite", args.builddir))
+        return 77
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt("signal %d" % signum)

@@ -291,8 +291,8 @@ def options(ap):
 
 
 def main():
-    if wymcp_tasks.pg_bindir() is None:
-        print("SKIP: no PostgreSQL initdb (Debian: postgresql)")
+    if wymcp_tasks.pg_missing() is not None:
+        print("SKIP: %s" % wymcp_tasks.pg_missing())
         return 77
     if "--netns" in sys.argv and wymcp_netns.unavailable() is not None:
         print("SKIP: %s" % wymcp_netns.unavailable())

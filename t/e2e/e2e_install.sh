@@ -18,6 +18,13 @@
 #   - runs the installed wymcp-fcgi (LD_LIBRARY_PATH into DESTDIR) in
 #     CGI mode with --module ./greet.so: tools/list and tools/call greet,
 #     anonymous and with a principal; the installed modules too;
+#   - asserts what ldd(1) lists for the installed libwymcp.so.0,
+#     wymcp-fcgi and the out-of-tree greet.so: libjson-c and libsodium,
+#     and none of libpq, libsqlite3, libssl, libcrypto, Kerberos
+#     (libkrb5, libgssapi_krb5) or libldap, which live in the task
+#     store's back ends (lib/wymcp/backend/sqlite.so, pg.so: checked to
+#     be there, to link theirs, and to open a store from the
+#     installation);
 #   - installs greet.so into the staged module directory (make install
 #     of the example), and make uninstall removes every file.
 #
@@ -168,6 +175,18 @@ want=("$prefix/bin/wymcp-fcgi"
 for m in wymcp wymcp_tool wymcp_content wymcp_elicit wymcp_testing \
     wymcp_skills; do
 	want+=("$prefix/share/man/man3/$m.3")
+done
+# The task store's back ends this build has (configure --without-*).
+backends=()
+if grep -q '^#define WITH_SQLITE 1' "$build/config.h"; then
+	backends+=(sqlite)
+fi
+if grep -q '^#define WITH_POSTGRESQL 1' "$build/config.h"; then
+	backends+=(pg)
+fi
+note "back ends: ${backends[*]:-none}"
+for b in "${backends[@]}"; do
+	want+=("$moduledir/backend/$b.so")
 done
 for f in "${want[@]}"; do
 	check "installed: $f" test -s "$dest$f"
@@ -323,6 +342,80 @@ body='{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{'$meta'}}'
 cgi HTTP_MCP_METHOD=tools/list --
 check "without --module, the bundled modules are looked for in $moduledir" \
     grep -qF "$moduledir/help.so" <<<"$resp"
+
+# --- what each links: the layering, in ldd(1) ------------------------
+
+# lists NAME FILE REGEX...: ldd of FILE lists a library matching each
+# REGEX (e.g. the ones it must have).  lacks NAME FILE REGEX...: none.
+lists() {
+	local name=$1 file=$2 l miss=
+	shift 2
+	l=$(ldd "$file" 2>&1)
+	for r in "$@"; do
+		grep -qE "^[[:space:]]*$r" <<<"$l" || miss="$miss $r"
+	done
+	if [ -z "$miss" ]; then
+		ok "$name"
+	else
+		notok "$name" "missing:$miss in: $l"
+	fi
+}
+lacks() {
+	local name=$1 file=$2 l bad=
+	shift 2
+	l=$(ldd "$file" 2>&1)
+	for r in "$@"; do
+		if grep -qE "^[[:space:]]*$r" <<<"$l"; then
+			bad="$bad $(grep -oE "^[[:space:]]*$r[^ ]*" <<<"$l" |
+			    tr -d '[:space:]')"
+		fi
+	done
+	if [ -z "$bad" ]; then
+		ok "$name"
+	else
+		notok "$name" "lists:$bad"
+	fi
+}
+heavy=('libpq\.' 'libsqlite3\.' 'libssl\.' 'libcrypto\.' 'libkrb5\.'
+	'libgssapi' 'libldap')
+for f in "$libdir/libwymcp.so.0" "$prefix/bin/wymcp-fcgi" greet.so; do
+	case $f in
+	greet.so) path=$ex/greet.so name="the out-of-tree greet.so" ;;
+	*) path=$dest$f name=$f ;;
+	esac
+	n=$(ldd "$path" 2>/dev/null | grep -cv -e 'linux-vdso' -e 'ld-linux')
+	lists "ldd $name lists libjson-c and libsodium ($n libraries)" \
+	    "$path" 'libjson-c\.' 'libsodium\.'
+	lacks "ldd $name lists no libpq, SQLite, OpenSSL, Kerberos, LDAP" \
+	    "$path" "${heavy[@]}"
+done
+for b in "${backends[@]}"; do
+	case $b in
+	sqlite) lists "ldd backend/sqlite.so lists libsqlite3" \
+	    "$dest$moduledir/backend/sqlite.so" 'libsqlite3\.' ;;
+	pg) lists "ldd backend/pg.so lists libpq" \
+	    "$dest$moduledir/backend/pg.so" 'libpq\.' ;;
+	esac
+done
+# The installed back end does its work: a CGI tools/list with a SQLite
+# store (the extension advertised), the store made.
+if [[ " ${backends[*]} " == *" sqlite "* ]]; then
+	body='{"jsonrpc":"2.0","id":7,"method":"server/discover","params":{'$meta'}}'
+	cgi HTTP_MCP_METHOD=server/discover \
+	    WYMCP_BACKEND_DIR="$dest$moduledir/backend" -- \
+	    --module ./greet.so --task-store "sqlite:$tmp/tasks.db"
+	if grep -qF 'io.modelcontextprotocol/tasks' <<<"$resp" &&
+	    [ -s "$tmp/tasks.db" ]; then
+		ok "the installed sqlite.so opens a store: the tasks extension"
+	else
+		notok "the installed sqlite.so opens a store" "$resp"
+	fi
+	cgi HTTP_MCP_METHOD=server/discover \
+	    WYMCP_BACKEND_DIR="$tmp/nowhere" -- \
+	    --module ./greet.so --task-store "sqlite:$tmp/tasks.db"
+	check "without the back end: refused, naming the file" \
+	    grep -qF "cannot load $tmp/nowhere/sqlite.so" <<<"$resp"
+fi
 
 # --- a tool author's test, against the staged libwymcp-testing ---------
 

@@ -88,8 +88,8 @@ import time
 sys.dont_write_bytecode = True
 import wymcp_e2e
 from wymcp_e2e import R, children, log_entries
-from wymcp_tasks import (LedgerHarness, Wire, pg_bindir, pg_ctl, pg_start,
-                         pg_stop)
+from wymcp_tasks import (LedgerHarness, Wire, pg_bindir, pg_ctl, pg_missing,
+                         pg_start, pg_stop)
 
 STATUS = "/wymcp-status"
 LEASE_S = 15		# --request-timeout 5 + 10: the shortest lease
@@ -813,7 +813,7 @@ def probe(tr, ready):
 def section_pg(world):
     bindir = pg_bindir()
     if bindir is None:
-        note("PG: skipped (no PostgreSQL initdb)")
+        note("PG: skipped (%s)" % pg_missing())
         return
     world.bindir = bindir
     uri = pg_start(world.tmp, bindir)
@@ -1087,10 +1087,19 @@ def layer(world):
     world.threads = []
     HALT.clear()
     note("PG took %.1f s" % (time.monotonic() - started))
+    if wymcp_e2e.built_without("sqlite") is not None:
+        note("S: skipped (%s)" % wymcp_e2e.built_without("sqlite"))
+        return
     section_sqlite(world)
 
 
 def main():
+    # A wymcp built with neither back end has nothing to test here.
+    if wymcp_e2e.built_without("sqlite") is not None and \
+            pg_missing() is not None:
+        print("SKIP: %s; %s" % (wymcp_e2e.built_without("sqlite"),
+                                pg_missing()))
+        return 77
     return wymcp_e2e.run_layer(World, layer, "the wymcp-fcgi logs")
 
 

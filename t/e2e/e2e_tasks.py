@@ -66,7 +66,8 @@ sys.dont_write_bytecode = True
 import wymcp_e2e
 import wymcp_netns
 from wymcp_conformance import Harness, say
-from wymcp_tasks import Wire, pg_bindir, pg_start, pg_stop, start_nginx
+from wymcp_tasks import (Wire, pg_bindir, pg_missing, pg_start, pg_stop,
+                         start_nginx)
 
 STATUS = "/wymcp-status"
 passed = failed = 0
@@ -244,7 +245,7 @@ def section_p(w, tid):
 def section_h(h, nginx):
     bindir = pg_bindir()
     if bindir is None:
-        say("# H: skipped (no PostgreSQL initdb)")
+        say("# H: skipped (%s)" % pg_missing())
         return
     procs = []
     ngx = None
@@ -465,7 +466,7 @@ def main_netns(args, nginx):
     why = wymcp_netns.unavailable()
     bindir = pg_bindir()
     if why is None and bindir is None:
-        why = "no PostgreSQL initdb"
+        why = pg_missing()
     if why is not None:
         say("SKIP: %s" % why)
         return 77
@@ -512,6 +513,10 @@ def main():
         return 77
     if args.netns:
         return main_netns(args, nginx)
+    # Without --netns the instance's store is SQLite.
+    if wymcp_e2e.built_without("sqlite", args.builddir) is not None:
+        say("SKIP: %s" % wymcp_e2e.built_without("sqlite", args.builddir))
+        return 77
     h = TasksHarness(args.builddir, args.keep)
     h.nginx_bin = nginx
     try:

@@ -2,6 +2,12 @@
  * check_store.c - the task store layer by itself (store/row.c and the
  * SQLite back end, store/sqlite.c, through its ops)
  *
+ * The back ends as objects of their own (sqlite.so, pg.so, loaded from
+ * $WYMCP_BACKEND_DIR: the build tree's): each loads once and is what
+ * its name says, pg.so with the bus; one configured out, of no known
+ * name, or missing is refused with what is missing (backends).  The
+ * SQLite cases run only in a build with SQLite.
+ *
  * Task ids: 144 random bits, base64url, never repeated, and anything
  * else refused before a query.  Rows: what is put comes back, field by
  * field; a claim takes the lease, and a second claim finds nothing
@@ -40,24 +46,32 @@
 #include <unistd.h>
 
 #include <check.h>
+#ifdef WITH_SQLITE
 #include <sqlite3.h>
+#endif
 
 #include "store/store.h"
 
+#ifdef WITH_SQLITE
 static char	 dir[64], path[128], uri[160];
 static void	*h;
+static const struct wymcp__store_ops *lite;	/* sqlite.so's */
 
 static void
 setup(void)
 {
+	const struct wymcp__backend *be;
 	char	 err[300];
 
+	ck_assert_msg((be = wymcp__backend_load("sqlite", err,
+	    sizeof(err))) != NULL, "%s", err);
+	lite = be->store;
 	snprintf(dir, sizeof(dir), "check_store.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/tasks.db", dir);
 	snprintf(uri, sizeof(uri), "sqlite:%s", path);
 	h = NULL;
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h, err, sizeof(err)) ==
 	    0, "%s", err);
 }
 
@@ -66,7 +80,7 @@ teardown(void)
 {
 	char	 p[160];
 
-	wymcp__store_sqlite.close(h);
+	lite->close(h);
 	h = NULL;
 	(void)unlink(path);
 	snprintf(p, sizeof(p), "%s-wal", path);
@@ -91,6 +105,7 @@ task(struct wymcp__task *t, const char *who, long long now, long long ttl)
 	t->created = t->updated = now;
 	t->ttl = ttl;
 }
+#endif /* WITH_SQLITE */
 
 static int
 cmp_str(const void *a, const void *b)
@@ -163,6 +178,7 @@ START_TEST(row_helpers)
 END_TEST
 
 /* What is put comes back; an unknown id is 1. */
+#ifdef WITH_SQLITE
 START_TEST(put_get)
 {
 	struct wymcp__task	 t, g;
@@ -170,8 +186,8 @@ START_TEST(put_get)
 	task(&t, "alice", 1000, 60000);
 	t.answers = strdup("{\"elicit-1\":{\"action\":\"accept\"}}");
 	t.message = strdup("half way");
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
+	ck_assert_int_eq(lite->put(h, &t, NULL), 0);
+	ck_assert_int_eq(lite->get(h, t.id, &g), 0);
 	ck_assert_str_eq(g.id, t.id);
 	ck_assert_str_eq(g.principal, "alice");
 	ck_assert_str_eq(g.tool, "t");
@@ -187,11 +203,11 @@ START_TEST(put_get)
 	ck_assert_int_eq(g.ttl, 60000);
 	ck_assert_int_eq(g.lease, 0);
 	wymcp__task_clear(&g);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h,
+	ck_assert_int_eq(lite->get(h,
 	    "AAAAAAAAAAAAAAAAAAAAAAAA", &g), 1);
 	/* The same id twice is a failure, not a second row. */
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), -1);
-	ck_assert_ptr_nonnull(wymcp__store_sqlite.error(h));
+	ck_assert_int_eq(lite->put(h, &t, NULL), -1);
+	ck_assert_ptr_nonnull(lite->error(h));
 	wymcp__task_clear(&t);
 }
 END_TEST
@@ -206,22 +222,22 @@ START_TEST(claim_lease)
 
 	task(&a, "alice", 1000, 0);
 	task(&b, "bob", 2000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1, &c), 0);
+	ck_assert_int_eq(lite->put(h, &a, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &b, NULL), 0);
+	ck_assert_int_eq(lite->claim(h, 5000, 300, 1, &c), 0);
 	ck_assert_str_eq(c.id, a.id);
 	ck_assert_int_eq(c.lease, 5300);
 	ck_assert_int_eq(c.claims, 1);
 	ck_assert_int_eq(c.attempts, 0);
 	wymcp__task_clear(&c);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 0, &c), 0);
+	ck_assert_int_eq(lite->claim(h, 5000, 300, 0, &c), 0);
 	ck_assert_str_eq(c.id, b.id);
 	wymcp__task_clear(&c);
 	/* Both leased: nothing to claim until a lease ends. */
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5100, 300, 1, &c), 1);
+	ck_assert_int_eq(lite->claim(h, 5100, 300, 1, &c), 1);
 	/* Ended, but not taken over without take_over. */
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5301, 300, 0, &c), 1);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5301, 300, 1, &c), 0);
+	ck_assert_int_eq(lite->claim(h, 5301, 300, 0, &c), 1);
+	ck_assert_int_eq(lite->claim(h, 5301, 300, 1, &c), 0);
 	ck_assert_str_eq(c.id, a.id);
 	ck_assert_int_eq(c.claims, 2);
 	ck_assert_int_eq(c.attempts, 1);
@@ -248,14 +264,14 @@ START_TEST(claim_after_hand_back)
 	int			 i;
 
 	task(&a, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &a, NULL), 0);
 	for (i = 1; i <= 8; i++) {
-		ck_assert_int_eq(wymcp__store_sqlite.claim(h, 5000, 300, 1,
+		ck_assert_int_eq(lite->claim(h, 5000, 300, 1,
 		    &c), 0);
 		ck_assert_int_eq(c.claims, i);
 		ck_assert_int_eq(c.attempts, 0);
 		wymcp__task_clear(&c);
-		ck_assert_int_eq(wymcp__store_sqlite.modify(h, a.id,
+		ck_assert_int_eq(lite->modify(h, a.id,
 		    hand_back, NULL), 0);
 	}
 	wymcp__task_clear(&a);
@@ -270,7 +286,7 @@ START_TEST(upgrade_from_1)
 	sqlite3			*db;
 	char			 err[300];
 
-	wymcp__store_sqlite.close(h);
+	lite->close(h);
 	h = NULL;
 	(void)unlink(path);
 	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
@@ -287,9 +303,9 @@ START_TEST(upgrade_from_1)
 	    "0, 0, 9);PRAGMA user_version = 1;", NULL, NULL, NULL),
 	    SQLITE_OK);
 	sqlite3_close(db);
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h, err, sizeof(err)) ==
 	    0, "%s", err);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h,
+	ck_assert_int_eq(lite->get(h,
 	    "AAAAAAAAAAAAAAAAAAAAAAAB", &g), 0);
 	ck_assert_int_eq(g.claims, 3);
 	ck_assert_int_eq(g.attempts, 0);
@@ -298,14 +314,14 @@ START_TEST(upgrade_from_1)
 	/* Version 3: its bytes ("{}") and status count for its principal. */
 	task(&g, "a", 1000, 0);
 	q.tasks = 1;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	ck_assert_int_eq(lite->put(h, &g, &q),
 	    WYMCP__STORE_OVER_TASKS);
 	q.tasks = 0;
 	q.bytes = wymcp__task_bytes(&g) + 1;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	ck_assert_int_eq(lite->put(h, &g, &q),
 	    WYMCP__STORE_OVER_BYTES);
 	q.bytes++;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q), 0);
+	ck_assert_int_eq(lite->put(h, &g, &q), 0);
 	wymcp__task_clear(&g);
 }
 END_TEST
@@ -329,25 +345,25 @@ START_TEST(modify_writes_when_asked)
 	int			 write = 0;
 
 	task(&t, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, finish, &write),
+	ck_assert_int_eq(lite->put(h, &t, NULL), 0);
+	ck_assert_int_eq(lite->modify(h, t.id, finish, &write),
 	    0);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
+	ck_assert_int_eq(lite->get(h, t.id, &g), 0);
 	ck_assert_int_eq(g.status, WYMCP__TASK_WORKING);
 	ck_assert_ptr_null(g.result);
 	wymcp__task_clear(&g);
 	write = 1;
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, finish, &write),
+	ck_assert_int_eq(lite->modify(h, t.id, finish, &write),
 	    0);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
+	ck_assert_int_eq(lite->get(h, t.id, &g), 0);
 	ck_assert_int_eq(g.status, WYMCP__TASK_COMPLETED);
 	ck_assert_str_eq(g.result, "{\"content\":[]}");
 	wymcp__task_clear(&g);
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h,
+	ck_assert_int_eq(lite->modify(h,
 	    "AAAAAAAAAAAAAAAAAAAAAAAA", finish, &write), 1);
 	/* A function that fails: -1, the row untouched. */
 	write = -1;
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, finish, &write),
+	ck_assert_int_eq(lite->modify(h, t.id, finish, &write),
 	    -1);
 	wymcp__task_clear(&t);
 }
@@ -396,24 +412,24 @@ START_TEST(renewals_leave_args_alone)
 	memcpy(big + 1024 * 1024 + 8, "\"}", 3);
 	free(t.args);
 	t.args = big;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &t, NULL), 0);
 	/* A claim (the lease grows from 0 to a time: a longer row). */
 	before = wal_size();
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 1764633600000LL,
+	ck_assert_int_eq(lite->claim(h, 1764633600000LL,
 	    30000, 1, &c), 0);
 	ck_assert_str_eq(c.args, big);
 	wymcp__task_clear(&c);
 	for (i = 0; i < 20; i++)
-		ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, renew,
+		ck_assert_int_eq(lite->modify(h, t.id, renew,
 		    &step), 0);
 	/* The outcome (a result: longer again). */
 	i = 1;
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, t.id, finish, &i), 0);
+	ck_assert_int_eq(lite->modify(h, t.id, finish, &i), 0);
 	grew = wal_size() - before;
 	ck_assert_msg(grew < 1024 * 1024, "a claim, 20 renewals and the "
 	    "outcome grew the WAL by %lld bytes (the arguments rewritten?)",
 	    grew);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &c), 0);
+	ck_assert_int_eq(lite->get(h, t.id, &c), 0);
 	ck_assert_str_eq(c.args, big);
 	ck_assert_str_eq(c.context, "{}");
 	ck_assert_int_eq(c.status, WYMCP__TASK_COMPLETED);
@@ -435,23 +451,23 @@ START_TEST(depth_and_purge)
 	c.status = WYMCP__TASK_INPUT;
 	c.queued = 0;
 	task(&d, "alice", 1003, 500);		/* expires at 1503 */
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d, NULL), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 1100, n), 0);
+	ck_assert_int_eq(lite->put(h, &a, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &b, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &c, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &d, NULL), 0);
+	ck_assert_int_eq(lite->depth(h, 1100, n), 0);
 	ck_assert(n[0] == 3 && n[1] == 0 && n[2] == 1);
-	ck_assert_int_eq(wymcp__store_sqlite.claim(h, 1100, 10000, 1, &g), 0);
+	ck_assert_int_eq(lite->claim(h, 1100, 10000, 1, &g), 0);
 	ck_assert_str_eq(g.id, a.id);
 	wymcp__task_clear(&g);
-	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 1200, n), 0);
+	ck_assert_int_eq(lite->depth(h, 1200, n), 0);
 	ck_assert(n[0] == 2 && n[1] == 1 && n[2] == 1);
 	/* Past d's TTL: not counted, then deleted. */
-	ck_assert_int_eq(wymcp__store_sqlite.depth(h, 2000, n), 0);
+	ck_assert_int_eq(lite->depth(h, 2000, n), 0);
 	ck_assert(n[0] == 1 && n[1] == 1 && n[2] == 1);
-	ck_assert_int_eq(wymcp__store_sqlite.purge(h, 2000), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, d.id, &g), 1);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, a.id, &g), 0);
+	ck_assert_int_eq(lite->purge(h, 2000), 0);
+	ck_assert_int_eq(lite->get(h, d.id, &g), 1);
+	ck_assert_int_eq(lite->get(h, a.id, &g), 0);
 	wymcp__task_clear(&g);
 	wymcp__task_clear(&a);
 	wymcp__task_clear(&b);
@@ -467,17 +483,17 @@ START_TEST(reopen)
 	char			 err[300];
 
 	task(&t, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
-	wymcp__store_sqlite.close(h);
+	ck_assert_int_eq(lite->put(h, &t, NULL), 0);
+	lite->close(h);
 	h = NULL;
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h, err, sizeof(err)) ==
 	    0, "%s", err);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, t.id, &g), 0);
+	ck_assert_int_eq(lite->get(h, t.id, &g), 0);
 	ck_assert_str_eq(g.principal, "alice");
 	wymcp__task_clear(&g);
 	wymcp__task_clear(&t);
 	/* SQLite has nothing to wait on: runners poll. */
-	ck_assert_int_eq(wymcp__store_sqlite.fd(h), -1);
+	ck_assert_int_eq(lite->fd(h), -1);
 }
 END_TEST
 
@@ -496,23 +512,23 @@ START_TEST(quota_counts)
 
 	for (i = 0; i < 3; i++)
 		task(&a[i], "alice", 5000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[0], &q), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[1], &q), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[2], &q),
+	ck_assert_int_eq(lite->put(h, &a[0], &q), 0);
+	ck_assert_int_eq(lite->put(h, &a[1], &q), 0);
+	ck_assert_int_eq(lite->put(h, &a[2], &q),
 	    WYMCP__STORE_OVER_TASKS);
-	ck_assert_int_eq(wymcp__store_sqlite.get(h, a[2].id, &g), 1);
+	ck_assert_int_eq(lite->get(h, a[2].id, &g), 1);
 	task(&b, "bob", 5000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &b, &q), 0);
+	ck_assert_int_eq(lite->put(h, &b, &q), 0);
 	/* Finished: no longer unfinished. */
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, a[0].id, finish,
+	ck_assert_int_eq(lite->modify(h, a[0].id, finish,
 	    &write), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &a[2], &q), 0);
+	ck_assert_int_eq(lite->put(h, &a[2], &q), 0);
 	/* Expired (created 1000, ttl 10): counts for nothing. */
 	task(&d[0], "dave", 1000, 10);
 	task(&d[1], "dave", 5000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d[0], NULL), 0);
+	ck_assert_int_eq(lite->put(h, &d[0], NULL), 0);
 	q.tasks = 1;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &d[1], &q), 0);
+	ck_assert_int_eq(lite->put(h, &d[1], &q), 0);
 
 	/* Bytes: two tasks' worth, then a result grows the first. */
 	for (i = 0; i < 3; i++)
@@ -521,23 +537,23 @@ START_TEST(quota_counts)
 	ck_assert_int_gt(n, 0);
 	q.tasks = 0;
 	q.bytes = 3 * n;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[0], &q), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[1], &q), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.modify(h, c[0].id, finish,
+	ck_assert_int_eq(lite->put(h, &c[0], &q), 0);
+	ck_assert_int_eq(lite->put(h, &c[1], &q), 0);
+	ck_assert_int_eq(lite->modify(h, c[0].id, finish,
 	    &write), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[2], &q),
+	ck_assert_int_eq(lite->put(h, &c[2], &q),
 	    WYMCP__STORE_OVER_BYTES);
 	q.bytes = 3 * n + (long long)strlen("{\"content\":[]}");
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &c[2], &q), 0);
+	ck_assert_int_eq(lite->put(h, &c[2], &q), 0);
 
 	/* The store's bytes: every principal's. */
 	task(&g, "erin", 5000, 0);
 	q.bytes = 0;
 	q.store = 7 * n;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q),
+	ck_assert_int_eq(lite->put(h, &g, &q),
 	    WYMCP__STORE_FULL);
 	q.store = 0;
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &g, &q), 0);
+	ck_assert_int_eq(lite->put(h, &g, &q), 0);
 	wymcp__task_clear(&g);
 	for (i = 0; i < 3; i++) {
 		wymcp__task_clear(&a[i]);
@@ -573,26 +589,26 @@ START_TEST(file_modes)
 	int			 m[3], i;
 
 	/* A new file under umask 022: 0600, and its WAL files too. */
-	wymcp__store_sqlite.close(h);
+	lite->close(h);
 	h = NULL;
 	for (i = 0; i < 3; i++) {
 		snprintf(p, sizeof(p), "%s%s", path, sfx[i]);
 		(void)unlink(p);
 	}
 	(void)umask(022);
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h, err, sizeof(err)) ==
 	    0, "%s", err);
 	task(&t, "alice", 1000, 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(h, &t, NULL), 0);
+	ck_assert_int_eq(lite->put(h, &t, NULL), 0);
 	wymcp__task_clear(&t);
 	modes(m);
 	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
 	    "modes %04o %04o %04o, want 0600", m[0], m[1], m[2]);
 	/* Files an older wymcp made 0644: the owner's only at open. */
-	wymcp__store_sqlite.close(h);
+	lite->close(h);
 	h = NULL;
 	ck_assert_int_eq(chmod(path, 0644), 0);
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h, err, sizeof(err)) ==
 	    0, "%s", err);
 	modes(m);
 	ck_assert_msg(m[0] == 0600 && m[1] == 0600 && m[2] == 0600,
@@ -607,19 +623,19 @@ START_TEST(dir_others_write)
 
 	/* Another user could put tasks.db-wal there first: refused. */
 	ck_assert_int_eq(chmod(dir, 0777), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	ck_assert_int_eq(lite->open(uri, &h2, err, sizeof(err)),
 	    -1);
 	ck_assert_ptr_null(h2);
 	ck_assert_msg(strstr(err, "every user may write") != NULL, "%s", err);
 	/* The sticky bit (/tmp) does not keep them from that either. */
 	ck_assert_int_eq(chmod(dir, 01777), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)),
+	ck_assert_int_eq(lite->open(uri, &h2, err, sizeof(err)),
 	    -1);
 	/* Group-writable is the operator's choice. */
 	ck_assert_int_eq(chmod(dir, 0770), 0);
-	ck_assert_msg(wymcp__store_sqlite.open(uri, &h2, err, sizeof(err)) ==
+	ck_assert_msg(lite->open(uri, &h2, err, sizeof(err)) ==
 	    0, "%s", err);
-	wymcp__store_sqlite.close(h2);
+	lite->close(h2);
 	ck_assert_int_eq(chmod(dir, 0700), 0);
 }
 END_TEST
@@ -641,7 +657,7 @@ flaky_open(const char *u, void **hp, char *err, size_t len)
 		*hp = NULL;
 		return -1;
 	}
-	return wymcp__store_sqlite.open(u, hp, err, len);
+	return lite->open(u, hp, err, len);
 }
 
 static int
@@ -658,14 +674,14 @@ static int
 flaky_put(void *hh, const struct wymcp__task *t,
     const struct wymcp__quota *q)
 {
-	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.put(hh, t,
+	return flaky() ? WYMCP__STORE_DOWN : lite->put(hh, t,
 	    q);
 }
 
 static int
 flaky_get(void *hh, const char *id, struct wymcp__task *t)
 {
-	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.get(hh, id,
+	return flaky() ? WYMCP__STORE_DOWN : lite->get(hh, id,
 	    t);
 }
 
@@ -673,7 +689,7 @@ static int
 flaky_claim(void *hh, long long now, long long lease, int take_over,
     struct wymcp__task *t)
 {
-	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.claim(hh,
+	return flaky() ? WYMCP__STORE_DOWN : lite->claim(hh,
 	    now, lease, take_over, t);
 }
 
@@ -684,7 +700,7 @@ flaky_modify(void *hh, const char *id, wymcp__task_fn fn, void *arg)
 		modifies_fail--;
 		return WYMCP__STORE_DOWN;
 	}
-	return flaky() ? WYMCP__STORE_DOWN : wymcp__store_sqlite.modify(hh,
+	return flaky() ? WYMCP__STORE_DOWN : lite->modify(hh,
 	    id, fn, arg);
 }
 
@@ -712,12 +728,12 @@ static void
 setup_flaky(void)
 {
 	setup();
-	wymcp__store_sqlite.close(h);
+	lite->close(h);
 	h = NULL;
 	srv = wymcp_server_new();
 	ck_assert_ptr_nonnull(srv);
 	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri), WYMCP_OK);
-	flaky_ops = wymcp__store_sqlite;
+	flaky_ops = *lite;
 	flaky_ops.open = flaky_open;
 	flaky_ops.put = flaky_put;
 	flaky_ops.get = flaky_get;
@@ -772,10 +788,10 @@ START_TEST(lost_put_landed)
 
 	task(&t, "alice", wymcp__now_ms(), 0);
 	/* Another connection stores it, as the lost first try did. */
-	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	ck_assert_int_eq(lite->open(uri, &hh, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t, NULL), 0);
-	wymcp__store_sqlite.close(hh);
+	ck_assert_int_eq(lite->put(hh, &t, NULL), 0);
+	lite->close(hh);
 	calls_fail = 1;
 	ck_assert_int_eq(wymcp__store_put(srv, &t), 0);
 	/* Another principal's task of that id is no success. */
@@ -844,10 +860,10 @@ START_TEST(grace_after_connect)
 
 	task(&t, "alice", now, 0);
 	t.lease = now - 1000;		/* its runner's lease ran out */
-	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	ck_assert_int_eq(lite->open(uri, &hh, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.put(hh, &t, NULL), 0);
-	wymcp__store_sqlite.close(hh);
+	ck_assert_int_eq(lite->put(hh, &t, NULL), 0);
+	lite->close(hh);
 	ck_assert_int_eq(wymcp__store_claim(srv, &g), 1);
 	srv->tasks->connected_at -= WYMCP__TASK_GRACE_MS;
 	ck_assert_int_eq(wymcp__store_claim(srv, &g), 0);
@@ -874,10 +890,10 @@ peek(const char *id, struct wymcp__task *g)
 	void	*hh;
 	char	 err[300];
 
-	ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh, err,
+	ck_assert_int_eq(lite->open(uri, &hh, err,
 	    sizeof(err)), 0);
-	ck_assert_int_eq(wymcp__store_sqlite.get(hh, id, g), 0);
-	wymcp__store_sqlite.close(hh);
+	ck_assert_int_eq(lite->get(hh, id, g), 0);
+	lite->close(hh);
 }
 
 /*
@@ -912,15 +928,15 @@ START_TEST(outcome_kept)
 			void	*hh;
 			char	 err[300];
 
-			ck_assert_int_eq(wymcp__store_sqlite.open(uri, &hh,
+			ck_assert_int_eq(lite->open(uri, &hh,
 			    err, sizeof(err)), 0);
-			ck_assert_int_eq(wymcp__store_sqlite.modify(hh, t.id,
+			ck_assert_int_eq(lite->modify(hh, t.id,
 			    expire, NULL), 0);
-			ck_assert_int_eq(wymcp__store_sqlite.claim(hh,
+			ck_assert_int_eq(lite->claim(hh,
 			    wymcp__now_ms(), 60000, 1, &g), 0);
 			ck_assert_int_eq(g.attempts, 1);
 			wymcp__task_clear(&g);
-			wymcp__store_sqlite.close(hh);
+			lite->close(hh);
 		}
 		/* Back: the next call stores it (or drops it). */
 		opens_fail = 0;
@@ -945,18 +961,103 @@ START_TEST(outcome_kept)
 }
 END_TEST
 
+#endif /* WITH_SQLITE */
+
+/*
+ * The back ends are objects of their own (store/backend.h): each
+ * loads once and is what its name says; pg.so carries the bus; one
+ * this wymcp was built without, or of no known name, is refused with
+ * what is missing; a store whose back end is not where
+ * $WYMCP_BACKEND_DIR says is WYMCP_ERR_MODULE, naming the file.
+ */
+START_TEST(backend_load)
+{
+	const struct wymcp__backend *be, *again;
+	char			 err[300];
+
+#ifdef WITH_SQLITE
+	be = wymcp__backend_load("sqlite", err, sizeof(err));
+	ck_assert_msg(be != NULL, "%s", err);
+	ck_assert_str_eq(be->name, "sqlite");
+	ck_assert_str_eq(be->store->name, "sqlite");
+	ck_assert_ptr_null(be->bus);
+	again = wymcp__backend_load("sqlite", err, sizeof(err));
+	ck_assert_ptr_eq(again, be);
+#else
+	ck_assert_ptr_null(wymcp__backend_load("sqlite", err, sizeof(err)));
+	ck_assert_str_eq(err, "this wymcp was built without SQLite "
+	    "(configure --without-sqlite)");
+#endif
+#ifdef WITH_POSTGRESQL
+	be = wymcp__backend_load("pg", err, sizeof(err));
+	ck_assert_msg(be != NULL, "%s", err);
+	ck_assert_str_eq(be->name, "pg");
+	ck_assert_str_eq(be->store->name, "postgresql");
+	ck_assert_ptr_nonnull(be->bus);
+	ck_assert_ptr_nonnull(be->bus->publish);
+	again = wymcp__backend_load("pg", err, sizeof(err));
+	ck_assert_ptr_eq(again, be);
+#else
+	ck_assert_ptr_null(wymcp__backend_load("pg", err, sizeof(err)));
+	ck_assert_str_eq(err, "this wymcp was built without PostgreSQL "
+	    "(configure --without-postgresql)");
+#endif
+	(void)be;
+	(void)again;
+	ck_assert_ptr_null(wymcp__backend_load("oracle", err, sizeof(err)));
+	ck_assert_str_eq(err, "no back end 'oracle'");
+}
+END_TEST
+
+/* In a process of its own (CK_FORK): nothing is loaded yet. */
+START_TEST(backend_missing)
+{
+	struct wymcp_server	*s;
+	char			 d[64], want[160];
+
+	snprintf(d, sizeof(d), "check_store.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(d));
+	ck_assert_int_eq(setenv("WYMCP_BACKEND_DIR", d, 1), 0);
+	s = wymcp_server_new();
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(wymcp_server_set_task_store(s,
+	    "postgresql://nobody:secret@127.0.0.1:1/none"), WYMCP_ERR_MODULE);
+#ifdef WITH_POSTGRESQL
+	snprintf(want, sizeof(want), "cannot load %s/pg.so: ", d);
+#else
+	snprintf(want, sizeof(want), "built without PostgreSQL");
+#endif
+	ck_assert_msg(strstr(wymcp_server_errmsg(s), want) != NULL,
+	    "%s", wymcp_server_errmsg(s));
+	ck_assert_ptr_null(strstr(wymcp_server_errmsg(s), "secret"));
+	ck_assert_ptr_null(s->tasks);
+	wymcp_server_free(s);
+	ck_assert_int_eq(rmdir(d), 0);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
 	Suite	*s = suite_create("store");
 	TCase	*tc = tcase_create("rows");
+	TCase	*tb = tcase_create("backends");
+#ifdef WITH_SQLITE
 	TCase	*tl = tcase_create("sqlite");
 	TCase	*tf = tcase_create("connection");
+#endif
+	const char *ckfork = getenv("CK_FORK");
 
 	tcase_add_test(tc, ids);
 	tcase_add_test(tc, ids_refused);
 	tcase_add_test(tc, row_helpers);
 	suite_add_tcase(s, tc);
+	tcase_add_test(tb, backend_load);
+	/* It needs a process where nothing was loaded yet. */
+	if (ckfork == NULL || strcmp(ckfork, "no") != 0)
+		tcase_add_test(tb, backend_missing);
+	suite_add_tcase(s, tb);
+#ifdef WITH_SQLITE
 	tcase_add_checked_fixture(tl, setup, teardown);
 	tcase_add_test(tl, put_get);
 	tcase_add_test(tl, claim_lease);
@@ -977,6 +1078,7 @@ store_suite(void)
 	tcase_add_test(tf, grace_after_connect);
 	tcase_add_test(tf, outcome_kept);
 	suite_add_tcase(s, tf);
+#endif
 	return s;
 }
 

@@ -47,6 +47,49 @@ SANITIZER_MARKS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
 
 
 
+def backend_env(builddir):
+    """Point $WYMCP_BACKEND_DIR at the task store's back ends of the
+    build tree (src/store/.libs: sqlite.so, pg.so), which every
+    wymcp-fcgi started from here loads, unless it is set already."""
+    os.environ.setdefault("WYMCP_BACKEND_DIR", os.path.join(
+        os.path.abspath(builddir), "src", "store", ".libs"))
+
+
+def _argv_builddir(argv):
+    """The value of --builddir in argv, or "." (the scripts' default)."""
+    for i, a in enumerate(argv):
+        if a == "--builddir" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--builddir="):
+            return a.split("=", 1)[1]
+    return "."
+
+
+# Every script takes --builddir: its back ends, before anything starts.
+backend_env(_argv_builddir(sys.argv))
+
+BACKENDS = {"sqlite": ("WITH_SQLITE", "SQLite", "--without-sqlite"),
+            "postgresql": ("WITH_POSTGRESQL", "PostgreSQL",
+                           "--without-postgresql")}
+
+
+def built_without(what, builddir=None):
+    """Why the build (builddir, or --builddir's) cannot run a test that
+    needs the task store's back end `what` ("sqlite", "postgresql"):
+    "this wymcp was built without SQLite (configure --without-sqlite)",
+    or None when it has it (config.h says WITH_SQLITE, WITH_POSTGRESQL)."""
+    macro, name, switch = BACKENDS[what]
+    path = os.path.join(builddir or _argv_builddir(sys.argv), "config.h")
+    try:
+        with open(path, encoding="utf-8") as f:
+            if re.search(r"^#define %s 1$" % macro, f.read(), re.M):
+                return None
+    except OSError:
+        return None		# no config.h: let the test find out
+    return "this wymcp was built without %s (configure %s)" % (name,
+                                                                 switch)
+
+
 def wrap_argv(argv):
     """argv behind the words of $WYMCP_E2E_WRAP (shell-split), the
     prefix make check-valgrind uses to run wymcp-fcgi under valgrind

@@ -87,9 +87,23 @@ PG_OPTS = "-k %s -c listen_addresses= -c fsync=off"
 
 
 def pg_bindir():
+    """PostgreSQL's bindir (with initdb), or None: none installed, or a
+    wymcp built without PostgreSQL (pg_missing() says which)."""
+    if wymcp_e2e.built_without("postgresql") is not None:
+        return None
     for d in sorted(glob.glob("/usr/lib/postgresql/*/bin")):
         if os.access(os.path.join(d, "initdb"), os.X_OK):
             return d
+    return None
+
+
+def pg_missing():
+    """Why a PostgreSQL part cannot run here, or None when it can."""
+    why = wymcp_e2e.built_without("postgresql")
+    if why is not None:
+        return why
+    if pg_bindir() is None:
+        return "no PostgreSQL initdb (Debian: postgresql)"
     return None
 
 
