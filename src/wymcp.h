@@ -58,6 +58,8 @@ enum wymcp_err {
 	WYMCP_ERR_IO,		/* reading the request or writing failed */
 	WYMCP_ERR_PENDING,	/* question collected by a batch, unanswered */
 	WYMCP_ERR_NOTFOUND,	/* no such resource (-32602 with data.uri) */
+	WYMCP_ERR_DECLINED,	/* the user declined: wymcp_ask() (0.4) */
+	WYMCP_ERR_CANCELLED,	/* the user cancelled: wymcp_ask() (0.4) */
 	WYMCP_ERR__MAX
 };
 
@@ -484,6 +486,54 @@ struct json_object *wymcp_resource_blob(struct wymcp_ctx *,
 		    const char *uri, const char *mime, const char *base64);
 
 /*
+ * JSON from a template (0.4, wymcp_jsonf(3)): `fmt' is JSON text with
+ * printf(3) conversions where values go, so that the compiler checks
+ * every argument against it:
+ *
+ *	%s			a string (const char *), written as a JSON
+ *				string; NULL writes null
+ *	%d %i %u, with hh h l ll z j t
+ *				an integer of that C type
+ *	%f %e %g		a double; NaN and infinities are refused
+ *	%p			a json-c value (struct json_object *),
+ *				serialized; NULL is refused (a builder that
+ *				failed): write null in the template
+ *	%%			a '%'
+ *
+ * Inside a string of the template ("Hi, %s!"), a conversion writes its
+ * value's characters, escaped, into that string (%s NULL is refused
+ * there).  Every string is escaped as JSON needs ('"', '\', control
+ * characters) and must be UTF-8.  Flags, width and precision are
+ * printf's for numbers; %s takes a precision (at most that many bytes,
+ * ending on a whole character); '*' and other conversions are refused.
+ * The text made is parsed strictly (RFC 8259, no member twice).
+ *
+ * wymcp_jsonf() returns the value, owned by the request (never put
+ * it); NULL out of memory, or when the template is at fault: the
+ * tool's bug, logged ("wymcp_jsonf(): ... in \"{...}\"") and kept as
+ * a NULL-argument builder's is (wymcp_text()), so that a tool
+ * returning the failure of what it passed the value to fails with
+ * that line.  A %p given that NULL fails too.
+ * wymcp_json_append() appends the value of its template to `array'
+ * (made by wymcp_jsonf(ctx, "[]")): WYMCP_OK, WYMCP_ERR_NOMEM, or
+ * WYMCP_ERR_INVAL (not an array, or the template at fault).
+ * wymcp_result_jsonf() sets the result's structuredContent to the
+ * value (checked against the tool's outputSchema as it returns) and,
+ * when the result has no content block by then, its serialization is
+ * the text block: WYMCP_OK, WYMCP_ERR_NOMEM or WYMCP_ERR_INVAL, for a
+ * tool to return.
+ */
+struct json_object *wymcp_jsonf(struct wymcp_ctx *, const char *fmt, ...)
+		    WYMCP_PRINTF(2, 3);
+struct json_object *wymcp_vjsonf(struct wymcp_ctx *, const char *fmt,
+		    va_list) WYMCP_PRINTF(2, 0);
+enum wymcp_err	 wymcp_json_append(struct wymcp_ctx *,
+		    struct json_object *array, const char *fmt, ...)
+		    WYMCP_PRINTF(3, 4);
+enum wymcp_err	 wymcp_result_jsonf(struct wymcp_result *, const char *fmt,
+		    ...) WYMCP_PRINTF(2, 3);
+
+/*
  * Results.  wymcp_result_add() appends a content block (it keeps its own
  * reference; the block stays owned by the request).
  * wymcp_result_text() appends a text block formatted as printf(3) does:
@@ -638,6 +688,22 @@ enum wymcp_err	 wymcp_roots(struct wymcp_ctx *, const char *key,
  */
 enum wymcp_err	 wymcp_input_batch(struct wymcp_ctx *);
 enum wymcp_err	 wymcp_input_flush(struct wymcp_ctx *);
+/*
+ * One question, in one call (0.4): wymcp_elicit() whose answer is
+ * sorted out.  `schema_json' NULL asks for nothing but a yes (accept)
+ * or a no (decline): a confirmation.  WYMCP_OK when the user accepted,
+ * with *content (when content is not NULL) the accepted content,
+ * owned by the request; WYMCP_ERR_DECLINED or WYMCP_ERR_CANCELLED when
+ * they declined or cancelled (never asked again); anything else as
+ * wymcp_elicit().  wymcp_ask_choice() asks for one of `choices' (a
+ * NULL-terminated array of strings, at least one; the property is
+ * "choice", a string enum) and sets *choice to the one chosen, owned
+ * by the request.
+ */
+enum wymcp_err	 wymcp_ask(struct wymcp_ctx *, const char *message,
+		    const char *schema_json, struct json_object **content);
+enum wymcp_err	 wymcp_ask_choice(struct wymcp_ctx *, const char *message,
+		    const char *const *choices, const char **choice);
 /* An answer's "action" ("accept", "decline", "cancel"), or NULL. */
 const char	*wymcp_answer_action(struct json_object *answer);
 /* An accepted answer's "content" object, or NULL. */

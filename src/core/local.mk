@@ -13,4 +13,5 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/run.c \
 	%reldir%/seal.c \
 	%reldir%/shapes.c \
+	%reldir%/short.c \
 	%reldir%/stream.c

@@ -23,6 +23,8 @@ static const char *const errs[WYMCP_ERR__MAX] = {
 	"input/output error",				/* IO */
 	"the question waits for wymcp_input_flush()",	/* PENDING */
 	"no such resource",				/* NOTFOUND */
+	"the user declined",				/* DECLINED */
+	"the user cancelled",				/* CANCELLED */
 };
 
 const char *

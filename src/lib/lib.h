@@ -97,6 +97,37 @@ int	 wymcp__put_new(struct json_object *, const char *,
 	    struct json_object *);
 int	 wymcp__json_freeze(struct json_object *);
 
+/*
+ * jsonf.c: JSON from a printf-like template (wymcp_jsonf(3)).  Values
+ * come from a source, a va_list or a fuzz target's bytes, asked for
+ * one at a time by the kind the template's conversion names.
+ */
+enum wymcp__jsonf_kind {
+	WYMCP__JF_INT, WYMCP__JF_UINT, WYMCP__JF_LONG, WYMCP__JF_ULONG,
+	WYMCP__JF_LLONG, WYMCP__JF_ULLONG, WYMCP__JF_SSIZE, WYMCP__JF_SIZE,
+	WYMCP__JF_INTMAX, WYMCP__JF_UINTMAX, WYMCP__JF_PTRDIFF,
+	WYMCP__JF_DOUBLE, WYMCP__JF_STR, WYMCP__JF_PTR
+};
+union wymcp__jsonf_val {
+	long long		 i;
+	unsigned long long	 u;
+	double			 d;
+	const char		*s;
+	struct json_object	*p;
+};
+struct wymcp__jsonf_src {
+	void	(*get)(void *, enum wymcp__jsonf_kind,
+		    union wymcp__jsonf_val *);
+	void	 *arg;
+};
+int	 wymcp__jsonf_expand(struct wymcp__buf *, const char *fmt,
+	    const struct wymcp__jsonf_src *, char *why, size_t whylen);
+struct json_object *wymcp__jsonf(const char *fmt,
+	    const struct wymcp__jsonf_src *, char *why, size_t whylen,
+	    int *nomem);
+struct json_object *wymcp__vjsonf(const char *fmt, va_list, char *why,
+	    size_t whylen, int *nomem);
+
 /* jsonrpc.c: response and error objects (JSON-RPC 2.0 section 5). */
 struct json_object *wymcp__error(struct json_object *id, int code,
 	    const char *message, struct json_object *data);

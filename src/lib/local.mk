@@ -5,6 +5,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/err.c \
 	%reldir%/frontmatter.c \
 	%reldir%/json.c \
+	%reldir%/jsonf.c \
 	%reldir%/jsonrpc.c \
 	%reldir%/meta.c \
 	%reldir%/schema.c \

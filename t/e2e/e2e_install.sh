@@ -25,8 +25,14 @@
 #     store's back ends (lib/wymcp/backend/sqlite.so, pg.so: checked to
 #     be there, to link theirs, and to open a store from the
 #     installation);
-#   - installs greet.so into the staged module directory (make install
-#     of the example), and make uninstall removes every file.
+#   - the example's short tools (weather, transfer_money, my_role):
+#     prints wc -l of each and fails one over its length (30, 45, 15
+#     lines), runs their tests through the staged libwymcp-testing (make
+#     check of the example) and calls them through the installed
+#     wymcp-fcgi in CGI mode;
+#   - installs the example's modules into the staged module directory
+#     (make install of the example), and make uninstall removes every
+#     file.
 #
 # Prints "ok - NAME" or "not ok - NAME: DETAIL" per check and, last,
 # "N passed, M failed"; exit 0 when nothing failed, 1 otherwise, 77
@@ -240,7 +246,8 @@ check "installed wymcp-fcgi --help names the module directory $moduledir" \
 # --- the example module, against the staged installation --------------
 
 ex=$tmp/example-module
-cp -R "$srcdir/deploy/example-module" "$ex" && rm -f "$ex/greet.so"
+cp -R "$srcdir/deploy/example-module" "$ex" &&
+    make -s -C "$ex" clean >/dev/null 2>&1
 pcenv=(PKG_CONFIG_PATH="$dest$libdir/pkgconfig"
 	PKG_CONFIG_SYSROOT_DIR="$dest")
 flags=$(env "${pcenv[@]}" pkg-config --cflags --libs wymcp 2>&1)
@@ -475,6 +482,50 @@ else
 	notok "a tool author's test builds with pkg-config wymcp-testing" "$out"
 fi
 
+# --- the short tools: their length, their tests, a call of each --------
+
+for lt in weather.c:30 transfer_money.c:45 my_role.c:15; do
+	f=${lt%:*}
+	max=${lt#*:}
+	n=$(wc -l <"$ex/$f")
+	echo "# wc -l: $n $f (at most $max)"
+	check "deploy/example-module/$f is $n lines, at most $max" \
+	    test "$n" -le "$max"
+done
+if out=$(make -C "$ex" check "${pcenv[@]}" WYMCP_FCGI="$fcgi" 2>&1); then
+	ok "make check of the example: the tools' tests and greet through CGI"
+else
+	notok "make check of the example" "$(tail -20 <<<"$out")"
+fi
+for t in weather_test transfer_money_test my_role_test; do
+	line=$(grep "^$t: " <<<"$out")
+	check "${line:-$t: no summary line}" \
+	    grep -qE "^$t: [1-9][0-9]* passed, 0 failed$" <<<"$out"
+done
+
+body='{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":2},'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=weather -- --module ./weather.so
+check "tools/call weather: structuredContent, and the same JSON as text" \
+    grep -qF '"content":[{"type":"text","text":"{\"city\":\"Oslo\",\"days\":2,\"forecast\":[{\"day\":1,\"high\":19,\"sky\":\"sun\"},{\"day\":2,\"high\":17,\"sky\":\"sun\"}]}"}],"structuredContent":{"city":"Oslo","days":2,"forecast":[{"day":1,"high":19,"sky":"sun"},{"day":2,"high":17,"sky":"sun"}]}' <<<"$resp"
+body='{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"weather","arguments":{"city":"Oslo","days":8},'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=weather -- --module ./weather.so
+check "tools/call weather with days 8: -32602" \
+    grep -qF '"error":{"code":-32602' <<<"$resp"
+body='{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"my_role","arguments":{},'$meta'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=my_role WYMCP_PRINCIPAL=alice \
+    'WYMCP_ASSIGN_ROLE=admin","x":"1' -- --module ./my_role.so
+check "tools/call my_role: the principal and the role assign, one string" \
+    grep -qF '"structuredContent":{"principal":"alice","role":"admin\",\"x\":\"1"}' <<<"$resp"
+# The first round of transfer_money: which account, as an enum.
+"$fcgi" --generate-key "$tmp/state.key" >/dev/null 2>&1
+meta_ask='"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"e2e_install","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}'
+body='{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"transfer_money","arguments":{"to":"bob","cents":1234},'$meta_ask'}}'
+cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=transfer_money \
+    TRANSFER_LEDGER="$tmp/ledger" -- --module ./transfer_money.so \
+    --state-key-file "$tmp/state.key"
+check "tools/call transfer_money asks which account first" \
+    grep -qF '"resultType":"input_required","inputRequests":{"elicit-1":{"method":"elicitation/create","params":{"mode":"form","message":"From which account?","requestedSchema":{"type":"object","properties":{"choice":{"type":"string","enum":["checking","savings"]}},"required":["choice"]}}}}' <<<"$resp"
+
 # Without --module, the bundled modules themselves: help and echo, never
 # whoami (it shows every assign).  The binary looks in $moduledir, not
 # under DESTDIR: in a mount namespace of its own (root), a tmpfs over
@@ -506,12 +557,14 @@ fi
 
 if out=$(make -C "$ex" install DESTDIR="$dest" \
     PKG_CONFIG_PATH="$dest$libdir/pkgconfig" 2>&1); then
-	ok "make install of the example puts greet.so into the module directory"
+	ok "make install of the example puts its modules into the module directory"
 else
-	notok "make install of the example puts greet.so into the module directory" "$out"
+	notok "make install of the example puts its modules into the module directory" "$out"
 fi
-check "installed: $moduledir/greet.so" test -x "$dest$moduledir/greet.so"
-rm -f "$dest$moduledir/greet.so"
+for m in greet weather transfer_money my_role; do
+	check "installed: $moduledir/$m.so" test -x "$dest$moduledir/$m.so"
+	rm -f "$dest$moduledir/$m.so"
+done
 
 if make -C "$build" uninstall DESTDIR="$dest" >"$tmp/uninstall.log" 2>&1
 then

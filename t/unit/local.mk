@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
+	%reldir%/check_jsonf \
 	%reldir%/check_jwt \
 	%reldir%/check_meta \
 	%reldir%/check_module \
