@@ -26,8 +26,11 @@ transfer_money (when there) wrote one entry per call into the
 TRANSFER_LEDGER directory given to wymcp-try, then sends
 wymcp-try SIGINT and checks that it exits 130 and leaves nothing: no
 nginx, wymcp-fcgi or worker of its, its directory gone, the port
-closed.  Node and the clients come from npm into the cache directory
-(default _build/sdk-listen, shared with e2e_sdk_listen.py).
+closed.  Before that, what it refuses (exit 2, saying why, leaving
+nothing): no nginx, no module, a missing one, an assign that would
+break nginx's config, a busy --port.  Node and the clients come from
+npm into the cache directory (default _build/sdk-listen, shared with
+e2e_sdk_listen.py).
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per check and "N passed,
 M failed"; exit 0, 1, or 77 without npm.  Python 3 standard library
@@ -251,6 +254,40 @@ def exercise(proc, log, t0, node, cache, st):
                 "entries, one per client" % n, repr(entries))
 
 
+def refusals(try_, mods, env):
+    """What wymcp-try refuses, before it starts anything: exit 2 and a
+    line that says why, no directory left."""
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(16)
+    cases = [
+        ("no nginx", [mods], {"NGINX": "/nonexistent"},
+         "apt install nginx-light"),
+        ("no module", [], {}, "no module named"),
+        ("a module that is not there", ["nosuch.so"], {},
+         "no module nosuch.so"),
+        ("an assign that would break nginx's config",
+         ["--assign", 'role=x";', mods], {}, "--assign role: no quotes"),
+        ("a busy port", ["--port", str(busy.getsockname()[1]), mods], {},
+         "is busy"),
+    ]
+    before = set(f for f in os.listdir(tempfile.gettempdir())
+                 if f.startswith("wymcp-try."))
+    for what, args, extra, want in cases:
+        p = subprocess.run([try_] + args, capture_output=True, text=True,
+                           env=dict(env, **extra), timeout=30,
+                           stdin=subprocess.DEVNULL)
+        R.check(p.returncode == 2 and want in p.stderr,
+                "wymcp-try refuses %s: exit 2, '%s'" % (what, want),
+                "exit %d: %s" % (p.returncode, p.stderr[-300:]))
+    busy.close()
+    after = set(f for f in os.listdir(tempfile.gettempdir())
+                if f.startswith("wymcp-try."))
+    R.check(after <= before, "the refusals leave no directory",
+            repr([(f, os.listdir(os.path.join(tempfile.gettempdir(), f)))
+                  for f in sorted(after - before)]))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--try", dest="try_", required=True)
@@ -271,6 +308,7 @@ def main():
     # Where the example's transfer_money writes (one entry per call).
     ledger = tempfile.mkdtemp(prefix="wymcp-try-ledger.")
     env = dict(os.environ, TRANSFER_LEDGER=ledger)
+    refusals(a.try_, a.dir, env)
     argv = [a.try_, "--principal", PRINCIPAL, "--assign", "%s=%s" % ASSIGN,
             a.dir]
     R.note("$ " + " ".join(argv))
