@@ -48,6 +48,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.dont_write_bytecode = True
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -235,6 +236,14 @@ def exercise(proc, log, t0, node, cache, st):
     R.check("nginx" in names and "wymcp-fcgi" in names,
             "wymcp-try runs nginx and wymcp-fcgi (%s)" %
             " ".join("%d %s" % p for p in pids), repr(names))
+    try:
+        with urllib.request.urlopen(url + "/server-card", timeout=10) as r:
+            card = json.load(r)
+    except (OSError, ValueError) as e:
+        card = {"error": str(e)}
+    R.check([x.get("url") for x in card.get("remotes", [])] == [url],
+            "GET /mcp/server-card: the server card, naming the endpoint",
+            repr(card)[:600])
     outs = {}
     for name, script in (("V2", "try-v2.mjs"), ("V1", "try-v1.mjs")):
         out = client(node, cache, script, url, name)
