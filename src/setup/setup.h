@@ -256,6 +256,7 @@ int	 wymcp__module_private(const struct wymcp_module *);
 /* module.c: registration. */
 void	 wymcp__modules_free(struct wymcp_server *);
 enum wymcp_err wymcp__tools_index(struct wymcp_server *);
+uint64_t wymcp__name_hash(const char *, size_t);
 const struct wymcp__tool *wymcp__tool_lookup(const struct wymcp_server *,
 	    const char *name, size_t len);
 enum wymcp_err wymcp__tool_prepare(struct wymcp_server *,

@@ -773,6 +773,59 @@ START_TEST(tool_index_finds_every_tool)
 }
 END_TEST
 
+/*
+ * Duplicates in a large table: found through the hash tables of the
+ * load (the module's names so far, the index of the registered ones),
+ * with the messages a scan gave, and nothing registered.
+ */
+START_TEST(duplicates_among_many_tools_are_dup)
+{
+	static struct wymcp_tool	 tab[3001], two[3];
+	static char			 nm[3000][8];
+	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "many",
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
+	struct wymcp_module		 more = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "more",
+	    .tools = two,
+	    .tool_size = sizeof(struct wymcp_tool) };
+	size_t				 i;
+
+	memset(tab, 0, sizeof(tab));
+	for (i = 0; i < 3000; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "t%04zu", i);
+		tab[i].name = nm[i];
+		tab[i].description = "d";
+		tab[i].run = noop;
+	}
+	/* The last tool has the name of one in the middle. */
+	tab[2999].name = nm[1234];
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
+	expect_errmsg("module many: tool t1234 is declared twice");
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+	tab[2999].name = nm[2999];
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	ck_assert_uint_eq(srv->ntools, 3000);
+	/* A second module: its second tool is registered already. */
+	memset(two, 0, sizeof(two));
+	two[0].name = "fresh";
+	two[1].name = "t2000";
+	two[0].description = two[1].description = "d";
+	two[0].run = two[1].run = noop;
+	ck_assert_int_eq(wymcp_server_add_module(srv, &more), WYMCP_ERR_DUP);
+	expect_errmsg("module more: tool t2000 is already registered");
+	ck_assert_uint_eq(srv->ntools, 3000);
+	ck_assert_uint_eq(srv->nmods, 1);
+	ck_assert_ptr_null(wymcp__tool_lookup(srv, "fresh", 5));
+	two[1].name = "t3000";
+	ck_assert_int_eq(wymcp_server_add_module(srv, &more), WYMCP_OK);
+	ck_assert_ptr_eq(wymcp__tool_lookup(srv, "t3000", 5),
+	    &srv->tools[3001]);
+}
+END_TEST
+
 START_TEST(good_module_after_failures)
 {
 	struct wymcp_tool	 t = { .name = "x y", .description = "d",
@@ -887,6 +940,7 @@ module_suite(void)
 	tcase_add_test(tc, abi_tool_without_scopes_needs_none);
 	tcase_add_test(tc, abi_smaller_elements_refused);
 	tcase_add_test(tc, tool_index_finds_every_tool);
+	tcase_add_test(tc, duplicates_among_many_tools_are_dup);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
 	tcase_add_test(tc, good_module_after_failures);
 	suite_add_tcase(s, tc);
