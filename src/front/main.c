@@ -1821,8 +1821,17 @@ main(int argc, char *argv[])
 		    opts.workers, opts.workers_max > opts.workers ? " to " :
 		    "", opts.workers_max > opts.workers ? opts.workers_max : 0,
 		    opts.workers_max == 1 ? "" : "s");
+		/*
+		 * What the server makes on first use (the tools' digests
+		 * and listings), made once here for the workers to share
+		 * rather than in each (a reload's catalogue makes them
+		 * for the new server before its workers are forked).  One
+		 * process makes them on its first tools/list.
+		 */
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd, &lim, NULL);
+		else if (wymcp_server_prepare(srv) != WYMCP_OK)
+			errx(1, "out of memory");
 		else
 			rc = front_prefork(&srv, fd, opts.listen != NULL,
 			    opts.workers, opts.runners, &lim, reload_server);

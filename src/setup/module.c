@@ -204,12 +204,12 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if ((rc = wymcp__meta_prepare(srv, why, decl.icons, decl.meta, l)) !=
 	    WYMCP_OK)
 		goto fail;
-	rc = WYMCP_ERR_NOMEM;
+	/*
+	 * Its digest, and the serialization that freezes the listing, are
+	 * made on first use (wymcp__tools_digest()): a tools/call needs
+	 * neither.
+	 */
 	t->listing = l;
-	if (wymcp__tool_digest(t)) {
-		t->listing = NULL;
-		goto fail;
-	}
 	if ((rc = wymcp__xparams_compile(srv, t)) != WYMCP_OK) {
 		t->listing = NULL;
 		goto fail;
@@ -337,13 +337,20 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
-	/* On failure the serverInfo stays the one before. */
-	(void)wymcp__server_info_build(srv);
+	/*
+	 * On failure the serverInfo stays the one before.  A module with
+	 * neither instructions nor server_info changes neither: the build
+	 * (a parse and a serialization) is not done again for it.
+	 */
+	if ((WYMCP__HAS(mod, instructions) && mod->instructions != NULL) ||
+	    (WYMCP__HAS(mod, server_info) && mod->server_info != NULL))
+		(void)wymcp__server_info_build(srv);
 	if (wymcp__tools_index(srv) != WYMCP_OK) {
 		/* The module stays; its lookups fall back to a scan. */
 		wymcp__seterr(srv, "out of memory");
 	}
-	wymcp__server_digest(srv);
+	/* The digests of the tools, with these, on first use. */
+	srv->digested = 0;
 	return WYMCP_OK;
 nomem:
 	wymcp__seterr(srv, "out of memory");
@@ -387,6 +394,14 @@ wymcp_server_load_module(struct wymcp_server *srv, const char *path)
 	return rc;
 }
 
+enum wymcp_err
+wymcp_server_prepare(struct wymcp_server *srv)
+{
+	if (srv == NULL)
+		return WYMCP_ERR_INVAL;
+	return wymcp__tools_digest(srv);
+}
+
 /* Release every registration and unload the modules. */
 void
 wymcp__modules_free(struct wymcp_server *srv)
@@ -398,6 +413,7 @@ wymcp__modules_free(struct wymcp_server *srv)
 	free(srv->tools);
 	srv->tools = NULL;
 	srv->ntools = 0;
+	srv->digested = 0;
 	free(srv->all);
 	srv->all = NULL;
 	free(srv->index);

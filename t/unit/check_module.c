@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <sodium.h>
 
 #include "testing/testing.h"
 #include "harness.h"
@@ -213,6 +214,62 @@ START_TEST(catalogue_changes)
 	wymcp_catalogue_free(cb);
 	wymcp_catalogue_free(cc);
 	wymcp_catalogue_free(NULL);
+}
+END_TEST
+
+/*
+ * The tools' digests, frozen listings and the mount digest are made on
+ * first use (a catalogue here, as a tools/list or a seal would), or by
+ * wymcp_server_prepare(); a load makes none, and a new module makes
+ * them due again.  Made either way they are the same.
+ */
+START_TEST(digests_made_on_first_use)
+{
+	struct wymcp_server	*b;
+	struct wymcp_catalogue	*c;
+	unsigned char		 mount[32], want[32];
+	const char		*text;
+	char			 path[1024];
+
+	module_path(path, sizeof(path), "tools/.libs/echo.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	ck_assert_int_eq(srv->digested, 0);
+	ck_assert_int_eq(srv->tools[0].digested, 0);
+	c = wymcp_server_catalogue(srv);
+	ck_assert_ptr_nonnull(c);
+	wymcp_catalogue_free(c);
+	ck_assert_int_eq(srv->digested, 1);
+	ck_assert_int_eq(srv->tools[0].digested, 1);
+	/* BLAKE2b-256 of the listing's compact text. */
+	text = wymcp__json(srv->tools[0].listing);
+	ck_assert_ptr_nonnull(strstr(text, "\"name\":\"echo\""));
+	ck_assert_int_eq(crypto_generichash(want, 32,
+	    (const unsigned char *)text, strlen(text), NULL, 0), 0);
+	ck_assert_mem_eq(srv->tools[0].digest, want, 32);
+	memcpy(mount, srv->mount_digest, sizeof(mount));
+
+	b = wymcp_server_new();
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(wymcp_server_load_module(b, path), WYMCP_OK);
+	ck_assert_int_eq(b->digested, 0);
+	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_int_eq(b->digested, 1);
+	ck_assert_mem_eq(b->tools[0].digest, want, 32);
+	ck_assert_mem_eq(b->mount_digest, mount, 32);
+	/* Once made, they are not made again. */
+	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_mem_eq(b->mount_digest, mount, 32);
+	/* Another module: the mount digest is due again, and differs. */
+	ck_assert_int_eq(wymcp_server_add_module(b, &good_mod), WYMCP_OK);
+	ck_assert_int_eq(b->digested, 0);
+	ck_assert_int_eq(b->tools[0].digested, 1);
+	ck_assert_int_eq(b->tools[1].digested, 0);
+	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_int_eq(b->tools[2].digested, 1);
+	ck_assert_mem_eq(b->tools[0].digest, want, 32);
+	ck_assert_mem_ne(b->mount_digest, mount, 32);
+	wymcp_server_free(b);
+	ck_assert_int_eq(wymcp_server_prepare(NULL), WYMCP_ERR_INVAL);
 }
 END_TEST
 
@@ -912,6 +969,7 @@ module_suite(void)
 	tcase_add_test(tc, load_testmod);
 	tcase_add_test(tc, load_bundled_modules);
 	tcase_add_test(tc, load_same_module_twice_is_dup);
+	tcase_add_test(tc, digests_made_on_first_use);
 	tcase_add_test(tc, catalogue_changes);
 	tcase_add_test(tc, load_missing_file_is_module_error);
 	tcase_add_test(tc, load_without_symbol_is_module_error);
