@@ -602,14 +602,14 @@ enum wymcp_err	 wymcp_server_add_module(struct wymcp_server *,
 enum wymcp_err	 wymcp_server_load_module(struct wymcp_server *,
 		    const char *path);
 /*
- * Make now what the server otherwise makes on first use: the digest of
- * every tool's listing and their serialized text (a tools/list, a
- * sealed requestState).  For a server about to be shared by forked
- * workers, which would each make them again; a process that serves one
- * request (CGI) leaves it out.  WYMCP_OK or WYMCP_ERR_NOMEM; nothing is
- * allocated for the caller.
+ * `on' 1: the modules loaded from now on leave to first use what no
+ * check needs, the digest of every tool's listing and its serialized
+ * text (made by a tools/list or a sealed requestState, not by a
+ * tools/call); for a process that serves one request (CGI).  0, the
+ * default: made at the load, once for the workers forked after it.
+ * Nothing is allocated for the caller.
  */
-enum wymcp_err	 wymcp_server_prepare(struct wymcp_server *);
+void		 wymcp_server_set_lazy(struct wymcp_server *, int on);
 /*
  * Serve the skills of directory `dir' (io.modelcontextprotocol/skills,
  * wymcp_server_load_skills(3)): each dir/<name>/SKILL.md and the files

@@ -1271,6 +1271,12 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		return NULL;
 	}
 	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	/*
+	 * CGI serves one request: what only a tools/list or a sealed state
+	 * reads (the tools' digests, their listings' text) is made by that
+	 * request if it needs it, not by every start.
+	 */
+	wymcp_server_set_lazy(srv, cgi);
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
 	    1000);
 	if (o->max_body > 0)
@@ -1821,17 +1827,8 @@ main(int argc, char *argv[])
 		    opts.workers, opts.workers_max > opts.workers ? " to " :
 		    "", opts.workers_max > opts.workers ? opts.workers_max : 0,
 		    opts.workers_max == 1 ? "" : "s");
-		/*
-		 * What the server makes on first use (the tools' digests
-		 * and listings), made once here for the workers to share
-		 * rather than in each (a reload's catalogue makes them
-		 * for the new server before its workers are forked).  One
-		 * process makes them on its first tools/list.
-		 */
 		if (opts.workers == 0)
 			rc = front_worker(srv, fd, &lim, NULL);
-		else if (wymcp_server_prepare(srv) != WYMCP_OK)
-			errx(1, "out of memory");
 		else
 			rc = front_prefork(&srv, fd, opts.listen != NULL,
 			    opts.workers, opts.runners, &lim, reload_server);

@@ -320,10 +320,10 @@ wymcp__mount_digest(const struct wymcp__tool *const *tools, size_t n,
 
 /*
  * Every registered tool's digest and frozen listing, and the identity of
- * them all (the mount list without WYMCP_TOOLS), made on first use: by a
- * tools/list, a sealed or opened requestState, a catalogue, or
- * wymcp_server_prepare() before workers are forked.  A start that serves
- * a tools/call (CGI) serializes no listing.  The server is not used by
+ * them all (the mount list without WYMCP_TOOLS): made at each load, or,
+ * for a lazy server (wymcp_server_set_lazy()), on first use: by a
+ * tools/list, a sealed or opened requestState, a catalogue.  A CGI
+ * tools/call then serializes no listing.  The server is not used by
  * two threads at once (wymcp(3)), so that filling them in here, from a
  * request, is safe.  WYMCP_OK, or WYMCP_ERR_NOMEM (they are made again
  * on the next use).

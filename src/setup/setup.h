@@ -147,6 +147,7 @@ struct wymcp_server {
 	size_t			 nindex;	/* slots, a power of 2 */
 	unsigned char		 mount_digest[32]; /* of all tools, in order */
 	int			 digested;	/* it and every tool's made */
+	int			 lazy;		/* digests on first use */
 	int64_t			 tools_ttl;	/* smallest module ttlMs */
 	int			 tools_private;	/* a module is private */
 	int			 tools_scoped;	/* a tool declares scopes */

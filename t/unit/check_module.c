@@ -218,12 +218,12 @@ START_TEST(catalogue_changes)
 END_TEST
 
 /*
- * The tools' digests, frozen listings and the mount digest are made on
- * first use (a catalogue here, as a tools/list or a seal would), or by
- * wymcp_server_prepare(); a load makes none, and a new module makes
- * them due again.  Made either way they are the same.
+ * The tools' digests, frozen listings and the mount digest: made at the
+ * load by default; by a lazy server (wymcp_server_set_lazy()) on first
+ * use, a catalogue here, as a tools/list or a seal would, and a new
+ * module makes them due again.  Made either way they are the same.
  */
-START_TEST(digests_made_on_first_use)
+START_TEST(digests_at_load_or_on_first_use)
 {
 	struct wymcp_server	*b;
 	struct wymcp_catalogue	*c;
@@ -233,11 +233,6 @@ START_TEST(digests_made_on_first_use)
 
 	module_path(path, sizeof(path), "tools/.libs/echo.so");
 	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
-	ck_assert_int_eq(srv->digested, 0);
-	ck_assert_int_eq(srv->tools[0].digested, 0);
-	c = wymcp_server_catalogue(srv);
-	ck_assert_ptr_nonnull(c);
-	wymcp_catalogue_free(c);
 	ck_assert_int_eq(srv->digested, 1);
 	ck_assert_int_eq(srv->tools[0].digested, 1);
 	/* BLAKE2b-256 of the listing's compact text. */
@@ -250,26 +245,34 @@ START_TEST(digests_made_on_first_use)
 
 	b = wymcp_server_new();
 	ck_assert_ptr_nonnull(b);
+	wymcp_server_set_lazy(b, 1);
 	ck_assert_int_eq(wymcp_server_load_module(b, path), WYMCP_OK);
 	ck_assert_int_eq(b->digested, 0);
-	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_int_eq(b->tools[0].digested, 0);
+	c = wymcp_server_catalogue(b);
+	ck_assert_ptr_nonnull(c);
+	wymcp_catalogue_free(c);
 	ck_assert_int_eq(b->digested, 1);
 	ck_assert_mem_eq(b->tools[0].digest, want, 32);
 	ck_assert_mem_eq(b->mount_digest, mount, 32);
 	/* Once made, they are not made again. */
-	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_int_eq(wymcp__tools_digest(b), WYMCP_OK);
 	ck_assert_mem_eq(b->mount_digest, mount, 32);
 	/* Another module: the mount digest is due again, and differs. */
 	ck_assert_int_eq(wymcp_server_add_module(b, &good_mod), WYMCP_OK);
 	ck_assert_int_eq(b->digested, 0);
 	ck_assert_int_eq(b->tools[0].digested, 1);
 	ck_assert_int_eq(b->tools[1].digested, 0);
-	ck_assert_int_eq(wymcp_server_prepare(b), WYMCP_OK);
+	ck_assert_int_eq(wymcp__tools_digest(b), WYMCP_OK);
 	ck_assert_int_eq(b->tools[2].digested, 1);
 	ck_assert_mem_eq(b->tools[0].digest, want, 32);
 	ck_assert_mem_ne(b->mount_digest, mount, 32);
+	/* The same module on the eager server: the same identity. */
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_int_eq(srv->digested, 1);
+	ck_assert_mem_eq(srv->mount_digest, b->mount_digest, 32);
 	wymcp_server_free(b);
-	ck_assert_int_eq(wymcp_server_prepare(NULL), WYMCP_ERR_INVAL);
+	wymcp_server_set_lazy(NULL, 1);
 }
 END_TEST
 
@@ -969,7 +972,7 @@ module_suite(void)
 	tcase_add_test(tc, load_testmod);
 	tcase_add_test(tc, load_bundled_modules);
 	tcase_add_test(tc, load_same_module_twice_is_dup);
-	tcase_add_test(tc, digests_made_on_first_use);
+	tcase_add_test(tc, digests_at_load_or_on_first_use);
 	tcase_add_test(tc, catalogue_changes);
 	tcase_add_test(tc, load_missing_file_is_module_error);
 	tcase_add_test(tc, load_without_symbol_is_module_error);
