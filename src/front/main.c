@@ -1329,6 +1329,12 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		return NULL;
 	}
 	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	/*
+	 * CGI serves one request: what only a tools/list or a sealed state
+	 * reads (the tools' digests, their listings' text) is made by that
+	 * request if it needs it, not by every start.
+	 */
+	wymcp_server_set_lazy(srv, cgi);
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
 	    1000);
 	if (o->max_body > 0)
