@@ -1501,6 +1501,19 @@ drop_options(struct front_opts *o, char **argv, char *text)
 	free(text);
 }
 
+/* Free the startup options and the config file's text they point into. */
+static void
+free_start_options(struct front_opts *o, char **argv, char *text)
+{
+	free(o->modules);
+	free(o->origins);
+	free(o->public_headers);
+	free(o->peers);
+	free(o->status_peers);
+	free(argv);
+	free(text);
+}
+
 /*
  * An option a reload cannot apply (the socket, the pool, the hub, the
  * relay, the identity...): keep the running value; say so (`say')
@@ -1751,13 +1764,7 @@ main(int argc, char *argv[])
 		rc = printf("%s\n", js) < 0 || fflush(stdout) != 0;
 		free(js);
 		wymcp_server_free(srv);
-		free(opts.modules);
-		free(opts.origins);
-		free(opts.public_headers);
-		free(opts.peers);
-		free(opts.status_peers);
-		free(cfg_argv);
-		free(cfg_text);
+		free_start_options(&opts, cfg_argv, cfg_text);
 		if (rc != 0)
 			err(1, "stdout");
 		return 0;
@@ -1963,12 +1970,6 @@ main(int argc, char *argv[])
 
 	wymcp_server_free(srv);
 	drop_options(reread, reread_argv, reread_text);
-	free(opts.modules);
-	free(opts.origins);
-	free(opts.public_headers);
-	free(opts.peers);
-	free(opts.status_peers);
-	free(cfg_argv);
-	free(cfg_text);
+	free_start_options(&opts, cfg_argv, cfg_text);
 	return rc;
 }
