@@ -729,6 +729,15 @@ enum wymcp_err	 wymcp_server_add_module(struct wymcp_server *,
 enum wymcp_err	 wymcp_server_load_module(struct wymcp_server *,
 		    const char *path);
 /*
+ * `on' 1: the modules loaded from now on leave to first use what no
+ * check needs, the digest of every tool's listing and its serialized
+ * text (made by a tools/list or a sealed requestState, not by a
+ * tools/call); for a process that serves one request (CGI).  0, the
+ * default: made at the load, once for the workers forked after it.
+ * Nothing is allocated for the caller.
+ */
+void		 wymcp_server_set_lazy(struct wymcp_server *, int on);
+/*
  * Serve the skills of directory `dir' (io.modelcontextprotocol/skills,
  * wymcp_server_load_skills(3)): each dir/<name>/SKILL.md and the files
  * beside it.  Read once, here; a skill breaking a rule is refused with

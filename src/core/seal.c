@@ -213,7 +213,9 @@ bind(struct wymcp_ctx *ctx, unsigned char *bindout, unsigned char *tags)
 		memcpy(tags, b->tags, TAGS_LEN);
 		return 0;
 	}
-	if (canon(&args, ctx->call.args, 0))
+	/* The tools' digests are made on first use (setup/keys.c). */
+	if (canon(&args, ctx->call.args, 0) ||
+	    wymcp__tools_digest(ctx->srv) != WYMCP_OK)
 		goto done;
 	for (i = 0; i < args.len; i++)
 		fnv = (fnv ^ (unsigned char)args.p[i]) * 16777619u;

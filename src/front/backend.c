@@ -92,12 +92,7 @@ front_backend(const char *uri, const struct front_opts *o, char *err,
 		return NULL;
 	}
 	be = dlsym(dl, WYMCP__BACKEND_SYM);
-	if (be == NULL || be->abi != WYMCP__BACKEND_ABI ||
-	    be->size != sizeof(*be) ||
-	    be->task_size != sizeof(struct wymcp__task) ||
-	    be->store_size != sizeof(struct wymcp__store_ops) ||
-	    be->bus_size != sizeof(struct wymcp__bus_ops) ||
-	    strcmp(be->name, name) != 0) {
+	if (!wymcp__backend_fits(be, name)) {
 		snprintf(err, errlen, "%s: not the %s back end of this "
 		    "wymcp-fcgi", path, name);
 		(void)dlclose(dl);

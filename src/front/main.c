@@ -1329,6 +1329,12 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		return NULL;
 	}
 	wymcp_server_set_log(srv, front_logfn, NULL, front_logmax);
+	/*
+	 * CGI serves one request: what only a tools/list or a sealed state
+	 * reads (the tools' digests, their listings' text) is made by that
+	 * request if it needs it, not by every start.
+	 */
+	wymcp_server_set_lazy(srv, cgi);
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
 	    1000);
 	if (o->max_body > 0)
@@ -1491,6 +1497,19 @@ drop_options(struct front_opts *o, char **argv, char *text)
 	free(o->origins);
 	free(o->public_headers);
 	free(o);
+	free(argv);
+	free(text);
+}
+
+/* Free the startup options and the config file's text they point into. */
+static void
+free_start_options(struct front_opts *o, char **argv, char *text)
+{
+	free(o->modules);
+	free(o->origins);
+	free(o->public_headers);
+	free(o->peers);
+	free(o->status_peers);
 	free(argv);
 	free(text);
 }
@@ -1745,13 +1764,7 @@ main(int argc, char *argv[])
 		rc = printf("%s\n", js) < 0 || fflush(stdout) != 0;
 		free(js);
 		wymcp_server_free(srv);
-		free(opts.modules);
-		free(opts.origins);
-		free(opts.public_headers);
-		free(opts.peers);
-		free(opts.status_peers);
-		free(cfg_argv);
-		free(cfg_text);
+		free_start_options(&opts, cfg_argv, cfg_text);
 		if (rc != 0)
 			err(1, "stdout");
 		return 0;
@@ -1957,12 +1970,6 @@ main(int argc, char *argv[])
 
 	wymcp_server_free(srv);
 	drop_options(reread, reread_argv, reread_text);
-	free(opts.modules);
-	free(opts.origins);
-	free(opts.public_headers);
-	free(opts.peers);
-	free(opts.status_peers);
-	free(cfg_argv);
-	free(cfg_text);
+	free_start_options(&opts, cfg_argv, cfg_text);
 	return rc;
 }

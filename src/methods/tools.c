@@ -46,8 +46,10 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	size_t			 i, n;
 	int			 apps;
 
+	/* The listings' digests and frozen text: made once, on first use. */
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
-	    wymcp__ctx_mount(ctx) != WYMCP_OK) {
+	    wymcp__ctx_mount(ctx) != WYMCP_OK ||
+	    wymcp__tools_digest(ctx->srv) != WYMCP_OK) {
 		wymcp__reply_nomem(ctx, r);
 		return;
 	}
@@ -81,7 +83,7 @@ wymcp__tools_list(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	l.private = ctx->who.principal != NULL ||
 	    json_object_object_length(ctx->who.assigns) > 0 ||
 	    ctx->srv->tools_scoped;
-	/* The list's identity and hints: of every tool, known at load. */
+	/* The list's identity and hints: of every tool, known now. */
 	l.id = shown == ctx->who.tools ? ctx->who.mount_digest : NULL;
 	if (shown == ctx->srv->all) {
 		l.ttl = ctx->srv->tools_ttl;

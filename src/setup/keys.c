@@ -264,11 +264,20 @@ wymcp_server_set_state_ttl(struct wymcp_server *srv, unsigned int seconds)
 		srv->state_ttl = seconds;
 }
 
-/* A registered tool's identity: BLAKE2b of its Tool object.  0 or -1. */
+/*
+ * A registered tool's identity: BLAKE2b of its Tool object, which is
+ * frozen then (once: a tool digested already is left as it is).  0 or
+ * -1.
+ */
 int
 wymcp__tool_digest(struct wymcp__tool *t)
 {
-	return wymcp__listing_digest(t->listing, t->digest);
+	if (t->digested)
+		return 0;
+	if (wymcp__listing_digest(t->listing, t->digest))
+		return -1;
+	t->digested = 1;
+	return 0;
 }
 
 /*
@@ -309,17 +318,35 @@ wymcp__mount_digest(const struct wymcp__tool *const *tools, size_t n,
 	crypto_generichash_final(&st, out, 32);
 }
 
-/* The identity of every registered tool: the mount list without WYMCP_TOOLS. */
-void
-wymcp__server_digest(struct wymcp_server *srv)
+/*
+ * Every registered tool's digest and frozen listing, and the identity of
+ * them all (the mount list without WYMCP_TOOLS): made at each load, or,
+ * for a lazy server (wymcp_server_set_lazy()), on first use: by a
+ * tools/list, a sealed or opened requestState, a catalogue.  A CGI
+ * tools/call then serializes no listing.  The server is not used by
+ * two threads at once (wymcp(3)), so that filling them in here, from a
+ * request, is safe.  WYMCP_OK, or WYMCP_ERR_NOMEM (they are made again
+ * on the next use).
+ */
+enum wymcp_err
+wymcp__tools_digest(const struct wymcp_server *csrv)
 {
+	/* What is made here is derived, never changed: it is a cache. */
+	struct wymcp_server	*srv = (struct wymcp_server *)csrv;
 	crypto_generichash_state st;
 	size_t			 i;
 
+	if (srv->digested)
+		return WYMCP_OK;
+	for (i = 0; i < srv->ntools; i++)
+		if (wymcp__tool_digest(&srv->tools[i]))
+			return WYMCP_ERR_NOMEM;
 	crypto_generichash_init(&st, NULL, 0, sizeof(srv->mount_digest));
 	for (i = 0; i < srv->ntools; i++)
 		crypto_generichash_update(&st, srv->tools[i].digest,
 		    sizeof(srv->tools[i].digest));
 	crypto_generichash_final(&st, srv->mount_digest,
 	    sizeof(srv->mount_digest));
+	srv->digested = 1;
+	return WYMCP_OK;
 }

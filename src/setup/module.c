@@ -64,15 +64,43 @@ parse_object(struct wymcp_server *srv, const char *tool, const char *what,
 	return o;
 }
 
-/* Is a tool of this name registered already? */
+/*
+ * Is a tool of this name registered already?  Through the index (a scan
+ * when it could not be built), so that a module of n tools is checked
+ * in O(n), not O(n^2): 10,000 tools load in a fraction of a second.
+ */
 static int
 registered(const struct wymcp_server *srv, const char *name)
 {
-	size_t	 i;
+	return wymcp__tool_lookup(srv, name, strlen(name)) != NULL;
+}
 
-	for (i = 0; i < srv->ntools; i++)
-		if (strcmp(srv->tools[i].def->name, name) == 0)
+/*
+ * Was tool i of `mod' declared before, by tool k < i?  `seen' is an
+ * open-addressing table of `nseen' slots (a power of 2; tool index + 1,
+ * 0 empty) of tools 0 .. i - 1; tool i is entered unless it is a
+ * duplicate.  With no table (out of memory) the earlier tools are
+ * scanned.
+ */
+static int
+declared_twice(const struct wymcp_module *mod, size_t stride, size_t i,
+    uint32_t *seen, size_t nseen)
+{
+	const char	*name = TOOL_AT(mod, i, stride)->name;
+	size_t		 slot, k;
+
+	if (seen == NULL) {
+		for (k = 0; k < i; k++)
+			if (strcmp(TOOL_AT(mod, k, stride)->name, name) == 0)
+				return 1;
+		return 0;
+	}
+	slot = wymcp__name_hash(name, strlen(name)) & (nseen - 1);
+	for (; seen[slot] != 0; slot = (slot + 1) & (nseen - 1))
+		if (strcmp(TOOL_AT(mod, seen[slot] - 1, stride)->name,
+		    name) == 0)
 			return 1;
+	seen[slot] = (uint32_t)i + 1;
 	return 0;
 }
 
@@ -214,10 +242,11 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	    def->required_caps)) == NULL)
 		goto fail;
 
-	rc = WYMCP_ERR_NOMEM;
-	wymcp__seterr(srv, "out of memory");
-	if ((l = json_object_new_object()) == NULL)
+	if ((l = json_object_new_object()) == NULL) {
+		rc = WYMCP_ERR_NOMEM;
+		wymcp__seterr(srv, "out of memory");
 		goto fail;
+	}
 	json_object_object_add(l, "name", json_object_new_string(def->name));
 	if (def->title != NULL)
 		json_object_object_add(l, "title",
@@ -230,20 +259,29 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		json_object_object_add(l, "outputSchema", json_object_get(out));
 	if (ann != NULL)
 		json_object_object_add(l, "annotations", json_object_get(ann));
-	snprintf(why, sizeof(why), "tool %s", def->name);
+	/* Its name for their errors, which only icons and _meta can have. */
+	if (decl.icons != NULL || decl.meta != NULL)
+		snprintf(why, sizeof(why), "tool %s", def->name);
 	if ((rc = wymcp__meta_prepare(srv, why, decl.icons, decl.meta, l)) !=
 	    WYMCP_OK)
 		goto fail;
 	if ((rc = ui_prepare(srv, def->name, l, &app_only)) != WYMCP_OK)
 		goto fail;
-	rc = WYMCP_ERR_NOMEM;
+	/*
+	 * Its digest, and the serialization that freezes the listing: now,
+	 * or on first use (wymcp__tools_digest()) for a lazy server, as a
+	 * tools/call needs neither.
+	 */
 	t->listing = l;
-	if (wymcp__tool_digest(t)) {
+	if (!srv->lazy && wymcp__tool_digest(t)) {
 		t->listing = NULL;
+		rc = WYMCP_ERR_NOMEM;
+		wymcp__seterr(srv, "out of memory");
 		goto fail;
 	}
 	if ((rc = wymcp__xparams_compile(srv, t)) != WYMCP_OK) {
 		t->listing = NULL;
+		t->digested = 0;
 		goto fail;
 	}
 	t->def = def;
@@ -274,7 +312,8 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 {
 	struct wymcp__tool	*nt;
 	struct wymcp__module	*nm;
-	size_t			 n, i, k, stride;
+	uint32_t		*seen;
+	size_t			 n, i, stride, nseen = 16;
 	enum wymcp_err		 rc;
 
 	/* A module built against 0.1 ends after `tools'. */
@@ -317,6 +356,10 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if (nm == NULL)
 		goto nomem;
 	srv->mods = nm;
+	/* The names seen so far in this module (NULL: they are scanned). */
+	while (nseen < 2 * n)
+		nseen *= 2;
+	seen = calloc(nseen, sizeof(*seen));
 	for (i = 0; i < n; i++) {
 		memset(&nt[srv->ntools + i], 0, sizeof(*nt));
 		if (registered(srv, TOOL_AT(mod, i, stride)->name)) {
@@ -329,21 +372,21 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 			    TOOL_AT(mod, i, stride),
 		    &nt[srv->ntools + i]);
 		/* A duplicate inside this module counts too. */
-		for (k = 0; rc == WYMCP_OK && k < i; k++)
-			if (strcmp(TOOL_AT(mod, k, stride)->name,
-			    TOOL_AT(mod, i, stride)->name) == 0) {
-				wymcp__seterr(srv, "module %s: tool %s is "
-				    "declared twice", mod->name,
-				    TOOL_AT(mod, i, stride)->name);
-				wymcp__tool_clear(&nt[srv->ntools + i]);
-				rc = WYMCP_ERR_DUP;
-			}
+		if (rc == WYMCP_OK && declared_twice(mod, stride, i, seen,
+		    nseen)) {
+			wymcp__seterr(srv, "module %s: tool %s is declared "
+			    "twice", mod->name, TOOL_AT(mod, i, stride)->name);
+			wymcp__tool_clear(&nt[srv->ntools + i]);
+			rc = WYMCP_ERR_DUP;
+		}
 		if (rc != WYMCP_OK) {
 			while (i-- > 0)
 				wymcp__tool_clear(&nt[srv->ntools + i]);
+			free(seen);
 			return rc;
 		}
 	}
+	free(seen);
 	nm[srv->nmods].handle = handle;
 	nm[srv->nmods].mod = mod;
 	nm[srv->nmods].path = NULL;
@@ -365,13 +408,26 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
-	/* On failure the serverInfo stays the one before. */
-	(void)wymcp__server_info_build(srv);
+	/*
+	 * On failure the serverInfo stays the one before.  A module with
+	 * neither instructions nor server_info changes neither: a lazy
+	 * server (CGI) does not build it again (a parse and a
+	 * serialization) for such a module.  A long-lived one does, which
+	 * leaves it after the tools on the heap: a tools/call with 10,000
+	 * tools loaded measured 1.3% cheaper so (t/bench/start.py).
+	 */
+	if (!srv->lazy ||
+	    (WYMCP__HAS(mod, instructions) && mod->instructions != NULL) ||
+	    (WYMCP__HAS(mod, server_info) && mod->server_info != NULL))
+		(void)wymcp__server_info_build(srv);
 	if (wymcp__tools_index(srv) != WYMCP_OK) {
 		/* The module stays; its lookups fall back to a scan. */
 		wymcp__seterr(srv, "out of memory");
 	}
-	wymcp__server_digest(srv);
+	/* The identity of the tools, with these: now, or on first use. */
+	srv->digested = 0;
+	if (!srv->lazy)
+		(void)wymcp__tools_digest(srv);
 	return WYMCP_OK;
 nomem:
 	wymcp__seterr(srv, "out of memory");
@@ -415,6 +471,13 @@ wymcp_server_load_module(struct wymcp_server *srv, const char *path)
 	return rc;
 }
 
+void
+wymcp_server_set_lazy(struct wymcp_server *srv, int on)
+{
+	if (srv != NULL)
+		srv->lazy = on != 0;
+}
+
 /* Release every registration and unload the modules. */
 void
 wymcp__modules_free(struct wymcp_server *srv)
@@ -427,6 +490,7 @@ wymcp__modules_free(struct wymcp_server *srv)
 	srv->tools = NULL;
 	srv->ntools = 0;
 	srv->napps_only = 0;
+	srv->digested = 0;
 	free(srv->all);
 	srv->all = NULL;
 	free(srv->index);
@@ -444,8 +508,8 @@ wymcp__modules_free(struct wymcp_server *srv)
 }
 
 /* FNV-1a of a name: the tool index's hash. */
-static uint64_t
-name_hash(const char *s, size_t len)
+uint64_t
+wymcp__name_hash(const char *s, size_t len)
 {
 	uint64_t	 h = 14695981039346656037ULL;
 	size_t		 i;
@@ -496,7 +560,7 @@ wymcp__tools_index(struct wymcp_server *srv)
 		if (srv->tools[i].decl.scopes != NULL)
 			srv->tools_scoped = 1;
 		all[i] = &srv->tools[i];
-		slot = name_hash(srv->tools[i].def->name,
+		slot = wymcp__name_hash(srv->tools[i].def->name,
 		    strlen(srv->tools[i].def->name)) & (n - 1);
 		while (index[slot] != 0)
 			slot = (slot + 1) & (n - 1);
@@ -528,7 +592,7 @@ wymcp__tool_lookup(const struct wymcp_server *srv, const char *name,
 				return &srv->tools[i];
 		return NULL;
 	}
-	slot = name_hash(name, len) & (srv->nindex - 1);
+	slot = wymcp__name_hash(name, len) & (srv->nindex - 1);
 	for (; srv->index[slot] != 0; slot = (slot + 1) & (srv->nindex - 1)) {
 		t = &srv->tools[srv->index[slot] - 1];
 		if (strncmp(t->def->name, name, len) == 0 &&

@@ -242,7 +242,8 @@ wymcp_server_catalogue(const struct wymcp_server *srv)
 	unsigned char		 a[32], b[32];
 	size_t			 i;
 
-	if (srv == NULL || (c = calloc(1, sizeof(*c))) == NULL)
+	if (srv == NULL || wymcp__tools_digest(srv) != WYMCP_OK ||
+	    (c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	if (srv->ntools > 0 && ((c->names = calloc(srv->ntools,
 	    sizeof(*c->names))) == NULL || (c->digests = calloc(srv->ntools,

@@ -36,6 +36,7 @@ struct wymcp__tool {
 	struct json_object	*output;	/* outputSchema, or NULL */
 	struct json_object	*reqcaps;	/* required caps, or NULL */
 	unsigned char		 digest[32];	/* of the listing (mount id) */
+	int			 digested;	/* digested, listing frozen */
 	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
 	size_t			 nxparams;
 	int			 app_only;	/* _meta.ui.visibility lacks
@@ -163,6 +164,8 @@ struct wymcp_server {
 	uint32_t		*index;		/* name hash -> tool + 1 */
 	size_t			 nindex;	/* slots, a power of 2 */
 	unsigned char		 mount_digest[32]; /* of all tools, in order */
+	int			 digested;	/* it and every tool's made */
+	int			 lazy;		/* digests on first use */
 	int64_t			 tools_ttl;	/* smallest module ttlMs */
 	int			 tools_private;	/* a module is private */
 	int			 tools_scoped;	/* a tool declares scopes */
@@ -299,6 +302,7 @@ int	 wymcp__module_private(const struct wymcp_module *);
 /* module.c: registration. */
 void	 wymcp__modules_free(struct wymcp_server *);
 enum wymcp_err wymcp__tools_index(struct wymcp_server *);
+uint64_t wymcp__name_hash(const char *, size_t);
 const struct wymcp__tool *wymcp__tool_lookup(const struct wymcp_server *,
 	    const char *name, size_t len);
 enum wymcp_err wymcp__tool_prepare(struct wymcp_server *,
@@ -342,7 +346,7 @@ enum wymcp_err wymcp__xparams_compile(struct wymcp_server *,
 	    struct wymcp__tool *);
 void	 wymcp__xparams_free(struct wymcp__tool *);
 
-/* keys.c: keys and the digests fixed at load. */
+/* keys.c: keys, and the digests made on first use. */
 int	 wymcp__keys_random(struct wymcp_server *);
 int	 wymcp__keyfile_parse(const char *buf, size_t len,
 	    struct wymcp__key **keys, size_t *nkeys, char *err,
@@ -350,7 +354,7 @@ int	 wymcp__keyfile_parse(const char *buf, size_t len,
 int	 wymcp__tool_digest(struct wymcp__tool *);
 void	 wymcp__mount_digest(const struct wymcp__tool *const *, size_t,
 	    unsigned char *);
-void	 wymcp__server_digest(struct wymcp_server *);
+enum wymcp_err wymcp__tools_digest(const struct wymcp_server *);
 int	 wymcp__listing_digest(struct json_object *, unsigned char *);
 
 #endif /* WYMCP_SETUP_H */

@@ -23,6 +23,7 @@
 #define WYMCP_BACKEND_H
 
 #include <stddef.h>
+#include <string.h>
 
 #define WYMCP__BACKEND_ABI	1		/* changes with any struct */
 #define WYMCP__BACKEND_SYM	"wymcp_backend"
@@ -184,6 +185,21 @@ struct wymcp__backend {
 		sizeof(struct wymcp__task),				\
 		sizeof(struct wymcp__store_ops),			\
 		sizeof(struct wymcp__bus_ops), (bname), (sops), (bops) }
+
+/*
+ * Whether `be', the symbol an object exports, is the back end `name'
+ * of this build (its ABI and struct sizes): whoever loads one checks.
+ */
+static inline int
+wymcp__backend_fits(const struct wymcp__backend *be, const char *name)
+{
+	return be != NULL && be->abi == WYMCP__BACKEND_ABI &&
+	    be->size == sizeof(*be) &&
+	    be->task_size == sizeof(struct wymcp__task) &&
+	    be->store_size == sizeof(struct wymcp__store_ops) &&
+	    be->bus_size == sizeof(struct wymcp__bus_ops) &&
+	    be->name != NULL && strcmp(be->name, name) == 0;
+}
 
 /* task.c: in the library and in each back end. */
 void		 wymcp__task_clear(struct wymcp__task *);

@@ -95,12 +95,7 @@ wymcp__backend_load(const char *name, char *err, size_t errlen)
 		return NULL;
 	}
 	be = dlsym(dl, WYMCP__BACKEND_SYM);
-	if (be == NULL || be->abi != WYMCP__BACKEND_ABI ||
-	    be->size != sizeof(*be) ||
-	    be->task_size != sizeof(struct wymcp__task) ||
-	    be->store_size != sizeof(struct wymcp__store_ops) ||
-	    be->bus_size != sizeof(struct wymcp__bus_ops) ||
-	    be->store == NULL || strcmp(be->name, name) != 0) {
+	if (!wymcp__backend_fits(be, name) || be->store == NULL) {
 		snprintf(err, errlen, "%s: not the %s back end of this "
 		    "wymcp", path, name);
 		(void)dlclose(dl);

@@ -1239,6 +1239,98 @@ def test_cgi(w):
             "C with --state-key-file the question goes out, no warning",
             repr(out[:200]) + repr(err[-200:]))
 
+    # A CGI start leaves the tools' digests to first use (the seal
+    # here); a FastCGI process makes them at the load.  The state the
+    # CGI sealed opens in a --workers 0 process given the same key and
+    # modules, and both list the same tools byte for byte.
+    state = res.get("requestState")
+    meta = {"io.modelcontextprotocol/clientCapabilities": caps}
+    params = json.loads(call_body(2, "book_room", {"day": "2026-12-01"},
+                                  meta))
+    params["params"]["requestState"] = state
+    params["params"]["inputResponses"] = {
+        "elicit-1": {"action": "accept", "content": {"room": "Aurora"}}}
+    body2 = json.dumps(params).encode()
+    out2 = fcgi_once(w, body2, "tools/call", "book_room",
+                     ["--state-key-file", key])
+    _, _, b2 = out2.partition(b"\r\n\r\n")
+    # Opened, the state gives the tool its first answer, and it asks
+    # its next question (elicit-2); a state that did not open is an
+    # error.
+    R.check(state is not None and b'"result":' in b2 and
+            b'"elicit-2"' in b2 and b'"error"' not in b2,
+            "C a requestState sealed in CGI opens in a FastCGI process "
+            "(the same tool digests, made lazily and at the load)",
+            repr(out2[:300]))
+    lbody = json.dumps({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                        "params": {"_meta": dict(e2e.META)}}).encode()
+    env = dict(w.env)
+    for k in list(env):
+        if k.startswith(("LISTEN_", "HTTP_", "WYMCP_")):
+            del env[k]
+    env.update(list_params(lbody))
+    p = subprocess.run([w.prog, "--module", w.rogue, "--module",
+                        w.examples], input=lbody, capture_output=True,
+                       env=env, cwd=w.tmp, timeout=20)
+    l1 = p.stdout.partition(b"\r\n\r\n")[2]
+    l2 = fcgi_once(w, lbody, "tools/list", None, []).partition(
+        b"\r\n\r\n")[2]
+    R.check(b'"tools":[' in l1 and l1 == l2,
+            "C tools/list in CGI (digests made on first use) is the "
+            "FastCGI one byte for byte", repr(l1[:200]) + repr(l2[:200]))
+
+
+def list_params(body, method="tools/list", name=None):
+    """The CGI variables (FastCGI params) of a POST of `body'."""
+    e = {"GATEWAY_INTERFACE": "CGI/1.1", "REQUEST_METHOD": "POST",
+         "CONTENT_TYPE": "application/json",
+         "CONTENT_LENGTH": str(len(body)),
+         "HTTP_HOST": "localhost", "SERVER_NAME": "localhost",
+         "HTTP_ACCEPT": "application/json, text/event-stream",
+         "HTTP_MCP_PROTOCOL_VERSION": e2e.PROTO, "HTTP_MCP_METHOD": method}
+    if name is not None:
+        e["HTTP_MCP_NAME"] = name
+    return e
+
+
+def fcgi_once(w, body, method, name, extra):
+    """One request to wymcp-fcgi --workers 0 --max-requests 1 given a
+    listening unix socket on descriptor 0 (as mod_fcgid starts it),
+    with the CGI test's modules; its stdout bytes.  The process is
+    waited for, or killed."""
+    path = os.path.join(w.tmp, "once.sock")
+    if os.path.exists(path):
+        os.unlink(path)
+    ls = socket.socket(socket.AF_UNIX)
+    ls.bind(path)
+    ls.listen(4)
+    env = dict(w.env)
+    for k in list(env):
+        if k.startswith(("LISTEN_", "HTTP_", "WYMCP_")):
+            del env[k]
+    try:
+        p = subprocess.Popen([w.prog, "--workers", "0", "--max-requests",
+                              "1", "--module", w.rogue, "--module",
+                              w.examples] + list(extra), stdin=ls.fileno(),
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env=env, cwd=w.tmp)
+    finally:
+        ls.close()
+    out = b""
+    try:
+        s = socket.socket(socket.AF_UNIX)
+        s.settimeout(20)
+        s.connect(path)
+        s.sendall(e2e.fcgi_request(list_params(body, method, name), body))
+        out = e2e.fcgi_response(s) or b""
+        s.close()
+    finally:
+        try:
+            p.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            stop_pid(p.pid, p, 5)
+    return out
+
 
 def layer(w):
     """This script's tests."""

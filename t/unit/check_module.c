@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <sodium.h>
 
 #include "testing/testing.h"
 #include "harness.h"
@@ -217,6 +218,65 @@ START_TEST(catalogue_changes)
 	wymcp_catalogue_free(cb);
 	wymcp_catalogue_free(cc);
 	wymcp_catalogue_free(NULL);
+}
+END_TEST
+
+/*
+ * The tools' digests, frozen listings and the mount digest: made at the
+ * load by default; by a lazy server (wymcp_server_set_lazy()) on first
+ * use, a catalogue here, as a tools/list or a seal would, and a new
+ * module makes them due again.  Made either way they are the same.
+ */
+START_TEST(digests_at_load_or_on_first_use)
+{
+	struct wymcp_server	*b;
+	struct wymcp_catalogue	*c;
+	unsigned char		 mount[32], want[32];
+	const char		*text;
+	char			 path[1024];
+
+	module_path(path, sizeof(path), "tools/.libs/echo.so");
+	ck_assert_int_eq(wymcp_server_load_module(srv, path), WYMCP_OK);
+	ck_assert_int_eq(srv->digested, 1);
+	ck_assert_int_eq(srv->tools[0].digested, 1);
+	/* BLAKE2b-256 of the listing's compact text. */
+	text = wymcp__json(srv->tools[0].listing);
+	ck_assert_ptr_nonnull(strstr(text, "\"name\":\"echo\""));
+	ck_assert_int_eq(crypto_generichash(want, 32,
+	    (const unsigned char *)text, strlen(text), NULL, 0), 0);
+	ck_assert_mem_eq(srv->tools[0].digest, want, 32);
+	memcpy(mount, srv->mount_digest, sizeof(mount));
+
+	b = wymcp_server_new();
+	ck_assert_ptr_nonnull(b);
+	wymcp_server_set_lazy(b, 1);
+	ck_assert_int_eq(wymcp_server_load_module(b, path), WYMCP_OK);
+	ck_assert_int_eq(b->digested, 0);
+	ck_assert_int_eq(b->tools[0].digested, 0);
+	c = wymcp_server_catalogue(b);
+	ck_assert_ptr_nonnull(c);
+	wymcp_catalogue_free(c);
+	ck_assert_int_eq(b->digested, 1);
+	ck_assert_mem_eq(b->tools[0].digest, want, 32);
+	ck_assert_mem_eq(b->mount_digest, mount, 32);
+	/* Once made, they are not made again. */
+	ck_assert_int_eq(wymcp__tools_digest(b), WYMCP_OK);
+	ck_assert_mem_eq(b->mount_digest, mount, 32);
+	/* Another module: the mount digest is due again, and differs. */
+	ck_assert_int_eq(wymcp_server_add_module(b, &good_mod), WYMCP_OK);
+	ck_assert_int_eq(b->digested, 0);
+	ck_assert_int_eq(b->tools[0].digested, 1);
+	ck_assert_int_eq(b->tools[1].digested, 0);
+	ck_assert_int_eq(wymcp__tools_digest(b), WYMCP_OK);
+	ck_assert_int_eq(b->tools[2].digested, 1);
+	ck_assert_mem_eq(b->tools[0].digest, want, 32);
+	ck_assert_mem_ne(b->mount_digest, mount, 32);
+	/* The same module on the eager server: the same identity. */
+	ck_assert_int_eq(wymcp_server_add_module(srv, &good_mod), WYMCP_OK);
+	ck_assert_int_eq(srv->digested, 1);
+	ck_assert_mem_eq(srv->mount_digest, b->mount_digest, 32);
+	wymcp_server_free(b);
+	wymcp_server_set_lazy(NULL, 1);
 }
 END_TEST
 
@@ -852,6 +912,59 @@ START_TEST(tool_index_finds_every_tool)
 }
 END_TEST
 
+/*
+ * Duplicates in a large table: found through the hash tables of the
+ * load (the module's names so far, the index of the registered ones),
+ * with the messages a scan gave, and nothing registered.
+ */
+START_TEST(duplicates_among_many_tools_are_dup)
+{
+	static struct wymcp_tool	 tab[3001], two[3];
+	static char			 nm[3000][8];
+	struct wymcp_module		 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "many",
+	    .tools = tab,
+	    .tool_size = sizeof(struct wymcp_tool) };
+	struct wymcp_module		 more = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "more",
+	    .tools = two,
+	    .tool_size = sizeof(struct wymcp_tool) };
+	size_t				 i;
+
+	memset(tab, 0, sizeof(tab));
+	for (i = 0; i < 3000; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "t%04zu", i);
+		tab[i].name = nm[i];
+		tab[i].description = "d";
+		tab[i].run = noop;
+	}
+	/* The last tool has the name of one in the middle. */
+	tab[2999].name = nm[1234];
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
+	expect_errmsg("module many: tool t1234 is declared twice");
+	ck_assert_uint_eq(srv->ntools, 0);
+	ck_assert_uint_eq(srv->nmods, 0);
+	tab[2999].name = nm[2999];
+	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
+	ck_assert_uint_eq(srv->ntools, 3000);
+	/* A second module: its second tool is registered already. */
+	memset(two, 0, sizeof(two));
+	two[0].name = "fresh";
+	two[1].name = "t2000";
+	two[0].description = two[1].description = "d";
+	two[0].run = two[1].run = noop;
+	ck_assert_int_eq(wymcp_server_add_module(srv, &more), WYMCP_ERR_DUP);
+	expect_errmsg("module more: tool t2000 is already registered");
+	ck_assert_uint_eq(srv->ntools, 3000);
+	ck_assert_uint_eq(srv->nmods, 1);
+	ck_assert_ptr_null(wymcp__tool_lookup(srv, "fresh", 5));
+	two[1].name = "t3000";
+	ck_assert_int_eq(wymcp_server_add_module(srv, &more), WYMCP_OK);
+	ck_assert_ptr_eq(wymcp__tool_lookup(srv, "t3000", 5),
+	    &srv->tools[3001]);
+}
+END_TEST
+
 START_TEST(good_module_after_failures)
 {
 	struct wymcp_tool	 t = { .name = "x y", .description = "d",
@@ -938,6 +1051,7 @@ module_suite(void)
 	tcase_add_test(tc, load_testmod);
 	tcase_add_test(tc, load_bundled_modules);
 	tcase_add_test(tc, load_same_module_twice_is_dup);
+	tcase_add_test(tc, digests_at_load_or_on_first_use);
 	tcase_add_test(tc, catalogue_changes);
 	tcase_add_test(tc, load_missing_file_is_module_error);
 	tcase_add_test(tc, load_without_symbol_is_module_error);
@@ -966,6 +1080,7 @@ module_suite(void)
 	tcase_add_test(tc, abi_tool_without_scopes_needs_none);
 	tcase_add_test(tc, abi_smaller_elements_refused);
 	tcase_add_test(tc, tool_index_finds_every_tool);
+	tcase_add_test(tc, duplicates_among_many_tools_are_dup);
 	tcase_add_test(tc, annotated_tool_with_bad_x_mcp_header_refused);
 	tcase_add_test(tc, good_module_after_failures);
 	tcase_add_test(tc, module_without_terminators);
