@@ -29,7 +29,12 @@
 #     prints wc -l of each and fails one over its length (30, 45, 15
 #     lines), runs their tests through the staged libwymcp-testing (make
 #     check of the example) and calls them through the installed
-#     wymcp-fcgi in CGI mode;
+#     wymcp-fcgi in CGI mode; greet's own test (greet_test.c) too,
+#     which finds the staged libwymcp-testing by its run path;
+#   - serves the example's modules with the installed wymcp-try and
+#     calls every tool with the TypeScript SDK v1 and v2 clients
+#     (t/e2e/e2e_try.py; npm, cached in _build/sdk-listen), then stops
+#     it with SIGINT and checks that nothing of it is left;
 #   - installs the example's modules into the staged module directory
 #     (make install of the example), and make uninstall removes every
 #     file.
@@ -168,7 +173,8 @@ check "wymcp.pc sits in \$libdir/pkgconfig" \
 check "wymcp.pc: moduledir is \$libdir/wymcp" \
     test "$moduledir" = "$libdir/wymcp"
 
-want=("$prefix/bin/wymcp-fcgi"
+want=("$prefix/bin/wymcp-fcgi" "$prefix/bin/wymcp-try"
+	"$prefix/share/man/man1/wymcp-try.1"
 	"$libdir/libwymcp.so" "$libdir/libwymcp.so.0"
 	"$libdir/libwymcp-testing.so" "$libdir/pkgconfig/wymcp-testing.pc"
 	"$includedir/wymcp.h" "$includedir/wymcp_testing.h"
@@ -199,6 +205,10 @@ for f in "${want[@]}"; do
 done
 check "installed: bin/wymcp-fcgi is executable" \
     test -x "$dest$prefix/bin/wymcp-fcgi"
+check "installed: bin/wymcp-try is executable" \
+    test -x "$dest$prefix/bin/wymcp-try"
+check "installed wymcp-try names the configured $prefix/bin/wymcp-fcgi" \
+    grep -qF "$prefix/bin/wymcp-fcgi" <("$dest$prefix/bin/wymcp-try" --help)
 check "libwymcp.so is a link to libwymcp.so.0.*" \
     test -L "$dest$libdir/libwymcp.so"
 # The production library exports the public API and nothing of the
@@ -426,65 +436,18 @@ fi
 
 # --- a tool author's test, against the staged libwymcp-testing ---------
 
-cat >"$ex/greet_test.c" <<'EOF2'
-/* greet_test.c - greet's own test, through libwymcp-testing. */
-#include <stdio.h>
-#include <string.h>
-#include <wymcp_testing.h>
-
-extern const struct wymcp_module wymcp_module;	/* greet.c's */
-
-static const char *
-never(void *arg, const char *key, struct json_object *request)
-{
-	return NULL;
-}
-
-int
-main(void)
-{
-	const struct wymcp_module	*mods[] = { &wymcp_module, NULL };
-	struct wymcp_testing_opts	 o = { .mount = mods,
-	    .principal = "alice", .meta = WYMCP_TESTING_META_NONE };
-	struct wymcp_testing_round	 r;
-	struct wymcp_ctx		*ctx;
-	int				 bad = 0;
-
-	if ((ctx = wymcp_testing_build_context(&o)) == NULL)
-		return 1;
-	if (wymcp_testing_call_tool(ctx, "greet", "{\"name\":\"Ada\"}", never,
-	    NULL, &r) != WYMCP_OK || r.kind != WYMCP_TESTING_COMPLETE ||
-	    r.text == NULL || strcmp(r.text, "Hello, Ada! (asked by alice)"))
-		bad = printf("call: %s\n", r.text ? r.text : "(none)");
-	if (wymcp_testing_run_tool(ctx, wymcp_ctx_tool(ctx, 0), "{}", &r) !=
-	    WYMCP_OK || r.kind != WYMCP_TESTING_INVALID)
-		bad = printf("a call without the required name ran\n");
-	wymcp_testing_free_context(ctx);
-	if (!bad)
-		printf("greet_test: 2 passed\n");
-	return bad != 0;
-}
-EOF2
 tflags=$(env "${pcenv[@]}" pkg-config --cflags --libs wymcp-testing 2>&1)
 note "pkg-config --cflags --libs wymcp-testing: $tflags"
 check "pkg-config --libs wymcp-testing has -lwymcp-testing" \
     grep -q -- '-lwymcp-testing' <<<"$tflags"
-# shellcheck disable=SC2086 # the flags are words
-if out=$(cd "$ex" && cc -Wall -Werror -o greet_test greet_test.c greet.c \
-    $tflags 2>&1); then
-	ok "a tool author's test builds with pkg-config wymcp-testing"
-	if out=$("$ex/greet_test" 2>&1); then
-		ok "greet's test passes through the in-memory client: $out"
-	else
-		notok "greet's test passes through the in-memory client" "$out"
-	fi
-else
-	notok "a tool author's test builds with pkg-config wymcp-testing" "$out"
-fi
 
 # --- the short tools: their length, their tests, a call of each --------
 
-for lt in weather.c:30 transfer_money.c:45 my_role.c:15; do
+for lt in greet.c weather.c:30 transfer_money.c:45 my_role.c:15; do
+	if [ "$lt" = greet.c ]; then
+		echo "# wc -l: $(wc -l <"$ex/greet.c") greet.c"
+		continue
+	fi
 	f=${lt%:*}
 	max=${lt#*:}
 	n=$(wc -l <"$ex/$f")
@@ -497,7 +460,7 @@ if out=$(make -C "$ex" check "${pcenv[@]}" WYMCP_FCGI="$fcgi" 2>&1); then
 else
 	notok "make check of the example" "$(tail -20 <<<"$out")"
 fi
-for t in weather_test transfer_money_test my_role_test; do
+for t in greet_test weather_test transfer_money_test my_role_test; do
 	line=$(grep "^$t: " <<<"$out")
 	check "${line:-$t: no summary line}" \
 	    grep -qE "^$t: [1-9][0-9]* passed, 0 failed$" <<<"$out"
@@ -525,6 +488,30 @@ cgi HTTP_MCP_METHOD=tools/call HTTP_MCP_NAME=transfer_money \
     --state-key-file "$tmp/state.key"
 check "tools/call transfer_money asks which account first" \
     grep -qF '"resultType":"input_required","inputRequests":{"elicit-1":{"method":"elicitation/create","params":{"mode":"form","message":"From which account?","requestedSchema":{"type":"object","properties":{"choice":{"type":"string","enum":["checking","savings"]}},"required":["choice"]}}}}' <<<"$resp"
+
+rpath=$(readelf -d "$ex/greet_test" 2>/dev/null | grep -E 'R(UN)?PATH')
+check "greet_test finds the staged libwymcp-testing by its run path" \
+    grep -qF "$dest$libdir" <<<"$rpath"
+
+# --- wymcp-try: the modules behind nginx, the TypeScript SDK clients ---
+
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
+	note "skipped: wymcp-try (nginx is not installed)"
+else
+	# PATH: the installed bin first, as after make install.
+	out=$(PATH="$dest$prefix/bin:$PATH" python3 "$here/e2e_try.py" \
+	    --try "$dest$prefix/bin/wymcp-try" --dir "$ex" \
+	    --cache "$srcdir/_build/sdk-listen" 2>&1)
+	rc=$?
+	grep -E '^(ok|not ok|#) ' <<<"$out"
+	passed=$((passed + $(grep -c '^ok ' <<<"$out")))
+	failed=$((failed + $(grep -c '^not ok ' <<<"$out")))
+	case $rc in
+	0 | 1) ;;
+	77) note "skipped: wymcp-try with the SDK clients ($out)" ;;
+	*) notok "e2e_try.py" "exit $rc: $(tail -5 <<<"$out")" ;;
+	esac
+fi
 
 # Without --module, the bundled modules themselves: help and echo, never
 # whoami (it shows every assign).  The binary looks in $moduledir, not
