@@ -39,7 +39,6 @@ Usage: PYTHONPATH=t/e2e/lib python3 t/debian/e2e_debian.py
 import argparse
 import grp
 import hashlib
-import json
 import os
 import pwd
 import re
@@ -223,6 +222,7 @@ def apt_install(w, debs, label):
 
 def test_install(w):
     w.user_before = user_exists("wymcp")
+    w.group_before = group_exists("wymcp")
     apt_install(w, w.debs1, "I")
     R.check(user_exists("wymcp"), "I the system user wymcp exists")
     st = os.stat("/etc/wymcp")
@@ -265,6 +265,14 @@ def test_install(w):
 def user_exists(name):
     try:
         pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def group_exists(name):
+    try:
+        grp.getgrnam(name)
         return True
     except KeyError:
         return False
@@ -513,10 +521,7 @@ def test_purge(w):
     R.check(not units, "X no unit and no enablement link is left",
             repr(units))
     w.ours = False
-    if not w.user_before and user_exists("wymcp"):
-        run(["deluser", "--system", "--quiet", "wymcp"], check=False)
-        if not user_exists("wymcp"):
-            R.note("X the user wymcp (made by the package) deleted")
+    w.forget_user()
 
 
 # ---------------------------------------------------------------- world
@@ -537,10 +542,23 @@ class World:
         self.files = set()
         self.added = []
         self.ours = False
-        self.user_before = True
+        self.user_before = self.group_before = True
         self.nginx = None
         self.svc = Service(self)
         self.nginx_bin = wymcp_e2e.find_nginx()
+
+    def forget_user(self):
+        """Debian keeps a system user on purge; the test deletes the
+        user and group wymcp when it made them."""
+        if not self.user_before and user_exists("wymcp"):
+            run(["deluser", "--system", "--quiet", "wymcp"], check=False)
+        if not self.group_before and group_exists("wymcp"):
+            run(["delgroup", "--system", "--quiet", "wymcp"], check=False)
+        if not self.user_before and not user_exists("wymcp") and \
+                not group_exists("wymcp"):
+            R.note("the user and group wymcp (made by the package) "
+                   "deleted")
+        self.user_before = self.group_before = True
 
     def log(self, name):
         return os.path.join(self.tmp, name)
@@ -556,9 +574,7 @@ class World:
         if self.ours:
             run(["apt-get", "purge", "-y", "-q"] + PKGS, env=APT_ENV,
                 log=self.log("apt.log"), check=False)
-            if not self.user_before and user_exists("wymcp"):
-                run(["deluser", "--system", "--quiet", "wymcp"],
-                    check=False)
+        self.forget_user()
         if self.keep or R.failed:
             R.note("logs and builds kept in %s" % self.tmp)
             for n in ("wymcp-fcgi.log", "nginx/nginx-error.log"):
@@ -645,6 +661,15 @@ def main():
         for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(s, signal.SIG_IGN)
         w.cleanup()
+    # What apt-get pulled in for the packages (nothing, when the
+    # build dependencies are installed): purged, so that the package
+    # set is as before.
+    names0 = {ln.split()[0] for ln in pkgs0}
+    extra = sorted({ln.split()[0] for ln in package_set()} - names0)
+    if extra:
+        R.note("purging what the install pulled in: %s" % " ".join(extra))
+        run(["apt-get", "purge", "-y", "-q"] + extra, env=APT_ENV,
+            check=False)
     pkgs1, manual1 = package_set(), manual_set()
     gone = sorted(set(pkgs0) - set(pkgs1))
     new = sorted(set(pkgs1) - set(pkgs0))
