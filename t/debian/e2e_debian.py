@@ -532,6 +532,10 @@ class World:
         self.keep = keep
         self.tmp = tempfile.mkdtemp(prefix="wymcp-deb.")
         os.chmod(self.tmp, 0o755)
+        # lintian and the builds leave their temporary files here,
+        # removed with it.
+        os.makedirs(os.path.join(self.tmp, "tmp"))
+        os.environ["TMPDIR"] = os.path.join(self.tmp, "tmp")
         self.tree1 = os.path.join(self.tmp, "b1", "wymcp")
         self.tree2 = os.path.join(self.tmp, "b2", "wymcp")
         self.ngx = os.path.join(self.tmp, "nginx")
