@@ -257,9 +257,31 @@ def test_install(w):
     R.check(CONF in out and SNIPPET in out and APACHE in out,
             "I the config file and the web-server snippets are conffiles",
             out)
+    verify_units(w)
     _, ldd = run(["ldd", "/usr/lib/%s/libwymcp.so.0" % w.triplet])
     R.check("libpq" not in ldd and "libsqlite" not in ldd,
             "I libwymcp.so.0 links neither libpq nor SQLite", ldd)
+
+
+def verify_units(w):
+    """systemd-analyze verify on the installed units, the template as
+    an instance (a link named wymcp@test.*)."""
+    sa = shutil.which("systemd-analyze")
+    if sa is None:
+        R.note("I systemd-analyze verify skipped: not installed")
+        return
+    d = os.path.join(w.tmp, "units")
+    os.makedirs(d)
+    for u in ("socket", "service"):
+        os.symlink(UNITDIR + "/wymcp@." + u, d + "/wymcp@test." + u)
+    units = [UNITDIR + "/wymcp.socket", UNITDIR + "/wymcp.service",
+             UNITDIR + "/wymcp-authz.socket",
+             UNITDIR + "/wymcp-authz.service",
+             d + "/wymcp@test.socket", d + "/wymcp@test.service"]
+    rc, out = run([sa, "verify", "--man=no"] + units, check=False)
+    R.check(rc == 0 and out.strip() == "", "I systemd-analyze verify: "
+            "wymcp, wymcp-authz and wymcp@test, socket and service, "
+            "without a warning", "rc %d: %s" % (rc, out))
 
 
 def user_exists(name):
