@@ -257,6 +257,10 @@ def test_install(w):
     R.check(CONF in out and SNIPPET in out and APACHE in out,
             "I the config file and the web-server snippets are conffiles",
             out)
+    _, helptext = run(["wymcp-fcgi", "--help"], check=False)
+    R.check(w.moddir in helptext and w.moddir + "/backend" in helptext,
+            "I wymcp-fcgi's default module and back-end directories are "
+            "%s and its backend/" % w.moddir, helptext[-600:])
     verify_units(w)
     _, ldd = run(["ldd", "/usr/lib/%s/libwymcp.so.0" % w.triplet])
     R.check("libpq" not in ldd and "libsqlite" not in ldd,
