@@ -1,0 +1,719 @@
+#!/usr/bin/env python3
+"""e2e_debian.py - the Debian packages (debian/), built, installed,
+served, reloaded, upgraded and purged on this machine.
+
+  B  the packages built from a clean clone of the source tree's HEAD
+     (dpkg-buildpackage -b -uc -us), twice: 0.4.0-1, then 0.4.0-2 (a
+     changelog entry added in a second clone); "debian/rules clean"
+     leaves the clone as git checked it out
+  L  lintian on the first build: no error, no warning
+  I  apt-get install ./*.deb: the system user wymcp, /etc/wymcp
+     (root:wymcp 0750), the state key (wymcp:wymcp 0600, one key of 64
+     hex digits), the config file, the units, the nginx snippet and the
+     Apache conf where Debian puts them, the modules in
+     /usr/lib/<triplet>/wymcp
+  S  wymcp.service started through systemd where systemd runs, else
+     the unit's own ExecStart=, as its User= and Group=, on a socket
+     made as wymcp.socket says (path, owner, group, mode); a private
+     nginx that includes /etc/nginx/snippets/wymcp.conf; through it
+     server/discover, tools/list and book_room over its two questions
+  R  a module built against the installed libwymcp-dev (pkg-config)
+     dropped into the module directory, then systemctl reload wymcp
+     (or SIGHUP, the unit's ExecReload=): tools/list lists it
+  U  the config file edited, then 0.4.0-2 installed over 0.4.0-1: the
+     key and the edited config kept, the service serves again
+  X  apt-get purge: nothing of the packages' files left (every path
+     dpkg -L listed), no /etc/wymcp, no key, no unit; the package set
+     (dpkg-query, apt-mark showmanual) as before
+
+Needs root, dpkg, apt-get, dpkg-buildpackage with debhelper, lintian,
+git and nginx: prints "SKIP: ..." and exits 77 without them, or when a
+wymcp package is installed already (the test would replace it).  The
+machine is left as found: the packages purged, the module it added
+removed, the user wymcp deleted when the test created it.
+
+Usage: PYTHONPATH=t/e2e/lib python3 t/debian/e2e_debian.py
+    [--srcdir DIR] [--keep]
+"""
+
+import argparse
+import grp
+import hashlib
+import os
+import pwd
+import re
+import shlex
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+import wymcp_e2e
+import wymcp_mrtr
+from wymcp_e2e import (R, Client, Failed, children, enc, hlist, report,
+                       rpc, std_headers, stop_pid, tail)
+
+PKGS = ["wymcp", "libwymcp0", "libwymcp-testing0", "libwymcp-dev",
+        "wymcp-authz"]
+UNITDIR = "/lib/systemd/system"
+CONF = "/etc/wymcp/wymcp.conf"
+KEY = "/etc/wymcp/state.key"
+SNIPPET = "/etc/nginx/snippets/wymcp.conf"
+APACHE = "/etc/apache2/conf-available/wymcp.conf"
+SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+DEB_FLAGS = []
+APT_ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+
+
+def skip(why):
+    print("SKIP: %s" % why, flush=True)
+    sys.exit(77)
+
+
+def run(argv, cwd=None, env=None, log=None, check=True, timeout=1800):
+    """Run argv; its output to `log' (a path) or returned.  Raises
+    Failed with the end of the output when it fails and check is set."""
+    if log is not None:
+        with open(log, "ab") as f:
+            p = subprocess.run(argv, cwd=cwd, env=env, stdout=f,
+                               stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, timeout=timeout)
+        out = "\n".join(tail(log, 15))
+    else:
+        p = subprocess.run(argv, cwd=cwd, env=env, capture_output=True,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+        out = (p.stdout + p.stderr).decode("utf-8", "replace")
+    if check and p.returncode != 0:
+        raise Failed("%s: exit %d: %s" % (" ".join(argv), p.returncode,
+                                          out[-1500:]))
+    return p.returncode, out
+
+
+def package_set():
+    _, out = run(["dpkg-query", "-W", "-f",
+                  "${binary:Package} ${Version} ${db:Status-Abbrev}\n"])
+    return sorted(ln for ln in out.splitlines() if ln.strip())
+
+
+def manual_set():
+    _, out = run(["apt-mark", "showmanual"])
+    return sorted(out.split())
+
+
+def installed(pkg):
+    rc, out = run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev}", pkg],
+                  check=False)
+    return rc == 0 and out.startswith("i")
+
+
+def systemd_runs():
+    return os.path.isdir("/run/systemd/system") and \
+        shutil.which("systemctl") is not None
+
+
+def unit_values(path, key):
+    """The values of `key=' in a unit file, continuation lines joined."""
+    vals, cur = [], None
+    with open(path) as f:
+        for ln in f:
+            ln = ln.rstrip("\n")
+            if cur is not None:
+                cur += " " + ln.rstrip("\\").strip()
+                if not ln.endswith("\\"):
+                    vals.append(cur)
+                    cur = None
+                continue
+            if ln.startswith(key + "="):
+                v = ln[len(key) + 1:]
+                if v.endswith("\\"):
+                    cur = v.rstrip("\\").strip()
+                else:
+                    vals.append(v.strip())
+    return vals
+
+
+def sha(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+# ------------------------------------------------------------- building
+
+def clone(src, dest):
+    run(["git", "clone", "--quiet", "--no-hardlinks", src, dest])
+
+
+def build(tree, log):
+    """dpkg-buildpackage -b -uc -us in `tree': the .deb paths beside it
+    (no dbgsym packages) and the .changes file."""
+    env = dict(os.environ, DEB_BUILD_OPTIONS="nocheck parallel=2")
+    env.pop("MAKEFLAGS", None)
+    env.pop("MFLAGS", None)
+    run(["dpkg-buildpackage", "-b", "-uc", "-us"] + DEB_FLAGS, cwd=tree,
+        env=env, log=log)
+    out = os.path.dirname(tree)
+    debs = sorted(os.path.join(out, f) for f in os.listdir(out)
+                  if f.endswith(".deb") and "-dbgsym_" not in f)
+    changes = [os.path.join(out, f) for f in os.listdir(out)
+               if f.endswith(".changes")]
+    return debs, changes[0]
+
+
+def add_changelog(tree, version):
+    path = os.path.join(tree, "debian", "changelog")
+    with open(path) as f:
+        old = f.read()
+    stamp = time.strftime("%a, %d %b %Y %H:%M:%S +0000", time.gmtime())
+    with open(path, "w") as f:
+        f.write("wymcp (%s) unstable; urgency=medium\n\n"
+                "  * Rebuilt by t/debian/e2e_debian.py (upgrade test).\n\n"
+                " -- wymcp developers <wymcp@example.org>  %s\n\n%s" %
+                (version, stamp, old))
+
+
+def test_build(w):
+    clone(w.srcdir, w.tree1)
+    w.debs1, changes = build(w.tree1, w.log("build1.log"))
+    names = sorted(os.path.basename(d).split("_")[0] for d in w.debs1)
+    R.check(names == sorted(PKGS), "B dpkg-buildpackage -b -uc -us in a "
+            "clean clone: %s" % ", ".join(names), repr(names))
+    rc, out = run(["fakeroot", "debian/rules", "clean"], cwd=w.tree1,
+                  check=False)
+    _, st = run(["git", "status", "--porcelain", "--ignored"],
+                cwd=w.tree1)
+    R.check(rc == 0 and st.strip() == "", "B debian/rules clean leaves "
+            "the clone as git checked it out", "rc %d: %s %s" %
+            (rc, st[:500], out[-300:]))
+    rc, out = run(["lintian", "--fail-on", "none", changes], check=False)
+    bad = [ln for ln in out.splitlines() if re.match(r"^[EW]: ", ln)]
+    R.check(rc == 0 and not bad, "L lintian on the packages: no error, "
+            "no warning", "rc %d: %s" % (rc, " | ".join(bad[:8]) or out))
+    clone(w.srcdir, w.tree2)
+    add_changelog(w.tree2, "0.4.0-2")
+    w.debs2, _ = build(w.tree2, w.log("build2.log"))
+    R.check(all("_0.4.0-2_" in d for d in w.debs2) and
+            len(w.debs2) == len(PKGS),
+            "B the second build is 0.4.0-2 (its changelog's version)",
+            repr(w.debs2))
+
+
+# ----------------------------------------------------------- installing
+
+def apt_install(w, debs, label):
+    run(["apt-get", "install", "-y", "-q", "--no-install-recommends"] +
+        debs, env=APT_ENV, log=w.log("apt.log"))
+    w.ours = True
+    vers = {p: run(["dpkg-query", "-W", "-f", "${Version}", p])[1]
+            for p in PKGS}
+    want = re.search(r"_([^_]+)_[^_]+\.deb$", debs[0]).group(1)
+    R.check(all(v == want for v in vers.values()),
+            "%s apt-get install ./*.deb: every package at %s" %
+            (label, want), repr(vers))
+    for p in PKGS:
+        _, out = run(["dpkg", "-L", p])
+        w.files.update(ln for ln in out.splitlines()
+                       if ln.startswith("/") and ln != "/.")
+
+
+def test_install(w):
+    w.user_before = user_exists("wymcp")
+    w.group_before = group_exists("wymcp")
+    apt_install(w, w.debs1, "I")
+    R.check(user_exists("wymcp"), "I the system user wymcp exists")
+    st = os.stat("/etc/wymcp")
+    R.check(stat.S_IMODE(st.st_mode) == 0o750 and st.st_uid == 0 and
+            st.st_gid == grp.getgrnam("wymcp").gr_gid,
+            "I /etc/wymcp is root:wymcp, mode 0750",
+            "%o %d:%d" % (st.st_mode, st.st_uid, st.st_gid))
+    st = os.stat(KEY)
+    with open(KEY) as f:
+        keys = [ln.strip() for ln in f if ln.strip() and
+                not ln.startswith("#")]
+    R.check(stat.S_IMODE(st.st_mode) == 0o600 and
+            st.st_uid == pwd.getpwnam("wymcp").pw_uid and len(keys) == 1
+            and re.fullmatch(r"[0-9a-f]{64}", keys[0]) is not None,
+            "I the state key was made at installation: wymcp, 0600, one "
+            "key of 64 hex digits", "%o uid %d, %d keys" %
+            (st.st_mode, st.st_uid, len(keys)))
+    w.key1 = sha(KEY)
+    missing = [p for p in (CONF, SNIPPET, APACHE,
+                           UNITDIR + "/wymcp.service",
+                           UNITDIR + "/wymcp.socket",
+                           UNITDIR + "/wymcp@.service",
+                           UNITDIR + "/wymcp@.socket",
+                           UNITDIR + "/wymcp-authz.service",
+                           w.moddir + "/help.so", w.moddir + "/examples.so",
+                           w.moddir + "/backend/sqlite.so",
+                           "/usr/bin/wymcp-fcgi", "/usr/include/wymcp.h")
+               if not os.path.exists(p)]
+    R.check(not missing, "I config file, units, nginx snippet, Apache "
+            "conf and modules where Debian puts them", repr(missing))
+    _, out = run(["dpkg-query", "-W", "-f", "${Conffiles}", "wymcp"])
+    R.check(CONF in out and SNIPPET in out and APACHE in out,
+            "I the config file and the web-server snippets are conffiles",
+            out)
+    _, helptext = run(["wymcp-fcgi", "--help"], check=False)
+    R.check(w.moddir in helptext and w.moddir + "/backend" in helptext,
+            "I wymcp-fcgi's default module and back-end directories are "
+            "%s and its backend/" % w.moddir, helptext[-600:])
+    verify_units(w)
+    _, ldd = run(["ldd", "/usr/lib/%s/libwymcp.so.0" % w.triplet])
+    R.check("libpq" not in ldd and "libsqlite" not in ldd,
+            "I libwymcp.so.0 links neither libpq nor SQLite", ldd)
+
+
+def verify_units(w):
+    """systemd-analyze verify on the installed units, the template as
+    an instance (a link named wymcp@test.*)."""
+    sa = shutil.which("systemd-analyze")
+    if sa is None:
+        R.note("I systemd-analyze verify skipped: not installed")
+        return
+    d = os.path.join(w.tmp, "units")
+    os.makedirs(d)
+    for u in ("socket", "service"):
+        os.symlink(UNITDIR + "/wymcp@." + u, d + "/wymcp@test." + u)
+    units = [UNITDIR + "/wymcp.socket", UNITDIR + "/wymcp.service",
+             UNITDIR + "/wymcp-authz.socket",
+             UNITDIR + "/wymcp-authz.service",
+             d + "/wymcp@test.socket", d + "/wymcp@test.service"]
+    rc, out = run([sa, "verify", "--man=no"] + units, check=False)
+    R.check(rc == 0 and out.strip() == "", "I systemd-analyze verify: "
+            "wymcp, wymcp-authz and wymcp@test, socket and service, "
+            "without a warning", "rc %d: %s" % (rc, out))
+
+
+def user_exists(name):
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def group_exists(name):
+    try:
+        grp.getgrnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+# -------------------------------------------------------------- serving
+
+class Service:
+    """wymcp.service: through systemd, or its ExecStart= as its User=
+    and Group= on a socket made as wymcp.socket says."""
+
+    def __init__(self, w):
+        self.w = w
+        self.proc = None
+        self.lsock = None
+        self.path = None
+        self.made_rundir = False
+
+    def start(self):
+        if self.w.systemd:
+            run(["systemctl", "restart", "wymcp.socket", "wymcp.service"])
+            return
+        svc = UNITDIR + "/wymcp.service"
+        sck = UNITDIR + "/wymcp.socket"
+        argv = shlex.split(unit_values(svc, "ExecStart")[0])
+        user = unit_values(svc, "User")[0]
+        group = unit_values(svc, "Group")[0]
+        self.path = unit_values(sck, "ListenStream")[0]
+        sown = unit_values(sck, "SocketUser")[0]
+        sgrp = unit_values(sck, "SocketGroup")[0]
+        smode = int(unit_values(sck, "SocketMode")[0], 8)
+        dmode = int(unit_values(sck, "DirectoryMode")[0], 8)
+        rundir = os.path.dirname(self.path)
+        if not os.path.isdir(rundir):
+            os.makedirs(rundir, dmode)
+            os.chmod(rundir, dmode)
+            self.made_rundir = True
+        if os.path.exists(self.path):
+            os.unlink(self.path)
+        self.lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.lsock.bind(self.path)
+        os.chown(self.path, pwd.getpwnam(sown).pw_uid,
+                 grp.getgrnam(sgrp).gr_gid)
+        os.chmod(self.path, smode)
+        self.lsock.listen(128)
+        R.note("S no systemd: %s as %s:%s on %s" % (" ".join(argv), user,
+                                                   group, self.path))
+        # setpriv: User=, Group= (with the user's groups, as systemd),
+        # NoNewPrivileges=; sh puts the socket on 3 with LISTEN_PID.
+        tramp = ["setpriv", "--reuid", user, "--regid", group,
+                 "--init-groups", "--no-new-privs", "--",
+                 "sh", "-c", 'exec 3<&0 0</dev/null; LISTEN_PID=$$ '
+                 'LISTEN_FDS=1 LISTEN_FDNAMES=wymcp.socket exec "$@"',
+                 "sh"] + argv
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"}
+        self.log = self.w.log("wymcp-fcgi.log")
+        with open(self.log, "ab") as f:
+            self.proc = subprocess.Popen(tramp, stdin=self.lsock.fileno(),
+                                         stdout=f, stderr=f, env=env,
+                                         cwd="/")
+
+    def main_pid(self):
+        if self.w.systemd:
+            _, out = run(["systemctl", "show", "-p", "MainPID", "--value",
+                          "wymcp.service"])
+            return int(out.strip() or 0)
+        return self.proc.pid if self.proc is not None else 0
+
+    def reload(self):
+        if self.w.systemd:
+            run(["systemctl", "reload", "wymcp.service"])
+        else:
+            os.kill(self.proc.pid, signal.SIGHUP)
+
+    def stop(self):
+        if self.w.systemd:
+            run(["systemctl", "stop", "wymcp.service", "wymcp.socket"],
+                check=False)
+            return
+        if self.proc is not None:
+            pids = [self.proc.pid] + children(self.proc.pid)
+            stop_pid(self.proc.pid, self.proc, 45)
+            for p in pids:
+                if wymcp_e2e.alive(p):
+                    stop_pid(p, None, 5)
+            self.proc = None
+        if self.lsock is not None:
+            self.lsock.close()
+            self.lsock = None
+            if os.path.exists(self.path):
+                os.unlink(self.path)
+
+    def close(self):
+        self.stop()
+        if self.made_rundir:
+            shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
+            self.made_rundir = False
+
+
+def nginx_conf(w, port):
+    return """\
+user www-data;
+worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections 64; }}
+http {{
+	access_log off;
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+	server {{
+		listen 127.0.0.1:{port};
+		server_name localhost;
+		include {snippet};
+	}}
+}}
+""".format(t=w.ngx, port=port, snippet=SNIPPET)
+
+
+def start_nginx(w):
+    os.makedirs(w.ngx, 0o755)
+    os.chmod(w.ngx, 0o755)
+    shutil.copy("/etc/nginx/fastcgi_params", w.ngx)
+    w.nginx, ports = wymcp_e2e.launch_nginx(
+        w.nginx_bin, w.ngx, os.path.join(w.ngx, "nginx-error.log"), 1,
+        lambda p: nginx_conf(w, p[0]))
+    w.port = ports[0]
+    w.client = Client(w.port)
+
+
+def call(w, rid, method, params=None, name=None):
+    return w.client.send("POST", "/mcp", enc(rpc(rid, method, params)),
+                         hlist(std_headers(method, name)))
+
+
+def tool_names(w, rid):
+    r = call(w, rid, "tools/list")
+    try:
+        return r, [t["name"] for t in r.json["result"]["tools"]]
+    except (TypeError, KeyError, ValueError):
+        return r, None
+
+
+def wait_serving(w, label, want, timeout=20):
+    """tools/list until it lists every tool in `want'."""
+    deadline = time.monotonic() + timeout
+    names, r = None, None
+    while time.monotonic() < deadline:
+        try:
+            r, names = tool_names(w, 9000)
+            if r.status == 200 and names is not None and \
+                    all(n in names for n in want):
+                break
+        except OSError:
+            pass
+        time.sleep(0.2)
+    R.check(names is not None and all(n in names for n in want),
+            "%s tools/list through nginx lists %s" % (label,
+                                                     ", ".join(want)),
+            r.brief() if r is not None else "no answer")
+    return names
+
+
+def test_serve(w):
+    w.svc.start()
+    start_nginx(w)
+    names = wait_serving(w, "S", ["help", "echo", "whoami", "book_room"])
+    R.note("S tools: %s" % " ".join(names or []))
+    r = call(w, 1, "server/discover")
+    res = r.json.get("result") if isinstance(r.json, dict) else None
+    info = (res or {}).get("_meta", {}).get(
+        "io.modelcontextprotocol/serverInfo", {})
+    R.check(r.status == 200 and info.get("name") == "wymcp" and
+            info.get("version") == "0.4.0",
+            "S server/discover through the installed nginx snippet",
+            r.brief())
+    t = wymcp_mrtr.Tests(w)
+    _, probs, r = t.three_rounds(["/mcp", "/mcp", "/mcp"])
+    report("S book_room: two questions, then the booking", probs, r)
+    pid = w.svc.main_pid()
+    with open("/proc/%d/status" % pid) as f:
+        uid = [ln.split()[1:] for ln in f if ln.startswith("Uid:")]
+    want = str(pwd.getpwnam("wymcp").pw_uid)
+    R.check(len(uid) == 1 and set(uid[0]) == {want},
+            "S wymcp-fcgi (pid %d) runs as the user wymcp" % pid,
+            repr(uid))
+
+
+def test_reload(w):
+    src = "/usr/share/doc/wymcp/examples/example-module/greet.c"
+    _, flags = run(["pkg-config", "--cflags", "--libs", "wymcp"])
+    mod = os.path.join(w.moddir, "greet.so")
+    run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", mod, src] +
+        flags.split())
+    w.added.append(mod)
+    _, before = tool_names(w, 9001)
+    R.check(before is not None and "greet" not in before,
+            "R before the reload greet is not listed", repr(before))
+    w.svc.reload()
+    wait_serving(w, "R after %s," % ("systemctl reload wymcp" if w.systemd
+                                     else "SIGHUP (ExecReload=)"),
+                 ["greet", "help", "book_room"])
+    os.unlink(mod)
+    w.added.remove(mod)
+
+
+def test_upgrade(w):
+    with open(CONF, "a") as f:
+        f.write("# edited by t/debian/e2e_debian.py\nrequest-timeout 50\n")
+    conf = sha(CONF)
+    w.svc.stop()
+    apt_install(w, w.debs2, "U")
+    R.check(sha(KEY) == w.key1, "U the upgrade keeps the state key")
+    R.check(sha(CONF) == conf, "U the upgrade keeps the edited config")
+    w.svc.start()
+    wait_serving(w, "U after the upgrade,", ["help", "book_room"])
+
+
+def test_purge(w):
+    w.svc.stop()
+    run(["apt-get", "purge", "-y", "-q"] + PKGS, env=APT_ENV,
+        log=w.log("apt.log"))
+    left = [p for p in PKGS if installed(p) or
+            run(["dpkg-query", "-W", p], check=False)[0] == 0]
+    R.check(not left, "X apt-get purge: no package left, not even its "
+            "config", repr(left))
+    files = sorted(f for f in w.files if os.path.lexists(f) and
+                   not os.path.isdir(f))
+    R.check(not files, "X none of the %d paths dpkg -L listed is left" %
+            len(w.files), repr(files[:10]))
+    dirs = [d for d in ("/etc/wymcp", w.moddir, "/usr/share/wymcp",
+                        "/usr/lib/%s/wymcp-fixtures" % w.triplet,
+                        "/usr/share/doc/wymcp") if os.path.lexists(d)]
+    R.check(not dirs and not os.path.lexists(KEY),
+            "X /etc/wymcp, the key and the packages' directories are gone",
+            repr(dirs))
+    units = [os.path.join(dp, f)
+             for top in ("/etc/systemd/system", "/lib/systemd/system",
+                         "/var/lib/systemd/deb-systemd-helper-enabled")
+             if os.path.isdir(top)
+             for dp, _, fs in os.walk(top) for f in fs
+             if f.startswith("wymcp")]
+    R.check(not units, "X no unit and no enablement link is left",
+            repr(units))
+    w.ours = False
+    w.forget_user()
+
+
+# ---------------------------------------------------------------- world
+
+class World:
+    def __init__(self, srcdir, keep):
+        self.srcdir = srcdir
+        self.keep = keep
+        self.tmp = tempfile.mkdtemp(prefix="wymcp-deb.")
+        os.chmod(self.tmp, 0o755)
+        # lintian and the builds leave their temporary files here,
+        # removed with it.
+        os.makedirs(os.path.join(self.tmp, "tmp"))
+        os.environ["TMPDIR"] = os.path.join(self.tmp, "tmp")
+        self.tree1 = os.path.join(self.tmp, "b1", "wymcp")
+        self.tree2 = os.path.join(self.tmp, "b2", "wymcp")
+        self.ngx = os.path.join(self.tmp, "nginx")
+        self.systemd = systemd_runs()
+        _, out = run(["dpkg-architecture", "-qDEB_HOST_MULTIARCH"])
+        self.triplet = out.strip()
+        self.moddir = "/usr/lib/%s/wymcp" % self.triplet
+        self.files = set()
+        self.added = []
+        self.ours = False
+        self.user_before = self.group_before = True
+        self.nginx = None
+        self.svc = Service(self)
+        self.nginx_bin = wymcp_e2e.find_nginx()
+
+    def forget_user(self):
+        """Debian keeps a system user on purge; the test deletes the
+        user and group wymcp when it made them."""
+        if not self.user_before and user_exists("wymcp"):
+            run(["deluser", "--system", "--quiet", "wymcp"], check=False)
+        if not self.group_before and group_exists("wymcp"):
+            run(["delgroup", "--system", "--quiet", "wymcp"], check=False)
+        if not self.user_before and not user_exists("wymcp") and \
+                not group_exists("wymcp"):
+            R.note("the user and group wymcp (made by the package) "
+                   "deleted")
+        self.user_before = self.group_before = True
+
+    def log(self, name):
+        return os.path.join(self.tmp, name)
+
+    def cleanup(self):
+        if self.nginx is not None:
+            stop_pid(self.nginx.pid, self.nginx, 10)
+            self.nginx = None
+        self.svc.close()
+        for f in self.added:
+            if os.path.exists(f):
+                os.unlink(f)
+        if self.ours:
+            run(["apt-get", "purge", "-y", "-q"] + PKGS, env=APT_ENV,
+                log=self.log("apt.log"), check=False)
+        self.forget_user()
+        if self.keep or R.failed:
+            R.note("logs and builds kept in %s" % self.tmp)
+            for n in ("wymcp-fcgi.log", "nginx/nginx-error.log"):
+                if not os.path.exists(self.log(n)):
+                    continue
+                for ln in tail(self.log(n), 20):
+                    R.note("%s: %s" % (n, ln))
+        if not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def preconditions(srcdir, build_only):
+    if os.geteuid() != 0 and not build_only:
+        skip("needs root (it installs packages)")
+    need = ["dpkg", "apt-get", "dpkg-buildpackage", "dh", "lintian",
+            "git", "fakeroot", "setpriv", "pkg-config", "cc"]
+    missing = [n for n in need if shutil.which(n) is None]
+    if missing:
+        skip("missing: %s" % ", ".join(missing))
+    if wymcp_e2e.find_nginx() is None:
+        skip("no nginx")
+    if not os.path.isdir(os.path.join(srcdir, ".git")) and \
+            not os.path.isfile(os.path.join(srcdir, ".git")):
+        skip("%s is not a git tree (the packages are built from a clone)"
+             % srcdir)
+    there = [p for p in PKGS if installed(p)]
+    if there:
+        skip("already installed here: %s (the test would replace and "
+             "purge them)" % ", ".join(there))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--srcdir", default=SRCDIR)
+    ap.add_argument("--builddir", help="ignored (the packages are built "
+                    "from a clone)")
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--build-only", action="store_true",
+                    help="B and L only: install nothing")
+    ap.add_argument("--no-check-builddeps", action="store_true",
+                    help="dpkg-buildpackage -d")
+    a = ap.parse_args()
+    if a.no_check_builddeps:
+        DEB_FLAGS.append("-d")
+    preconditions(a.srcdir, a.build_only)
+    started = time.monotonic()
+    pkgs0, manual0 = package_set(), manual_set()
+    w = World(a.srcdir, a.keep)
+    R.note("systemd %s; packages built in %s" %
+           ("runs" if w.systemd else "does not run (PID 1: %s)" %
+            open("/proc/1/comm").read().strip(), w.tmp))
+    interrupted = False
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt()
+
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, on_signal)
+    try:
+        test_build(w)
+        R.note("B built in %.0f s" % (time.monotonic() - started))
+        if a.build_only:
+            raise StopIteration
+        test_install(w)
+        test_serve(w)
+        test_reload(w)
+        test_upgrade(w)
+        if w.nginx is not None:
+            stop_pid(w.nginx.pid, w.nginx, 10)
+            w.nginx = None
+        test_purge(w)
+    except StopIteration:
+        pass
+    except Failed as ex:
+        R.fail("setup", str(ex))
+    except KeyboardInterrupt as ex:
+        R.fail("interrupted", str(ex) or "KeyboardInterrupt")
+        interrupted = True
+    except Exception as ex:	# a harness bug must still clean up and count
+        import traceback
+        traceback.print_exc()
+        R.fail("harness", repr(ex))
+    finally:
+        for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        w.cleanup()
+    # What apt-get pulled in for the packages (nothing, when the
+    # build dependencies are installed): purged, so that the package
+    # set is as before.
+    names0 = {ln.split()[0] for ln in pkgs0}
+    extra = sorted({ln.split()[0] for ln in package_set()} - names0)
+    if extra:
+        R.note("purging what the install pulled in: %s" % " ".join(extra))
+        run(["apt-get", "purge", "-y", "-q"] + extra, env=APT_ENV,
+            check=False)
+    pkgs1, manual1 = package_set(), manual_set()
+    gone = sorted(set(pkgs0) - set(pkgs1))
+    new = sorted(set(pkgs1) - set(pkgs0))
+    R.check(not gone and not new, "X the machine's packages are as before "
+            "(%d)" % len(pkgs0), "before only: %r; after only: %r" %
+            (gone[:10], new[:10]))
+    R.check(manual0 == manual1, "X apt-mark showmanual is as before",
+            repr(sorted(set(manual0) ^ set(manual1))[:10]))
+    R.note("run time %.1f s" % (time.monotonic() - started))
+    print("%d passed, %d failed" % (R.passed, R.failed), flush=True)
+    if interrupted:
+        return 130
+    return 0 if R.failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
