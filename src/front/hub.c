@@ -1800,7 +1800,9 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 				continue;
 			}
 			if (evs[i].data.ptr == &h.timer) {
-				(void)read(h.timer, &ticks, sizeof(ticks));
+				if (read(h.timer, &ticks, sizeof(ticks)) < 0) {
+					/* Not due yet (EAGAIN): tick anyway. */
+				}
 				tick(&h);
 				bus_tick(&h);
 				if (h.relay != NULL)

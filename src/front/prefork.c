@@ -650,7 +650,9 @@ reload_server(struct pool *p)
 			wymcp_server_free(srv);
 			_exit(0);
 		}
-		(void)write(fds[1], err, strlen(err));
+		if (write(fds[1], err, strlen(err)) < 0) {
+			/* The parent has the exit status alone. */
+		}
 		_exit(1);
 	}
 	(void)close(fds[1]);

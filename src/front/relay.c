@@ -318,7 +318,9 @@ one(int c, int (*take)(void *, const char *, size_t), void *arg)
 	if ((buf = read_all(c, RELAY_MSG_MAX, &len)) != NULL)
 		took = take(arg, buf, len);
 	yes = took ? 'A' : 'N';
-	(void)write(c, &yes, 1);
+	if (write(c, &yes, 1) != 1) {
+		/* The sender sees the connection close unanswered. */
+	}
 	free(buf);
 	return took;
 }
