@@ -1091,6 +1091,23 @@ void		 wymcp_server_set_request_fn(struct wymcp_server *,
 enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
 		    const char *uri);
 /*
+ * Load the task store's back end that `uri' names (sqlite:PATH,
+ * postgresql://...) now: the object wymcp_server_set_task_store()
+ * would load, its file's real path vetted first by `check' (the type
+ * of wymcp_server_set_file_check(); NULL: not vetted).  A back end is
+ * loaded once a process and stays: a later call, or the store's,
+ * takes it as it is, unvetted.  For a program that loads it before it
+ * gives up privileges (wymcp-fcgi).  `*obj', when obj is not NULL, is
+ * set to the object, whose interface is private to wymcp (its bus).
+ * WYMCP_OK; WYMCP_ERR_INVAL for a URI of no known kind,
+ * WYMCP_ERR_MODULE when the back end was refused, cannot be loaded, or
+ * this wymcp was built without it: why (naming the file or the
+ * configure switch, never the URI) in `err'.
+ */
+enum wymcp_err	 wymcp_backend_load(const char *uri,
+		    wymcp_file_check_fn check, void *arg, const void **obj,
+		    char *err, size_t errlen);
+/*
  * The ttlMs of new tasks (0: unlimited; default one hour) and how long
  * a runner's claim on a task lasts before another runner may take it
  * (default 30 s, renewed while the tool runs and looks at

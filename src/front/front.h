@@ -433,9 +433,19 @@ int		 front_status_serve(struct wymcp_server *,
 		    const struct front_limits *, struct FCGX_Request *);
 
 /*
+ * backend.c: whether the library may load or read `path' for us, as a
+ * module is trusted (prog_trusted()); 0, or -1 with why (ending in how
+ * --allow-insecure-files `verbs' it anyway).  With
+ * --allow-insecure-files an untrusted file is 0, logged as "WHAT PATH:
+ * WHY: `verbed' anyway".  A missing file is 0: the loader says so.
+ */
+int		 front_file_check(const struct front_opts *o,
+		    const char *what, const char *verbs, const char *verbed,
+		    const char *path, char *why, size_t whylen);
+/*
  * backend.c: the task store's back end that `uri' names (sqlite.so,
- * pg.so), checked as modules are (prog_trusted(), unless `o' allows
- * insecure files) and loaded; NULL with why in `err'.
+ * pg.so), loaded by the library (wymcp_backend_load()) once its file
+ * passed front_file_check(); NULL with why in `err'.
  */
 const struct wymcp__backend *front_backend(const char *uri,
 		    const struct front_opts *o, char *err, size_t errlen);

@@ -1161,23 +1161,8 @@ file_trusted(const struct front_opts *o, const char *what, const char *path,
 static int
 module_file_check(void *arg, const char *path, char *why, size_t whylen)
 {
-	const struct front_opts	*o = arg;
-	char			 real[PATH_MAX];
-	size_t			 n;
-	int			 rc;
-
-	if ((rc = prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real),
-	    why, whylen)) == 0 || rc == -2)
-		return 0;	/* a missing file: the loader says so */
-	if (!o->insecure_files) {
-		n = strlen(why);
-		snprintf(why + n, whylen - n, " (--allow-insecure-files reads "
-		    "it anyway, for a development tree)");
-		return -1;
-	}
-	front_log(WYMCP_LOG_WARNING, "module file %s: %s: read anyway "
-	    "(--allow-insecure-files)", path, why);
-	return 0;
+	return front_file_check(arg, "module file ", "reads", "read", path,
+	    why, whylen);
 }
 
 /*
@@ -1737,8 +1722,10 @@ main(int argc, char *argv[])
 	}
 
 	/*
-	 * The task store's back end: its file checked and loaded once,
-	 * here, before the library opens the store (store_server()).
+	 * The task store's back end: its file checked and loaded once, by
+	 * the library, here, as the user that started us (before the
+	 * privilege drop) and before anything is served; the library
+	 * then finds it loaded when it opens the store (store_server()).
 	 */
 	if (opts.task_store != NULL && front_backend(opts.task_store, &opts,
 	    ebuf, sizeof(ebuf)) == NULL)

@@ -7,9 +7,11 @@
  * variable WYMCP_BACKEND_DIR names another, as the tests do in the build
  * tree), so that the library a tool author links, and every process that
  * loads it, pulls in neither SQLite nor libpq and what libpq brings
- * (OpenSSL, Kerberos, LDAP).  store.c loads one with dlopen(3) the first
- * time a task store names it; wymcp-fcgi loads pg.so for its bus
- * (--bus postgresql://) and checks the files first as it checks modules.
+ * (OpenSSL, Kerberos, LDAP).  store.c, the one loader, loads one with
+ * dlopen(3) the first time a task store or a program names it
+ * (wymcp_backend_load(): wymcp-fcgi's --task-store, and pg.so for its
+ * bus, --bus postgresql://), once the file passed the caller's check
+ * (wymcp-fcgi's: that of modules).
  *
  * An object exports one symbol, `wymcp_backend' (WYMCP__BACKEND_SYM), a
  * struct wymcp__backend whose abi and sizes the loader checks.  The
@@ -188,7 +190,7 @@ struct wymcp__backend {
 
 /*
  * Whether `be', the symbol an object exports, is the back end `name'
- * of this build (its ABI and struct sizes): whoever loads one checks.
+ * of this build (its ABI and struct sizes): store.c checks.
  */
 static inline int
 wymcp__backend_fits(const struct wymcp__backend *be, const char *name)

@@ -2,9 +2,12 @@
  * store.c - the task store's one interface: opening by URI, ids, and
  * the calls the request path and the runners make
  *
- * The back ends are objects of their own (backend.h), loaded here the
- * first time a store names one.  A back end's connection is never
- * carried across fork(2): the store
+ * The back ends are objects of their own (backend.h), loaded here, and
+ * only here, the first time a store or a program names one
+ * (wymcp_backend_load(): wymcp-fcgi, as root before its privilege
+ * drop, and for its bus), their files vetted by the file check of the
+ * server (wymcp_server_set_file_check()) or of the program.  A back
+ * end's connection is never carried across fork(2): the store
  * is checked (opened, schema upgraded, closed) when it is configured,
  * before the supervisor forks, and each process opens its own
  * connection at its first use.  Every call binds the task to the
@@ -35,6 +38,7 @@
  * wymcp__backend_load() of one dlopen(3)s it, once per process, before
  * the accept loop (a task store is configured before it); it is never
  * unloaded (RTLD_NODELETE: libpq's libraries register exit handlers).
+ * backend() maps a URI's scheme to its name.
  */
 static struct {
 	const char		*name;		/* the file: NAME.so */
@@ -60,11 +64,13 @@ static struct {
 };
 
 const struct wymcp__backend *
-wymcp__backend_load(const char *name, char *err, size_t errlen)
+wymcp__backend_load(const char *name, wymcp_file_check_fn check,
+    void *arg, char *err, size_t errlen)
 {
-	const struct wymcp__backend *be;
-	const char		*dir;
-	char			 path[4096];
+	const struct wymcp__backend *be = NULL;
+	const char		*dir, *file;
+	char			 path[4096], why[1024];
+	char			*real = NULL;
 	void			*dl;
 	size_t			 i;
 
@@ -89,19 +95,31 @@ wymcp__backend_load(const char *name, char *err, size_t errlen)
 		snprintf(err, errlen, "%s/%s.so: path too long", dir, name);
 		return NULL;
 	}
-	if ((dl = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) ==
+	/*
+	 * The file checked is the file loaded: its real path (a missing
+	 * one is dlopen(3)'s to report).
+	 */
+	file = (real = realpath(path, NULL)) != NULL ? real : path;
+	if (check != NULL && check(arg, file, why, sizeof(why)) != 0) {
+		snprintf(err, errlen, "%s: refused: %s", path, why);
+		goto done;
+	}
+	if ((dl = dlopen(file, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE)) ==
 	    NULL) {
 		snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
-		return NULL;
+		goto done;
 	}
 	be = dlsym(dl, WYMCP__BACKEND_SYM);
 	if (!wymcp__backend_fits(be, name) || be->store == NULL) {
 		snprintf(err, errlen, "%s: not the %s back end of this "
 		    "wymcp", path, name);
 		(void)dlclose(dl);
-		return NULL;
+		be = NULL;
+		goto done;
 	}
 	backends[i].be = be;
+done:
+	free(real);
 	return be;
 }
 
@@ -115,6 +133,28 @@ backend(const char *uri)
 	    strncmp(uri, "postgres://", 11) == 0)
 		return "pg";
 	return NULL;
+}
+
+enum wymcp_err
+wymcp_backend_load(const char *uri, wymcp_file_check_fn check, void *arg,
+    const void **obj, char *err, size_t errlen)
+{
+	const struct wymcp__backend *be;
+	const char		*name;
+
+	if (obj != NULL)
+		*obj = NULL;
+	if (uri == NULL || (name = backend(uri)) == NULL) {
+		snprintf(err, errlen, "neither sqlite:PATH nor "
+		    "postgresql://...");
+		return WYMCP_ERR_INVAL;
+	}
+	if ((be = wymcp__backend_load(name, check, arg, err, errlen)) ==
+	    NULL)
+		return WYMCP_ERR_MODULE;
+	if (obj != NULL)
+		*obj = be;
+	return WYMCP_OK;
 }
 
 /* Close the store (srv->tasks_free: setup calls it, knowing no more). */
@@ -136,9 +176,10 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 {
 	const struct wymcp__store_ops *ops;
 	const struct wymcp__backend *be;
-	const char		*name;
+	const void		*obj;
 	struct wymcp__store	*s;
-	char			 err[300];
+	char			 err[1024];
+	enum wymcp_err		 rc;
 	void			*h;
 
 	if (srv == NULL)
@@ -149,17 +190,15 @@ wymcp_server_set_task_store(struct wymcp_server *srv, const char *uri)
 	srv->tasks_free = NULL;
 	if (uri == NULL)
 		return WYMCP_OK;
-	if ((name = backend(uri)) == NULL) {
+	/* The back end, its file vetted as the module's files are. */
+	if ((rc = wymcp_backend_load(uri, srv->filecheck, srv->filecheck_arg,
+	    &obj, err, sizeof(err))) != WYMCP_OK) {
 		/* Only the scheme: the rest may hold a password. */
-		wymcp__seterr(srv, "task store '%.*s...': neither sqlite:PATH "
-		    "nor postgresql://...", (int)strcspn(uri, ":/@"), uri);
-		return WYMCP_ERR_INVAL;
-	}
-	if ((be = wymcp__backend_load(name, err, sizeof(err))) == NULL) {
 		wymcp__seterr(srv, "task store '%.*s...': %s",
 		    (int)strcspn(uri, ":/@"), uri, err);
-		return WYMCP_ERR_MODULE;
+		return rc;
 	}
+	be = obj;
 	ops = be->store;
 	/* Open it once to create or upgrade the schema, then let go. */
 	if (ops->open(uri, &h, err, sizeof(err)) != 0) {

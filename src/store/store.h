@@ -72,10 +72,14 @@ struct wymcp__store {
  * store.c: the back end `name' ("sqlite", "pg"), loaded from
  * WYMCP_BACKEND_DIR or the configured directory at its first use and
  * never unloaded; NULL with why in `err' (a back end this wymcp was
- * built without, a file that cannot be loaded or is of another ABI).
+ * built without, a file `check' refused, one that cannot be loaded or
+ * is of another ABI).  `check' (NULL: none) vets the file's real path
+ * before it is loaded; a back end loaded before is not vetted again.
+ * wymcp_backend_load() is the same by URI, for programs.
  */
 const struct wymcp__backend *
-	 wymcp__backend_load(const char *name, char *err, size_t errlen);
+	 wymcp__backend_load(const char *name, wymcp_file_check_fn check,
+	    void *arg, char *err, size_t errlen);
 
 /* row.c: a row. */
 long long wymcp__now_ms(void);

@@ -63,7 +63,7 @@ setup(void)
 	const struct wymcp__backend *be;
 	char	 err[300];
 
-	ck_assert_msg((be = wymcp__backend_load("sqlite", err,
+	ck_assert_msg((be = wymcp__backend_load("sqlite", NULL, NULL, err,
 	    sizeof(err))) != NULL, "%s", err);
 	lite = be->store;
 	snprintf(dir, sizeof(dir), "check_store.XXXXXX");
@@ -976,36 +976,125 @@ START_TEST(backend_load)
 	char			 err[300];
 
 #ifdef WITH_SQLITE
-	be = wymcp__backend_load("sqlite", err, sizeof(err));
+	be = wymcp__backend_load("sqlite", NULL, NULL, err, sizeof(err));
 	ck_assert_msg(be != NULL, "%s", err);
 	ck_assert_str_eq(be->name, "sqlite");
 	ck_assert_str_eq(be->store->name, "sqlite");
 	ck_assert_ptr_null(be->bus);
-	again = wymcp__backend_load("sqlite", err, sizeof(err));
+	again = wymcp__backend_load("sqlite", NULL, NULL, err, sizeof(err));
 	ck_assert_ptr_eq(again, be);
 #else
-	ck_assert_ptr_null(wymcp__backend_load("sqlite", err, sizeof(err)));
+	ck_assert_ptr_null(wymcp__backend_load("sqlite", NULL, NULL, err,
+	    sizeof(err)));
 	ck_assert_str_eq(err, "this wymcp was built without SQLite "
 	    "(configure --without-sqlite)");
 #endif
 #ifdef WITH_POSTGRESQL
-	be = wymcp__backend_load("pg", err, sizeof(err));
+	be = wymcp__backend_load("pg", NULL, NULL, err, sizeof(err));
 	ck_assert_msg(be != NULL, "%s", err);
 	ck_assert_str_eq(be->name, "pg");
 	ck_assert_str_eq(be->store->name, "postgresql");
 	ck_assert_ptr_nonnull(be->bus);
 	ck_assert_ptr_nonnull(be->bus->publish);
-	again = wymcp__backend_load("pg", err, sizeof(err));
+	again = wymcp__backend_load("pg", NULL, NULL, err, sizeof(err));
 	ck_assert_ptr_eq(again, be);
 #else
-	ck_assert_ptr_null(wymcp__backend_load("pg", err, sizeof(err)));
+	ck_assert_ptr_null(wymcp__backend_load("pg", NULL, NULL, err,
+	    sizeof(err)));
 	ck_assert_str_eq(err, "this wymcp was built without PostgreSQL "
 	    "(configure --without-postgresql)");
 #endif
 	(void)be;
 	(void)again;
-	ck_assert_ptr_null(wymcp__backend_load("oracle", err, sizeof(err)));
+	ck_assert_ptr_null(wymcp__backend_load("oracle", NULL, NULL, err,
+	    sizeof(err)));
 	ck_assert_str_eq(err, "no back end 'oracle'");
+}
+END_TEST
+
+#ifdef WITH_SQLITE
+/* A file check that records what it saw and allows it or not. */
+struct seen {
+	char	 path[4096];
+	int	 calls;
+	int	 allow;
+};
+
+static int
+vet(void *arg, const char *file, char *why, size_t whylen)
+{
+	struct seen	*s = arg;
+
+	s->calls++;
+	snprintf(s->path, sizeof(s->path), "%s", file);
+	if (s->allow)
+		return 0;
+	snprintf(why, whylen, "not this one");
+	return -1;
+}
+#endif
+
+/*
+ * In a process of its own (CK_FORK): nothing is loaded yet.  The one
+ * loader by URI: the file check sees the back end's real path before
+ * anything is loaded, and a refusal loads nothing and names the file;
+ * once allowed the object stays, and is not vetted again.
+ */
+START_TEST(backend_check)
+{
+	const void	*obj;
+	char		 err[1024], want[4200], *real;
+	const char	*bdir;
+#ifdef WITH_SQLITE
+	const struct wymcp__backend *be;
+	struct seen	 seen = { "", 0, 0 };
+#endif
+
+	obj = &obj;
+	ck_assert_int_eq(wymcp_backend_load("mysql://x:secret@h/db", NULL,
+	    NULL, &obj, err, sizeof(err)), WYMCP_ERR_INVAL);
+	ck_assert_ptr_null(obj);
+	ck_assert_str_eq(err, "neither sqlite:PATH nor postgresql://...");
+	ck_assert_int_eq(wymcp_backend_load(NULL, NULL, NULL, NULL, err,
+	    sizeof(err)), WYMCP_ERR_INVAL);
+	bdir = getenv("WYMCP_BACKEND_DIR");
+	ck_assert_ptr_nonnull(bdir);
+#ifdef WITH_SQLITE
+	snprintf(want, sizeof(want), "%s/sqlite.so", bdir);
+	ck_assert_ptr_nonnull(real = realpath(want, NULL));
+	ck_assert_int_eq(wymcp_backend_load("sqlite:x.db", vet, &seen, &obj,
+	    err, sizeof(err)), WYMCP_ERR_MODULE);
+	ck_assert_ptr_null(obj);
+	ck_assert_int_eq(seen.calls, 1);
+	ck_assert_str_eq(seen.path, real);
+	snprintf(want, sizeof(want), "%s/sqlite.so: refused: not this one",
+	    bdir);
+	ck_assert_str_eq(err, want);
+	seen.allow = 1;
+	ck_assert_int_eq(wymcp_backend_load("sqlite:x.db", vet, &seen, &obj,
+	    err, sizeof(err)), WYMCP_OK);
+	ck_assert_int_eq(seen.calls, 2);
+	be = obj;
+	ck_assert_str_eq(be->name, "sqlite");
+	seen.allow = 0;
+	ck_assert_ptr_eq(wymcp__backend_load("sqlite", vet, &seen, err,
+	    sizeof(err)), be);
+	ck_assert_int_eq(seen.calls, 2);
+	free(real);
+#else
+	(void)real;
+	(void)want;
+	ck_assert_int_eq(wymcp_backend_load("sqlite:x.db", NULL, NULL, &obj,
+	    err, sizeof(err)), WYMCP_ERR_MODULE);
+	ck_assert_str_eq(err, "this wymcp was built without SQLite "
+	    "(configure --without-sqlite)");
+#endif
+#ifndef WITH_POSTGRESQL
+	ck_assert_int_eq(wymcp_backend_load("postgres://u:secret@h/db", NULL,
+	    NULL, &obj, err, sizeof(err)), WYMCP_ERR_MODULE);
+	ck_assert_str_eq(err, "this wymcp was built without PostgreSQL "
+	    "(configure --without-postgresql)");
+#endif
 }
 END_TEST
 
@@ -1054,8 +1143,10 @@ store_suite(void)
 	suite_add_tcase(s, tc);
 	tcase_add_test(tb, backend_load);
 	/* It needs a process where nothing was loaded yet. */
-	if (ckfork == NULL || strcmp(ckfork, "no") != 0)
+	if (ckfork == NULL || strcmp(ckfork, "no") != 0) {
 		tcase_add_test(tb, backend_missing);
+		tcase_add_test(tb, backend_check);
+	}
 	suite_add_tcase(s, tb);
 #ifdef WITH_SQLITE
 	tcase_add_checked_fixture(tl, setup, teardown);
