@@ -399,26 +399,14 @@ class Service:
 
 
 def nginx_conf(w, port):
-    return """\
-user www-data;
-worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 64; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+    return wymcp_e2e.nginx_preamble(w.ngx, user="www-data", conns=64) + """\
 	server {{
 		listen 127.0.0.1:{port};
 		server_name localhost;
 		include {snippet};
 	}}
 }}
-""".format(t=w.ngx, port=port, snippet=SNIPPET)
+""".format(port=port, snippet=SNIPPET)
 
 
 def start_nginx(w):

@@ -344,27 +344,15 @@ class World:
         with open(os.path.join(self.tmp, "wymcp-oauth.conf"), "w") as f:
             f.write(conf)
         t = self.tmp
-        user = "user root;\n" if os.geteuid() == 0 else ""
         with open(os.path.join(t, "nginx.conf"), "w") as f:
-            f.write("""\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+            f.write(wymcp_e2e.nginx_preamble(t) + """\
 	server {{
 		listen 127.0.0.1:{port};
 		server_name localhost;
 		include {t}/wymcp-oauth.conf;
 	}}
 }}
-""".format(user=user, t=t, port=self.nginx_port))
+""".format(t=t, port=self.nginx_port))
         p = self.start("nginx", [nginx, "-p", t + "/", "-c",
                        os.path.join(t, "nginx.conf"), "-e",
                        os.path.join(t, "nginx-error.log"), "-g",
