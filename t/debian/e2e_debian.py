@@ -17,20 +17,37 @@ served, reloaded, upgraded and purged on this machine.
      made as wymcp.socket says (path, owner, group, mode); a private
      nginx that includes /etc/nginx/snippets/wymcp.conf; through it
      server/discover, tools/list and book_room over its two questions
+  A  the installed Apache conf the Debian way: a2enmod proxy_fcgi (when
+     not enabled yet) and a2enconf wymcp make their links; a private
+     Apache (ServerRoot, Listen 127.0.0.1:<free port>, PidFile in the
+     temporary directory; User www-data, as Debian runs it) includes
+     the system's mods-enabled/proxy*.{load,conf} and
+     conf-enabled/wymcp.conf; through it, to the same wymcp-fcgi:
+     server/discover, tools/list and book_room over its two questions;
+     then a2disconf -p and a2dismod -p what was enabled: /etc/apache2
+     as before (checked again at the end, on failure too)
   R  a module built against the installed libwymcp-dev (pkg-config)
      dropped into the module directory, then systemctl reload wymcp
      (or SIGHUP, the unit's ExecReload=): tools/list lists it
   U  the config file edited, then 0.4.0-2 installed over 0.4.0-1: the
      key and the edited config kept, the service serves again
-  X  apt-get purge: nothing of the packages' files left (every path
-     dpkg -L listed), no /etc/wymcp, no key, no unit; the package set
-     (dpkg-query, apt-mark showmanual) as before
+  X  the Apache conf enabled again, as an admin leaves it: apt-get
+     remove wymcp disables it (postrm; the conffile stays), installing
+     wymcp again enables it again (postinst); then apt-get purge:
+     nothing of the packages' files left (every path dpkg -L listed),
+     no /etc/wymcp, no key, no unit, no conf-enabled link and no
+     apache2 marker for wymcp (postrm); the package set (dpkg-query,
+     apt-mark showmanual), /etc/apache2 and apache2's enablement state
+     as before
 
 Needs root, dpkg, apt-get, dpkg-buildpackage with debhelper, lintian,
 git and nginx: prints "SKIP: ..." and exits 77 without them, or when a
-wymcp package is installed already (the test would replace it).  The
-machine is left as found: the packages purged, the module it added
-removed, the user wymcp deleted when the test created it.
+wymcp package is installed already (the test would replace it); A is
+left out, with a note, without apache2.  The machine is left as found:
+the packages purged, the module it added removed, the user wymcp
+deleted when the test created it, what it enabled in Apache disabled
+(markers and the empty directories the a2* commands made in
+/var/lib/apache2 removed).
 
 Usage: PYTHONPATH=t/e2e/lib python3 t/debian/e2e_debian.py
     [--srcdir DIR] [--keep]
@@ -52,6 +69,7 @@ import sys
 import tempfile
 import time
 
+import wymcp_apache
 import wymcp_e2e
 import wymcp_mrtr
 from wymcp_e2e import (R, Client, Failed, children, enc, hlist, report,
@@ -64,6 +82,12 @@ CONF = "/etc/wymcp/wymcp.conf"
 KEY = "/etc/wymcp/state.key"
 SNIPPET = "/etc/nginx/snippets/wymcp.conf"
 APACHE = "/etc/apache2/conf-available/wymcp.conf"
+APACHE_ENABLED = "/etc/apache2/conf-enabled/wymcp.conf"
+APACHE_STATE = ["/etc/apache2", "/var/lib/apache2/module",
+                "/var/lib/apache2/conf"]
+# What the private Apache loads itself; mod_proxy and mod_proxy_fcgi
+# come from the system's mods-enabled, as a2enmod left them.
+APACHE_MODULES = ["mpm_event", "unixd", "authz_core", "env"]
 SRCDIR = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DEB_FLAGS = []
@@ -399,26 +423,14 @@ class Service:
 
 
 def nginx_conf(w, port):
-    return """\
-user www-data;
-worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 64; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+    return wymcp_e2e.nginx_preamble(w.ngx, user="www-data", conns=64) + """\
 	server {{
 		listen 127.0.0.1:{port};
 		server_name localhost;
 		include {snippet};
 	}}
 }}
-""".format(t=w.ngx, port=port, snippet=SNIPPET)
+""".format(port=port, snippet=SNIPPET)
 
 
 def start_nginx(w):
@@ -445,7 +457,7 @@ def tool_names(w, rid):
         return r, None
 
 
-def wait_serving(w, label, want, timeout=20):
+def wait_serving(w, label, want, timeout=20, via="nginx"):
     """tools/list until it lists every tool in `want'."""
     deadline = time.monotonic() + timeout
     names, r = None, None
@@ -459,28 +471,35 @@ def wait_serving(w, label, want, timeout=20):
             pass
         time.sleep(0.2)
     R.check(names is not None and all(n in names for n in want),
-            "%s tools/list through nginx lists %s" % (label,
-                                                     ", ".join(want)),
+            "%s tools/list through %s lists %s" % (label, via,
+                                                  ", ".join(want)),
             r.brief() if r is not None else "no answer")
     return names
 
 
-def test_serve(w):
-    w.svc.start()
-    start_nginx(w)
-    names = wait_serving(w, "S", ["help", "echo", "whoami", "book_room"])
-    R.note("S tools: %s" % " ".join(names or []))
+def serve_checks(w, label, via):
+    """tools/list, server/discover and book_room over its two questions
+    through the web server on w.port."""
+    names = wait_serving(w, label, ["help", "echo", "whoami", "book_room"],
+                         via=via)
+    R.note("%s tools: %s" % (label, " ".join(names or [])))
     r = call(w, 1, "server/discover")
     res = r.json.get("result") if isinstance(r.json, dict) else None
     info = (res or {}).get("_meta", {}).get(
         "io.modelcontextprotocol/serverInfo", {})
     R.check(r.status == 200 and info.get("name") == "wymcp" and
             info.get("version") == "0.4.0",
-            "S server/discover through the installed nginx snippet",
-            r.brief())
+            "%s server/discover through %s" % (label, via), r.brief())
     t = wymcp_mrtr.Tests(w)
     _, probs, r = t.three_rounds(["/mcp", "/mcp", "/mcp"])
-    report("S book_room: two questions, then the booking", probs, r)
+    report("%s book_room through %s: two questions, then the booking" %
+           (label, via), probs, r)
+
+
+def test_serve(w):
+    w.svc.start()
+    start_nginx(w)
+    serve_checks(w, "S", "the installed nginx snippet")
     pid = w.svc.main_pid()
     with open("/proc/%d/status" % pid) as f:
         uid = [ln.split()[1:] for ln in f if ln.startswith("Uid:")]
@@ -488,6 +507,131 @@ def test_serve(w):
     R.check(len(uid) == 1 and set(uid[0]) == {want},
             "S wymcp-fcgi (pid %d) runs as the user wymcp" % pid,
             repr(uid))
+
+
+# --------------------------------------------------------------- Apache
+
+def apache_state():
+    """What a2enmod and a2enconf change, as {path: what}: every path
+    under /etc/apache2 (a link's target, a file's mode and checksum)
+    and apache2's enablement markers (/var/lib/apache2/module, conf)."""
+    out = {}
+    for top in APACHE_STATE:
+        for dp, dns, fns in os.walk(top):
+            for n in dns + fns:
+                p = os.path.join(dp, n)
+                st = os.lstat(p)
+                if stat.S_ISLNK(st.st_mode):
+                    out[p] = "-> " + os.readlink(p)
+                elif stat.S_ISDIR(st.st_mode):
+                    out[p] = "dir %o" % st.st_mode
+                else:
+                    out[p] = "%o %s" % (st.st_mode, sha(p))
+    return out
+
+
+def state_diff(before, after):
+    """The paths that differ: +new, -gone, ~changed."""
+    return (["+" + p for p in sorted(set(after) - set(before))] +
+            ["-" + p for p in sorted(set(before) - set(after))] +
+            ["~" + p for p in sorted(set(before) & set(after))
+             if before[p] != after[p]])
+
+
+def enabled_mods():
+    d = "/etc/apache2/mods-enabled"
+    return {f[:-5] for f in os.listdir(d) if f.endswith(".load")}
+
+
+def apache_disable(w):
+    """Undo what test_apache enabled: a2disconf and a2dismod, with -p
+    (no marker of ours left in apache2's state), mod_proxy_fcgi before
+    the mod_proxy it needs."""
+    if w.apache is not None:
+        w.apache.stop()
+        w.apache = None
+    if w.conf_enabled:
+        run(["a2disconf", "-q", "-p", "wymcp"], check=False)
+        w.conf_enabled = False
+    left = list(w.mods_added)
+    for _ in range(len(left)):
+        left = [m for m in left
+                if run(["a2dismod", "-q", "-p", m], check=False)[0] != 0 or
+                m in enabled_mods()]
+    w.mods_added = left
+
+
+def apache_restore(before):
+    """apache2's state under /var/lib/apache2 as in `before' (an
+    apache_state()): a marker or directory the a2* commands made since
+    is removed, a marker they removed made again (markers are empty
+    files).  Returns what it changed."""
+    did = []
+    diff = state_diff(before, apache_state())
+    for p in sorted(diff, key=lambda p: -len(p)):
+        path = p[1:]
+        if not path.startswith("/var/lib/apache2/"):
+            continue
+        if p[0] == "+" and os.path.isdir(path) and not os.listdir(path):
+            os.rmdir(path)
+        elif p[0] == "+" and not os.path.isdir(path):
+            os.unlink(path)
+        elif p[0] == "-" and not before[path].startswith(("dir", "->")):
+            open(path, "a").close()
+        else:
+            continue
+        did.append(p)
+    return did
+
+
+def test_apache(w):
+    """The installed Apache conf, enabled the Debian way, in a private
+    Apache in front of the same running wymcp-fcgi."""
+    binary = wymcp_apache.find_apache()
+    if binary is None:
+        R.note("A skipped: no apache2")
+        return
+    before = apache_state()
+    mods0 = enabled_mods()
+    if "proxy_fcgi" not in mods0:
+        run(["a2enmod", "-q", "proxy_fcgi"])
+    w.mods_added = sorted(enabled_mods() - mods0)
+    run(["a2enconf", "-q", "wymcp"])
+    w.conf_enabled = True
+    R.check(os.path.islink(APACHE_ENABLED) and
+            os.path.realpath(APACHE_ENABLED) == APACHE,
+            "A a2enconf wymcp links %s to %s (a2enmod enabled: %s)" %
+            (APACHE_ENABLED, APACHE, " ".join(w.mods_added) or "nothing"),
+            repr(os.path.realpath(APACHE_ENABLED)))
+    incs = []
+    for m in ("proxy", "proxy_fcgi"):
+        for ext in (".load", ".conf"):
+            p = "/etc/apache2/mods-enabled/%s%s" % (m, ext)
+            if os.path.exists(p):
+                incs.append(p)
+            elif ext == ".load":
+                raise Failed("%s is not enabled (no %s)" % (m, p))
+    incs.append(APACHE_ENABLED)
+    w.apache = wymcp_apache.Apache(binary, w.tmp, "apache", APACHE_MODULES,
+                                   ("www-data", "www-data"))
+    w.apache.start(lambda port: w.apache.head(port) + "".join(
+        'Include "%s"\n' % p for p in incs))
+    nginx = w.port, w.client
+    w.port, w.client = w.apache.port, Client(w.apache.port)
+    try:
+        serve_checks(w, "A", "the installed Apache conf")
+    finally:
+        w.port, w.client = nginx
+    apache_disable(w)
+    tidied = apache_restore(before)
+    if tidied:
+        R.note("A apache2's state tidied after a2dis*: %s" %
+               " ".join(tidied))
+    diff = state_diff(before, apache_state())
+    R.check(not diff and not w.mods_added, "A a2disconf -p wymcp, a2dismod "
+            "-p what a2enmod enabled: /etc/apache2 as before a2enconf (and "
+            "apache2's markers, the directories they made removed)",
+            repr(diff[:10] + w.mods_added))
 
 
 def test_reload(w):
@@ -520,6 +664,29 @@ def test_upgrade(w):
     wait_serving(w, "U after the upgrade,", ["help", "book_room"])
 
 
+def test_remove(w):
+    """The Apache conf enabled, as an admin leaves it, then wymcp
+    removed and installed again."""
+    w.svc.stop()
+    if not os.path.isdir("/etc/apache2/conf-enabled"):
+        R.note("X the Apache conf on removal: skipped, no apache2")
+        return
+    run(["a2enconf", "-q", "wymcp"])
+    w.conf_enabled = True
+    run(["apt-get", "remove", "-y", "-q", "wymcp"], env=APT_ENV,
+        log=w.log("apt.log"))
+    R.check(not os.path.lexists(APACHE_ENABLED) and os.path.exists(APACHE),
+            "X apt-get remove wymcp disables the enabled Apache conf (no "
+            "conf-enabled link; the conffile kept)",
+            "link %s, conffile %s" % (os.path.lexists(APACHE_ENABLED),
+                                      os.path.exists(APACHE)))
+    apt_install(w, w.debs2, "X")
+    R.check(os.path.islink(APACHE_ENABLED) and
+            os.path.realpath(APACHE_ENABLED) == APACHE,
+            "X installed again, the conf that removal disabled is "
+            "enabled again", repr(os.path.lexists(APACHE_ENABLED)))
+
+
 def test_purge(w):
     w.svc.stop()
     run(["apt-get", "purge", "-y", "-q"] + PKGS, env=APT_ENV,
@@ -546,6 +713,17 @@ def test_purge(w):
              if f.startswith("wymcp")]
     R.check(not units, "X no unit and no enablement link is left",
             repr(units))
+    if w.conf_enabled:
+        marks = [os.path.join(dp, f) for top in APACHE_STATE[1:]
+                 for dp, _, fs in os.walk(top) for f in fs
+                 if f == "wymcp"]
+        R.check(not os.path.lexists(APACHE_ENABLED) and not marks,
+                "X purged with the Apache conf enabled: no %s, no "
+                "apache2 marker for wymcp" % APACHE_ENABLED,
+                repr(marks) + (" and the link" if os.path.lexists(
+                    APACHE_ENABLED) else ""))
+        if not os.path.lexists(APACHE_ENABLED):
+            w.conf_enabled = False
     w.ours = False
     w.forget_user()
 
@@ -574,6 +752,10 @@ class World:
         self.ours = False
         self.user_before = self.group_before = True
         self.nginx = None
+        self.apache = None
+        self.conf_enabled = False
+        self.mods_added = []
+        self.apache0 = apache_state()
         self.svc = Service(self)
         self.nginx_bin = wymcp_e2e.find_nginx()
 
@@ -597,6 +779,7 @@ class World:
         if self.nginx is not None:
             stop_pid(self.nginx.pid, self.nginx, 10)
             self.nginx = None
+        apache_disable(self)
         self.svc.close()
         for f in self.added:
             if os.path.exists(f):
@@ -605,9 +788,13 @@ class World:
             run(["apt-get", "purge", "-y", "-q"] + PKGS, env=APT_ENV,
                 log=self.log("apt.log"), check=False)
         self.forget_user()
+        tidied = apache_restore(self.apache0)
+        if tidied:
+            R.note("apache2's state tidied: %s" % " ".join(tidied))
         if self.keep or R.failed:
             R.note("logs and builds kept in %s" % self.tmp)
-            for n in ("wymcp-fcgi.log", "nginx/nginx-error.log"):
+            for n in ("wymcp-fcgi.log", "nginx/nginx-error.log",
+                      "apache/error.log"):
                 if not os.path.exists(self.log(n)):
                     continue
                 for ln in tail(self.log(n), 20):
@@ -670,11 +857,13 @@ def main():
             raise StopIteration
         test_install(w)
         test_serve(w)
+        test_apache(w)
         test_reload(w)
         test_upgrade(w)
         if w.nginx is not None:
             stop_pid(w.nginx.pid, w.nginx, 10)
             w.nginx = None
+        test_remove(w)
         test_purge(w)
     except StopIteration:
         pass
@@ -708,6 +897,10 @@ def main():
             (gone[:10], new[:10]))
     R.check(manual0 == manual1, "X apt-mark showmanual is as before",
             repr(sorted(set(manual0) ^ set(manual1))[:10]))
+    if not a.build_only:
+        diff = state_diff(w.apache0, apache_state())
+        R.check(not diff, "X /etc/apache2 and apache2's enablement state "
+                "are as before the test", repr(diff[:10]))
     R.note("run time %.1f s" % (time.monotonic() - started))
     print("%d passed, %d failed" % (R.passed, R.failed), flush=True)
     if interrupted:

@@ -79,6 +79,7 @@ from wymcp_e2e import (R, Client, Failed, alive, enc,  # noqa: E402
                        free_port, hlist, judge_bare, judge_error,
                        judge_result, report, rpc, std_headers, stop_pid,
                        tail)
+from wymcp_apache import Apache, descendants, find_apache  # noqa: E402
 
 SRCDIR = wymcp_e2e.SRCDIR
 PROXY_CONF = os.path.join(SRCDIR, "deploy", "apache", "wymcp-proxy-fcgi.conf")
@@ -94,8 +95,6 @@ USERS = {"alice": "wonderland", "bob": "the-builder"}
 APACHE_MODULES = ["mpm_event", "authz_core", "authn_core", "authn_file",
                   "auth_basic", "authz_user", "proxy", "proxy_fcgi",
                   "setenvif", "env", "rewrite", "headers", "unixd"]
-MODULE_DIRS = ["/usr/lib/apache2/modules", "/usr/lib64/httpd/modules",
-               "/usr/lib/httpd/modules", "/usr/libexec/apache2"]
 SMUGGLE = {
     "WYMCP-Assign-Role": "admin",
     "Wymcp-Principal": "mallory",
@@ -143,34 +142,6 @@ class AuthClient(Client):
                 not any(k.lower() == "authorization" for k, _ in headers):
             headers.append(("Authorization", basic(self.user)))
         return Client.send(self, method, path, body, headers)
-
-
-def find_apache():
-    for cand in ("/usr/sbin/apache2", shutil.which("apache2"),
-                 "/usr/sbin/httpd", shutil.which("httpd")):
-        if cand and os.access(cand, os.X_OK):
-            return cand
-    return None
-
-
-def find_module(name):
-    for d in MODULE_DIRS:
-        p = os.path.join(d, "mod_%s.so" % name)
-        if os.path.exists(p):
-            return p
-    return None
-
-
-def descendants(pid):
-    table = wymcp_e2e.proc_table()
-    out, todo = set(), [pid]
-    while todo:
-        p = todo.pop()
-        for c, (pp, st, _) in table.items():
-            if pp == p and st != "Z" and c not in out:
-                out.add(c)
-                todo.append(c)
-    return out
 
 
 def sanitizer_hits(path):
@@ -337,114 +308,6 @@ def judge_spread(events, want_streamed):
 
 
 # ---------------------------------------------------------------- Apache
-
-class Apache:
-    """One private Apache: config, apache2 -t, -DFOREGROUND, stop."""
-
-    def __init__(self, binary, tmp, name):
-        self.bin = binary
-        self.tmp = tmp
-        self.name = name
-        self.dir = os.path.join(tmp, name)
-        os.makedirs(self.dir)
-        os.chmod(self.dir, 0o755)
-        self.conf = os.path.join(self.dir, "httpd.conf")
-        self.error_log = os.path.join(self.dir, "error.log")
-        self.out = os.path.join(self.dir, "apache.out")
-        self.popen = None
-        self.port = None
-        self.pids = set()
-
-    def head(self, port, extra_modules=()):
-        user = ""
-        if os.geteuid() == 0:
-            user = "User nobody\nGroup nogroup\n"
-        loads = []
-        for m in APACHE_MODULES + list(extra_modules):
-            p = find_module(m)
-            if p is None:
-                if m == "unixd":	# built in on some systems
-                    continue
-                raise Failed("Apache module mod_%s not found in %s" %
-                             (m, ", ".join(MODULE_DIRS)))
-            loads.append("LoadModule %s_module %s" % (m, p))
-        return """\
-ServerRoot "{d}"
-ServerName localhost
-Listen 127.0.0.1:{port}
-PidFile "{d}/httpd.pid"
-DefaultRuntimeDir "{d}"
-ErrorLog "{d}/error.log"
-LogLevel warn
-{user}{loads}
-DocumentRoot "{d}/htdocs"
-Timeout 60
-""".format(d=self.dir, port=port, user=user, loads="\n".join(loads))
-
-    def test(self):
-        p = subprocess.run([self.bin, "-t", "-d", self.dir, "-f", self.conf],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                           check=False)
-        return p.returncode, p.stdout.decode("utf-8", "replace").strip()
-
-    def start(self, make_conf):
-        os.makedirs(os.path.join(self.dir, "htdocs"), exist_ok=True)
-        for attempt in range(8):
-            self.port = free_port()
-            with open(self.conf, "w") as f:
-                f.write(make_conf(self.port))
-            rc, out = self.test()
-            if rc != 0:
-                raise Failed("%s: apache2 -t: %s" % (self.name, out))
-            with open(self.out, "ab") as out:
-                self.popen = subprocess.Popen(
-                    [self.bin, "-d", self.dir, "-f", self.conf,
-                     "-DFOREGROUND"], stdin=subprocess.DEVNULL,
-                    stdout=out, stderr=out)
-            if self.wait():
-                R.note("%s: apache2 %d on 127.0.0.1:%d" %
-                       (self.name, self.popen.pid, self.port))
-                self.pids.update(descendants(self.popen.pid))
-                return
-            log = "\n".join(tail(self.error_log, 10) + tail(self.out, 10))
-            self.stop()
-            if "in use" not in log:
-                raise Failed("%s: apache2 did not start: %s" %
-                             (self.name, log))
-        raise Failed("%s: no free port after 8 attempts" % self.name)
-
-    def wait(self):
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.popen.poll() is not None:
-                return False
-            try:
-                socket.create_connection(("127.0.0.1", self.port), 1).close()
-                return True
-            except OSError:
-                time.sleep(0.05)
-        return False
-
-    def stop(self):
-        """SIGTERM the parent (it stops its children, and mod_fcgid its
-        processes), then make sure by PID.  Returns the PIDs that had to
-        be killed afterwards."""
-        if self.popen is None:
-            return []
-        self.pids.update(descendants(self.popen.pid))
-        stop_pid(self.popen.pid, self.popen, 15)
-        left = []
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline:
-            left = [p for p in sorted(self.pids) if alive(p)]
-            if not left:
-                break
-            time.sleep(0.05)
-        for p in left:
-            stop_pid(p, None, 2)
-        self.popen = None
-        return left
-
 
 # ------------------------------------------------------------ the world
 
@@ -1431,8 +1294,8 @@ def main():
     try:
         w.paths()
         w.setup()
-        w.proxy = Apache(apache, w.tmp, "proxy")
-        w.fcgid = Apache(apache, w.tmp, "fcgid")
+        w.proxy = Apache(apache, w.tmp, "proxy", APACHE_MODULES)
+        w.fcgid = Apache(apache, w.tmp, "fcgid", APACHE_MODULES)
         test_words()
         w.start_fcgi()
         w.fake = FakeFCGI(os.path.join(w.tmp, "sse-probe.sock"))

@@ -266,7 +266,6 @@ class World(wymcp_mrtr.World):
         self.nginx_log = os.path.join(self.tmp, "nginx-error.log")
 
     def nginx_conf(self, socks, port):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
         locs = ""
         for name, sock in sorted(socks.items()):
@@ -281,18 +280,7 @@ class World(wymcp_mrtr.World):
 			fastcgi_param WYMCP_ASSIGN_ROLE "tester";
 		}}
 """.format(name=name, sock=sock)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(t) + """\
 
 	server {{
 		listen 127.0.0.1:{port};
@@ -300,7 +288,7 @@ http {{
 		client_max_body_size 1m;
 {locs}	}}
 }}
-""".format(user=user, t=t, port=port, locs=locs)
+""".format(port=port, locs=locs)
 
     def exec_start(self, keyfile):
         """wymcp.service's ExecStart= as argv, pointed at this build."""

@@ -405,7 +405,6 @@ class World:
 """.format(path=path, up=upstream, extra=extra)
 
     def nginx_conf(self):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
         locs = ""
         for inst in (self.limits, self.plain, self.mem, self.recycle,
@@ -425,18 +424,7 @@ class World:
                                   "127.0.0.1:%d" % port)
             locs += self.location("/%s-from-v6" % name,
                                   "[::1]:%d" % port)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return e2e.nginx_preamble(t) + """\
 
 	server {{
 		listen 127.0.0.1:{port};
@@ -444,7 +432,7 @@ http {{
 		client_max_body_size 1m;
 {locs}	}}
 }}
-""".format(user=user, t=t, port=self.port, locs=locs)
+""".format(port=self.port, locs=locs)
 
     def start_nginx(self):
         with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:

@@ -221,7 +221,6 @@ class World(wymcp_mrtr.World):
         return pat.sub(sub, text)
 
     def nginx_conf(self, socks, port):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
         with open(os.path.join(t, "upstream-hosts.conf"), "w") as f:
             f.write(self.upstream_conf([socks["h1"], socks["h2"]]))
@@ -243,18 +242,8 @@ class World(wymcp_mrtr.World):
                  "\t\t\tfastcgi_next_upstream_tries 2;\n"
                  "\t\t\tfastcgi_next_upstream_timeout 10s;\n")
         short = "\t\t\tfastcgi_read_timeout 2s;\n"
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log {t}/access.log;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(
+            t, access_log=t + "/access.log") + """\
 
 	include upstream-hosts.conf;
 
@@ -271,7 +260,7 @@ http {{
 		client_max_body_size 1m;
 {mcp}{slow}{retry}{h1}{h2}	}}
 }}
-""".format(user=user, t=t, port=port, h1a=socks["h1"], h2a=socks["h2"],
+""".format(t=t, port=port, h1a=socks["h1"], h2a=socks["h2"],
            hp=PORT,
            mcp=loc("/mcp", "wymcp_hosts", retry),
            slow=loc("/mcp-slow", "e_hosts", retry + short),

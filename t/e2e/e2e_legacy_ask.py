@@ -608,7 +608,7 @@ class NetHosts(Harness):
              h["addr"], FCGI_PORT, relay))
 
     def nginx_conf(self, sock, port, port2=None):
-        user = "user root;\n" if os.geteuid() == 0 else ""
+        t = self.tmp
 
         def loc(path, target):
             return ("\t\tlocation = %s {\n"
@@ -626,18 +626,8 @@ class NetHosts(Harness):
         locs = loc("/mcp", "wymcp") + "".join(
             loc("/" + i["name"], "%s:%d" % (i["addr"], FCGI_PORT))
             for i in self.insts)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log {t}/nginx-access.log;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(
+            t, access_log=t + "/nginx-access.log") + """\
 
 	upstream wymcp {{
 {ups}	}}
@@ -647,7 +637,7 @@ http {{
 		server_name localhost;
 {locs}	}}
 }}
-""".format(user=user, t=self.tmp, port=port, ups=ups, locs=locs)
+""".format(port=port, ups=ups, locs=locs)
 
     def host_log(self, i):
         self.fcgi_log = self.insts[i]["log"]

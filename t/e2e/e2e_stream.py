@@ -324,25 +324,13 @@ class World:
                (self.sup, self.workers()))
 
     def nginx_conf(self):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
         with open(wymcp_e2e.DEPLOY_CONF) as f:
             deploy = f.read().replace(wymcp_e2e.DEPLOY_SOCK,
                                       "unix:" + self.sock)
         with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
             f.write(deploy)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(t) + """\
 
 	server {{
 		listen 127.0.0.1:{port};
@@ -373,7 +361,7 @@ http {{
 		include wymcp-deploy.conf;
 	}}
 }}
-""".format(user=user, t=t, port=self.port, port2=self.port2,
+""".format(port=self.port, port2=self.port2,
            sock=self.sock)
 
     def start_nginx(self):

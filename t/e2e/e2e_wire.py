@@ -87,21 +87,9 @@ class Harness(e2e.Harness):
         e2e.need_built(self.prog, *self.mods)
 
     def nginx_conf(self, sock, port, port2):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         common = e2e.LOCATION_COMMON.format(sock=sock)
         locs = LOCATIONS.format(common=common, sock=sock)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return e2e.nginx_preamble(self.tmp) + """\
 
 	server {{
 		listen 127.0.0.1:{port};
@@ -110,7 +98,7 @@ http {{
 		client_max_body_size 1m;
 {locs}	}}
 }}
-""".format(user=user, t=self.tmp, port=port, port2=port2, locs=locs)
+""".format(port=port, port2=port2, locs=locs)
 
 
 def meta(caps=None):

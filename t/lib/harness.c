@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testing/testing.h"
 #include "harness.h"
 
 int	(*h_gone)(void *);
@@ -239,4 +240,69 @@ h_compact(struct json_object *o)
 {
 	return o == NULL ? "(null)" : json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+void
+h_setup(struct wymcp_server **srv, struct h_resp *resp)
+{
+	*srv = wymcp_server_new();
+	ck_assert_ptr_nonnull(*srv);
+	memset(resp, 0, sizeof(*resp));
+}
+
+void
+h_teardown(struct wymcp_server **srv, struct h_resp *resp)
+{
+	h_free(resp);
+	wymcp_server_free(*srv);
+	*srv = NULL;
+}
+
+void
+h_expect_errmsg(struct wymcp_server *srv, const char *part)
+{
+	ck_assert_msg(strstr(wymcp_server_errmsg(srv), part) != NULL,
+	    "errmsg '%s' lacks '%s'", wymcp_server_errmsg(srv), part);
+}
+
+static enum wymcp_err
+h_noop(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	return WYMCP_OK;
+}
+
+void
+h_refuse_tool(struct wymcp_server *srv, const char *icons, const char *meta,
+    const char *part)
+{
+	struct wymcp_tool	 tab[2];
+	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
+	    .size = sizeof(struct wymcp_module), .name = "bad",
+	    .tools = tab, .tool_size = sizeof(struct wymcp_tool) };
+
+	memset(tab, 0, sizeof(tab));
+	tab[0].name = "badtool";
+	tab[0].description = "d";
+	tab[0].run = h_noop;
+	tab[0].icons = icons;
+	tab[0].meta = meta;
+	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_ERR_INVAL,
+	    "%s %s taken", icons, meta);
+	h_expect_errmsg(srv, "tool badtool");
+	h_expect_errmsg(srv, part);
+	ck_assert_uint_eq(srv->ntools, 0);
+}
+
+int
+h_run(Suite *s)
+{
+	SRunner	*sr;
+	int	 nfailed;
+
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_ENV);
+	nfailed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

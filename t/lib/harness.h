@@ -8,6 +8,8 @@
 #ifndef WYMCP_HARNESS_H
 #define WYMCP_HARNESS_H
 
+#include <check.h>
+
 #include "wymcp.h"
 
 /* A response as the web server would receive it. */
@@ -74,5 +76,24 @@ const char	*h_text(const struct h_resp *);
 struct json_object *h_jp(struct json_object *o, ...);
 /* `o' as compact JSON text (json-c's, owned by `o'); "(null)" for NULL. */
 const char	*h_compact(struct json_object *o);
+
+/*
+ * The fixture of the unit suites that serve through one server: *srv a
+ * new server, *resp empty.  h_teardown() frees both (*srv becomes NULL).
+ */
+void		 h_setup(struct wymcp_server **srv, struct h_resp *resp);
+void		 h_teardown(struct wymcp_server **srv, struct h_resp *resp);
+/* Fails the running test unless the server's errmsg holds `part'. */
+void		 h_expect_errmsg(struct wymcp_server *, const char *part);
+/*
+ * Adds a module "bad" of one tool "badtool" with `icons' and `meta'
+ * (either may be NULL) and fails the running test unless the server
+ * refuses it (WYMCP_ERR_INVAL, no tool kept) with "tool badtool" and
+ * `part' in its errmsg.
+ */
+void		 h_refuse_tool(struct wymcp_server *, const char *icons,
+		    const char *meta, const char *part);
+/* Runs a suite's tests (CK_ENV): EXIT_SUCCESS when none failed. */
+int		 h_run(Suite *);
 
 #endif

@@ -82,14 +82,13 @@ except ModuleNotFoundError as e:
     sys.exit(2)
 from wymcp_e2e import (R, Failed, Client, stop_pid, free_port,  # noqa: E402
                        tail)
+from wymcp_apache import find_apache, find_module, head_conf  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = wymcp_e2e.SRCDIR
 APACHE_MODULES = ["mpm_event", "unixd", "authz_core", "authn_core",
                   "authz_user", "authnz_fcgi", "proxy", "proxy_fcgi",
                   "headers", "env"]
-MODULE_DIRS = ["/usr/lib/apache2/modules", "/usr/lib64/httpd/modules",
-               "/usr/lib/httpd/modules", "/usr/libexec/apache2"]
 
 OIDC_PKG, OIDC_VERSION = "oidc-provider", "9.13.3"
 CLIENT_PKG, CLIENT_VERSION = "@modelcontextprotocol/client", "2.4.0"
@@ -116,22 +115,6 @@ def node_major(node):
         return None
     m = re.match(r"v(\d+)\.", out.stdout.strip())
     return int(m.group(1)) if out.returncode == 0 and m else None
-
-
-def find_apache():
-    for cand in ("/usr/sbin/apache2", shutil.which("apache2"),
-                 "/usr/sbin/httpd", shutil.which("httpd")):
-        if cand and os.access(cand, os.X_OK):
-            return cand
-    return None
-
-
-def find_module(name):
-    for d in MODULE_DIRS:
-        p = os.path.join(d, "mod_%s.so" % name)
-        if os.path.exists(p):
-            return p
-    return None
 
 
 def provision(cache):
@@ -344,27 +327,15 @@ class World:
         with open(os.path.join(self.tmp, "wymcp-oauth.conf"), "w") as f:
             f.write(conf)
         t = self.tmp
-        user = "user root;\n" if os.geteuid() == 0 else ""
         with open(os.path.join(t, "nginx.conf"), "w") as f:
-            f.write("""\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+            f.write(wymcp_e2e.nginx_preamble(t) + """\
 	server {{
 		listen 127.0.0.1:{port};
 		server_name localhost;
 		include {t}/wymcp-oauth.conf;
 	}}
 }}
-""".format(user=user, t=t, port=self.nginx_port))
+""".format(t=t, port=self.nginx_port))
         p = self.start("nginx", [nginx, "-p", t + "/", "-c",
                        os.path.join(t, "nginx.conf"), "-e",
                        os.path.join(t, "nginx-error.log"), "-g",
@@ -388,29 +359,9 @@ http {{
         snippet = snippet.replace("unix:/run/wymcp/wymcp.sock",
                                   "unix:" + self.sock)
         snippet = snippet.replace(DEPLOY_RM, rm_url(url))
-        loads = []
-        for m in APACHE_MODULES:
-            path = find_module(m)
-            if path is None:
-                if m == "unixd":	# built in on some systems
-                    continue
-                raise Failed("Apache module mod_%s not found" % m)
-            loads.append("LoadModule %s_module %s" % (m, path))
-        user = "User nobody\nGroup nogroup\n" if os.geteuid() == 0 else ""
         conf = os.path.join(d, "httpd.conf")
         with open(conf, "w") as f:
-            f.write("""\
-ServerRoot "{d}"
-ServerName localhost
-Listen 127.0.0.1:{port}
-PidFile "{d}/httpd.pid"
-DefaultRuntimeDir "{d}"
-ErrorLog "{d}/error.log"
-LogLevel warn
-{user}{loads}
-DocumentRoot "{d}/htdocs"
-Timeout 60
-""".format(d=d, port=port, user=user, loads="\n".join(loads)) + snippet)
+            f.write(head_conf(d, port, APACHE_MODULES) + snippet)
         binary = find_apache()
         t = subprocess.run([binary, "-t", "-d", d, "-f", conf],
                            capture_output=True, text=True, check=False)

@@ -37,9 +37,7 @@ static char			 tmpdir[] = "/tmp/check_apps.XXXXXX";
 static void
 setup(void)
 {
-	srv = wymcp_server_new();
-	ck_assert_ptr_nonnull(srv);
-	memset(&resp, 0, sizeof(resp));
+	h_setup(&srv, &resp);
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 }
 
@@ -48,9 +46,7 @@ teardown(void)
 {
 	char	 cmd[128];
 
-	h_free(&resp);
-	wymcp_server_free(srv);
-	srv = NULL;
+	h_teardown(&srv, &resp);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_apps.XXXXXX");
@@ -84,13 +80,6 @@ read_bad_ui(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
 	    "{\"connectDomains\":[\"https://a.example\"]},\"domain\":"
 	    "\"a.example\"}}"));
 	return wymcp_contents_meta(res, m);
-}
-
-static void
-expect_errmsg(const char *part)
-{
-	ck_assert_msg(strstr(wymcp_server_errmsg(srv), part) != NULL,
-	    "errmsg '%s' lacks '%s'", wymcp_server_errmsg(srv), part);
 }
 
 /* The _meta.ui shapes, place by place. */
@@ -186,21 +175,8 @@ END_TEST
 static void
 refuse_tool(const char *meta, const char *part)
 {
-	struct wymcp_tool	 tab[2];
-	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "bad",
-	    .tools = tab, .tool_size = sizeof(struct wymcp_tool) };
-
-	memset(tab, 0, sizeof(tab));
-	tab[0].name = "badtool";
-	tab[0].description = "d";
-	tab[0].run = say_run;
-	tab[0].meta = meta;
-	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_ERR_INVAL,
-	    "%s taken", meta);
-	expect_errmsg("tool badtool: _meta");
-	expect_errmsg(part);
-	ck_assert_uint_eq(srv->ntools, 0);
+	h_refuse_tool(srv, NULL, meta, part);
+	h_expect_errmsg(srv, "tool badtool: _meta");
 }
 
 /* A module of one resource `r': refused, with `part' in the message. */
@@ -221,7 +197,7 @@ refuse_resource(const struct wymcp_resource *r, int template,
 		mod.resources = tab;
 	ck_assert_msg(wymcp_server_add_module(srv, &mod) != WYMCP_OK,
 	    "%s taken", r->uri);
-	expect_errmsg(part);
+	h_expect_errmsg(srv, part);
 	ck_assert_uint_eq(srv->nresources, 0);
 	ck_assert_uint_eq(srv->napps, 0);
 	ck_assert_uint_eq(srv->nmods, 0);
@@ -617,12 +593,5 @@ apps_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 nfailed;
-
-	sr = srunner_create(apps_suite());
-	srunner_run_all(sr, CK_ENV);
-	nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return h_run(apps_suite());
 }

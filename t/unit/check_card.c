@@ -29,16 +29,13 @@ static struct h_resp		 resp;
 static void
 setup(void)
 {
-	srv = wymcp_server_new();
-	ck_assert_ptr_nonnull(srv);
-	memset(&resp, 0, sizeof(resp));
+	h_setup(&srv, &resp);
 }
 
 static void
 teardown(void)
 {
-	h_free(&resp);
-	wymcp_server_free(srv);
+	h_teardown(&srv, &resp);
 }
 
 /* GET (or `method') of the card at `path' with `host' and more params. */
@@ -434,12 +431,5 @@ card_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 nfailed;
-
-	sr = srunner_create(card_suite());
-	srunner_run_all(sr, CK_ENV);
-	nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return h_run(card_suite());
 }

@@ -28,17 +28,13 @@ static struct h_resp		 resp;
 static void
 setup(void)
 {
-	srv = wymcp_server_new();
-	ck_assert_ptr_nonnull(srv);
-	memset(&resp, 0, sizeof(resp));
+	h_setup(&srv, &resp);
 }
 
 static void
 teardown(void)
 {
-	h_free(&resp);
-	wymcp_server_free(srv);
-	srv = NULL;
+	h_teardown(&srv, &resp);
 }
 
 static enum wymcp_err
@@ -106,13 +102,6 @@ first(const char *method, const char *member)
 	arr = h_jp(h_result(&resp), member, NULL);
 	ck_assert_ptr_nonnull(arr);
 	return json_object_array_get_idx(arr, 0);
-}
-
-static void
-expect_errmsg(const char *part)
-{
-	ck_assert_msg(strstr(wymcp_server_errmsg(srv), part) != NULL,
-	    "errmsg '%s' lacks '%s'", wymcp_server_errmsg(srv), part);
 }
 
 /* The _meta key rules of basic/index.mdx. */
@@ -213,55 +202,36 @@ START_TEST(listings_carry_icons_and_meta)
 }
 END_TEST
 
-/* One tool with `icons' and `meta', which must be refused. */
-static void
-refuse_tool(const char *icons, const char *meta, const char *part)
-{
-	struct wymcp_tool	 tab[2];
-	struct wymcp_module	 mod = { .abi = WYMCP_ABI_VERSION,
-	    .size = sizeof(struct wymcp_module), .name = "bad",
-	    .tools = tab, .tool_size = sizeof(struct wymcp_tool) };
-
-	memset(tab, 0, sizeof(tab));
-	tab[0].name = "badtool";
-	tab[0].description = "d";
-	tab[0].run = noop;
-	tab[0].icons = icons;
-	tab[0].meta = meta;
-	ck_assert_msg(wymcp_server_add_module(srv, &mod) == WYMCP_ERR_INVAL,
-	    "%s %s taken", icons, meta);
-	expect_errmsg("tool badtool");
-	expect_errmsg(part);
-	ck_assert_uint_eq(srv->ntools, 0);
-}
-
 /* Bad icons and _meta refuse the module, naming the tool and the rule. */
 START_TEST(bad_metadata_refused)
 {
-	refuse_tool("[{\"src\":\"javascript:alert(1)\"}]", NULL, "https:");
-	refuse_tool("[{\"src\":\"http://a.example/i.png\"}]", NULL,
+	h_refuse_tool(srv, "[{\"src\":\"javascript:alert(1)\"}]", NULL,
 	    "https:");
-	refuse_tool("[{\"src\":\"file:///i.png\"}]", NULL, "src");
-	refuse_tool("[{\"src\":\"data:image/png;base64,!!\"}]", NULL,
+	h_refuse_tool(srv, "[{\"src\":\"http://a.example/i.png\"}]", NULL,
+	    "https:");
+	h_refuse_tool(srv, "[{\"src\":\"file:///i.png\"}]", NULL, "src");
+	h_refuse_tool(srv, "[{\"src\":\"data:image/png;base64,!!\"}]", NULL,
 	    "base64");
-	refuse_tool("[{\"src\":\"data:image/png,abcd\"}]", NULL, "base64");
-	refuse_tool("[{\"mimeType\":\"image/png\"}]", NULL, "src");
-	refuse_tool("[{\"src\":\"https://a.example/i\",\"sizes\":"
+	h_refuse_tool(srv, "[{\"src\":\"data:image/png,abcd\"}]", NULL,
+	    "base64");
+	h_refuse_tool(srv, "[{\"mimeType\":\"image/png\"}]", NULL, "src");
+	h_refuse_tool(srv, "[{\"src\":\"https://a.example/i\",\"sizes\":"
 	    "[\"48\"]}]", NULL, "WxH");
-	refuse_tool("[{\"src\":\"https://a.example/i\",\"sizes\":\"any\"}]",
-	    NULL, "sizes");
-	refuse_tool("[{\"src\":\"https://a.example/i\",\"mimeType\":\"png\"}]",
-	    NULL, "mimeType");
-	refuse_tool("[{\"src\":\"https://a.example/i\",\"theme\":\"blue\"}]",
-	    NULL, "theme");
-	refuse_tool("[{\"src\":\"https://a.example/i\",\"size\":[]}]", NULL,
-	    "no member 'size'");
-	refuse_tool("{\"src\":\"https://a.example/i\"}", NULL, "array");
-	refuse_tool("[", NULL, "not valid JSON");
-	refuse_tool(NULL, "[]", "object");
-	refuse_tool(NULL, "{\"io.modelcontextprotocol/ui\":{}}", "reserved");
-	refuse_tool(NULL, "{\"a\":1,\"a\":2}", "two members");
-	refuse_tool(NULL, "{\"bad key\":1}", "_meta key");
+	h_refuse_tool(srv, "[{\"src\":\"https://a.example/i\","
+	    "\"sizes\":\"any\"}]", NULL, "sizes");
+	h_refuse_tool(srv, "[{\"src\":\"https://a.example/i\","
+	    "\"mimeType\":\"png\"}]", NULL, "mimeType");
+	h_refuse_tool(srv, "[{\"src\":\"https://a.example/i\","
+	    "\"theme\":\"blue\"}]", NULL, "theme");
+	h_refuse_tool(srv, "[{\"src\":\"https://a.example/i\","
+	    "\"size\":[]}]", NULL, "no member 'size'");
+	h_refuse_tool(srv, "{\"src\":\"https://a.example/i\"}", NULL, "array");
+	h_refuse_tool(srv, "[", NULL, "not valid JSON");
+	h_refuse_tool(srv, NULL, "[]", "object");
+	h_refuse_tool(srv, NULL, "{\"io.modelcontextprotocol/ui\":{}}",
+	    "reserved");
+	h_refuse_tool(srv, NULL, "{\"a\":1,\"a\":2}", "two members");
+	h_refuse_tool(srv, NULL, "{\"bad key\":1}", "_meta key");
 }
 END_TEST
 
@@ -280,21 +250,21 @@ START_TEST(bad_resource_metadata_refused)
 	tab[0].annotations = "{\"audience\":[\"model\"]}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("resource x://a: annotations: audience");
+	h_expect_errmsg(srv, "resource x://a: annotations: audience");
 	tab[0].annotations = "{\"priority\":2}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("from 0 to 1");
+	h_expect_errmsg(srv, "from 0 to 1");
 	tab[0].annotations = NULL;
 	tab[0].size = -1;
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("size");
+	h_expect_errmsg(srv, "size");
 	tab[0].size = 0;
 	tab[0].icons = "[{\"src\":\"ftp://a/i\"}]";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("resource x://a: icon 0: src");
+	h_expect_errmsg(srv, "resource x://a: icon 0: src");
 	tab[0].icons = NULL;
 	mod.resources = NULL;
 	mod.templates = tab;
@@ -302,7 +272,7 @@ START_TEST(bad_resource_metadata_refused)
 	tab[0].size = 5;
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("template x://{a}: size");
+	h_expect_errmsg(srv, "template x://{a}: size");
 	ck_assert_uint_eq(srv->nmods, 0);
 }
 END_TEST
@@ -512,17 +482,17 @@ START_TEST(server_info_refused)
 	info.name = "";
 	ck_assert_int_eq(wymcp_server_set_info(srv, &info, sizeof(info)),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("cannot be empty");
+	h_expect_errmsg(srv, "cannot be empty");
 	info.name = "ok";
 	info.website_url = "ftp://x";
 	ck_assert_int_eq(wymcp_server_set_info(srv, &info, sizeof(info)),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("http:");
+	h_expect_errmsg(srv, "http:");
 	info.website_url = NULL;
 	info.icons = "[{\"src\":\"http://x/i.png\"}]";
 	ck_assert_int_eq(wymcp_server_set_info(srv, &info, sizeof(info)),
 	    WYMCP_ERR_INVAL);
-	expect_errmsg("server: icon 0: src");
+	h_expect_errmsg(srv, "server: icon 0: src");
 	ck_assert_int_eq(wymcp_server_set_info(srv, NULL, sizeof(info)),
 	    WYMCP_ERR_INVAL);
 	ck_assert_int_eq(wymcp_server_set_info(NULL, &info, sizeof(info)),
@@ -532,16 +502,16 @@ START_TEST(server_info_refused)
 	/* A module's bad server_info refuses the module. */
 	m.server_info = "{\"nom\":\"x\"}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m), WYMCP_ERR_INVAL);
-	expect_errmsg("module m: server_info has no member 'nom'");
+	h_expect_errmsg(srv, "module m: server_info has no member 'nom'");
 	m.server_info = "{\"name\":\"\"}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m), WYMCP_ERR_INVAL);
-	expect_errmsg("non-empty");
+	h_expect_errmsg(srv, "non-empty");
 	m.server_info = "{\"websiteUrl\":\"javascript:x\"}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m), WYMCP_ERR_INVAL);
-	expect_errmsg("websiteUrl");
+	h_expect_errmsg(srv, "websiteUrl");
 	m.server_info = "{\"icons\":[{\"src\":\"x\"}]}";
 	ck_assert_int_eq(wymcp_server_add_module(srv, &m), WYMCP_ERR_INVAL);
-	expect_errmsg("icon 0");
+	h_expect_errmsg(srv, "icon 0");
 	ck_assert_uint_eq(srv->nmods, 0);
 }
 END_TEST
@@ -597,12 +567,5 @@ meta_suite(void)
 int
 main(void)
 {
-	SRunner	*sr;
-	int	 nfailed;
-
-	sr = srunner_create(meta_suite());
-	srunner_run_all(sr, CK_ENV);
-	nfailed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nfailed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return h_run(meta_suite());
 }

@@ -140,7 +140,7 @@ class Harness(wymcp_e2e.Harness):
             (self.sup, self.workers()))
 
     def nginx_conf(self, sock, port, port2=None):
-        user = "user root;\n" if os.geteuid() == 0 else ""
+        t = self.tmp
         # With status_path set: wymcp-fcgi's status page there
         # (--status-path), served by its workers.
         status = getattr(self, "status_path", None)
@@ -151,18 +151,8 @@ class Harness(wymcp_e2e.Harness):
         # No server_name match is needed: this is the only (so the
         # default) server, and the Host header reaches wymcp unchanged,
         # which must refuse Host: evil.example.com by itself.
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log {t}/nginx-access.log;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(
+            t, access_log=t + "/nginx-access.log") + """\
 
 	server {{
 		listen 127.0.0.1:{port};
@@ -178,7 +168,7 @@ http {{
 		}}{status}
 	}}
 }}
-""".format(user=user, t=self.tmp, port=port, sock=sock, status=status)
+""".format(port=port, sock=sock, status=status)
 
     def start_nginx(self):
         self.write_common(self.tmp)

@@ -310,6 +310,31 @@ def need_built(*paths, hint=""):
         raise Failed("not built%s: %s" % (hint, ", ".join(missing)))
 
 
+def nginx_preamble(tmp, user=None, conns=256, access_log="off"):
+    """The head of a private nginx's configuration, as text: its user
+    (`user' names one; None: root when run as root, else none), one
+    worker with `conns' worker_connections, the PID file, error log
+    (notice) and the five temporary directories in `tmp', and the
+    opening of the http block with `access_log'.  The caller adds its
+    servers and the closing brace."""
+    if user is None:
+        user = "root" if os.geteuid() == 0 else ""
+    return """\
+{user}worker_processes 1;
+pid {t}/nginx.pid;
+error_log {t}/nginx-error.log notice;
+events {{ worker_connections {conns}; }}
+http {{
+	access_log {log};
+	client_body_temp_path {t}/client_body;
+	fastcgi_temp_path {t}/fastcgi_temp;
+	proxy_temp_path {t}/proxy_temp;
+	scgi_temp_path {t}/scgi_temp;
+	uwsgi_temp_path {t}/uwsgi_temp;
+""".format(user="user %s;\n" % user if user else "", t=tmp, conns=conns,
+           log=access_log)
+
+
 def launch_nginx(nginx_bin, tmp, errlog, nports, conf_text,
                  conf_name="nginx.conf"):
     """Start nginx (in the foreground, prefix tmp) on `nports' free
@@ -784,25 +809,13 @@ class Harness:
         return next((p for p in kids if comm(p) == "wymcp-hub"), None)
 
     def nginx_conf(self, sock, port, port2):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
         common = LOCATION_COMMON.format(sock=sock)
         with open(DEPLOY_CONF) as f:
             deploy = f.read().replace(DEPLOY_SOCK, "unix:" + sock)
         with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
             f.write(deploy)
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return nginx_preamble(t) + """\
 	# Let header names with underscores through, so the smuggling
 	# tests can try WYMCP_PRINCIPAL-style names too.
 	underscores_in_headers on;
@@ -843,7 +856,7 @@ http {{
 		include wymcp-deploy.conf;
 	}}
 }}
-""".format(user=user, t=t, port=port, port2=port2, common=common)
+""".format(port=port, port2=port2, common=common)
 
     def write_common(self, confdir):
         os.makedirs(confdir, exist_ok=True)

@@ -238,7 +238,6 @@ class World:
     # -- nginx
 
     def nginx_conf(self, socks, port):
-        user = "user root;\n" if os.geteuid() == 0 else ""
         t = self.tmp
 
         def loc(path, target):
@@ -253,18 +252,7 @@ class World:
 		}}
 """.format(path=path, target=target)
 
-        return """\
-{user}worker_processes 1;
-pid {t}/nginx.pid;
-error_log {t}/nginx-error.log notice;
-events {{ worker_connections 256; }}
-http {{
-	access_log off;
-	client_body_temp_path {t}/client_body;
-	fastcgi_temp_path {t}/fastcgi_temp;
-	proxy_temp_path {t}/proxy_temp;
-	scgi_temp_path {t}/scgi_temp;
-	uwsgi_temp_path {t}/uwsgi_temp;
+        return wymcp_e2e.nginx_preamble(t) + """\
 
 	# Round robin over both instances; no keepalive.
 	upstream wymcp_ab {{
@@ -278,7 +266,7 @@ http {{
 		client_max_body_size 1m;
 {le}{la}{lb}{lab}	}}
 }}
-""".format(user=user, t=t, port=port, a=socks["a"], b=socks["b"],
+""".format(t=t, port=port, a=socks["a"], b=socks["b"],
            le=loc("/mcp-e", "unix:" + socks["e"]),
            la=loc("/mcp-a", "unix:" + socks["a"]),
            lb=loc("/mcp-b", "unix:" + socks["b"]),
