@@ -75,10 +75,12 @@ Accounting:
     KiB of its first RSS there, whichever is more (the floor: a process
     of 3-4 MiB grows by a malloc arena's 132 KiB top pad or a few pages
     of stack on its first deep call, which is no leak and is 3-10% of
-    it); reloads and kills replace workers and runners every minute or
-    so, so most are judged over their own life; descriptors of
-    supervisors, hubs and runners alive at the end, quiescent, no more
-    than at their first sample (hubs: their least) plus 2;
+    it); since the reloads and kills replace workers, runners and hubs
+    within a minute or two (in a long run only supervisors live 240 s),
+    the mean RSS of each kind at the second mark must also be within
+    10% of the first's; descriptors of supervisors, hubs and runners
+    alive at the end, quiescent, no more than at their first sample
+    (hubs: their least) plus 2;
   - no sanitizer report in the logs.
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL", then a Markdown summary
@@ -452,7 +454,12 @@ class Cluster:
         if self.tmp:
             wymcp_tasks.pg_stop(self.tmp, self.bindir)
         if self.mount is not None:
-            wymcp_netns.run(["umount", self.mount], check=False)
+            # A fault thread may hold a file there a moment longer.
+            for _ in range(10):
+                if wymcp_netns.run(["umount", self.mount],
+                                   check=False)[0] == 0:
+                    break
+                time.sleep(0.5)
             with open("/proc/mounts") as f:
                 still = self.mount in f.read()
             R.check(not still, "the tmpfs is unmounted", self.mount)
@@ -1245,6 +1252,25 @@ def judge_procs(c, b, m1, m2, period):
             "that time (%d processes)" % (
                 span, b.clock.rel(m1), b.clock.rel(m2), RSS_PCT * 100,
                 RSS_FLOOR_KB, judged), "; ".join(grown[:8]))
+    # Per kind: reloads and kills replace most processes within minutes,
+    # so the mean RSS of each kind at the marks says whether the
+    # processes that replace them start bigger and bigger.
+    kinds_grown = []
+    for kind in ("sup", "hub", "runner", "worker"):
+        at = []
+        for m in (m1, m2):
+            near = [s for s in b.samples if s[2] == kind and
+                    abs(s[0] - m) <= period]
+            if near:
+                t = min((s[0] for s in near), key=lambda t: abs(t - m))
+                v = [s[4] for s in near if s[0] == t]
+                at.append(sum(v) / len(v))
+        if len(at) == 2 and at[1] > at[0] * (1 + RSS_PCT):
+            kinds_grown.append("%s: %d -> %d KiB" % (kind, at[0], at[1]))
+    R.check(not kinds_grown, "the mean RSS of supervisors, hubs, runners "
+            "and workers at +%.0f s within %d%% of that at +%.0f s" % (
+                b.clock.rel(m2), RSS_PCT * 100, b.clock.rel(m1)),
+            "; ".join(kinds_grown))
     R.check(not fds_bad, "no descriptor leak in supervisors, hubs and "
             "runners (quiescent at the end against their first "
             "sample; hubs: their least)", "; ".join(fds_bad[:8]))
@@ -1295,6 +1321,17 @@ def summary(b, by, tasks_extra, ledger_extra, ev, marks, period, args):
     say(table([[len(b.sessions), sum(1 for n in b.notes if n[3])] +
                [ev[k] for k in keys]],
               ["listen streams", "notes written"] + keys))
+    say("")
+    per = collections.OrderedDict((k, [0, 0, 0, 0, 0]) for k in KINDS)
+    for f in b.faults:
+        a = per[f["kind"]]
+        a[0] += 1
+        for i, what in enumerate(("transport", "tool_error", "error",
+                                  "events missed")):
+            a[i + 1] += f["cost"][what]
+    say(table([[k] + v for k, v in per.items()],
+              ["fault", "injected", "transport failures", "tool errors",
+               "spec errors", "events missed"]))
     say("")
     rows = []
     for f in b.faults:
@@ -1359,6 +1396,7 @@ def body(c, args, stops):
     ft = threading.Thread(target=load.guard, args=(faults.run,),
                           daemon=True)
     ft.start()
+    c.fault_thread = ft
     stop_load.wait(args.seconds)
     t_end = time.monotonic()
     stop_load.set()
@@ -1423,10 +1461,15 @@ def main():
         return 77
 
     def on_signal(signum, frame):
+        # Once: a second signal (timeout(1) signals its whole process
+        # group, so the script may get two) must not cut the clean-up.
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(sig, signal.SIG_IGN)
         raise KeyboardInterrupt("signal %d" % signum)
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGHUP, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
     stops = (threading.Event(), threading.Event(), threading.Event())
     c = Cluster(args.builddir, args.keep)
     c.nginx_bin = nginx
@@ -1449,6 +1492,11 @@ def main():
     finally:
         for s in stops:
             s.set()
+        # A fault under way (an instance's restart) ends before the
+        # hosts are stopped, so that it starts nothing after.
+        ft = getattr(c, "fault_thread", None)
+        if ft is not None:
+            ft.join(60)
         load = getattr(c, "load", None)
         if load is not None and getattr(load, "ts", None) is not None and \
                 load.ts.poll() is None:
