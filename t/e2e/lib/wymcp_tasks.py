@@ -177,10 +177,11 @@ def pg_stop(tmp, bindir):
 
 # ------------------------------------------------------------ the nginx
 
-def start_nginx(nginx, tmp, tag, locs, conns=64):
+def start_nginx(nginx, tmp, tag, locs, conns=64, http_head=""):
     """nginx on a free loopback port with `locs' (its config and error
-    log in tmp, named by tag; `conns' worker_connections), once it
-    answers: (Popen, port)."""
+    log in tmp, named by tag; `conns' worker_connections; `http_head'
+    in its http block, such as an upstream), once it answers: (Popen,
+    port)."""
     head = ("user root;\n" if os.geteuid() == 0 else "") + \
         "worker_rlimit_nofile %d;\n" % (conns + 100)
 
@@ -193,10 +194,10 @@ def start_nginx(nginx, tmp, tag, locs, conns=64):
                 "\tfastcgi_temp_path %s/fastcgi_temp;\n"
                 "\tproxy_temp_path %s/proxy_temp;\n"
                 "\tscgi_temp_path %s/scgi_temp;\n"
-                "\tuwsgi_temp_path %s/uwsgi_temp;\n"
+                "\tuwsgi_temp_path %s/uwsgi_temp;\n%s"
                 "\tserver {\n\t\tlisten 127.0.0.1:%d;\n%s\t}\n}\n" %
                 ((head, tmp, tag, tmp, tag, conns) + (tmp,) * 5 +
-                 (ports[0], locs)))
+                 (http_head, ports[0], locs)))
 
     ngx, (port,) = wymcp_e2e.launch_nginx(
         nginx, tmp, os.path.join(tmp, "nginx-%s-error.log" % tag), 1, conf,
