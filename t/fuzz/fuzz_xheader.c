@@ -127,8 +127,8 @@ check_records(const struct wymcp__tool *t, struct json_object *in)
 {
 	const struct wymcp__xparam *x;
 	struct json_object	*s, *p, *v;
-	char			 param[1024];
-	size_t			 i, k;
+	char			*param;
+	size_t			 i, k, sz;
 	const char		*ty;
 
 	if (t->nxparams == 0 && t->xparams != NULL)
@@ -144,9 +144,14 @@ check_records(const struct wymcp__tool *t, struct json_object *in)
 		for (k = 0; x->header[k] != '\0'; k++)
 			if (!ref_tchar((unsigned char)x->header[k]))
 				fail("non-token header recorded", x->header);
-		ref_param(x->header, param, sizeof(param));
+		/* As long as the header: the spec sets no limit. */
+		sz = sizeof("HTTP_MCP_PARAM_") + strlen(x->header);
+		if ((param = malloc(sz)) == NULL)
+			fail("malloc", NULL);
+		ref_param(x->header, param, sz);
 		if (strcmp(param, x->param) != 0)
 			fail("param name", x->param);
+		free(param);
 		for (k = 0; k < i; k++)
 			if (strcasecmp(t->xparams[k].header, x->header) == 0 ||
 			    strcmp(t->xparams[k].param, x->param) == 0)
