@@ -219,6 +219,9 @@ def exercise(proc, log, t0, node, cache, st):
         if m:
             st["url"], st["port"] = m.group(1), int(m.group(2))
             st["tmp"] = d.group(1) if d else None
+        # The endpoint line and the Inspector lines after it are
+        # separate writes: the last line says it printed them all.
+        if m and "Press Ctrl-C to stop." in text:
             break
         time.sleep(0.1)
     log.seek(0)
