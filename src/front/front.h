@@ -243,7 +243,12 @@ struct front_listen {
  * front_hub() is the hub process; front_listen_hold(),
  * front_listen_hand() and front_listen_done() are a worker's side of a
  * listen, front_publish() anyone's side of an event
- * (wymcp_server_set_publish()).
+ * (wymcp_server_set_publish()).  front_hub() also keeps the instance's
+ * private directories (the hub's and the relay's, in TMPDIR): when its
+ * parent is no longer `supervisor' (killed: the hub's parent-death
+ * signal is SIGTERM), it removes them before it exits.  Without listen
+ * streams (lim->listen NULL) but with a relay directory, it does only
+ * that.
  */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
@@ -252,7 +257,8 @@ int		 front_publish_cmd(const char *event,
 		    const char *hubpath, char *err, size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
-int		 front_hub(const struct front_limits *, struct front_board *);
+int		 front_hub(const struct front_limits *, struct front_board *,
+		    pid_t supervisor);
 
 /*
  * config.c: --config FILE.  front_config_argv() makes the arguments
@@ -379,7 +385,8 @@ int		 front_runner(struct wymcp_server *,
  * the fork) makes the shared page and the socket directory when there
  * are two workers or more and --max-asking is not 0 (-1: the default,
  * half the workers; per principal -1: half that, at least 1);
- * front_relay_cleanup() removes the directory.
+ * front_relay_cleanup() removes the directory (0, or -1: not empty,
+ * logged).
  * front_relay_worker() tells a worker's relay its board;
  * front_relay_dead() (the supervisor) gives back a dead worker's place.
  * The rest are the wymcp_io ask_* members (fcgi.c): hold, release,
@@ -388,7 +395,7 @@ int		 front_runner(struct wymcp_server *,
 int		 front_relay_setup(struct front_limits *, int workers,
 		    int max_asking, int per_principal,
 		    unsigned int ask_timeout);
-void		 front_relay_cleanup(const struct front_limits *);
+int		 front_relay_cleanup(const struct front_limits *);
 void		 front_relay_worker(const struct front_limits *,
 		    struct front_board *);
 void		 front_relay_dead(const struct front_limits *,

@@ -30,6 +30,14 @@
  * front_listen): workers reserve a slot and its principal's share,
  * the hub takes them over when it adopts the stream and gives them back
  * when the stream ends; the supervisor forgets the hub's when it dies.
+ *
+ * The hub also keeps the instance's private directories in TMPDIR (its
+ * socket's, when there is no SOCK.hub, and the relay's): the supervisor
+ * removes them when it exits, and when it is killed instead the hub,
+ * whose parent-death signal is SIGTERM (the workers' is SIGKILL), sees
+ * its parent change and removes them before it exits (orphaned()).
+ * Without listen streams but with a relay directory, the hub does only
+ * that (keeper()).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -67,6 +75,9 @@
 #define HUB_QUIET_MS	15000		/* a comment after this silence */
 #define HUB_TICK_MS	1000
 #define HUB_STOP_MS	2000		/* to flush the ends when stopping */
+#define HUB_ORPHAN_MS	500		/* ... when the supervisor is gone */
+#define ORPHAN_TRIES	50		/* a relay directory not yet empty */
+#define ORPHAN_WAIT_MS	10		/* ... is tried again after this */
 #define HUB_EVENTS	256		/* epoll events per wait */
 #define SEND_WAIT_MS	100		/* a full queue: wait this much */
 
@@ -1667,9 +1678,9 @@ tick(struct hub *h)
 	}
 }
 
-/* Stopping: end every stream, and give the ends HUB_STOP_MS to go. */
+/* Stopping: end every stream, and give the ends `ms' to go. */
 static void
-stop_all(struct hub *h)
+stop_all(struct hub *h, long long ms)
 {
 	struct epoll_event	 evs[HUB_EVENTS];
 	struct stream		*s, *next;
@@ -1680,7 +1691,7 @@ stop_all(struct hub *h)
 		next = s->next;
 		(void)end(h, s);
 	}
-	until = front_now_ms() + HUB_STOP_MS;
+	until = front_now_ms() + ms;
 	while (h->first != NULL && front_now_ms() < until) {
 		n = epoll_wait(h->ep, evs, HUB_EVENTS, 100);
 		for (i = 0; i < n; i++) {
@@ -1725,11 +1736,67 @@ fd_room(int max)
 }
 
 /*
+ * The supervisor is gone: killed (SIGKILL, the OOM killer, a crash),
+ * since it waits for the hub before a clean exit.  Nobody else will
+ * remove the instance's private directories: remove them here, the
+ * relay's with the sockets of the workers that held a question (killed
+ * with the supervisor, one may still be binding: a directory not yet
+ * empty is tried again, ORPHAN_TRIES times), and the hub's own; never
+ * a hub socket beside a FastCGI one (SOCK.hub), whose path a new
+ * instance may have taken already.  Once only.
+ */
+static void
+orphaned(const struct front_limits *lim, pid_t sup)
+{
+	static int	 done;
+	int		 i;
+
+	if (done)
+		return;
+	done = 1;
+	front_log(WYMCP_LOG_WARNING, "hub: the supervisor (%ld) is gone; "
+	    "removing the instance's private directories", (long)sup);
+	for (i = 0; i < ORPHAN_TRIES && front_relay_cleanup(lim) == -1; i++)
+		(void)poll(NULL, 0, ORPHAN_WAIT_MS);
+	if (lim->listen == NULL || lim->listen->dir[0] == '\0')
+		return;
+	(void)unlink(lim->listen->path);
+	if (rmdir(lim->listen->dir) == -1 && errno != ENOENT)
+		front_log(WYMCP_LOG_INFO, "rmdir %s: %s", lim->listen->dir,
+		    strerror(errno));
+}
+
+/*
+ * Without listen streams (--max-listeners 0, or no hub socket) but with
+ * a relay directory: wait for a stop signal, or for the supervisor to
+ * die.  The parent is looked at with the stop signals blocked, so a
+ * parent-death signal after the look ends sigsuspend(2) at once.
+ */
+static int
+keeper(const struct front_limits *lim, pid_t sup)
+{
+	sigset_t	 waitmask;
+
+	if (lim->relay == NULL ||
+	    front_catch_stop(hub_onstop, &waitmask) == -1)
+		return 1;
+	front_log(WYMCP_LOG_DEBUG, "hub: no listen streams; keeping %s",
+	    lim->relay->dir);
+	while (!hub_stop && getppid() == sup)
+		(void)sigsuspend(&waitmask);
+	if (getppid() != sup)
+		orphaned(lim, sup);
+	return 0;
+}
+
+/*
  * The hub: a child of the supervisor (prefork.c) with the hub's socket
- * in lim->hub_fd.  Returns an exit status.
+ * in lim->hub_fd, or without one keeper(); `sup' is the supervisor's
+ * pid.  Returns an exit status.
  */
 int
-front_hub(const struct front_limits *lim, struct front_board *board)
+front_hub(const struct front_limits *lim, struct front_board *board,
+    pid_t sup)
 {
 	struct epoll_event	 ev, evs[HUB_EVENTS];
 	struct itimerspec	 its;
@@ -1739,15 +1806,16 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	struct bus_msg		*m;
 	sigset_t		 waitmask;
 	uint64_t		 ticks;
-	int			 i, n, status = 0;
+	int			 i, n, status = 0, gone;
 
 	memset(&h, 0, sizeof(h));
 	h.lim = lim;
 	h.l = lim->listen;
 	/* ps(1) and top(1) tell it from the workers. */
 	(void)prctl(PR_SET_NAME, "wymcp-hub", 0, 0, 0);
-	if (h.l == NULL || lim->hub_fd < 0 ||
-	    front_catch_stop(hub_onstop, &waitmask) == -1)
+	if (h.l == NULL || lim->hub_fd < 0)
+		return keeper(lim, sup);
+	if (front_catch_stop(hub_onstop, &waitmask) == -1)
 		return 1;
 	fd_room(h.l->max + (lim->relay_fd >= 0 ?
 	    2 * FRONT_RELAY_CONNS_MAX : 0));
@@ -1784,6 +1852,9 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 	}
 	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
 	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
+	/* Gone before the parent-death signal was set: stop now. */
+	if (getppid() != sup)
+		hub_stop = SIGTERM;
 	while (!hub_stop) {
 		n = epoll_pwait(h.ep, evs, HUB_EVENTS, -1, &waitmask);
 		if (n == -1) {
@@ -1828,13 +1899,15 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 		bury(&h);
 		board->served = h.n;
 	}
+	if ((gone = getppid() != sup))
+		orphaned(lim, sup);
 	__atomic_store_n(&h.l->hub_up, 0, __ATOMIC_RELEASE);
 	if (h.bus.db != NULL) {
 		bus_watch(&h, 0);
 		h.bus.ops->close(h.bus.db);
 		h.bus.db = NULL;
 	}
-	stop_all(&h);
+	stop_all(&h, gone ? HUB_ORPHAN_MS : HUB_STOP_MS);
 	front_relay_port_stop(h.relay);
 	while ((p = h.pend) != NULL) {
 		h.pend = p->next;
@@ -1844,6 +1917,9 @@ front_hub(const struct front_limits *lim, struct front_board *board)
 		h.bus.head = m->next;
 		free(m);
 	}
+	/* Killed while the hub was stopping already. */
+	if (getppid() != sup)
+		orphaned(lim, sup);
 	front_log(WYMCP_LOG_DEBUG, "hub stopping");
 	return status;
 }

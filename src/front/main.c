@@ -274,7 +274,7 @@ usage(FILE *f)
 	    "                         bytes every principal's tasks hold\n"
 	    "                         (default %lldM; 0: no limit)\n"
 	    "  --max-listeners N      listen streams the hub holds (default\n"
-	    "                         %d; 0: none, and no hub)\n"
+	    "                         %d; 0: none)\n"
 	    "  --max-listeners-per-principal N\n"
 	    "                         ... for one principal (default: a\n"
 	    "                         quarter of --max-listeners)\n"
@@ -1892,8 +1892,9 @@ main(int argc, char *argv[])
 	    opts.max_asking, opts.max_asking_per, opts.ask_timeout) == 0 &&
 	    lim.relay != NULL &&
 	    relayfd != -1 && lim.listen == NULL)
-		front_log(WYMCP_LOG_ERR, "--relay-listen %s: no hub to serve "
-		    "it: answers from other hosts are not taken",
+		front_log(WYMCP_LOG_ERR, "--relay-listen %s: no hub holding "
+		    "streams to serve it: answers from other hosts are not "
+		    "taken",
 		    opts.relay_listen);
 	else if (lim.relay != NULL && relayfd != -1) {
 		lim.relay_fd = relayfd;
@@ -1946,7 +1947,7 @@ main(int argc, char *argv[])
 		else
 			rc = front_prefork(&srv, fd, opts.listen != NULL,
 			    opts.workers, opts.runners, &lim, reload_server);
-		front_relay_cleanup(&lim);
+		(void)front_relay_cleanup(&lim);
 		front_listen_cleanup(&lim);
 		/* Only the process that created the socket gets here. */
 		if (sockpath != NULL && unlink(sockpath) == -1 &&

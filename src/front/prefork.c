@@ -190,7 +190,8 @@ slot(struct pool *p)
  * stop signals stay blocked until the worker's loop waits; the worker
  * dies with the supervisor, SIGKILL since SIGTERM is held during a
  * request (PR_SET_PDEATHSIG, and a check for a parent gone already,
- * before the prctl took effect); the other workers' boards are unmapped
+ * before the prctl took effect), the hub on SIGTERM, to clean up after
+ * it (front_hub()); the other workers' boards are unmapped
  * (a worker must not scribble on what the supervisor reads of another);
  * then it serves and exits.  Never returns in the child.  Returns 0, or
  * -1 when mmap(2) or fork(2) failed.
@@ -223,10 +224,16 @@ spawn(struct pool *p, long long now, int kind)
 		return -1;
 	}
 	if (pid == 0) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1)
+		/*
+		 * The hub outlives a killed supervisor long enough to
+		 * remove the private directories (hub.c): SIGTERM, and it
+		 * looks for a parent gone already itself.
+		 */
+		if (prctl(PR_SET_PDEATHSIG, kind == KIND_HUB ? SIGTERM :
+		    SIGKILL) == -1)
 			front_log(WYMCP_LOG_WARNING, "prctl: %s",
 			    strerror(errno));
-		if (getppid() != p->self)
+		if (kind != KIND_HUB && getppid() != p->self)
 			_exit(0);
 		memset(&sa, 0, sizeof(sa));
 		sa.sa_handler = SIG_DFL;
@@ -240,7 +247,7 @@ spawn(struct pool *p, long long now, int kind)
 		if (kind == KIND_HUB) {
 			/* The hub takes streams from workers only. */
 			(void)close(p->listenfd);
-			exit(front_hub(p->lim, b));
+			exit(front_hub(p->lim, b, p->self));
 		}
 		/* Only the hub reads its socket and the relay port. */
 		if (p->lim->hub_fd >= 0)
@@ -722,7 +729,8 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 	p.listenfd = listenfd;
 	p.want = workers;
 	p.want_runners = runners;
-	p.want_hub = lim->listen != NULL;
+	/* Without listen streams, a hub keeps the relay's directory. */
+	p.want_hub = lim->listen != NULL || lim->relay != NULL;
 	p.max = lim->max_workers > workers ? lim->max_workers : workers;
 	p.idle_ms = (long long)lim->idle * 1000;
 	p.lim = lim;

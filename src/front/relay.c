@@ -139,7 +139,7 @@ front_relay_setup(struct front_limits *lim, int workers, int max_asking,
 	return 0;
 }
 
-void
+int
 front_relay_cleanup(const struct front_limits *lim)
 {
 	struct dirent	*e;
@@ -147,7 +147,7 @@ front_relay_cleanup(const struct front_limits *lim)
 	char		 p[256];
 
 	if (lim->relay == NULL)
-		return;
+		return 0;
 	if ((d = opendir(lim->relay->dir)) != NULL) {
 		while ((e = readdir(d)) != NULL) {
 			if (e->d_name[0] == '.')
@@ -158,9 +158,12 @@ front_relay_cleanup(const struct front_limits *lim)
 		}
 		(void)closedir(d);
 	}
-	if (rmdir(lim->relay->dir) == -1)
+	if (rmdir(lim->relay->dir) == -1 && errno != ENOENT) {
 		front_log(WYMCP_LOG_INFO, "rmdir %s: %s", lim->relay->dir,
 		    strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -68,6 +68,10 @@ Accounting:
     reloaded host gets the list change, or sees its stream end;
   - no worker, runner or hub outlives its supervisor (after every
     instance kill, and at the end);
+  - after every instance kill and restart (any host), h3's TMPDIR holds
+    no wymcp-* entry but the running h3's private directories, at most
+    one wymcp-hub.* and one wymcp-relay.* (a killed h3's were removed
+    by its hub);
   - RSS flat: every supervisor, hub, runner and worker that lived 30 s
     (short form) or 240 s (long form) between the marks (30 s and the
     end; 120 s and 600 s), counted from 10 s after its start (a fresh
@@ -182,6 +186,7 @@ class Book:
         self.samples = []	# (t, host, kind, pid, rss_kb, fds)
         self.kills = {}		# pid -> monotonic time (runners, instances)
         self.orphans = []	# (fault, pids)
+        self.h3tmp = []		# (fault, h3's TMPDIR entries) after kills
         self.skips = []		# load kinds left out, and why
 
     def req(self, kind, t0, outcome, detail=""):
@@ -970,9 +975,19 @@ class Faults:
             for p in left:
                 self.kill(p)
         self.c.start_host(n)
-        return "supervisor %d and %d children; restarted as %d%s" % (
+        # Its private directories went with it (its hub removed them):
+        # h3's TMPDIR holds the running h3's alone, whichever was killed.
+        ents = sorted(e for e in os.listdir(self.c.small)
+                      if e.startswith("wymcp-"))
+        hubs = [e for e in ents if e.startswith("wymcp-hub.")]
+        relays = [e for e in ents if e.startswith("wymcp-relay.")]
+        self.b.h3tmp.append((n, ents))
+        extra = len(hubs) > 1 or len(relays) > 1 or \
+            len(hubs) + len(relays) != len(ents)
+        return "supervisor %d and %d children; restarted as %d%s%s" % (
             sup, len(kids), h["proc"].pid,
-            ", ORPHANS %r" % sorted(left) if left else "")
+            ", ORPHANS %r" % sorted(left) if left else "",
+            ", h3's TMPDIR %r" % ents if extra else "")
 
     def sighup(self, f, n):
         """A rolling reload, as deploy/README's section 5 asks of a tool
@@ -1218,6 +1233,14 @@ def judge_procs(c, b, m1, m2, period):
             "supervisor (%d instance kills)" % sum(
                 1 for f in b.faults if f["kind"] == "kill_instance"),
             repr(b.orphans))
+    bad = [(n, e) for n, e in b.h3tmp
+           if sum(1 for x in e if x.startswith("wymcp-hub.")) > 1 or
+           sum(1 for x in e if x.startswith("wymcp-relay.")) > 1 or
+           any(not x.startswith(("wymcp-hub.", "wymcp-relay."))
+               for x in e)]
+    R.check(not bad, "after every instance kill and restart, h3's TMPDIR "
+            "holds only the running h3's private directories (%d looks)"
+            % len(b.h3tmp), repr(bad))
     per = collections.defaultdict(list)
     for s in b.samples:
         per[s[3]].append(s)

@@ -55,7 +55,16 @@ subscriptions.mdx):
      result), the supervisor starts another hub, and a new listen gets
      events again;
   T  SIGTERM to the supervisor: every open stream gets its result
-     before the end.
+     before the end;
+  D  the private directories in TMPDIR (a private one per instance):
+     wymcp-fcgi on TCP (so the hub's socket is not SOCK.hub) with two
+     workers makes wymcp-hub.* and wymcp-relay.*; they are the same
+     after a SIGHUP reload; the supervisor SIGKILLed while the hub
+     holds a stream and the relay directory holds a socket: within 2 s
+     TMPDIR has no wymcp-* entry and no process of the instance is
+     left; SIGTERM leaves nothing either; with --max-listeners 0 a hub
+     still runs (keeping the relay directory) and a SIGKILL leaves
+     nothing.
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed".
 Python 3 standard library only.
@@ -65,6 +74,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -573,6 +583,157 @@ def body(h):
             json.dumps(a2.frames[-2:]))
     for st in (a, b, quiet, a2):
         st.close()
+
+    # D: the private directories in TMPDIR, after a kill.
+    d_section(h)
+
+
+def d_instance(h, name, extra):
+    """wymcp-fcgi on a TCP loopback port with two workers and TMPDIR
+    a directory of its own: (Popen, supervisor, TMPDIR, port, log)."""
+    tmpdir = os.path.join(h.tmp, "tmpdir-" + name)
+    os.makedirs(tmpdir, mode=0o700)
+    log = os.path.join(h.tmp, "wymcp-fcgi-%s.log" % name)
+    port = wymcp_e2e.free_port()
+    argv = [h.prog, "--listen", "127.0.0.1:%d" % port, "--workers", "2",
+            "-vv", "--module", os.path.join(h.builddir, "tools", ".libs",
+                                            "examples.so")] + extra
+    env = dict(os.environ, TMPDIR=tmpdir)
+    env.setdefault("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=1")
+    with open(log, "wb") as f:
+        p = subprocess.Popen(wymcp_e2e.wrap_argv(argv), env=env, cwd=h.tmp,
+                             stdin=subprocess.DEVNULL, stdout=f, stderr=f)
+    h.d_procs.append(p)
+    box = wymcp_e2e.Harness(h.builddir)
+    box.fcgi = p
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and p.poll() is None:
+        sup = box.supervisor()
+        kids = wymcp_e2e.children(sup)
+        if len(kids) >= 3 and any(wymcp_e2e.comm(k) == "wymcp-hub"
+                                  for k in kids):
+            return p, sup, tmpdir, port, log
+        time.sleep(0.05)
+    raise wymcp_e2e.Failed("%s: no hub and two workers after 15 s: %s" %
+                           (name, " | ".join(wymcp_e2e.tail(log, 5))))
+
+
+def d_entries(tmpdir):
+    return sorted(e for e in os.listdir(tmpdir) if e.startswith("wymcp-"))
+
+
+def d_gone(tmpdir, pids, timeout=2.0):
+    """Wait up to timeout for TMPDIR without wymcp-* and pids dead:
+    (seconds taken, entries left, pids alive)."""
+    t0 = time.monotonic()
+    while True:
+        left = d_entries(tmpdir)
+        alive = [p for p in pids if wymcp_e2e.alive(p)]
+        took = time.monotonic() - t0
+        if (not left and not alive) or took > timeout:
+            return took, left, alive
+        time.sleep(0.02)
+
+
+def d_listen(port):
+    """A listen held by the hub, over FastCGI straight to the port: the
+    socket, once the acknowledgement came."""
+    body = enc(rpc("d", "subscriptions/listen",
+                   {"notifications": {"toolsListChanged": True}}))
+    s = socket.create_connection(("127.0.0.1", port), 5)
+    s.sendall(wymcp_e2e.fcgi_request(wymcp_e2e.mcp_params(
+        "subscriptions/listen", body=body), body))
+    got = b""
+    while b"acknowledged" not in got:
+        b = s.recv(65536)
+        if not b:
+            break
+        got += b
+    return s, b"acknowledged" in got
+
+
+def d_section(h):
+    h.d_procs = []
+    try:
+        d_body(h)
+    finally:
+        for p in h.d_procs:
+            if p.poll() is None:
+                wymcp_e2e.stop_pid(p.pid, p, 10)
+        logs = [os.path.join(h.tmp, "wymcp-fcgi-%s.log" % n)
+                for n in ("kill", "term", "keeper")]
+        bad = [ln for lg in logs for ln in wymcp_e2e.tail(lg, 100000)
+               if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
+        R.check(not bad, "D: no sanitizer report in the D instances' logs",
+                " | ".join(bad[:3]))
+
+
+def d_body(h):
+    p, sup, tmpdir, port, log = d_instance(h, "kill", [])
+    first = d_entries(tmpdir)
+    R.check(len(first) == 2 and first[0].startswith("wymcp-hub.") and
+            first[1].startswith("wymcp-relay."),
+            "D: TCP --listen, two workers: TMPDIR holds wymcp-hub.* and "
+            "wymcp-relay.*", repr(first))
+    old = set(wymcp_e2e.children(sup))
+    os.kill(sup, signal.SIGHUP)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        kids = set(wymcp_e2e.children(sup))
+        if len(kids - old) >= 2 and len(kids) == 3:
+            break
+        time.sleep(0.05)
+    pids = old | kids
+    R.check(d_entries(tmpdir) == first and len(kids - old) == 2 and
+            len(kids) == 3,
+            "D: after a SIGHUP reload (two new workers), the same "
+            "directories", "%r %r %r" % (d_entries(tmpdir), sorted(old),
+                                         sorted(kids)))
+    # A socket in the relay directory, as a worker holding a question
+    # has; a stream held by the hub.
+    relay = os.path.join(tmpdir, first[1])
+    holder = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    holder.bind(os.path.join(relay, "99999.1"))
+    stream, acked = d_listen(port)
+    R.check(acked, "D: a listen held by the hub of the instance")
+    os.kill(sup, signal.SIGKILL)
+    took, left, alive = d_gone(tmpdir, pids | {sup})
+    R.check(not left and not alive,
+            "D: supervisor SIGKILLed: TMPDIR has no wymcp-* entry and no "
+            "process of the instance is left (%.2f s)" % took,
+            "left %r, alive %r" % (left, alive))
+    R.check(any("the supervisor (%d) is gone" % sup in e[3]
+                for e in wymcp_e2e.log_entries(log)),
+            "D: the hub says it removes them", " | ".join(
+                wymcp_e2e.tail(log, 4)))
+    holder.close()
+    stream.close()
+    p.wait(5)
+
+    p, sup, tmpdir, port, log = d_instance(h, "term", [])
+    pids = set(wymcp_e2e.children(sup)) | {sup}
+    had = d_entries(tmpdir)
+    wymcp_e2e.stop_pid(sup, p, 10)
+    took, left, alive = d_gone(tmpdir, pids)
+    R.check(len(had) == 2 and not left and not alive and p.returncode == 0,
+            "D: SIGTERM: nothing left in TMPDIR, no process (%.2f s)" %
+            took, "had %r, left %r, alive %r, exit %r" %
+            (had, left, alive, p.returncode))
+
+    p, sup, tmpdir, port, log = d_instance(h, "keeper",
+                                           ["--max-listeners", "0"])
+    had = d_entries(tmpdir)
+    pids = set(wymcp_e2e.children(sup)) | {sup}
+    R.check(len(had) == 1 and had[0].startswith("wymcp-relay.") and
+            len(pids) == 4,
+            "D: --max-listeners 0: a hub still runs, beside the two "
+            "workers, for wymcp-relay.* alone", "%r %r" % (had, pids))
+    os.kill(sup, signal.SIGKILL)
+    took, left, alive = d_gone(tmpdir, pids)
+    R.check(not left and not alive,
+            "D: --max-listeners 0, supervisor SIGKILLed: nothing left "
+            "(%.2f s)" % took, "left %r, alive %r" % (left, alive))
+    p.wait(5)
 
 
 if __name__ == "__main__":
