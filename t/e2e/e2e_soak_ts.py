@@ -261,13 +261,9 @@ def run(h, node, cache, work):
     R.note("RUN+KILL took %.1f s" % (time.monotonic() - t0))
 
 
-def options(ap):
-    ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
-                                                    "sdk-listen"))
-
-
 if __name__ == "__main__":
     if shutil.which("npm") is None:
         print("SKIP: npm is not installed")
         sys.exit(77)
-    sys.exit(wymcp_e2e.run_layer(SoakHarness, body, options=options))
+    sys.exit(wymcp_e2e.run_layer(SoakHarness, body,
+                                 options=e2e_sdk_listen.options))
