@@ -806,3 +806,67 @@ wymcp_answer_content(struct json_object *a)
 		return NULL;
 	return v;
 }
+
+/*
+ * The answers a program run (core/exec.c) is given: elicit-1 to
+ * elicit-n, each read as this run's (checked as an elicitation
+ * result: accept, decline or cancel, an accepted one with a content
+ * object; sealed into the next requestState) and added to `out'.  The
+ * program asked them in earlier rounds, so their schemas are its own
+ * to check.  Does not return when one is invalid (-32602).
+ */
+enum wymcp_err
+wymcp__elicit_replay(struct wymcp_ctx *ctx, unsigned int n,
+    struct json_object *out)
+{
+	struct wymcp__run	*run;
+	struct json_object	*a, *c;
+	const char		*key, *act;
+	enum wymcp_err		 rc;
+	unsigned int		 i;
+
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	for (i = 0; i < n; i++) {
+		if ((key = ask_key(ctx, run, "elicit", NULL, &rc)) == NULL)
+			return rc;
+		if (!answered(ctx, run, "elicit", key, NULL, &a))
+			return WYMCP_ERR_INVAL;
+		act = wymcp_answer_action(a);
+		if (act == NULL || (strcmp(act, "accept") != 0 &&
+		    strcmp(act, "decline") != 0 &&
+		    strcmp(act, "cancel") != 0))
+			fault(ctx, run, key,
+			    "action must be accept, decline or cancel");
+		if (strcmp(act, "accept") == 0 &&
+		    (!json_object_object_get_ex(a, "content", &c) ||
+		    !json_object_is_type(c, json_type_object)))
+			fault(ctx, run, key,
+			    "an accepted form answer needs a content object");
+		if (json_object_object_add(out, key, json_object_get(a)))
+			return WYMCP_ERR_NOMEM;
+	}
+	return WYMCP_OK;
+}
+
+/*
+ * A program's question (core/exec.c): the next positional one after
+ * wymcp__elicit_replay()'s, `schema' a parsed requestedSchema.  Ends
+ * the round; WYMCP_ERR_NOTSUP without form elicitation,
+ * WYMCP_ERR_SCHEMA (why in `why') for a schema of the wrong form.
+ */
+enum wymcp_err
+wymcp__elicit_next(struct wymcp_ctx *ctx, const char *msg,
+    struct json_object *schema, char *why, size_t whylen)
+{
+	struct wymcp__run	*run;
+	struct json_object	*answer;
+
+	if (!form_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (!wymcp__elicit_schema_ok(schema, why, whylen))
+		return WYMCP_ERR_SCHEMA;
+	return elicit_form(ctx, run, NULL, msg, schema, NULL, &answer);
+}

@@ -85,7 +85,12 @@ enum {
 	OPT_INSTRFILE,
 	OPT_PUBURL,
 	OPT_PUBHEADER,
-	OPT_PRINTJSON
+	OPT_PRINTJSON,
+	OPT_EXECDIR,
+	OPT_EXECUSER,
+	OPT_CALL,
+	OPT_ARGS,
+	OPT_ANSWER
 };
 
 static const struct option longopts[] = {
@@ -119,6 +124,11 @@ static const struct option longopts[] = {
 	{ "relay-listen",	required_argument,	NULL, OPT_RELAYLISTEN },
 	{ "task-store",		required_argument,	NULL, OPT_TASKSTORE },
 	{ "skills-dir",		required_argument,	NULL, OPT_SKILLSDIR },
+	{ "exec-dir",		required_argument,	NULL, OPT_EXECDIR },
+	{ "exec-user",		required_argument,	NULL, OPT_EXECUSER },
+	{ "call",		required_argument,	NULL, OPT_CALL },
+	{ "args",		required_argument,	NULL, OPT_ARGS },
+	{ "answer",		required_argument,	NULL, OPT_ANSWER },
 	{ "task-runners",	required_argument,	NULL, OPT_RUNNERS },
 	{ "task-ttl",		required_argument,	NULL, OPT_TASKTTL },
 	{ "task-lease",		required_argument,	NULL, OPT_TASKLEASE },
@@ -175,6 +185,7 @@ usage(FILE *f)
 	    "       [--workers N | MIN:MAX] [--idle-timeout SECONDS]\n"
 	    "       [--module PATH]... [--allow-insecure-files]\n"
 	    "       [--state-key-file PATH] [--skills-dir DIR]\n"
+	    "       [--exec-dir DIR]... [--exec-user USER]\n"
 	    "       [--max-body BYTES] [--allow-origin ORIGIN]...\n"
 	    "       [--user USER] [--group GROUP] [--modern-only]\n"
 	    "       [--request-timeout SECONDS] [--max-requests N]\n"
@@ -197,6 +208,8 @@ usage(FILE *f)
 	    "       [--instructions TEXT | --instructions-file PATH]\n"
 	    "       [--public-url URL] [--public-header NAME]...\n"
 	    "       %s --generate-key PATH\n"
+	    "       %s --call TOOL [--args JSON] [--answer JSON]... "
+	    "[...]\n"
 	    "       %s --print-server-json --public-url URL [...]\n"
 	    "       %s --publish EVENT [--bus URI | --listen unix:PATH]\n"
 	    "\n"
@@ -217,6 +230,17 @@ usage(FILE *f)
 	    "  --state-key-file PATH  requestState key file (mode 0600)\n"
 	    "  --skills-dir DIR       serve the skills of DIR (DIR/NAME/\n"
 	    "                         SKILL.md; the skills extension)\n"
+	    "  --exec-dir DIR         serve each DIR/NAME.json manifest's\n"
+	    "                         program as the tool NAME (repeatable;\n"
+	    "                         wymcp-exec(5))\n"
+	    "  --exec-user USER       as root, run exec tools as USER\n"
+	    "                         (default: nobody; never root)\n"
+	    "  --call TOOL            call TOOL from the shell, print each\n"
+	    "                         round, exit (0 done, 1 tool error,\n"
+	    "                         3 needs an answer, 4 refused)\n"
+	    "  --args JSON            --call's arguments (default {})\n"
+	    "  --answer JSON          --call's next answer, an elicitation\n"
+	    "                         result (repeatable, in order)\n"
 	    "  --allow-insecure-files use modules and a key file that\n"
 	    "                         another user could change (unsafe)\n"
 	    "  --generate-key PATH    write a new key (first) into PATH, exit\n"
@@ -307,7 +331,8 @@ usage(FILE *f)
 	    "  -v, --verbose          log info; twice: debug\n"
 	    "  -h, --help             print this help and exit\n"
 	    "  -V, --version          print the version and exit\n",
-	    FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_MAX_WORKERS,
+	    FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_NAME, FRONT_NAME,
+	    FRONT_MAX_WORKERS,
 	    FRONT_IDLE_DEFAULT,
 	    WYMCP_MODULEDIR,
 	    WYMCP_MAX_BODY_DEFAULT, FRONT_TIMEOUT_DEFAULT,
@@ -574,6 +599,21 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_SKILLSDIR:
 			o->skills_dir = optarg;
+			break;
+		case OPT_EXECDIR:
+			push(&o->exec_dirs, &o->nexec_dirs, optarg);
+			break;
+		case OPT_EXECUSER:
+			o->exec_user = optarg;
+			break;
+		case OPT_CALL:
+			o->call = optarg;
+			break;
+		case OPT_ARGS:
+			o->call_args = optarg;
+			break;
+		case OPT_ANSWER:
+			push(&o->answers, &o->nanswers, optarg);
 			break;
 		case OPT_RUNNERS:
 			o->runners = (int)parse_num("task-runners", optarg,
@@ -1225,6 +1265,37 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 }
 
 /*
+ * --exec-dir, --exec-user: the exec tools (wymcp-exec(5)), read again
+ * at each reload.  As root without --exec-user (nor --user, which the
+ * workers then run as), runs go to nobody.  0, or -1 with why.
+ */
+static int
+load_exec(struct wymcp_server *srv, const struct front_opts *o,
+    char *err, size_t errlen)
+{
+	const char	*user = o->exec_user;
+	size_t		 i;
+
+	if (user == NULL && o->nexec_dirs > 0 && geteuid() == 0 &&
+	    o->user == NULL)
+		user = "nobody";
+	if (user != NULL && wymcp_server_set_exec_user(srv, user) !=
+	    WYMCP_OK) {
+		snprintf(err, errlen, "--exec-user: %s",
+		    wymcp_server_errmsg(srv));
+		return -1;
+	}
+	for (i = 0; i < o->nexec_dirs; i++)
+		if (wymcp_server_load_exec_dir(srv, o->exec_dirs[i]) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--exec-dir: %s",
+			    wymcp_server_errmsg(srv));
+			return -1;
+		}
+	return 0;
+}
+
+/*
  * The operator's Implementation and instructions (--server-*,
  * --instructions, --instructions-file, read again at a reload): 0, or
  * -1 with why in `err'.
@@ -1342,6 +1413,8 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		    wymcp_server_errmsg(srv));
 		goto fail;
 	}
+	if (load_exec(srv, o, err, errlen) != 0)
+		goto fail;
 	if (set_info(srv, o, err, errlen) != 0)
 		goto fail;
 	if (o->public_url != NULL && wymcp_server_set_public_url(srv,
@@ -1481,6 +1554,8 @@ drop_options(struct front_opts *o, char **argv, char *text)
 	free(o->modules);
 	free(o->origins);
 	free(o->public_headers);
+	free(o->exec_dirs);
+	free(o->answers);
 	free(o);
 	free(argv);
 	free(text);
@@ -1493,6 +1568,8 @@ free_start_options(struct front_opts *o, char **argv, char *text)
 	free(o->modules);
 	free(o->origins);
 	free(o->public_headers);
+	free(o->exec_dirs);
+	free(o->answers);
 	free(o->peers);
 	free(o->status_peers);
 	free(argv);
@@ -1758,6 +1835,19 @@ main(int argc, char *argv[])
 	}
 
 	/*
+	 * --call: one call's rounds from the shell, through the whole
+	 * pipeline, and nothing bound (front_call()).
+	 */
+	if (opts.call != NULL) {
+		if ((srv = make_server(&opts, 0, ebuf, sizeof(ebuf))) == NULL)
+			errx(2, "%s", ebuf);
+		rc = front_call(srv, &opts);
+		wymcp_server_free(srv);
+		free_start_options(&opts, cfg_argv, cfg_text);
+		return rc;
+	}
+
+	/*
 	 * Writes to a vanished peer (web server, log pipe) must fail
 	 * with EPIPE, not kill the process.
 	 */
@@ -1790,6 +1880,18 @@ main(int argc, char *argv[])
 	cgi = fd == -1 && opts.listen == NULL;
 	if ((srv = make_server(&opts, cgi, ebuf, sizeof(ebuf))) == NULL)
 		errx(1, "%s", ebuf);
+	if (wymcp_server_exec_count(srv) > 0) {
+		if (wymcp_exec_landlock() > 0)
+			front_log(WYMCP_LOG_NOTICE, "exec tools: %zu, their runs "
+			    "confined by Landlock (ABI %d)",
+			    wymcp_server_exec_count(srv),
+			    wymcp_exec_landlock());
+		else
+			front_log(WYMCP_LOG_WARNING, "exec tools: %zu, and "
+			    "this kernel has no Landlock: a run can read and "
+			    "write what its user can (wymcp-exec(5))",
+			    wymcp_server_exec_count(srv));
+	}
 	if (opts.keyfile != NULL)
 		;
 	else if (!cgi)
