@@ -122,6 +122,10 @@ request(const struct front_opts *o, int n, struct json_object *args,
 	    info);
 	json_object_object_add(meta,
 	    "io.modelcontextprotocol/clientCapabilities", caps);
+	/* Progress and log lines are shown: notifications of the round. */
+	json_object_object_add(meta, "progressToken", json_object_new_int(n));
+	json_object_object_add(meta, "io.modelcontextprotocol/logLevel",
+	    json_object_new_string("info"));
 	json_object_object_add(params, "name", json_object_new_string(o->call));
 	json_object_object_add(params, "arguments", json_object_get(args));
 	json_object_object_add(params, "_meta", meta);

@@ -530,7 +530,7 @@ wymcp__exec_resolve(struct wymcp_server *srv, const char *dir,
 	char		*r, why[PATH_MAX + 128];
 	size_t		 i;
 
-	if ((x->dir = real("/", dir)) == NULL)
+	if ((x->dir = realpath(dir, NULL)) == NULL)
 		return fail(err, errlen, "(directory)", strerror(errno));
 	r = strchr(x->argv[0], '/') == NULL ? search(x->argv[0]) :
 	    real(x->dir, x->argv[0]);

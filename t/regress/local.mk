@@ -17,7 +17,9 @@ REGRESS_TESTS = \
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/trust-module \
 	%reldir%/refuse-backend \
-	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call
+	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call \
+	%reldir%/exec-examples
 EXTRA_DIST += %reldir%/refuse-module %reldir%/trust-module \
 	%reldir%/refuse-backend \
-	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call
+	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call \
+	%reldir%/exec-examples
