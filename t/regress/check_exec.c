@@ -14,6 +14,7 @@
 #endif
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <dirent.h>
 
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <check.h>
@@ -574,6 +576,112 @@ START_TEST(hostile_json)
 }
 END_TEST
 
+#define EXT_META							\
+	"{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","	\
+	"\"io.modelcontextprotocol/clientInfo\":{\"name\":\"t\","	\
+	"\"version\":\"1\"},"						\
+	"\"io.modelcontextprotocol/clientCapabilities\":"		\
+	"{\"elicitation\":{},\"extensions\":"				\
+	"{\"io.modelcontextprotocol/tasks\":{}}}}"
+
+/* A server with a task store in the test's directory. */
+static struct wymcp_server *
+task_server(char *uri, size_t len)
+{
+	struct wymcp_server	*srv = must_server();
+
+	snprintf(uri, len, "sqlite:%s/tasks.db", dir);
+	ck_assert_msg(wymcp_server_set_task_store(srv, uri) == WYMCP_OK,
+	    "%s", wymcp_server_errmsg(srv));
+	return srv;
+}
+
+/* A task method; its result member `k' (a string), or NULL. */
+static const char *
+task_req(struct wymcp_server *srv, const char *method, const char *name,
+    const char *params, struct h_resp *r, const char *k)
+{
+	char			 body[1024];
+	struct json_object	*v;
+
+	snprintf(body, sizeof(body), "{\"_meta\":%s,%s}", EXT_META, params);
+	ck_assert_int_eq(h_call(srv, method, name, body, NULL, r), WYMCP_OK);
+	if (h_result(r) == NULL ||
+	    !json_object_object_get_ex(h_result(r), k, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+START_TEST(task_runs)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	char			 uri[128], id[64], p[128];
+	const char		*v;
+
+	tool("job", "\"task\":\"optional\"", "in=$(cat); "
+	    "printf 'task %s: %s' \"$WYMCP_TASK_ID\" \"$in\"");
+	srv = task_server(uri, sizeof(uri));
+	v = task_req(srv, "tools/call", "job", "\"name\":\"job\","
+	    "\"arguments\":{}", &r, "taskId");
+	ck_assert_msg(v != NULL, "%s", r.body);
+	snprintf(id, sizeof(id), "%s", v);
+	h_free(&r);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	snprintf(p, sizeof(p), "\"taskId\":\"%s\"", id);
+	v = task_req(srv, "tasks/get", id, p, &r, "status");
+	ck_assert_str_eq(v, "completed");
+	/* The id in the environment and on stdin. */
+	ck_assert_msg(strstr(r.body, "task ") != NULL &&
+	    strstr(r.body, id) != NULL, "%s", r.body);
+	ck_assert_ptr_nonnull(strstr(r.body, "\\\"task\\\":{\\\"id\\\":"));
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
+START_TEST(task_cancelled)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	struct timespec		 ts = { 0, 300 * 1000000L };
+	char			 uri[128], id[64], p[128], s[256];
+	const char		*v;
+	pid_t			 pid;
+	int			 st, i;
+
+	snprintf(s, sizeof(s), "cat >/dev/null; echo $$ >%s/started; "
+	    "sh -c 'while :; do sleep 1; done' %s & wait", out, dir);
+	tool("long", "\"task\":\"optional\",\"timeout\":600,"
+	    "\"grace\":0.2,\"paths\":{\"write\":[\"/tmp\"]}", s);
+	srv = task_server(uri, sizeof(uri));
+	v = task_req(srv, "tools/call", "long", "\"name\":\"long\","
+	    "\"arguments\":{}", &r, "taskId");
+	ck_assert_msg(v != NULL, "%s", r.body);
+	snprintf(id, sizeof(id), "%s", v);
+	h_free(&r);
+	/* The runner in a process of its own, with its own connection. */
+	ck_assert_int_eq(wymcp_server_set_task_store(srv, uri), WYMCP_OK);
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	snprintf(s, sizeof(s), "%s/started", out);
+	for (i = 0; i < 200 && access(s, F_OK) != 0; i++)
+		nanosleep(&ts, NULL);
+	ck_assert_int_eq(access(s, F_OK), 0);
+	snprintf(p, sizeof(p), "\"taskId\":\"%s\"", id);
+	(void)task_req(srv, "tasks/cancel", id, p, &r, "resultType");
+	h_free(&r);
+	/* The runner ends the run: not after its 600 s. */
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	v = task_req(srv, "tasks/get", id, p, &r, "status");
+	ck_assert_str_eq(v, "cancelled");
+	h_free(&r);
+	ck_assert_int_eq(alive_from(NULL), 0);
+	wymcp_server_free(srv);
+}
+END_TEST
+
 /* A manifest refused: the error names the file and the member. */
 static void
 refused(const char *manifest, const char *member)
@@ -635,6 +743,8 @@ exec_suite(void)
 	tcase_add_test(tc, hostile_kill_parent);
 	tcase_add_test(tc, hostile_json);
 	tcase_add_test(tc, manifest_errors);
+	tcase_add_test(tc, task_runs);
+	tcase_add_test(tc, task_cancelled);
 	suite_add_tcase(s, tc);
 	return s;
 }
