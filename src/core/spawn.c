@@ -246,13 +246,13 @@ id_map(char *buf, size_t len, unsigned long id)
 
 /* In the child: wait for `pid' and end as it ended. */
 static void __attribute__((noreturn))
-follow(pid_t pid, int init)
+follow(pid_t pid)
 {
 	pid_t	 w;
 	int	 st;
 
 	for (;;) {
-		w = waitpid(init ? -1 : pid, &st, 0);
+		w = waitpid(pid, &st, 0);
 		if (w == -1 && errno == EINTR)
 			continue;
 		if (w == -1)
@@ -272,10 +272,10 @@ follow(pid_t pid, int init)
 /*
  * In the child: a user and PID namespace of the run's own, where its
  * processes count alone against RLIMIT_NPROC and all end when its
- * first process does.  This process stays outside and follows the
- * namespace's init, which follows the program (each ends as it did);
- * the program returns from here.  0, or -1: no namespace (the kernel
- * or its settings refuse them), and the run goes on without.
+ * first process, the program, does.  This process stays outside and
+ * follows the program (ends as it did); the program returns from here.
+ * 0, or -1: no namespace (the manifest's "namespaces": false, or the
+ * kernel or its settings refuse them), and the run goes on without.
  */
 static int
 pid_namespace(const struct wymcp__spawn *sp)
@@ -283,7 +283,7 @@ pid_namespace(const struct wymcp__spawn *sp)
 	char	 map[64];
 	pid_t	 pid;
 
-	if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0)
+	if (sp->x->no_ns || unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0)
 		return -1;
 	id_map(map, sizeof(map), (unsigned long)geteuid());
 	if (proc_write("uid_map", map) != 0)
@@ -296,16 +296,15 @@ pid_namespace(const struct wymcp__spawn *sp)
 	if ((pid = fork()) == -1)
 		die("fork failed");
 	if (pid > 0)
-		follow(pid, 0);
-	/* The namespace's init: it reaps, and ends with the program. */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if ((pid = fork()) == -1)
-		die("fork failed");
-	if (pid > 0)
-		follow(pid, 1);
+		follow(pid);
+	/*
+	 * The program is the namespace's init (no init of ours: a fork
+	 * less per run): when it ends, all in the namespace do.  As an
+	 * init, it gets from outside only the signals it handles, and
+	 * SIGKILL: a stop is SIGTERM, then SIGKILL after the grace.
+	 */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)signal(SIGTERM, SIG_DFL);
-	(void)sp;
 	return 0;
 }
 
@@ -353,7 +352,7 @@ child(const struct wymcp__spawn *sp)
 	 * In a namespace of its own the run's processes alone count;
 	 * else every process of its user does (machine_threads()).
 	 */
-	if (lim(RLIMIT_NPROC, ns ? l->processes + 2 : sp->nproc) != 0)
+	if (lim(RLIMIT_NPROC, ns ? l->processes + 1 : sp->nproc) != 0)
 		die("setrlimit failed");
 	if (ll_restrict(sp) != 0)
 		die("Landlock refused the rules");

@@ -386,6 +386,10 @@ member(struct wymcp__exec *x, const char *k, struct json_object *v,
 			return fail(err, errlen, k, "must be \"show\" or "
 			    "\"hide\"");
 		x->hide_stderr = strcmp(s, "hide") == 0;
+	} else if (strcmp(k, "namespaces") == 0) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return fail(err, errlen, k, "must be true or false");
+		x->no_ns = !json_object_get_boolean(v);
 	} else if (strcmp(k, "user") == 0) {
 		if (!json_object_is_type(v, json_type_string) ||
 		    json_object_get_string_len(v) == 0 ||
@@ -414,6 +418,7 @@ wymcp__exec_parse(const char *name, const char *buf, size_t len,
 	x->lim = defaults;
 	x->timeout_ms = WYMCP__EXEC_TIMEOUT;
 	x->grace_ms = WYMCP__EXEC_GRACE;
+	x->no_ns = 1;
 	if ((x->text[T_NAME] = strdup(name)) == NULL)
 		return fail(err, errlen, "name", "out of memory");
 	if (!wymcp__tool_name_ok(name))

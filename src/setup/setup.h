@@ -130,6 +130,7 @@ struct wymcp__exec {
 	long			 grace_ms;	/* "grace": TERM to KILL */
 	struct wymcp__exec_limits lim;
 	int			 hide_stderr;	/* "stderr": "hide" */
+	int			 no_ns;		/* not "namespaces": true */
 	char			*user;		/* "user", or NULL */
 	long long		 uid;		/* its uid, gid; -1: none */
 	long long		 gid;

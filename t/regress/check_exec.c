@@ -430,7 +430,7 @@ START_TEST(hostile_fork_bomb)
 	    "b() { b | b & }; b; sleep 2", out);
 	(void)out;
 	tool("bomb", "\"timeout\":3,\"grace\":0.2,\"limits\":{\"processes\":"
-	    "8},\"paths\":{\"write\":[\"/tmp\"]}", s);
+	    "8},\"namespaces\":true,\"paths\":{\"write\":[\"/tmp\"]}", s);
 	srv = must_server();
 	call(srv, "bomb", "{}", NULL, 0, &r, &n);
 	ck_assert_msg(alive_from("pids") == 0, "%s", text(&r));
@@ -519,12 +519,34 @@ START_TEST(hostile_daemon)
 	snprintf(s, sizeof(s), "cat >/dev/null; "
 	    "setsid sh -c 'while :; do sleep 1; done' %s & "
 	    "sleep 0.2; echo started", dir);
-	tool("daemon", "\"paths\":{\"write\":[\"/tmp\"]}", s);
+	tool("daemon", "\"namespaces\":true,\"paths\":{\"write\":"
+	    "[\"/tmp\"]}", s);
 	srv = must_server();
 	call(srv, "daemon", "{}", NULL, 0, &r, &n);
 	ck_assert_msg(!is_error(&r), "%s", text(&r));
 	ck_assert_str_eq(text(&r), "started\n");
 	ck_assert_int_eq(alive_from("pids"), 0);
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
+/* Without namespaces, the worker (a child subreaper) finds it. */
+START_TEST(hostile_daemon_no_ns)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	char			 s[512];
+	int			 n;
+
+	snprintf(s, sizeof(s), "cat >/dev/null; "
+	    "setsid sh -c 'while :; do sleep 1; done' %s & "
+	    "sleep 0.2; echo started", dir);
+	tool("daemon", "\"namespaces\":false", s);
+	srv = must_server();
+	call(srv, "daemon", "{}", NULL, 0, &r, &n);
+	ck_assert_msg(!is_error(&r), "%s", text(&r));
+	ck_assert_int_eq(alive_from(NULL), 0);
 	h_free(&r);
 	wymcp_server_free(srv);
 }
@@ -740,6 +762,7 @@ exec_suite(void)
 	tcase_add_test(tc, hostile_output);
 	tcase_add_test(tc, hostile_files);
 	tcase_add_test(tc, hostile_daemon);
+	tcase_add_test(tc, hostile_daemon_no_ns);
 	tcase_add_test(tc, hostile_kill_parent);
 	tcase_add_test(tc, hostile_json);
 	tcase_add_test(tc, manifest_errors);
