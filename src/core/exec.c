@@ -43,6 +43,7 @@
 #define STDERR_TAIL	1024		/* bytes of stderr reported */
 #define EVENT_LINE	4096		/* bytes of a line on fd 3 */
 #define POLL_MS		250		/* between looks at cancellation */
+#define EVENTS_MAX	10000		/* fd 3 lines acted on, a run */
 
 /* How a run ended, besides its exit status. */
 enum stop { RAN, TIMEOUT, OUTPUT, CANCELLED, FAILED };
@@ -58,6 +59,7 @@ struct run {
 	char			 line[EVENT_LINE]; /* fd 3's line so far */
 	size_t			 nline;
 	int			 overlong;	/* that line is too long */
+	unsigned int		 nevents;	/* lines acted on */
 	enum stop		 stop;
 };
 
@@ -257,7 +259,9 @@ events_add(struct wymcp_ctx *ctx, struct run *r, const char *p, size_t n)
 				r->overlong = 1;
 			continue;
 		}
-		if (!r->overlong && r->nline > 0)
+		/* A bound on what a program makes us send and log. */
+		if (!r->overlong && r->nline > 0 &&
+		    r->nevents++ < EVENTS_MAX)
 			event(ctx, r->line, r->nline);
 		r->nline = 0;
 		r->overlong = 0;

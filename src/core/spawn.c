@@ -195,6 +195,11 @@ lim(int res, long long v)
 	return setrlimit(res, &rl);
 }
 
+/* What a seccomp filter denying setrlimit(2) leads to. */
+#define SETRLIMIT_FAILED "setrlimit refused: the run's limits cannot be "   \
+	"set (under systemd, SystemCallFilter=~@resources denies it: "     \
+	"allow setrlimit prlimit64)"
+
 /* In the child: write a fixed message and end. */
 static void __attribute__((noreturn))
 die(const char *msg)
@@ -337,7 +342,7 @@ child(const struct wymcp__spawn *sp)
 	    lim(RLIMIT_NOFILE, l->files) != 0 ||
 	    lim(RLIMIT_FSIZE, l->file_size) != 0 ||
 	    lim(RLIMIT_CORE, 0) != 0)
-		die("setrlimit failed");
+		die(SETRLIMIT_FAILED);
 	if (sp->uid >= 0) {
 		if (setgroups(0, NULL) != 0 || setgid((gid_t)sp->gid) != 0 ||
 		    setuid((uid_t)sp->uid) != 0 || setuid(0) == 0)
@@ -352,8 +357,9 @@ child(const struct wymcp__spawn *sp)
 	 * In a namespace of its own the run's processes alone count;
 	 * else every process of its user does (machine_threads()).
 	 */
-	if (lim(RLIMIT_NPROC, ns ? l->processes + 1 : sp->nproc) != 0)
-		die("setrlimit failed");
+	if ((ns || sp->nproc > 0) &&
+	    lim(RLIMIT_NPROC, ns ? l->processes + 1 : sp->nproc) != 0)
+		die(SETRLIMIT_FAILED);
 	if (ll_restrict(sp) != 0)
 		die("Landlock refused the rules");
 	if (chdir(sp->x->dir) != 0)
@@ -409,7 +415,10 @@ wymcp__spawn(struct wymcp__spawn *sp)
 	int	 i, e;
 
 	subreaper();
-	sp->nproc = machine_threads() + sp->x->lim.processes;
+	/* Unknown (no /proc/loadavg): the worker's limit stays. */
+	sp->nproc = machine_threads();
+	if (sp->nproc > 0)
+		sp->nproc += sp->x->lim.processes;
 	sp->abi = wymcp__landlock_abi();
 	for (i = 0; i < 4; i++)
 		if (pipe2(p[i], O_CLOEXEC) == -1)
