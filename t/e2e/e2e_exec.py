@@ -21,7 +21,8 @@ the build's wymcp-try (nginx in front of wymcp-fcgi, 3 workers), then:
        saying so, the workers serve on, and no process of the run is
        left;
   HUP  under a stream of calls: a manifest added, changed and removed,
-       a SIGHUP each, tools/list follows, and a bad manifest's reload is
+       a SIGHUP each, tools/list follows and a listen stream hears
+       tools/list_changed each time, and a bad manifest's reload is
        refused with the old set serving; no call fails.
 
 Stops wymcp-try with SIGINT and checks that nothing is left.  Prints
@@ -312,6 +313,16 @@ def until(url, pred, secs=20):
 
 
 def reload_under_load(url, d, fcgi_pid):
+    from wymcp_listen import Stream
+    port = int(re.search(r":(\d+)/", url).group(1))
+    listener = Stream(port, {"toolsListChanged": True}, "exec-listen")
+    listener.wait(lambda st: st.frames, timeout=10)
+
+    def heard(n):
+        ok = listener.wait(lambda st: len(st.notes(
+            "notifications/tools/list_changed")) >= n, timeout=20)
+        R.check(ok, "HUP: the listener hears tools/list_changed (%d)" % n,
+                repr(listener.methods())[:300])
     stop = threading.Event()
     fails, count = [], [0]
 
@@ -339,16 +350,19 @@ def reload_under_load(url, d, fcgi_pid):
         n = until(url, lambda n: "hello" in n)
         R.check(n.get("hello") == "Says hello",
                 "HUP: a manifest added: tools/list has it", repr(n))
+        heard(1)
         write("Says hello, changed")
         os.kill(fcgi_pid, signal.SIGHUP)
         n = until(url, lambda n: n.get("hello") == "Says hello, changed")
         R.check(n.get("hello") == "Says hello, changed",
                 "HUP: a manifest changed: tools/list follows", repr(n))
+        heard(2)
         os.unlink(os.path.join(d, "hello.json"))
         os.kill(fcgi_pid, signal.SIGHUP)
         n = until(url, lambda n: "hello" not in n)
         R.check("hello" not in n and "deploy" in n,
                 "HUP: a manifest removed: gone from tools/list", repr(n))
+        heard(3)
         with open(os.path.join(d, "bad.json"), "w") as f:
             f.write('{"description": "x", "command": ["./nope"]}')
         os.chmod(os.path.join(d, "bad.json"), 0o644)
@@ -363,6 +377,7 @@ def reload_under_load(url, d, fcgi_pid):
         stop.set()
         for t in ts:
             t.join()
+        listener.close()
     R.check(not fails and count[0] > 0, "HUP: %d calls under the reloads, "
             "none failed" % count[0], repr(fails[:3]))
 
