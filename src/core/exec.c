@@ -42,8 +42,8 @@
 #define EXEC_TOOLS_MAX	4096		/* manifests in a directory */
 #define STDERR_TAIL	1024		/* bytes of stderr reported */
 #define EVENT_LINE	4096		/* bytes of a line on fd 3 */
-#define POLL_MS		250		/* between looks at cancellation */
-#define EVENTS_MAX	10000		/* fd 3 lines acted on, a run */
+#define POLL_MS		250		/* cancelled? looked at */
+#define EVENTS_MAX	10000		/* fd 3 lines acted on a run */
 
 /* How a run ended, besides its exit status. */
 enum stop { RAN, TIMEOUT, OUTPUT, CANCELLED, FAILED };
@@ -51,12 +51,12 @@ enum stop { RAN, TIMEOUT, OUTPUT, CANCELLED, FAILED };
 /* A run in progress: the process and what it wrote. */
 struct run {
 	struct wymcp__spawn	 sp;
-	const char		*in;		/* stdin: the call, JSON */
+	const char		*in;		/* stdin: the call */
 	size_t			 inlen, inoff;
 	struct wymcp__buf	 out;		/* stdout */
-	char			 tail[STDERR_TAIL]; /* stderr's last bytes */
-	size_t			 ntail;		/* bytes written in all */
-	char			 line[EVENT_LINE]; /* fd 3's line so far */
+	char			 tail[STDERR_TAIL]; /* stderr */
+	size_t			 ntail;		/* bytes in all */
+	char			 line[EVENT_LINE]; /* fd 3 */
 	size_t			 nline;
 	int			 overlong;	/* that line is too long */
 	unsigned int		 nevents;	/* lines acted on */

@@ -64,11 +64,11 @@ struct ll_beneath {
 	unsigned long long	 allowed;
 	int			 fd;
 } __attribute__((packed));
-#define LL_READ		(LANDLOCK_ACCESS_FS_EXECUTE |			\
+#define LL_READ		(LANDLOCK_ACCESS_FS_EXECUTE |		\
 	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR)
-#define LL_FILE		(LANDLOCK_ACCESS_FS_EXECUTE |			\
-	LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE |	\
-	LL_TRUNCATE | LL_IOCTL_DEV)
+#define LL_FILE		(LANDLOCK_ACCESS_FS_EXECUTE |		\
+	LANDLOCK_ACCESS_FS_READ_FILE |				\
+	LANDLOCK_ACCESS_FS_WRITE_FILE | LL_TRUNCATE | LL_IOCTL_DEV)
 
 /*
  * What every run may read: the programs, libraries and the few files
@@ -411,7 +411,9 @@ subreaper(void)
 int
 wymcp__spawn(struct wymcp__spawn *sp)
 {
-	int	 p[4][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 } };
+	int	 p[4][2] = {
+		{ -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }
+	};
 	int	 i, e;
 
 	subreaper();

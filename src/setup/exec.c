@@ -297,7 +297,10 @@ seconds(struct json_object *v, long *ms)
 	return *ms > 0 ? 0 : -1;
 }
 
-/* One member of the manifest. */
+static int	 member_run(struct wymcp__exec *, const char *,
+		    struct json_object *, char *, size_t);
+
+/* One member of the manifest: what a C tool declares, else the run's. */
 static int
 member(struct wymcp__exec *x, const char *k, struct json_object *v,
     char *err, size_t errlen)
@@ -339,7 +342,32 @@ member(struct wymcp__exec *x, const char *k, struct json_object *v,
 	} else if (strcmp(k, "scopes") == 0) {
 		if (scopes(x, v, &why) != 0)
 			return fail(err, errlen, k, why);
-	} else if (strcmp(k, "command") == 0) {
+	} else if (strcmp(k, "task") == 0) {
+		s = json_object_is_type(v, json_type_string) ?
+		    json_object_get_string(v) : "";
+		if (strcmp(s, "forbidden") == 0)
+			x->def.task_support = WYMCP_TASK_FORBIDDEN;
+		else if (strcmp(s, "optional") == 0)
+			x->def.task_support = WYMCP_TASK_OPTIONAL;
+		else if (strcmp(s, "required") == 0)
+			x->def.task_support = WYMCP_TASK_REQUIRED;
+		else
+			return fail(err, errlen, k, "must be \"forbidden\", "
+			    "\"optional\" or \"required\"");
+	} else
+		return member_run(x, k, v, err, errlen);
+	return 0;
+}
+
+/* One member of the manifest that says how the program runs. */
+static int
+member_run(struct wymcp__exec *x, const char *k, struct json_object *v,
+    char *err, size_t errlen)
+{
+	const char	*why = "must be a string";
+	const char	*s;
+
+	if (strcmp(k, "command") == 0) {
 		if ((x->argv = strings(v, EXEC_ARGS, &x->argc, &why)) ==
 		    NULL || x->argc == 0)
 			return fail(err, errlen, k, x->argv == NULL ? why :
@@ -367,18 +395,6 @@ member(struct wymcp__exec *x, const char *k, struct json_object *v,
 		return parse_limits(v, &x->lim, err, errlen);
 	} else if (strcmp(k, "paths") == 0) {
 		return paths(x, v, err, errlen);
-	} else if (strcmp(k, "task") == 0) {
-		s = json_object_is_type(v, json_type_string) ?
-		    json_object_get_string(v) : "";
-		if (strcmp(s, "forbidden") == 0)
-			x->def.task_support = WYMCP_TASK_FORBIDDEN;
-		else if (strcmp(s, "optional") == 0)
-			x->def.task_support = WYMCP_TASK_OPTIONAL;
-		else if (strcmp(s, "required") == 0)
-			x->def.task_support = WYMCP_TASK_REQUIRED;
-		else
-			return fail(err, errlen, k, "must be \"forbidden\", "
-			    "\"optional\" or \"required\"");
 	} else if (strcmp(k, "stderr") == 0) {
 		s = json_object_is_type(v, json_type_string) ?
 		    json_object_get_string(v) : "";
