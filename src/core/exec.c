@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -296,24 +297,41 @@ drain(struct wymcp_ctx *ctx, struct run *r, int i)
 	}
 }
 
-/* Feed stdin what is left of the call; close it when done. */
+/*
+ * Feed stdin what is left of the call; close it when done, or when the
+ * program closed it.  SIGPIPE is held meanwhile and a pending one taken
+ * back: the library must not kill a program that does not ignore it.
+ */
 static void
 feed(struct run *r)
 {
-	ssize_t	 n;
+	static const struct timespec zero = { 0, 0 };
+	sigset_t	 pipe, old;
+	ssize_t		 n;
+	int		 done = 0;
 
+	sigemptyset(&pipe);
+	sigaddset(&pipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe, &old);
 	while (r->inoff < r->inlen) {
 		n = write(r->sp.io[0], r->in + r->inoff, r->inlen - r->inoff);
 		if (n == -1 && errno == EINTR)
 			continue;
 		if (n == -1 && errno == EAGAIN)
-			return;
-		if (n == -1)
 			break;
+		if (n == -1) {
+			if (errno == EPIPE && !sigismember(&old, SIGPIPE))
+				(void)sigtimedwait(&pipe, NULL, &zero);
+			done = 1;
+			break;
+		}
 		r->inoff += (size_t)n;
 	}
-	close(r->sp.io[0]);
-	r->sp.io[0] = -1;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (done || r->inoff == r->inlen) {
+		close(r->sp.io[0]);
+		r->sp.io[0] = -1;
+	}
 }
 
 /* The poll loop of one run, until the program ends or is stopped. */

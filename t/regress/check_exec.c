@@ -570,6 +570,31 @@ START_TEST(hostile_kill_parent)
 }
 END_TEST
 
+/* A program that reads nothing of a large call: no SIGPIPE for us. */
+START_TEST(stdin_unread)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	char			*args;
+	size_t			 len = 300 * 1024;
+	int			 n;
+
+	tool("deaf", NULL, "exec 0<&-; echo ok");
+	srv = must_server();
+	args = malloc(len + 32);
+	ck_assert_ptr_nonnull(args);
+	memcpy(args, "{\"x\":\"", 6);
+	memset(args + 6, 'a', len);
+	memcpy(args + 6 + len, "\"}", 3);
+	wymcp_server_set_max_body(srv, 4 * 1024 * 1024);
+	call(srv, "deaf", args, NULL, 0, &r, &n);
+	ck_assert_msg(strcmp(text(&r), "ok\n") == 0, "%s", text(&r));
+	free(args);
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
 START_TEST(hostile_json)
 {
 	struct wymcp_server	*srv;
@@ -765,6 +790,7 @@ exec_suite(void)
 	tcase_add_test(tc, hostile_daemon_no_ns);
 	tcase_add_test(tc, hostile_kill_parent);
 	tcase_add_test(tc, hostile_json);
+	tcase_add_test(tc, stdin_unread);
 	tcase_add_test(tc, manifest_errors);
 	tcase_add_test(tc, task_runs);
 	tcase_add_test(tc, task_cancelled);
