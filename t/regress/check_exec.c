@@ -353,6 +353,34 @@ START_TEST(asks_by_position)
 }
 END_TEST
 
+/* An answer is checked against its question's schema, as a C tool's. */
+START_TEST(answer_checked)
+{
+	static const char *const wrong[] = {
+		"{\"action\":\"accept\",\"content\":{\"name\":42}}", NULL
+	};
+	static const char *const extra[] = {
+		"{\"action\":\"accept\",\"content\":{\"name\":\"Ada\","
+		"\"admin\":true}}", NULL
+	};
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	int			 n;
+
+	tool("ask2", NULL, ASKER);
+	srv = must_server();
+	call(srv, "ask2", "{}", wrong, 1, &r, &n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(h_code(&r), -32602);
+	h_free(&r);
+	call(srv, "ask2", "{}", extra, 1, &r, &n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(h_code(&r), -32602);
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
 START_TEST(ask_without_elicitation)
 {
 	struct wymcp_server	*srv;
@@ -780,6 +808,7 @@ exec_suite(void)
 	tcase_add_test(tc, stdin_and_env);
 	tcase_add_test(tc, structured_checked);
 	tcase_add_test(tc, asks_by_position);
+	tcase_add_test(tc, answer_checked);
 	tcase_add_test(tc, ask_without_elicitation);
 	tcase_add_test(tc, exit_status_and_stderr);
 	tcase_add_test(tc, hostile_loop);
