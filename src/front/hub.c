@@ -68,6 +68,7 @@
 #include <json-c/json.h>
 
 #include "front.h"
+#include "intake.h"
 #include "store/backend.h"
 
 #define HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
@@ -90,11 +91,7 @@
 
 #define SUB_ID		"io.modelcontextprotocol/subscriptionId"
 
-#define BUS_CHANNEL	"wymcp_events"	/* the bus (below) */
-#define BUS_PAYLOAD_MAX	7999		/* NOTIFY's limit, less one */
-#define BUS_QUEUE_MAX	4096		/* events waiting to be sent */
-#define BUS_BACKOFF_MS	200
-#define BUS_BACKOFF_MAX	5000
+#define REFUSAL_LOG_MS	60000		/* a refusal logged at most this often */
 
 /* ------------------------------------------------ the shared page */
 
@@ -133,6 +130,31 @@ bind_dgram(const char *path)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
 		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
 	return fd;
+}
+
+/*
+ * The workers' channel: a datagram socket pair made before the first
+ * fork, so that only the supervisor's children hold it (close-on-exec:
+ * not the programs they run).  The workers hand streams over and say
+ * their events on it; the hub believes stream control from it alone.
+ * The supervisor keeps both ends, so what is queued for a hub that
+ * died waits for the next.  0, or -1.
+ */
+static int
+own_channel(struct front_listen *l)
+{
+	int	 sp[2], sz = 4 * 1024 * 1024;
+
+	l->own_fd = l->tell_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+	    sp) == -1)
+		return -1;
+	if (setsockopt(sp[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz,
+	    sizeof(sz)) == -1)
+		(void)setsockopt(sp[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	l->own_fd = sp[0];
+	l->tell_fd = sp[1];
+	return 0;
 }
 
 int
@@ -178,6 +200,15 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 			(void)rmdir(dir);
 			goto fail;
 		}
+	}
+	if (own_channel(l) == -1) {
+		front_log(WYMCP_LOG_ERR, "socketpair: %s: listen streams are "
+		    "not held", strerror(errno));
+		close(fd);
+		(void)unlink(l->path);
+		if (l->dir[0] != '\0')
+			(void)rmdir(l->dir);
+		goto fail;
 	}
 	l->max = max;
 	l->per = per;
@@ -284,10 +315,11 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 
 /*
  * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
- * to SEND_WAIT_MS for room in its queue.  0, or -1.
+ * to SEND_WAIT_MS for room in its queue: on the workers' channel
+ * `tell' (path NULL), or to the socket at `path'.  0, or -1.
  */
 static int
-to_hub(const char *path, const char *msg, size_t len, int fd)
+to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
 {
 	struct sockaddr_un	 sun;
 	struct msghdr		 mh;
@@ -300,17 +332,20 @@ to_hub(const char *path, const char *msg, size_t len, int fd)
 	struct cmsghdr		*c;
 	long long		 until;
 
-	if (sendfd == -1 && (sendfd = socket(AF_UNIX, SOCK_DGRAM |
-	    SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+	if (path != NULL && sendfd == -1 && (sendfd = socket(AF_UNIX,
+	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
 	memset(&mh, 0, sizeof(mh));
+	if (path != NULL) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+		mh.msg_name = &sun;
+		mh.msg_namelen = sizeof(sun);
+		tell = sendfd;
+	}
 	iov.iov_base = (void *)msg;
 	iov.iov_len = len;
-	mh.msg_name = &sun;
-	mh.msg_namelen = sizeof(sun);
 	mh.msg_iov = &iov;
 	mh.msg_iovlen = 1;
 	if (fd >= 0) {
@@ -324,11 +359,11 @@ to_hub(const char *path, const char *msg, size_t len, int fd)
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
 	until = front_now_ms() + SEND_WAIT_MS;
-	while (sendmsg(sendfd, &mh, MSG_NOSIGNAL) == -1) {
+	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
 		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) || front_now_ms() >= until)
 			return -1;
-		pfd.fd = sendfd;
+		pfd.fd = tell;
 		pfd.events = POLLOUT;
 		(void)poll(&pfd, 1, 10);
 	}
@@ -380,7 +415,7 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (s != NULL && strlen(s) < HUB_MSG_MAX &&
-	    to_hub(lim->listen->path, s, strlen(s), req->ipcFd) == 0)
+	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd) == 0)
 		rc = 0;
 	json_object_put(o);
 	if (rc == 0)
@@ -415,7 +450,7 @@ front_publish(void *arg, const char *event, size_t len)
 
 	if (l == NULL || len >= HUB_MSG_MAX)
 		return;
-	if (to_hub(l->path, event, len, -1) != 0)
+	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0)
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
 		    "hub: %s", strerror(errno));
 }
@@ -423,22 +458,22 @@ front_publish(void *arg, const char *event, size_t len)
 /*
  * The event `spec' of wymcp-fcgi --publish, as the hub takes it: JSON
  * as wymcp_server_set_publish() documents it, or "updated URI", or
- * "list KIND[,KIND...]" (tools, prompts, resources).  A new string, or
- * NULL with why in `err'.
+ * "list KIND[,KIND...]" (tools, prompts, resources); checked by the
+ * hub's own parser (intake.c) as the bus and PATH.hub are, so that
+ * what it refuses is said here.  A new string, or NULL with why in
+ * `err'.
  */
 static char *
 event_of(const char *spec, char *err, size_t errlen)
 {
-	static const char *const kinds[] = { "tools", "prompts",
-		"resources" };
-	struct json_object	*o = NULL, *k, *v, *a;
-	const char		*p, *w;
+	struct json_object	*o = NULL, *a;
+	struct front_event	 ev;
+	enum front_refusal	 why;
+	const char		*p, *w = spec;
 	char			*out = NULL;
-	size_t			 i, j, n;
+	size_t			 n;
 
-	if (*spec == '{')
-		o = json_tokener_parse(spec);
-	else if (strncmp(spec, "updated ", 8) == 0 && spec[8] != '\0') {
+	if (strncmp(spec, "updated ", 8) == 0 && spec[8] != '\0') {
 		o = json_object_new_object();
 		json_object_object_add(o, "v", json_object_new_int(1));
 		json_object_object_add(o, "k", json_object_new_string(
@@ -450,58 +485,48 @@ event_of(const char *spec, char *err, size_t errlen)
 		a = json_object_new_array();
 		json_object_object_add(o, "v", json_object_new_int(1));
 		json_object_object_add(o, "k", json_object_new_string("list"));
+		json_object_object_add(o, "lists", a);
 		for (p = spec + 5; *p != '\0'; p += n + (p[n] == ',')) {
 			n = strcspn(p, ",");
+			if (!((n == 5 && strncmp(p, "tools", 5) == 0) ||
+			    (n == 7 && strncmp(p, "prompts", 7) == 0) ||
+			    (n == 9 && strncmp(p, "resources", 9) == 0))) {
+				snprintf(err, errlen, "no list '%.*s': tools, "
+				    "prompts or resources", (int)(n > 64 ? 64 :
+				    n), p);
+				goto done;
+			}
 			json_object_array_add(a,
 			    json_object_new_string_len(p, (int)n));
 		}
-		json_object_object_add(o, "lists", a);
 	}
-	if (o == NULL || !json_object_object_get_ex(o, "k", &k)) {
-		snprintf(err, errlen, "not an event: use 'updated URI', "
-		    "'list tools,prompts,resources' or the JSON of "
-		    "wymcp-fcgi(8)");
-		goto done;
-	}
-	w = json_object_get_string(k);
-	if (strcmp(w, "updated") == 0) {
-		if (!json_object_object_get_ex(o, "uri", &v) ||
-		    !json_object_is_type(v, json_type_string) ||
-		    json_object_get_string_len(v) == 0 ||
-		    json_object_get_string_len(v) > 2048) {
-			snprintf(err, errlen, "an update names a URI of 1 to "
-			    "2048 bytes");
-			goto done;
-		}
-	} else if (strcmp(w, "list") == 0) {
-		if (!json_object_object_get_ex(o, "lists", &a) ||
-		    !json_object_is_type(a, json_type_array) ||
-		    json_object_array_length(a) == 0) {
-			snprintf(err, errlen, "a list change names its lists");
-			goto done;
-		}
-		for (i = 0; i < json_object_array_length(a); i++) {
-			for (j = 0; j < 3; j++)
-				if (strcmp(json_object_get_string(
-				    json_object_array_get_idx(a, i)),
-				    kinds[j]) == 0)
-					break;
-			if (j == 3) {
-				snprintf(err, errlen, "no list '%s': tools, "
-				    "prompts or resources",
-				    json_object_get_string(
-				    json_object_array_get_idx(a, i)));
-				goto done;
-			}
-		}
-	} else {
-		snprintf(err, errlen, "no event kind '%s': updated or list",
-		    w);
-		goto done;
-	}
-	if ((w = json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN)) == NULL || (out = strdup(w)) == NULL)
+	if (o != NULL && (w = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) == NULL) {
 		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	why = front_intake(w, strlen(w), FRONT_FROM_OUTSIDE, &ev);
+	if (why == FRONT_REF_NONE && ev.kind == FRONT_EV_SEALED)
+		why = FRONT_REF_COMMAND;
+	front_event_clear(&ev);
+	switch (why) {
+	case FRONT_REF_NONE:
+		if ((out = strdup(w)) == NULL)
+			snprintf(err, errlen, "out of memory");
+		break;
+	case FRONT_REF_OVERSIZED:
+		snprintf(err, errlen, "the event is longer than %d bytes",
+		    FRONT_EVENT_MAX);
+		break;
+	case FRONT_REF_COMMAND:
+		snprintf(err, errlen, "events from outside are data: "
+		    "'updated' or 'list', never stream control");
+		break;
+	default:
+		snprintf(err, errlen, "not an event: use 'updated URI' (a URI "
+		    "of 1 to %d bytes), 'list tools,prompts,resources' or the "
+		    "JSON of wymcp-fcgi(8)", FRONT_EVENT_URI_MAX);
+	}
 done:
 	json_object_put(o);
 	return out;
@@ -522,17 +547,17 @@ front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
 
 	if ((ev = event_of(spec, err, errlen)) == NULL)
 		return -1;
-	if (strlen(ev) > BUS_PAYLOAD_MAX) {
+	if (strlen(ev) > FRONT_BUS_PAYLOAD_MAX) {
 		snprintf(err, errlen, "the event is longer than %d bytes",
-		    BUS_PAYLOAD_MAX);
+		    FRONT_BUS_PAYLOAD_MAX);
 		goto done;
 	}
 	if (bus != NULL)
-		rc = ops->publish(bus, BUS_CHANNEL, ev, err, errlen);
+		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
 	else if (hubpath == NULL)
 		snprintf(err, errlen, "say where: --bus postgresql://..., or "
 		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
-	else if (to_hub(hubpath, ev, strlen(ev), -1) == 0)
+	else if (to_hub(-1, hubpath, ev, strlen(ev), -1) == 0)
 		rc = 0;
 	else
 		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));
@@ -569,47 +594,6 @@ struct stream {
 };
 
 /*
- * The bus (--bus postgresql://...): one connection, made without
- * blocking through pg.so's bus operations (store/backend.h: libpq's
- * PQconnectStart and the rest), that LISTENs on BUS_CHANNEL.  While
- * it is up, the events of this instance are NOTIFYed, one query at a
- * time (queued), and every event is dispatched when its notification
- * comes back, this hub's own included: one path, one order for every
- * host.
- * While it is down, this instance's events are dispatched at once (its
- * listeners miss only other hosts' events), the connection is made
- * again after a back-off (BUS_BACKOFF_MS doubling to BUS_BACKOFF_MAX),
- * and once it is back every stream that was open meanwhile is ended
- * gracefully, so that its client listens again and reads the lists
- * afresh instead of trusting a stream that missed events.
- */
-
-enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
-	BUS_UP };
-
-struct bus_msg {
-	struct bus_msg	*next;
-	size_t		 len;
-	char		 text[];
-};
-
-struct bus {
-	const char	*uri;		/* NULL: no bus */
-	enum bus_state	 state;
-	const struct wymcp__bus_ops *ops;	/* pg.so's */
-	void		*db;		/* its connection, or NULL */
-	int		 fd;		/* in epoll, or -1 */
-	unsigned int	 events;	/* what epoll waits for on fd */
-	int		 busy;		/* a query is in flight */
-	int		 missed;	/* down since streams were opened */
-	int		 warned;	/* the outage is logged */
-	long long	 retry_at;	/* ms */
-	int		 backoff;	/* ms */
-	struct bus_msg	*head, *tail;	/* to NOTIFY */
-	size_t		 queued;
-};
-
-/*
  * A 2025-11-25 session's resources/subscribe while no stream of it is
  * held here: kept for its next GET, PEND_MS at most, PEND_MAX sessions
  * (the oldest forgotten first).
@@ -632,10 +616,13 @@ struct hub {
 	struct stream		*first, *last;
 	struct stream		*graves;	/* dropped this turn */
 	size_t			 n;
-	struct bus		 bus;
+	struct front_bus	*bus;		/* --bus, or NULL */
+	struct front_control	*ctl;		/* sealed stream control */
 	struct pend		*pend;		/* newest first */
 	size_t			 npend;
 	struct front_relay_port	*relay;		/* --relay-listen, or NULL */
+	long long		 refusal_logged; /* ms, 0: never */
+	unsigned long		 refusals_quiet; /* not logged since */
 };
 
 static volatile sig_atomic_t	 hub_stop;
@@ -852,37 +839,6 @@ end(struct hub *h, struct stream *s)
 	    sizeof(body)) != 0)
 		return -1;
 	return flush(h, s);
-}
-
-/* Is `name' one of the words of the mount list `mount'? */
-static int
-mounted(const char *mount, const char *name)
-{
-	size_t	 n = strlen(name), k;
-
-	while (*mount != '\0') {
-		mount += strspn(mount, " \t");
-		k = strcspn(mount, " \t");
-		if (k == n && strncmp(mount, name, n) == 0)
-			return 1;
-		mount += k;
-	}
-	return 0;
-}
-
-/* Does a list event that names `tools' (or none) reach `s'? */
-static int
-sees(const struct stream *s, struct json_object *tools)
-{
-	size_t	 i;
-
-	if (tools == NULL || s->mount == NULL)
-		return 1;
-	for (i = 0; i < json_object_array_length(tools); i++)
-		if (mounted(s->mount, json_object_get_string(
-		    json_object_array_get_idx(tools, i))))
-			return 1;
-	return 0;
 }
 
 /* The notification `method' with params {extra,"_meta":{...}} to `s'. */
@@ -1116,92 +1072,45 @@ cancel(struct hub *h, const char *who, const char *id)
 	}
 }
 
-/* An event from a run, or from outside: to every stream it concerns. */
+/* A resource update or a list change: to every stream it concerns. */
 static void
-dispatch(struct hub *h, const char *msg, size_t len)
+deliver(struct hub *h, const struct front_event *ev)
 {
 	static const struct {
-		const char	*name;
 		int		 list;
 		const char	*method;
 	} kinds[] = {
-		{ "tools", WYMCP_LIST_TOOLS,
-		    "notifications/tools/list_changed" },
-		{ "prompts", WYMCP_LIST_PROMPTS,
-		    "notifications/prompts/list_changed" },
-		{ "resources", WYMCP_LIST_RESOURCES,
+		{ WYMCP_LIST_TOOLS, "notifications/tools/list_changed" },
+		{ WYMCP_LIST_PROMPTS, "notifications/prompts/list_changed" },
+		{ WYMCP_LIST_RESOURCES,
 		    "notifications/resources/list_changed" },
 	};
-	struct json_tokener	*tok;
-	struct json_object	*o, *k, *v, *tools = NULL;
+	struct json_object	*u = NULL;
 	struct stream		*s, *next;
-	const char		*uri = NULL, *name;
-	char			*extra = NULL;
+	const char		*extra = NULL;
 	size_t			 i, j;
-	int			 lists = 0;
 
-	if ((tok = json_tokener_new()) == NULL)
-		return;
-	o = json_tokener_parse_ex(tok, msg, (int)len);
-	json_tokener_free(tok);
-	if (o == NULL || !json_object_object_get_ex(o, "k", &k)) {
-		front_log(WYMCP_LOG_WARNING, "hub: an event that is not one "
-		    "(ignored): %.*s", (int)(len > 200 ? 200 : len), msg);
-		json_object_put(o);
-		return;
-	}
-	__atomic_add_fetch(&h->l->events, 1, __ATOMIC_RELAXED);
-	if ((strcmp(json_object_get_string(k), "subscribe") == 0 ||
-	    strcmp(json_object_get_string(k), "unsubscribe") == 0) &&
-	    json_object_object_get_ex(o, "session", &v) &&
-	    json_object_is_type(v, json_type_string) &&
-	    json_object_object_get_ex(o, "uri", &tools) &&
-	    json_object_is_type(tools, json_type_string)) {
-		subscribe(h, json_object_get_string(v),
-		    json_object_get_string(tools),
-		    strcmp(json_object_get_string(k), "subscribe") == 0);
-		json_object_put(o);
-		return;
-	}
-	if (strcmp(json_object_get_string(k), "cancel") == 0 &&
-	    json_object_object_get_ex(o, "who", &v) &&
-	    json_object_is_type(v, json_type_string) &&
-	    json_object_object_get_ex(o, "id", &tools)) {
-		cancel(h, json_object_get_string(v),
-		    json_object_to_json_string_ext(tools,
-		    JSON_C_TO_STRING_PLAIN));
-		json_object_put(o);
-		return;
-	}
-	if (strcmp(json_object_get_string(k), "updated") == 0 &&
-	    json_object_object_get_ex(o, "uri", &v) &&
-	    json_object_is_type(v, json_type_string)) {
-		uri = json_object_get_string(v);
+	if (ev->kind == FRONT_EV_UPDATED) {
 		/* "uri":"..." as JSON, escaped as it must be. */
-		if ((name = json_object_to_json_string_ext(v,
-		    JSON_C_TO_STRING_PLAIN)) == NULL ||
-		    asprintf(&extra, "\"uri\":%s", name) == -1)
-			extra = NULL;
-	} else if (strcmp(json_object_get_string(k), "list") == 0 &&
-	    json_object_object_get_ex(o, "lists", &v) &&
-	    json_object_is_type(v, json_type_array)) {
-		for (i = 0; i < json_object_array_length(v); i++)
-			for (j = 0; j < 3; j++)
-				if (strcmp(json_object_get_string(
-				    json_object_array_get_idx(v, i)),
-				    kinds[j].name) == 0)
-					lists |= kinds[j].list;
-		if (json_object_object_get_ex(o, "tools", &tools) &&
-		    !json_object_is_type(tools, json_type_array))
-			tools = NULL;
+		if ((u = json_object_new_object()) == NULL)
+			return;
+		json_object_object_add(u, "uri",
+		    json_object_new_string(ev->uri));
+		if ((extra = json_object_to_json_string_ext(u,
+		    JSON_C_TO_STRING_PLAIN)) == NULL || strlen(extra) < 2) {
+			json_object_put(u);
+			return;
+		}
+		extra++;	/* inside the braces: the closing one is cut */
+		((char *)extra)[strlen(extra) - 1] = '\0';
 	}
 	for (s = h->first; s != NULL; s = next) {
 		next = s->next;
 		if (s->ending || s->dead)
 			continue;
-		if (uri != NULL && extra != NULL) {
+		if (extra != NULL) {
 			for (i = 0; i < s->nuris; i++)
-				if (strcmp(s->uris[i], uri) == 0)
+				if (strcmp(s->uris[i], ev->uri) == 0)
 					break;
 			if (i < s->nuris)
 				(void)notify(h, s,
@@ -1209,14 +1118,147 @@ dispatch(struct hub *h, const char *msg, size_t len)
 			continue;
 		}
 		for (j = 0; j < 3; j++)
-			if ((lists & s->lists & kinds[j].list) &&
+			if ((ev->lists & s->lists & kinds[j].list) &&
 			    (kinds[j].list != WYMCP_LIST_TOOLS ||
-			    sees(s, tools)) &&
+			    front_sees(s->mount, ev->tools)) &&
 			    notify(h, s, kinds[j].method, "") != 0)
 				break;
 	}
-	free(extra);
-	json_object_put(o);
+	json_object_put(u);
+}
+
+/* An event the hub believes (parsed by intake.c): do what it says. */
+static void
+apply(struct hub *h, const struct front_event *ev)
+{
+	__atomic_add_fetch(&h->l->events, 1, __ATOMIC_RELAXED);
+	switch (ev->kind) {
+	case FRONT_EV_UPDATED:
+	case FRONT_EV_LIST:
+		deliver(h, ev);
+		break;
+	case FRONT_EV_CANCEL:
+		cancel(h, ev->who, ev->id);
+		break;
+	case FRONT_EV_SUBSCRIBE:
+	case FRONT_EV_UNSUBSCRIBE:
+		subscribe(h, ev->session, ev->uri,
+		    ev->kind == FRONT_EV_SUBSCRIBE);
+		break;
+	case FRONT_EV_SEALED:
+		break;		/* opened first: never applied as it is */
+	}
+}
+
+/*
+ * An event refused for `why', from `src' (FRONT_SRC_*): counted on the
+ * status page, logged at most once in REFUSAL_LOG_MS (a flood of them
+ * is one line a minute), with a printable excerpt of what came.
+ */
+static void
+refuse(struct hub *h, int src, enum front_refusal why, const char *msg,
+    size_t len)
+{
+	static const char *const from[FRONT_SRC_N] = { "the bus",
+		"the hub socket", "a worker" };
+	char		 shown[81];
+	size_t		 i;
+	long long	 now = front_now_ms();
+
+	__atomic_add_fetch(&h->l->refused_events[src][why], 1,
+	    __ATOMIC_RELAXED);
+	if (h->refusal_logged != 0 && now - h->refusal_logged <
+	    REFUSAL_LOG_MS) {
+		h->refusals_quiet++;
+		return;
+	}
+	for (i = 0; i < len && i < sizeof(shown) - 1; i++)
+		shown[i] = msg[i] >= 0x20 && msg[i] < 0x7f ? msg[i] : '?';
+	shown[i] = '\0';
+	front_log(WYMCP_LOG_WARNING, "hub: an event from %s refused (%s): "
+	    "%s%s (%lu more refused since the last line; counted on the "
+	    "status page)", from[src], front_refusal_names[why], shown,
+	    len > i ? "..." : "", h->refusals_quiet);
+	h->refusal_logged = now;
+	h->refusals_quiet = 0;
+}
+
+/*
+ * An event from outside (`src': the bus or the hub socket), or one of
+ * this instance's coming back from the bus: data, or on the bus a
+ * sealed frame of stream control.  Anything else is refused.
+ */
+static void
+from_outside(struct hub *h, int src, const char *msg, size_t len)
+{
+	struct front_event	 ev, in;
+	enum front_refusal	 why;
+
+	if ((why = front_intake(msg, len, FRONT_FROM_OUTSIDE, &ev)) !=
+	    FRONT_REF_NONE) {
+		refuse(h, src, why, msg, len);
+		return;
+	}
+	if (ev.kind != FRONT_EV_SEALED) {
+		/* Data from the hub socket goes to every host first. */
+		if (src != FRONT_SRC_SOCKET || front_bus_send(h->bus, msg, len) != 0)
+			apply(h, &ev);
+	} else if (src != FRONT_SRC_BUS)
+		refuse(h, src, FRONT_REF_COMMAND, msg, len);
+	else if ((why = front_control_open(h->ctl, &ev, &in)) !=
+	    FRONT_REF_NONE)
+		refuse(h, src, why, msg, len);
+	else {
+		apply(h, &in);
+		front_event_clear(&in);
+	}
+	front_event_clear(&ev);
+}
+
+/*
+ * Stream control of this instance's workers, for every host: sealed
+ * under the state key and sent on the bus (0), or -1 when there is no
+ * bus up (the caller applies it here).
+ */
+static int
+seal_send(struct hub *h, const char *msg, size_t len)
+{
+	char	*frame;
+	int	 rc;
+
+	if (!front_bus_up(h->bus) ||
+	    (frame = front_control_seal(h->ctl, msg, len)) == NULL)
+		return -1;
+	rc = front_bus_send(h->bus, frame, strlen(frame));
+	free(frame);
+	return rc;
+}
+
+/*
+ * An event of this instance's workers (their channel: nobody else can
+ * write it): data, or stream control.  Both go to every host on the bus
+ * (control sealed), and are applied when they come back; without a bus
+ * here at once.
+ */
+static void
+from_worker(struct hub *h, const char *msg, size_t len)
+{
+	struct front_event	 ev;
+	enum front_refusal	 why;
+	int			 sent;
+
+	if ((why = front_intake(msg, len, FRONT_FROM_WORKER, &ev)) !=
+	    FRONT_REF_NONE) {
+		refuse(h, FRONT_SRC_WORKER, why, msg, len);
+		return;
+	}
+	if (ev.kind == FRONT_EV_UPDATED || ev.kind == FRONT_EV_LIST)
+		sent = front_bus_send(h->bus, msg, len) == 0;
+	else
+		sent = seal_send(h, msg, len) == 0;
+	if (!sent)
+		apply(h, &ev);
+	front_event_clear(&ev);
 }
 
 /* A string member of `o', strdup'd; NULL when absent. */
@@ -1226,7 +1268,8 @@ member(struct json_object *o, const char *name, int *bad)
 	struct json_object	*v;
 	char			*s;
 
-	if (!json_object_object_get_ex(o, name, &v))
+	if (!json_object_object_get_ex(o, name, &v) ||
+	    !json_object_is_type(v, json_type_string))
 		return NULL;
 	if ((s = strdup(json_object_get_string(v))) == NULL)
 		*bad = 1;
@@ -1309,268 +1352,43 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	    s->id != NULL ? s->id : s->session, h->n);
 }
 
-/* ------------------------------------------------------- the bus */
-
-/* Record the bus's failure `what' for the status page and the log. */
-static void
-bus_note(struct hub *h, const char *what)
+/* The descriptor a message carries, or -1. */
+static int
+passed(struct msghdr *mh)
 {
-	struct front_listen	*l = h->l;
-	const char		*m = h->bus.ops->error(h->bus.db);
+	struct cmsghdr	*c;
+	int		 fd = -1, k;
 
-	while (__atomic_exchange_n(&l->bus_lock, 1, __ATOMIC_ACQUIRE))
-		;
-	snprintf(l->bus_error, sizeof(l->bus_error), "%s%s%.*s", what,
-	    *m != '\0' ? ": " : "", (int)strcspn(m, "\n"), m);
-	l->bus_error_at = (long long)time(NULL);
-	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
-}
-
-/* Wait on the bus's socket for `events' (0: not at all). */
-static void
-bus_watch(struct hub *h, unsigned int events)
-{
-	struct bus		*b = &h->bus;
-	struct epoll_event	 ev;
-	int			 fd = b->ops->fd(b->db);
-
-	if (fd != b->fd && b->fd >= 0) {
-		(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, b->fd, NULL);
-		b->fd = -1;
-	}
-	if (fd < 0 || events == 0) {
-		if (b->fd >= 0)
-			(void)epoll_ctl(h->ep, EPOLL_CTL_DEL, b->fd, NULL);
-		b->fd = -1;
-		return;
-	}
-	if (b->fd == fd && b->events == events)
-		return;
-	memset(&ev, 0, sizeof(ev));
-	ev.events = events;
-	ev.data.ptr = &h->bus;
-	if (epoll_ctl(h->ep, b->fd == fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd,
-	    &ev) == 0) {
-		b->fd = fd;
-		b->events = events;
-	}
-}
-
-/* The bus went away (or never came): back off, then try again. */
-static void
-bus_lost(struct hub *h, const char *what)
-{
-	struct bus	*b = &h->bus;
-	struct bus_msg	*m;
-
-	bus_note(h, what);
-	if (!b->warned)
-		front_log(WYMCP_LOG_WARNING, "hub: the bus is unreachable "
-		    "(%s): events reach this instance's listeners only until "
-		    "it is back", h->l->bus_error);
-	b->warned = 1;
-	bus_watch(h, 0);
-	if (b->db != NULL)
-		b->ops->close(b->db);
-	b->db = NULL;
-	/* Events not sent: this instance's listeners still get them. */
-	while ((m = b->head) != NULL) {
-		b->head = m->next;
-		dispatch(h, m->text, m->len);
-		free(m);
-	}
-	b->tail = NULL;
-	b->queued = 0;
-	b->busy = 0;
-	if (h->first != NULL)
-		b->missed = 1;
-	b->state = BUS_WAIT;
-	b->backoff = b->backoff == 0 ? BUS_BACKOFF_MS :
-	    b->backoff * 2 > BUS_BACKOFF_MAX ? BUS_BACKOFF_MAX :
-	    b->backoff * 2;
-	b->retry_at = front_now_ms() + b->backoff;
-	__atomic_store_n(&h->l->bus_up, 0, __ATOMIC_RELAXED);
-}
-
-/* Start connecting (without blocking). */
-static void
-bus_start(struct hub *h)
-{
-	struct bus	*b = &h->bus;
-
-	if (b->ops->start(b->uri, &b->db) != 0) {
-		bus_lost(h, "cannot connect");
-		return;
-	}
-	b->state = BUS_CONNECTING;
-	bus_watch(h, EPOLLOUT);
-}
-
-/* Send the next queued NOTIFY, when none is in flight. */
-static void
-bus_pump(struct hub *h)
-{
-	struct bus	*b = &h->bus;
-
-	if (b->state != BUS_UP || b->busy || b->head == NULL)
-		return;
-	if (b->ops->notify(b->db, BUS_CHANNEL, b->head->text) != 0) {
-		bus_lost(h, "notify");
-		return;
-	}
-	b->busy = 1;
-	if (b->ops->flush(b->db) == 1)
-		bus_watch(h, EPOLLIN | EPOLLOUT);
+	for (c = CMSG_FIRSTHDR(mh); c != NULL; c = CMSG_NXTHDR(mh, c))
+		if (c->cmsg_level == SOL_SOCKET &&
+		    c->cmsg_type == SCM_RIGHTS &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			memcpy(&k, CMSG_DATA(c), sizeof(int));
+			if (fd >= 0)	/* one a message: close the others */
+				close(k);
+			else
+				fd = k;
+		}
+	return fd;
 }
 
 /*
- * An event of this instance: to the bus (0), or -1 when there is none
- * up (the caller dispatches it here).
+ * Take every message waiting on `fd': the workers' channel (`src'
+ * FRONT_SRC_WORKER: handoffs and events), or the hub socket (events
+ * from outside: data only, never a descriptor).
  */
-static int
-bus_send(struct hub *h, const char *msg, size_t len)
-{
-	struct bus	*b = &h->bus;
-	struct bus_msg	*m;
-
-	if (b->state != BUS_UP || len > BUS_PAYLOAD_MAX ||
-	    memchr(msg, '\0', len) != NULL)
-		return -1;
-	if (b->queued >= BUS_QUEUE_MAX || (m = malloc(sizeof(*m) + len +
-	    1)) == NULL) {
-		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
-		    "bus: this one is dispatched here only", b->queued);
-		return -1;
-	}
-	m->next = NULL;
-	m->len = len;
-	memcpy(m->text, msg, len);
-	m->text[len] = '\0';
-	if (b->tail != NULL)
-		b->tail->next = m;
-	else
-		b->head = m;
-	b->tail = m;
-	b->queued++;
-	__atomic_add_fetch(&h->l->bus_sent, 1, __ATOMIC_RELAXED);
-	bus_pump(h);
-	return 0;
-}
-
-/* A notification came: an event of some instance, this one's too. */
 static void
-bus_heard(void *arg, const char *msg, size_t len)
-{
-	struct hub	*h = arg;
-
-	__atomic_add_fetch(&h->l->bus_received, 1, __ATOMIC_RELAXED);
-	dispatch(h, msg, len);
-}
-
-/* The bus's socket is ready: connect, take results and notifications. */
-static void
-bus_ready(struct hub *h)
-{
-	struct bus	*b = &h->bus;
-	struct bus_msg	*m;
-	struct stream	*s, *next;
-	int		 ok;
-
-	if (b->state == BUS_CONNECTING) {
-		switch (b->ops->poll(b->db)) {
-		case WYMCP__BUS_READ:
-			bus_watch(h, EPOLLIN);
-			return;
-		case WYMCP__BUS_WRITE:
-			bus_watch(h, EPOLLOUT);
-			return;
-		case 0:
-			break;
-		default:
-			bus_lost(h, "connect");
-			return;
-		}
-		if (b->ops->listen(b->db, BUS_CHANNEL) != 0) {
-			bus_lost(h, "listen");
-			return;
-		}
-		b->state = BUS_LISTENING;
-		b->busy = 1;
-		bus_watch(h, EPOLLIN);
-	}
-	if (b->ops->flush(b->db) == -1) {
-		bus_lost(h, "send");
-		return;
-	}
-	if (b->ops->input(b->db) != 0) {
-		bus_lost(h, "read");
-		return;
-	}
-	while (b->busy && (ok = b->ops->done(b->db)) != -1) {
-		b->busy = 0;
-		if (b->state == BUS_LISTENING) {
-			if (!ok) {
-				bus_lost(h, "listen");
-				return;
-			}
-			b->state = BUS_UP;
-			b->backoff = 0;
-			__atomic_store_n(&h->l->bus_up, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&h->l->bus_connects, 1,
-			    __ATOMIC_RELAXED);
-			front_log(b->warned ? WYMCP_LOG_WARNING :
-			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
-			    b->warned ? " again" : "");
-			b->warned = 0;
-			/* Streams that may have missed events: listen again. */
-			if (b->missed) {
-				for (s = h->first; s != NULL; s = next) {
-					next = s->next;
-					(void)end(h, s);
-				}
-				b->missed = 0;
-			}
-		} else if ((m = b->head) != NULL) {
-			/* The NOTIFY is done (or failed: then here only). */
-			b->head = m->next;
-			if (b->head == NULL)
-				b->tail = NULL;
-			b->queued--;
-			if (!ok)
-				dispatch(h, m->text, m->len);
-			free(m);
-		}
-		bus_pump(h);
-		if (b->state != BUS_UP)
-			return;
-	}
-	b->ops->notified(b->db, bus_heard, h);
-	if (b->ops->bad(b->db))
-		bus_lost(h, "connection");
-}
-
-/* Once a tick: a bus down is tried again when its back-off ends. */
-static void
-bus_tick(struct hub *h)
-{
-	if (h->bus.state == BUS_WAIT && front_now_ms() >= h->bus.retry_at)
-		bus_start(h);
-}
-
-/* Take every message waiting on the hub's socket. */
-static void
-take(struct hub *h, int hubfd)
+take(struct hub *h, int fd, int src)
 {
 	static char		 msg[HUB_MSG_MAX];
 	struct msghdr		 mh;
 	struct iovec		 iov;
-	struct cmsghdr		*c;
 	union {
 		struct cmsghdr	 h;
 		char		 buf[CMSG_SPACE(sizeof(int))];
 	} cm;
 	ssize_t			 n;
-	int			 fd;
+	int			 conn;
 
 	for (;;) {
 		memset(&mh, 0, sizeof(mh));
@@ -1580,27 +1398,58 @@ take(struct hub *h, int hubfd)
 		mh.msg_iovlen = 1;
 		mh.msg_control = cm.buf;
 		mh.msg_controllen = sizeof(cm.buf);
-		if ((n = recvmsg(hubfd, &mh, MSG_DONTWAIT |
-		    MSG_CMSG_CLOEXEC)) == -1) {
+		if ((n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC)) ==
+		    -1) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR)
 				front_log(WYMCP_LOG_ERR, "hub: recvmsg: %s",
 				    strerror(errno));
 			return;
 		}
-		fd = -1;
-		for (c = CMSG_FIRSTHDR(&mh); c != NULL;
-		    c = CMSG_NXTHDR(&mh, c))
-			if (c->cmsg_level == SOL_SOCKET &&
-			    c->cmsg_type == SCM_RIGHTS &&
-			    c->cmsg_len >= CMSG_LEN(sizeof(int)))
-				memcpy(&fd, CMSG_DATA(c), sizeof(int));
-		if (fd >= 0)
-			adopt(h, msg, (size_t)n, fd);
+		conn = passed(&mh);
+		if (src != FRONT_SRC_WORKER && (conn >= 0 ||
+		    (mh.msg_flags & MSG_CTRUNC))) {
+			/* Streams come from this instance's workers only. */
+			if (conn >= 0)
+				close(conn);
+			refuse(h, src, FRONT_REF_HANDOFF, msg, (size_t)n);
+		} else if (conn >= 0)
+			adopt(h, msg, (size_t)n, conn);
 		else if (mh.msg_flags & MSG_CTRUNC)
 			lost(h, msg, (size_t)n);
-		else if (bus_send(h, msg, (size_t)n) != 0)
-			dispatch(h, msg, (size_t)n);
+		else if (mh.msg_flags & MSG_TRUNC)
+			refuse(h, src, FRONT_REF_OVERSIZED, msg, (size_t)n);
+		else if (src == FRONT_SRC_WORKER)
+			from_worker(h, msg, (size_t)n);
+		else
+			from_outside(h, src, msg, (size_t)n);
+	}
+}
+
+/* The bus's callbacks (bus.c): what it heard, or could not send. */
+static void
+bus_take(void *arg, const char *msg, size_t len)
+{
+	from_outside(arg, FRONT_SRC_BUS, msg, len);
+}
+
+/* Streams held now would miss events while the bus is down. */
+static int
+bus_holding(void *arg)
+{
+	return ((struct hub *)arg)->first != NULL;
+}
+
+/* The bus is back: streams that may have missed events listen again. */
+static void
+bus_again(void *arg)
+{
+	struct hub	*h = arg;
+	struct stream	*s, *next;
+
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		(void)end(h, s);
 	}
 }
 
@@ -1696,8 +1545,9 @@ stop_all(struct hub *h, long long ms)
 		n = epoll_wait(h->ep, evs, HUB_EVENTS, 100);
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL ||
+			    evs[i].data.ptr == h->l ||
 			    evs[i].data.ptr == &h->timer ||
-			    evs[i].data.ptr == &h->bus ||
+			    (h->bus != NULL && evs[i].data.ptr == h->bus) ||
 			    evs[i].data.ptr == &h->relay)
 				continue;
 			s = evs[i].data.ptr;
@@ -1796,14 +1646,14 @@ keeper(const struct front_limits *lim, pid_t sup)
  */
 int
 front_hub(const struct front_limits *lim, struct front_board *board,
-    pid_t sup)
+    pid_t sup, struct wymcp_server *srv)
 {
 	struct epoll_event	 ev, evs[HUB_EVENTS];
 	struct itimerspec	 its;
 	struct hub		 h;
 	struct stream		*s;
 	struct pend		*p;
-	struct bus_msg		*m;
+	struct front_bus_cb	 cb;
 	sigset_t		 waitmask;
 	uint64_t		 ticks;
 	int			 i, n, status = 0, gone;
@@ -1835,12 +1685,19 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 		front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s", strerror(errno));
 		return 1;
 	}
+	ev.data.ptr = h.l;		/* the workers' channel */
+	if (epoll_ctl(h.ep, EPOLL_CTL_ADD, h.l->own_fd, &ev) == -1) {
+		front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s", strerror(errno));
+		return 1;
+	}
 	ev.data.ptr = &h.timer;
 	(void)epoll_ctl(h.ep, EPOLL_CTL_ADD, h.timer, &ev);
-	h.bus.fd = -1;
-	if ((h.bus.uri = lim->bus_uri) != NULL && (h.bus.ops = lim->bus) !=
-	    NULL)
-		bus_start(&h);
+	cb.take = bus_take;
+	cb.holding = bus_holding;
+	cb.again = bus_again;
+	cb.arg = &h;
+	h.bus = front_bus_new(lim->bus_uri, lim->bus, h.l, h.ep, &cb);
+	h.ctl = front_control_new(srv);
 	if ((h.relay = front_relay_port_start(lim)) != NULL) {
 		ev.data.ptr = &h.relay;
 		if (epoll_ctl(h.ep, EPOLL_CTL_ADD,
@@ -1867,7 +1724,11 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 		}
 		for (i = 0; i < n; i++) {
 			if (evs[i].data.ptr == NULL) {
-				take(&h, lim->hub_fd);
+				take(&h, lim->hub_fd, FRONT_SRC_SOCKET);
+				continue;
+			}
+			if (evs[i].data.ptr == h.l) {
+				take(&h, h.l->own_fd, FRONT_SRC_WORKER);
 				continue;
 			}
 			if (evs[i].data.ptr == &h.timer) {
@@ -1875,7 +1736,7 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 					/* Not due yet (EAGAIN): tick anyway. */
 				}
 				tick(&h);
-				bus_tick(&h);
+				front_bus_tick(h.bus);
 				if (h.relay != NULL)
 					front_relay_port_tick(h.relay);
 				continue;
@@ -1884,8 +1745,8 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 				front_relay_port_ready(h.relay);
 				continue;
 			}
-			if (evs[i].data.ptr == &h.bus) {
-				bus_ready(&h);
+			if (h.bus != NULL && evs[i].data.ptr == h.bus) {
+				front_bus_ready(h.bus);
 				continue;
 			}
 			s = evs[i].data.ptr;
@@ -1902,21 +1763,15 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 	if ((gone = getppid() != sup))
 		orphaned(lim, sup);
 	__atomic_store_n(&h.l->hub_up, 0, __ATOMIC_RELEASE);
-	if (h.bus.db != NULL) {
-		bus_watch(&h, 0);
-		h.bus.ops->close(h.bus.db);
-		h.bus.db = NULL;
-	}
+	front_bus_free(h.bus);
+	h.bus = NULL;
 	stop_all(&h, gone ? HUB_ORPHAN_MS : HUB_STOP_MS);
 	front_relay_port_stop(h.relay);
 	while ((p = h.pend) != NULL) {
 		h.pend = p->next;
 		pend_free(p);
 	}
-	while ((m = h.bus.head) != NULL) {
-		h.bus.head = m->next;
-		free(m);
-	}
+	front_control_free(h.ctl);
 	/* Killed while the hub was stopping already. */
 	if (getppid() != sup)
 		orphaned(lim, sup);
