@@ -1014,7 +1014,10 @@ struct wymcp_listen {
  *
  *	{"v":1,"k":"cancel","who":"WHO","id":"listen:1"}
  *
- * (`who' as in struct wymcp_listen).  NULL turns it off.
+ * (`who' as in struct wymcp_listen).  The last three are commands: a
+ * program takes them only from its own processes, and between hosts
+ * only authenticated (wymcp_server_mac(); wymcp-fcgi(8), "Events and
+ * commands").  NULL turns it off.
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);

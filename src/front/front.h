@@ -247,8 +247,9 @@ struct front_listen {
 };
 
 /*
- * hub.c: the instance's listen streams.  front_listen_setup() (main.c,
- * before the fork) makes the page and binds the hub's socket;
+ * hub.c, listen.c: the instance's listen streams.  front_listen_setup()
+ * (main.c, before the fork) makes the page, binds the hub's socket and
+ * makes the workers' channel;
  * front_hub() is the hub process; front_listen_hold(),
  * front_listen_hand() and front_listen_done() are a worker's side of a
  * listen, front_publish() anyone's side of an event
@@ -259,8 +260,11 @@ struct front_listen {
  * streams (lim->listen NULL) but with a relay directory, it does only
  * that.
  */
+#define FRONT_HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
+void		 front_listen_unreserve(struct front_listen *, unsigned int,
+		    int hub);
 int		 front_publish_cmd(const char *event,
 		    const struct wymcp__bus_ops *, const char *bus,
 		    const char *hubpath, char *err, size_t errlen);

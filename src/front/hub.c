@@ -6,10 +6,14 @@
  * (front_listen_hold(): --max-listeners for the instance, and a share
  * per principal, --max-listeners-per-principal), writes the head and
  * the acknowledgement, and hands the FastCGI connection to the hub
- * (front_listen_hand(): SCM_RIGHTS over the hub's datagram socket, with
- * one line of JSON saying what the stream wants); then it is free.
- * Events come to the same socket (front_publish(): what a tool's run
- * published, from workers and task runners).  The hub (epoll, nothing
+ * (front_listen_hand(): SCM_RIGHTS over the workers' channel, with one
+ * line of JSON saying what the stream wants); then it is free.  Events
+ * come on the same channel (front_publish(): what a tool's run
+ * published, from workers and task runners), and from outside on the
+ * bus and the hub's socket PATH.hub, each parsed by intake.c and taken
+ * as intake.h says (from outside data only; stream control from the
+ * workers, or sealed by another host's hub: control.c).  The worker's
+ * side and the instance's page are listen.c.  The hub (epoll, nothing
  * blocks) writes each event to the streams that asked for it as
  * FastCGI STDOUT records of SSE frames tagged with the subscription id,
  * an SSE comment after HUB_QUIET_MS without a frame so that proxies do
@@ -23,8 +27,8 @@
  * instance's held questions (relay.c, front_relay_port_*()), so that
  * no worker waits on a relay connection.
  *
- * The socket is made and bound by the supervisor before the first
- * fork and kept open by it, so a hub that dies is replaced without
+ * The channel and the socket are made by the supervisor before the
+ * first fork and kept open by it, so a hub that dies is replaced without
  * losing what was queued for it; its streams end as transport closes
  * (clients listen again).  The counts live in one shared page (struct
  * front_listen): workers reserve a slot and its principal's share,
@@ -46,12 +50,9 @@
 #include <sys/types.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/timerfd.h>
-#include <sys/un.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,14 +65,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <fcgiapp.h>
 #include <json-c/json.h>
 
 #include "front.h"
 #include "intake.h"
-#include "store/backend.h"
 
-#define HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 #define HUB_BUF_MAX	(256 * 1024)	/* bytes waiting for one client */
 #define HUB_QUIET_MS	15000		/* a comment after this silence */
 #define HUB_TICK_MS	1000
@@ -80,7 +78,6 @@
 #define ORPHAN_TRIES	50		/* a relay directory not yet empty */
 #define ORPHAN_WAIT_MS	10		/* ... is tried again after this */
 #define HUB_EVENTS	256		/* epoll events per wait */
-#define SEND_WAIT_MS	100		/* a full queue: wait this much */
 
 #define FCGI_VERSION_1		1
 #define FCGI_ABORT_REQUEST	2
@@ -92,479 +89,6 @@
 #define SUB_ID		"io.modelcontextprotocol/subscriptionId"
 
 #define REFUSAL_LOG_MS	60000		/* a refusal logged at most this often */
-
-/* ------------------------------------------------ the shared page */
-
-/*
- * Make the shared page and the hub's socket: beside the FastCGI socket
- * `sockpath' (PATH.hub, mode 0600: what runs as the user the processes
- * run as, or root, may publish events there: wymcp-fcgi --publish), or
- * without one in a private directory.  0, or -1 (logged: listen streams
- * are then not held, and nothing is pushed).
- */
-/* A datagram socket bound at `path' (mode 0600), or -1. */
-static int
-bind_dgram(const char *path)
-{
-	struct sockaddr_un	 sun;
-	int			 fd, sz = 4 * 1024 * 1024;
-
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	if (strlen(path) >= sizeof(sun.sun_path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(sun.sun_path, path, strlen(path));
-	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0)) == -1)
-		return -1;
-	/* A hub socket left by a process that was killed: ours now. */
-	(void)unlink(path);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
-	    chmod(path, 0600) == -1) {
-		close(fd);
-		return -1;
-	}
-	/* Room for a burst of handoffs (root may pass rmem_max). */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
-		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	return fd;
-}
-
-/*
- * The workers' channel: a datagram socket pair made before the first
- * fork, so that only the supervisor's children hold it (close-on-exec:
- * not the programs they run).  The workers hand streams over and say
- * their events on it; the hub believes stream control from it alone.
- * The supervisor keeps both ends, so what is queued for a hub that
- * died waits for the next.  0, or -1.
- */
-static int
-own_channel(struct front_listen *l)
-{
-	int	 sp[2], sz = 4 * 1024 * 1024;
-
-	l->own_fd = l->tell_fd = -1;
-	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
-	    sp) == -1)
-		return -1;
-	if (setsockopt(sp[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz,
-	    sizeof(sz)) == -1)
-		(void)setsockopt(sp[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	l->own_fd = sp[0];
-	l->tell_fd = sp[1];
-	return 0;
-}
-
-int
-front_listen_setup(struct front_limits *lim, int max, int per,
-    unsigned int max_age, const char *sockpath)
-{
-	struct front_listen	*l;
-	const char		*tmp;
-	char			 dir[96];
-	int			 fd = -1;
-
-	lim->listen = NULL;
-	lim->hub_fd = -1;
-	l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (l == MAP_FAILED) {
-		front_log(WYMCP_LOG_ERR, "mmap: %s: listen streams are not "
-		    "held", strerror(errno));
-		return -1;
-	}
-	memset(l, 0, sizeof(*l));
-	if (sockpath != NULL && strlen(sockpath) + 4 < sizeof(l->path)) {
-		snprintf(l->path, sizeof(l->path), "%s.hub", sockpath);
-		if ((fd = bind_dgram(l->path)) == -1)
-			front_log(WYMCP_LOG_INFO, "hub socket %s: %s: taking a "
-			    "private one (wymcp-fcgi --publish then needs "
-			    "--bus)", l->path, strerror(errno));
-	}
-	if (fd == -1) {
-		if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
-			tmp = "/tmp";
-		snprintf(dir, sizeof(dir), "%s/wymcp-hub.XXXXXX", tmp);
-		if (mkdtemp(dir) == NULL) {
-			front_log(WYMCP_LOG_ERR, "mkdtemp %s: %s: listen "
-			    "streams are not held", dir, strerror(errno));
-			goto fail;
-		}
-		snprintf(l->dir, sizeof(l->dir), "%s", dir);
-		snprintf(l->path, sizeof(l->path), "%s/hub", dir);
-		if ((fd = bind_dgram(l->path)) == -1) {
-			front_log(WYMCP_LOG_ERR, "hub socket %s: %s: listen "
-			    "streams are not held", l->path, strerror(errno));
-			(void)rmdir(dir);
-			goto fail;
-		}
-	}
-	if (own_channel(l) == -1) {
-		front_log(WYMCP_LOG_ERR, "socketpair: %s: listen streams are "
-		    "not held", strerror(errno));
-		close(fd);
-		(void)unlink(l->path);
-		if (l->dir[0] != '\0')
-			(void)rmdir(l->dir);
-		goto fail;
-	}
-	l->max = max;
-	l->per = per;
-	l->max_age = max_age;
-	lim->listen = l;
-	lim->hub_fd = fd;
-	return 0;
-fail:
-	(void)munmap(l, sizeof(*l));
-	return -1;
-}
-
-/* Remove the socket and its directory (the supervisor, at the end). */
-void
-front_listen_cleanup(const struct front_limits *lim)
-{
-	if (lim->listen == NULL)
-		return;
-	(void)unlink(lim->listen->path);
-	if (lim->listen->dir[0] != '\0')
-		(void)rmdir(lim->listen->dir);
-}
-
-/* The hub died: its streams are gone, and with them their slots. */
-void
-front_listen_hub_died(const struct front_limits *lim)
-{
-	struct front_listen	*l = lim->listen;
-	size_t			 i;
-	int			 n;
-
-	if (l == NULL)
-		return;
-	n = __atomic_exchange_n(&l->hub_held, 0, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&l->held, n, __ATOMIC_ACQ_REL);
-	for (i = 0; i < FRONT_SHARES; i++) {
-		n = __atomic_exchange_n(&l->hub_share[i], 0,
-		    __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->share[i], n, __ATOMIC_ACQ_REL);
-	}
-	__atomic_store_n(&l->lists_streams, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->resource_streams, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->hub_up, 0, __ATOMIC_RELAXED);
-}
-
-/* ---------------------------------------------- the worker's side */
-
-/* This worker's reservation for the request in flight. */
-static int		 reserved;	/* a slot is ours */
-static int		 handed;	/* ... and the hub has it */
-static unsigned int	 reserved_bucket;
-static int		 sendfd = -1;	/* unbound: to the hub's path */
-
-/* Take back a slot and a share; `hub': the hub's own counts too. */
-static void
-unreserve(struct front_listen *l, unsigned int b, int hub)
-{
-	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL);
-	if (hub) {
-		__atomic_sub_fetch(&l->hub_held, 1, __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->hub_share[b], 1, __ATOMIC_ACQ_REL);
-	}
-}
-
-/* The bucket of who holds the stream (the library's `who'). */
-static unsigned int
-share_of(const struct wymcp_listen *wl)
-{
-	return front_share_bucket(wl->who != NULL ? wl->who : "");
-}
-
-/*
- * A slot for one more stream: 0, -1 when the instance holds
- * --max-listeners, -2 when the principal holds its share.  Counted on
- * the status page.
- */
-int
-front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
-    const struct wymcp_listen *wl)
-{
-	struct front_listen	*l = lim->listen;
-	unsigned int		 b;
-
-	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
-		return -1;
-	(void)req;
-	b = share_of(wl);
-	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
-		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
-		return -1;
-	}
-	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
-		unreserve(l, b, 0);
-		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
-		return -2;
-	}
-	reserved = 1;
-	handed = 0;
-	reserved_bucket = b;
-	return 0;
-}
-
-/*
- * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
- * to SEND_WAIT_MS for room in its queue: on the workers' channel
- * `tell' (path NULL), or to the socket at `path'.  0, or -1.
- */
-static int
-to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
-{
-	struct sockaddr_un	 sun;
-	struct msghdr		 mh;
-	struct iovec		 iov;
-	struct pollfd		 pfd;
-	union {
-		struct cmsghdr	 h;
-		char		 buf[CMSG_SPACE(sizeof(int))];
-	} cm;
-	struct cmsghdr		*c;
-	long long		 until;
-
-	if (path != NULL && sendfd == -1 && (sendfd = socket(AF_UNIX,
-	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
-		return -1;
-	memset(&mh, 0, sizeof(mh));
-	if (path != NULL) {
-		memset(&sun, 0, sizeof(sun));
-		sun.sun_family = AF_UNIX;
-		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-		mh.msg_name = &sun;
-		mh.msg_namelen = sizeof(sun);
-		tell = sendfd;
-	}
-	iov.iov_base = (void *)msg;
-	iov.iov_len = len;
-	mh.msg_iov = &iov;
-	mh.msg_iovlen = 1;
-	if (fd >= 0) {
-		memset(&cm, 0, sizeof(cm));
-		mh.msg_control = cm.buf;
-		mh.msg_controllen = sizeof(cm.buf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	until = front_now_ms() + SEND_WAIT_MS;
-	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
-		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
-		    errno != EINTR) || front_now_ms() >= until)
-			return -1;
-		pfd.fd = tell;
-		pfd.events = POLLOUT;
-		(void)poll(&pfd, 1, 10);
-	}
-	return 0;
-}
-
-/*
- * Hand the request's connection to the hub: what the stream wants as
- * JSON, the descriptor beside it.  0 when the hub has it (the worker
- * then lets go of the connection without ending the request:
- * front_listen_done()), -1 when not.
- */
-int
-front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
-    const struct wymcp_listen *wl)
-{
-	struct json_object	*o, *a;
-	const char		*s;
-	size_t			 i;
-	int			 rc = -1;
-
-	if (!reserved || lim->listen == NULL || req->ipcFd < 0 ||
-	    (o = json_object_new_object()) == NULL)
-		return -1;
-	json_object_object_add(o, "rid", json_object_new_int(req->requestId));
-	if (wl->id != NULL)
-		json_object_object_add(o, "id", json_object_new_string(wl->id));
-	if (wl->session != NULL)
-		json_object_object_add(o, "session",
-		    json_object_new_string(wl->session));
-	if (wl->who != NULL)
-		json_object_object_add(o, "who",
-		    json_object_new_string(wl->who));
-	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
-	json_object_object_add(o, "share",
-	    json_object_new_int((int)reserved_bucket));
-	if (wl->mount != NULL)
-		json_object_object_add(o, "mount",
-		    json_object_new_string(wl->mount));
-	if (wl->end != NULL)
-		json_object_object_add(o, "end",
-		    json_object_new_string(wl->end));
-	if (wl->nuris > 0) {
-		a = json_object_new_array();
-		for (i = 0; i < wl->nuris; i++)
-			json_object_array_add(a,
-			    json_object_new_string(wl->uris[i]));
-		json_object_object_add(o, "uris", a);
-	}
-	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (s != NULL && strlen(s) < HUB_MSG_MAX &&
-	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd) == 0)
-		rc = 0;
-	json_object_put(o);
-	if (rc == 0)
-		handed = 1;
-	else
-		front_log(WYMCP_LOG_WARNING, "could not hand a listen stream "
-		    "to the hub: %s", strerror(errno));
-	return rc;
-}
-
-/*
- * The request is over: a reservation the hub did not get is given
- * back.  Returns 1 when the hub has the connection: the caller lets go
- * of it without writing the end of the request (the hub does).
- */
-int
-front_listen_done(const struct front_limits *lim)
-{
-	int	 h = handed;
-
-	if (reserved && !handed && lim->listen != NULL)
-		unreserve(lim->listen, reserved_bucket, 0);
-	reserved = handed = 0;
-	return h;
-}
-
-/* wymcp_publish_fn: an event of a run, to the hub. */
-void
-front_publish(void *arg, const char *event, size_t len)
-{
-	const struct front_listen *l = arg;
-
-	if (l == NULL || len >= HUB_MSG_MAX)
-		return;
-	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0)
-		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
-		    "hub: %s", strerror(errno));
-}
-
-/*
- * The event `spec' of wymcp-fcgi --publish, as the hub takes it: JSON
- * as wymcp_server_set_publish() documents it, or "updated URI", or
- * "list KIND[,KIND...]" (tools, prompts, resources); checked by the
- * hub's own parser (intake.c) as the bus and PATH.hub are, so that
- * what it refuses is said here.  A new string, or NULL with why in
- * `err'.
- */
-static char *
-event_of(const char *spec, char *err, size_t errlen)
-{
-	struct json_object	*o = NULL, *a;
-	struct front_event	 ev;
-	enum front_refusal	 why;
-	const char		*p, *w = spec;
-	char			*out = NULL;
-	size_t			 n;
-
-	if (strncmp(spec, "updated ", 8) == 0 && spec[8] != '\0') {
-		o = json_object_new_object();
-		json_object_object_add(o, "v", json_object_new_int(1));
-		json_object_object_add(o, "k", json_object_new_string(
-		    "updated"));
-		json_object_object_add(o, "uri",
-		    json_object_new_string(spec + 8));
-	} else if (strncmp(spec, "list ", 5) == 0) {
-		o = json_object_new_object();
-		a = json_object_new_array();
-		json_object_object_add(o, "v", json_object_new_int(1));
-		json_object_object_add(o, "k", json_object_new_string("list"));
-		json_object_object_add(o, "lists", a);
-		for (p = spec + 5; *p != '\0'; p += n + (p[n] == ',')) {
-			n = strcspn(p, ",");
-			if (!((n == 5 && strncmp(p, "tools", 5) == 0) ||
-			    (n == 7 && strncmp(p, "prompts", 7) == 0) ||
-			    (n == 9 && strncmp(p, "resources", 9) == 0))) {
-				snprintf(err, errlen, "no list '%.*s': tools, "
-				    "prompts or resources", (int)(n > 64 ? 64 :
-				    n), p);
-				goto done;
-			}
-			json_object_array_add(a,
-			    json_object_new_string_len(p, (int)n));
-		}
-	}
-	if (o != NULL && (w = json_object_to_json_string_ext(o,
-	    JSON_C_TO_STRING_PLAIN)) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		goto done;
-	}
-	why = front_intake(w, strlen(w), FRONT_FROM_OUTSIDE, &ev);
-	if (why == FRONT_REF_NONE && ev.kind == FRONT_EV_SEALED)
-		why = FRONT_REF_COMMAND;
-	front_event_clear(&ev);
-	switch (why) {
-	case FRONT_REF_NONE:
-		if ((out = strdup(w)) == NULL)
-			snprintf(err, errlen, "out of memory");
-		break;
-	case FRONT_REF_OVERSIZED:
-		snprintf(err, errlen, "the event is longer than %d bytes",
-		    FRONT_EVENT_MAX);
-		break;
-	case FRONT_REF_COMMAND:
-		snprintf(err, errlen, "events from outside are data: "
-		    "'updated' or 'list', never stream control");
-		break;
-	default:
-		snprintf(err, errlen, "not an event: use 'updated URI' (a URI "
-		    "of 1 to %d bytes), 'list tools,prompts,resources' or the "
-		    "JSON of wymcp-fcgi(8)", FRONT_EVENT_URI_MAX);
-	}
-done:
-	json_object_put(o);
-	return out;
-}
-
-/*
- * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
- * bus `bus' (through its back end's `ops'), or, without one, to the
- * hub of the instance whose hub socket is `hubpath'.  0, or -1 with
- * why in `err'.
- */
-int
-front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
-    const char *bus, const char *hubpath, char *err, size_t errlen)
-{
-	char		*ev;
-	int		 rc = -1;
-
-	if ((ev = event_of(spec, err, errlen)) == NULL)
-		return -1;
-	if (strlen(ev) > FRONT_BUS_PAYLOAD_MAX) {
-		snprintf(err, errlen, "the event is longer than %d bytes",
-		    FRONT_BUS_PAYLOAD_MAX);
-		goto done;
-	}
-	if (bus != NULL)
-		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
-	else if (hubpath == NULL)
-		snprintf(err, errlen, "say where: --bus postgresql://..., or "
-		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
-	else if (to_hub(-1, hubpath, ev, strlen(ev), -1) == 0)
-		rc = 0;
-	else
-		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));
-done:
-	free(ev);
-	return rc;
-}
 
 /* ------------------------------------------------------- the hub */
 
@@ -655,7 +179,7 @@ drop(struct hub *h, struct stream *s, const char *why)
 	else
 		h->last = s->prev;
 	h->n--;
-	unreserve(h->l, s->share, 1);
+	front_listen_unreserve(h->l, s->share, 1);
 	if (s->lists != 0)
 		__atomic_sub_fetch(&h->l->lists_streams, 1, __ATOMIC_RELAXED);
 	if (s->nuris > 0)
@@ -975,7 +499,7 @@ lost(struct hub *h, const char *msg, size_t len)
 	int			 b;
 
 	if ((o = handoff(msg, len, &b)) != NULL)
-		unreserve(h->l, (unsigned int)b, 0);
+		front_listen_unreserve(h->l, (unsigned int)b, 0);
 	json_object_put(o);
 	__atomic_add_fetch(&h->l->lost, 1, __ATOMIC_RELAXED);
 	front_log(WYMCP_LOG_ERR, "hub: a stream was lost: no descriptor "
@@ -1380,7 +904,7 @@ passed(struct msghdr *mh)
 static void
 take(struct hub *h, int fd, int src)
 {
-	static char		 msg[HUB_MSG_MAX];
+	static char		 msg[FRONT_HUB_MSG_MAX];
 	struct msghdr		 mh;
 	struct iovec		 iov;
 	union {
@@ -1640,22 +1164,101 @@ keeper(const struct front_limits *lim, pid_t sup)
 }
 
 /*
+ * The hub's descriptors in its epoll `h->ep': the hub socket (data
+ * NULL), the workers' channel (h->l), the tick (&h->timer), the bus and
+ * the relay port; its bus client and its sealer.  0, or -1 (logged).
+ */
+static int
+hub_open(struct hub *h, struct wymcp_server *srv)
+{
+	const struct front_limits *lim = h->lim;
+	struct epoll_event	 ev;
+	struct itimerspec	 its;
+	struct front_bus_cb	 cb;
+
+	if ((h->ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
+	    (h->timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC)) == -1)
+		goto fail;
+	memset(&its, 0, sizeof(its));
+	its.it_interval.tv_sec = its.it_value.tv_sec = HUB_TICK_MS / 1000;
+	(void)timerfd_settime(h->timer, 0, &its, NULL);
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.ptr = NULL;		/* the hub's socket */
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, lim->hub_fd, &ev) == -1)
+		goto fail;
+	ev.data.ptr = h->l;		/* the workers' channel */
+	if (epoll_ctl(h->ep, EPOLL_CTL_ADD, h->l->own_fd, &ev) == -1)
+		goto fail;
+	ev.data.ptr = &h->timer;
+	(void)epoll_ctl(h->ep, EPOLL_CTL_ADD, h->timer, &ev);
+	cb.take = bus_take;
+	cb.holding = bus_holding;
+	cb.again = bus_again;
+	cb.arg = h;
+	h->bus = front_bus_new(lim->bus_uri, lim->bus, h->l, h->ep, &cb);
+	h->ctl = front_control_new(srv);
+	if ((h->relay = front_relay_port_start(lim)) != NULL) {
+		ev.data.ptr = &h->relay;
+		if (epoll_ctl(h->ep, EPOLL_CTL_ADD,
+		    front_relay_port_fd(h->relay), &ev) == -1)
+			goto fail;
+	}
+	return 0;
+fail:
+	front_log(WYMCP_LOG_ERR, "hub: %s", strerror(errno));
+	return -1;
+}
+
+/* One event of the hub's epoll. */
+static void
+hub_event(struct hub *h, const struct epoll_event *e)
+{
+	struct stream	*s;
+	uint64_t	 ticks;
+
+	if (e->data.ptr == NULL)
+		take(h, h->lim->hub_fd, FRONT_SRC_SOCKET);
+	else if (e->data.ptr == h->l)
+		take(h, h->l->own_fd, FRONT_SRC_WORKER);
+	else if (e->data.ptr == &h->timer) {
+		if (read(h->timer, &ticks, sizeof(ticks)) < 0) {
+			/* Not due yet (EAGAIN): tick anyway. */
+		}
+		tick(h);
+		front_bus_tick(h->bus);
+		if (h->relay != NULL)
+			front_relay_port_tick(h->relay);
+	} else if (e->data.ptr == &h->relay)
+		front_relay_port_ready(h->relay);
+	else if (h->bus != NULL && e->data.ptr == h->bus)
+		front_bus_ready(h->bus);
+	else {
+		s = e->data.ptr;
+		if ((e->events & EPOLLOUT) && flush(h, s) != 0)
+			return;
+		/* A stream dropped above in this batch: skip. */
+		if (e->events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))
+			readable(h, s, e->events);
+	}
+}
+
+/*
  * The hub: a child of the supervisor (prefork.c) with the hub's socket
- * in lim->hub_fd, or without one keeper(); `sup' is the supervisor's
- * pid.  Returns an exit status.
+ * in lim->hub_fd and the workers' channel in lim->listen->own_fd, or
+ * without them keeper(); `sup' is the supervisor's pid, `srv' its
+ * server (the state keys that seal stream control between hosts).
+ * Returns an exit status.
  */
 int
 front_hub(const struct front_limits *lim, struct front_board *board,
     pid_t sup, struct wymcp_server *srv)
 {
-	struct epoll_event	 ev, evs[HUB_EVENTS];
-	struct itimerspec	 its;
+	struct epoll_event	 evs[HUB_EVENTS];
 	struct hub		 h;
-	struct stream		*s;
 	struct pend		*p;
-	struct front_bus_cb	 cb;
 	sigset_t		 waitmask;
-	uint64_t		 ticks;
 	int			 i, n, status = 0, gone;
 
 	memset(&h, 0, sizeof(h));
@@ -1669,44 +1272,8 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 		return 1;
 	fd_room(h.l->max + (lim->relay_fd >= 0 ?
 	    2 * FRONT_RELAY_CONNS_MAX : 0));
-	if ((h.ep = epoll_create1(EPOLL_CLOEXEC)) == -1 ||
-	    (h.timer = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
-	    TFD_CLOEXEC)) == -1) {
-		front_log(WYMCP_LOG_ERR, "hub: %s", strerror(errno));
+	if (hub_open(&h, srv) == -1)
 		return 1;
-	}
-	memset(&its, 0, sizeof(its));
-	its.it_interval.tv_sec = its.it_value.tv_sec = HUB_TICK_MS / 1000;
-	(void)timerfd_settime(h.timer, 0, &its, NULL);
-	memset(&ev, 0, sizeof(ev));
-	ev.events = EPOLLIN;
-	ev.data.ptr = NULL;		/* the hub's socket */
-	if (epoll_ctl(h.ep, EPOLL_CTL_ADD, lim->hub_fd, &ev) == -1) {
-		front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s", strerror(errno));
-		return 1;
-	}
-	ev.data.ptr = h.l;		/* the workers' channel */
-	if (epoll_ctl(h.ep, EPOLL_CTL_ADD, h.l->own_fd, &ev) == -1) {
-		front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s", strerror(errno));
-		return 1;
-	}
-	ev.data.ptr = &h.timer;
-	(void)epoll_ctl(h.ep, EPOLL_CTL_ADD, h.timer, &ev);
-	cb.take = bus_take;
-	cb.holding = bus_holding;
-	cb.again = bus_again;
-	cb.arg = &h;
-	h.bus = front_bus_new(lim->bus_uri, lim->bus, h.l, h.ep, &cb);
-	h.ctl = front_control_new(srv);
-	if ((h.relay = front_relay_port_start(lim)) != NULL) {
-		ev.data.ptr = &h.relay;
-		if (epoll_ctl(h.ep, EPOLL_CTL_ADD,
-		    front_relay_port_fd(h.relay), &ev) == -1) {
-			front_log(WYMCP_LOG_ERR, "hub: epoll_ctl: %s",
-			    strerror(errno));
-			return 1;
-		}
-	}
 	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
 	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
 	/* Gone before the parent-death signal was set: stop now. */
@@ -1722,41 +1289,8 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 			status = 1;
 			break;
 		}
-		for (i = 0; i < n; i++) {
-			if (evs[i].data.ptr == NULL) {
-				take(&h, lim->hub_fd, FRONT_SRC_SOCKET);
-				continue;
-			}
-			if (evs[i].data.ptr == h.l) {
-				take(&h, h.l->own_fd, FRONT_SRC_WORKER);
-				continue;
-			}
-			if (evs[i].data.ptr == &h.timer) {
-				if (read(h.timer, &ticks, sizeof(ticks)) < 0) {
-					/* Not due yet (EAGAIN): tick anyway. */
-				}
-				tick(&h);
-				front_bus_tick(h.bus);
-				if (h.relay != NULL)
-					front_relay_port_tick(h.relay);
-				continue;
-			}
-			if (evs[i].data.ptr == &h.relay) {
-				front_relay_port_ready(h.relay);
-				continue;
-			}
-			if (h.bus != NULL && evs[i].data.ptr == h.bus) {
-				front_bus_ready(h.bus);
-				continue;
-			}
-			s = evs[i].data.ptr;
-			if ((evs[i].events & EPOLLOUT) && flush(&h, s) != 0)
-				continue;
-			/* A stream dropped above in this batch: skip. */
-			if (evs[i].events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP |
-			    EPOLLERR))
-				readable(&h, s, evs[i].events);
-		}
+		for (i = 0; i < n; i++)
+			hub_event(&h, &evs[i]);
 		bury(&h);
 		board->served = h.n;
 	}

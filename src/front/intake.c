@@ -180,6 +180,19 @@ members(struct json_object *o, const char *k, int from,
 	return FRONT_REF_KIND;
 }
 
+/* Are the `len' bytes at `p' (not a string) all blanks? */
+static int
+blanks(const char *p, size_t len)
+{
+	size_t	 i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' &&
+		    p[i] != '\n')
+			return 0;
+	return 1;
+}
+
 enum front_refusal
 front_intake(const char *msg, size_t len, int from, struct front_event *ev)
 {
@@ -200,7 +213,7 @@ front_intake(const char *msg, size_t len, int from, struct front_event *ev)
 	/* One value, and all of the message (but blanks after it). */
 	if (o != NULL && (json_tokener_get_error(tok) != json_tokener_success ||
 	    (end = json_tokener_get_parse_end(tok)) > len ||
-	    strspn(msg + end, " \t\r\n") < len - end)) {
+	    !blanks(msg + end, len - end))) {
 		json_object_put(o);
 		o = NULL;
 	}

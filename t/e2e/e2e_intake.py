@@ -25,6 +25,8 @@ else (CREATE ROLE m LOGIN), prove (issue 32, wymcp-fcgi(8) "EVENTS"):
      sent through B (another instance: stream control sealed under the
      state key on the bus), ends it without its result; another
      caller's ends nothing;
+  U  a 2025-11-25 session's GET stream held by A gets the updates of a
+     URI the session subscribed to through B (sealed on the bus too);
   T  a list event naming write_note (wymcp-fcgi --publish through A's
      hub socket) reaches the stream whose WYMCP_TOOLS is the
      comma-separated "help,write_note", and not the one of "help".
@@ -132,6 +134,7 @@ class IntakeHarness(BusHarness):
             loc % ("a", alice, self.socks["a"]),
             loc % ("b", alice, self.socks["b"]),
             loc % ("a-anon", "", self.socks["a"]),
+            loc % ("b-anon", "", self.socks["b"]),
             loc % ("a-tools", "\t\t\tfastcgi_param WYMCP_TOOLS "
                    "\"help,write_note\";\n", self.socks["a"]),
             loc % ("a-help", "\t\t\tfastcgi_param WYMCP_TOOLS help;\n",
@@ -209,6 +212,64 @@ def alive_streams(h, streams, label, note):
         R.check(ok and not s.eof, "%s: %s is still open and gets the "
                 "next update" % (label, k),
                 "eof %r, frames %s" % (s.eof, json.dumps(s.frames[-2:])))
+
+
+OLD = "2025-11-25"
+
+
+def legacy_post(h, path, method, params, session=None):
+    hd = [("Content-Type", "application/json"),
+          ("Accept", "application/json, text/event-stream"),
+          ("MCP-Protocol-Version", OLD)]
+    if session is not None:
+        hd.append(("Mcp-Session-Id", session))
+    return Client(h.port).send("POST", path, enc(
+        {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}),
+        hd)
+
+
+class GetStream(Stream):
+    """A 2025-11-25 GET stream of `session' at `path'."""
+
+    def __init__(self, port, session, path):
+        self.rid = None
+        self.s = socket.create_connection(("127.0.0.1", port))
+        self.s.sendall(("GET %s HTTP/1.0\r\nHost: localhost\r\n"
+                        "Accept: text/event-stream\r\n"
+                        "MCP-Protocol-Version: %s\r\n"
+                        "Mcp-Session-Id: %s\r\n\r\n" %
+                        (path, OLD, session)).encode())
+        self.buf = b""
+        self.status = None
+        self.headers = ""
+        self.frames = []
+        self.comments = []
+        self.eof = False
+
+
+def u_section(h):
+    r = legacy_post(h, "/a-anon", "initialize", {
+        "protocolVersion": OLD, "capabilities": {},
+        "clientInfo": {"name": "e2e-intake", "version": "1"}})
+    sid = r.header("Mcp-Session-Id")
+    R.check(r.status == 200 and sid, "U: a 2025-11-25 initialize through "
+            "A", r.brief())
+    if not sid:
+        return
+    g = GetStream(h.port, sid, "/a-anon")
+    ok = g.wait(lambda s: s.status is not None and len(s.comments) >= 1)
+    R.check(ok and g.status == 200, "U: its GET stream is held by A",
+            "%r %r" % (g.status, g.headers[:200]))
+    r = legacy_post(h, "/b-anon", "resources/subscribe", {"uri": "note://u"},
+                    sid)
+    R.check(r.status == 200, "U: resources/subscribe through B", r.brief())
+    time.sleep(0.5)
+    write(h, "a", "u", "text")
+    ok = g.wait(lambda s: len(updates(s)) >= 1, 10)
+    R.check(ok and updates(g)[0]["params"]["uri"] == "note://u",
+            "U: the session's stream on A gets the update of the URI it "
+            "subscribed to through B", json.dumps(g.frames))
+    g.close()
 
 
 def cancel(h, path, rid):
@@ -311,6 +372,8 @@ def body(h):
     R.check(got.get("forged", 0) == 1 and got.get("replayed", 0) == 0,
             "C: the sealed cancel verified on A (no more forged)",
             json.dumps(got))
+
+    u_section(h)
 
     # T: a comma-separated WYMCP_TOOLS.
     tools = Stream(h.port, {"toolsListChanged": True}, "t1", "/a-tools")
