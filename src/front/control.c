@@ -19,6 +19,8 @@
 #include "config.h"
 #endif
 
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,8 @@
 
 struct front_control {
 	struct wymcp_server	*srv;		/* its state keys */
+	const char		*keyfile;	/* ... read from, or NULL */
+	struct stat		 st;		/* ... as it was read */
 	struct {
 		unsigned char	 mac[16];
 		long long	 t;
@@ -43,13 +47,41 @@ struct front_control {
 };
 
 struct front_control *
-front_control_new(struct wymcp_server *srv)
+front_control_new(struct wymcp_server *srv, const char *keyfile)
 {
 	struct front_control	*c;
 
-	if ((c = calloc(1, sizeof(*c))) != NULL)
-		c->srv = srv;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->srv = srv;
+	if ((c->keyfile = keyfile) != NULL && stat(keyfile, &c->st) == -1)
+		memset(&c->st, 0, sizeof(c->st));
 	return c;
+}
+
+/*
+ * The key file changed (a rotation, then SIGHUP for the workers): the
+ * hub, which a reload does not restart, reads it again, so that it
+ * seals with the newest key and opens with every key the file holds.
+ */
+void
+front_control_tick(struct front_control *c)
+{
+	struct stat	 st;
+
+	if (c == NULL || c->keyfile == NULL || stat(c->keyfile, &st) == -1 ||
+	    (st.st_ino == c->st.st_ino && st.st_dev == c->st.st_dev &&
+	    st.st_size == c->st.st_size &&
+	    st.st_mtim.tv_sec == c->st.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == c->st.st_mtim.tv_nsec))
+		return;
+	c->st = st;
+	if (wymcp_server_load_state_keys(c->srv, c->keyfile) == WYMCP_OK)
+		front_log(WYMCP_LOG_INFO, "hub: state keys read again from %s",
+		    c->keyfile);
+	else
+		front_log(WYMCP_LOG_WARNING, "hub: %s: %s: keeping the keys it "
+		    "had", c->keyfile, wymcp_server_errmsg(c->srv));
 }
 
 void

@@ -191,6 +191,7 @@ struct front_limits {
 	struct front_listen	*listen;	/* NULL: no hub */
 	int			 hub_fd;	/* the hub's socket, or -1 */
 	const char		*bus_uri;	/* --bus, or NULL */
+	const char		*keyfile;	/* --state-key-file, or NULL */
 	const struct wymcp__bus_ops *bus;	/* its back end's */
 };
 
@@ -303,14 +304,18 @@ void		 front_bus_free(struct front_bus *);
 
 /*
  * control.c: stream control between hosts, sealed under the state keys
- * of `srv' (the hub's).  front_control_seal() makes the frame of a
+ * of `srv' (the hub's), read again from `keyfile' (NULL: none) when it
+ * changes (front_control_tick(), once a tick, keeps the hub's keys
+ * those of the last rotation).  front_control_seal() makes the frame of a
  * worker's command (a new string, or NULL); front_control_open() checks
  * a frame (intake.c's FRONT_EV_SEALED) and parses the command it
  * carries into `in': FRONT_REF_NONE, or why it is refused.
  */
 struct front_control;
 struct front_event;
-struct front_control *front_control_new(struct wymcp_server *srv);
+struct front_control *front_control_new(struct wymcp_server *srv,
+		    const char *keyfile);
+void		 front_control_tick(struct front_control *);
 void		 front_control_free(struct front_control *);
 char		*front_control_seal(struct front_control *, const char *msg,
 		    size_t len);

@@ -1198,7 +1198,7 @@ hub_open(struct hub *h, struct wymcp_server *srv)
 	cb.again = bus_again;
 	cb.arg = h;
 	h->bus = front_bus_new(lim->bus_uri, lim->bus, h->l, h->ep, &cb);
-	h->ctl = front_control_new(srv);
+	h->ctl = front_control_new(srv, lim->keyfile);
 	if ((h->relay = front_relay_port_start(lim)) != NULL) {
 		ev.data.ptr = &h->relay;
 		if (epoll_ctl(h->ep, EPOLL_CTL_ADD,
@@ -1228,6 +1228,7 @@ hub_event(struct hub *h, const struct epoll_event *e)
 		}
 		tick(h);
 		front_bus_tick(h->bus);
+		front_control_tick(h->ctl);
 		if (h->relay != NULL)
 			front_relay_port_tick(h->relay);
 	} else if (e->data.ptr == &h->relay)

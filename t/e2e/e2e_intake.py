@@ -27,6 +27,10 @@ else (CREATE ROLE m LOGIN), prove (issue 32, wymcp-fcgi(8) "EVENTS"):
      caller's ends nothing;
   U  a 2025-11-25 session's GET stream held by A gets the updates of a
      URI the session subscribed to through B (sealed on the bus too);
+  R  the key file rotated to a new key alone and the instances reloaded
+     (SIGHUP), A's hub killed and replaced (it seals with the new key):
+     B's hub, never restarted, reads the file again, so alice's cancel
+     through A still ends her listen held by B;
   T  a list event naming write_note (wymcp-fcgi --publish through A's
      hub socket) reaches the stream whose WYMCP_TOOLS is the
      comma-separated "help,write_note", and not the one of "help".
@@ -39,6 +43,7 @@ stopped by PID.  Prints "ok - NAME" / "not ok - NAME: DETAIL" and
 import array
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -272,6 +277,45 @@ def u_section(h):
     g.close()
 
 
+def r_section(h):
+    r1 = Stream(h.port, {"resourceSubscriptions": ["note://r"]}, "r1", "/b")
+    r1.wait(lambda x: len(x.frames) >= 1)
+    new = os.path.join(h.tmp, "new.key")
+    subprocess.run(wymcp_e2e.wrap_argv([h.prog, "--generate-key", new]),
+                   check=True, stdout=subprocess.DEVNULL)
+    os.replace(new, h.key)
+    for n in NAMES:
+        os.kill(h.procs[n].pid, signal.SIGHUP)
+    for n in NAMES:
+        R.check(wymcp_e2e.wait_log(
+            lambda: wymcp_e2e.log_entries(h.logs[n]),
+            lambda e: "SIGHUP: reloaded" in e[3], 20),
+            "R: %s reloaded the rotated key file" % n.upper(),
+            wymcp_e2e.tail(h.logs[n], 5)[-1:])
+    old = hub_pid(h, "a")
+    os.kill(old, signal.SIGKILL)
+    end = time.monotonic() + 20
+    while time.monotonic() < end and (hub_pid(h, "a") in (None, old) or
+                                      status(h, "a").get("listen", {}).get(
+                                          "hubUp") is not True):
+        time.sleep(0.1)
+    R.check(hub_pid(h, "a") not in (None, old), "R: A's hub is replaced",
+            "%r" % hub_pid(h, "a"))
+    R.check(wymcp_e2e.wait_log(
+        lambda: wymcp_e2e.log_entries(h.logs["b"]),
+        lambda e: "state keys read again" in e[3], 10),
+        "R: B's hub reads the rotated key file again",
+        wymcp_e2e.tail(h.logs["b"], 5)[-1:])
+    r = cancel(h, "/a", "r1")
+    r1.wait(lambda x: x.eof, 10)
+    R.check(r.status == 202 and r1.eof and
+            not any("result" in f for f in r1.frames),
+            "R: alice's cancel through A (its new hub seals with the new "
+            "key) ends her listen held by B", "%d %r %r" % (
+                r.status, r1.eof, r1.frames[-1:]))
+    r1.close()
+
+
 def cancel(h, path, rid):
     return Client(h.port).send("POST", path, enc(
         {"jsonrpc": "2.0", "method": "notifications/cancelled",
@@ -400,6 +444,8 @@ def body(h):
         R.check(h.procs[n].poll() is None and hub_pid(h, n) == pids[n],
                 "%s and its hub are still running" % n.upper(),
                 "exited %r" % h.procs[n].poll())
+
+    r_section(h)
 
 
 def main():
