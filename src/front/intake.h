@@ -19,9 +19,9 @@
  *
  * Each member is type-checked (a JSON null or a wrong type anywhere is a
  * refusal, never read), unknown members are ignored, a payload over
- * FRONT_EVENT_MAX is refused unread.  This file depends on json-c and
- * wymcp.h's constants only, so that its fuzz target (t/fuzz) and its
- * Check suite (t/unit) build it alone.
+ * FRONT_EVENT_MAX is refused unread.  intake.c depends on json-c,
+ * wymcp.h's constants and lib/word.h's inline splitter only, so that its
+ * fuzz target (t/fuzz) and its Check suite (t/unit) build it alone.
  */
 #ifndef WYMCP_FRONT_INTAKE_H
 #define WYMCP_FRONT_INTAKE_H

@@ -271,6 +271,8 @@ put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
  */
 static const char *const refusal_src[FRONT_SRC_N] = { "bus", "socket",
 	"worker" };
+_Static_assert(FRONT_REF_N <= FRONT_REFUSALS,
+    "front_listen's refused_events has a column for each refusal");
 
 static size_t
 put_refused(const struct front_listen *l, char *buf, size_t cap, size_t n)
