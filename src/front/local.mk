@@ -8,7 +8,8 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
 	%reldir%/status.c %reldir%/hub.c %reldir%/intake.h \
 	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
-	%reldir%/listen.c %reldir%/config.c %reldir%/options.c \
+	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
+	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
 	%reldir%/backend.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
