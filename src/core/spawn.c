@@ -38,6 +38,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -411,10 +412,11 @@ subreaper(void)
 int
 wymcp__spawn(struct wymcp__spawn *sp)
 {
-	int	 p[4][2] = {
+	sigset_t	 all, old;
+	int		 p[4][2] = {
 		{ -1, -1 }, { -1, -1 }, { -1, -1 }, { -1, -1 }
 	};
-	int	 i, e;
+	int		 i, e;
 
 	subreaper();
 	/* Unknown (no /proc/loadavg): the worker's limit stays. */
@@ -429,10 +431,21 @@ wymcp__spawn(struct wymcp__spawn *sp)
 	sp->fd[0] = p[0][0];
 	for (i = 1; i < 4; i++)
 		sp->fd[i] = p[i][1];
-	if ((sp->pid = fork()) == -1)
-		goto fail;
-	if (sp->pid == 0)
+	/*
+	 * Every signal held across the fork: the child must not run a
+	 * handler of ours (a stop that comes at once, a test harness's
+	 * handler that signals its process group) before it has put
+	 * each back to its default (child()).
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if ((sp->pid = fork()) == 0)
 		child(sp);
+	e = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	if (sp->pid == -1)
+		goto fail;
 	sp->io[0] = p[0][1];
 	close(p[0][0]);
 	for (i = 1; i < 4; i++) {

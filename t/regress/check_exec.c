@@ -447,6 +447,34 @@ START_TEST(hostile_loop)
 }
 END_TEST
 
+/* The client goes away: the run is stopped, its processes with it. */
+static int
+gone_now(void *arg)
+{
+	(void)arg;
+	return 1;
+}
+
+START_TEST(client_gone)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	int			 n;
+	char			 s[256];
+
+	snprintf(s, sizeof(s), "cat >/dev/null; "
+	    "sh -c 'while :; do sleep 1; done' %s & wait", dir);
+	tool("stays", "\"timeout\":600,\"grace\":0.2", s);
+	srv = must_server();
+	h_gone = gone_now;
+	call(srv, "stays", "{}", NULL, 0, &r, &n);
+	h_gone = NULL;
+	ck_assert_int_eq(alive_from(NULL), 0);
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
 START_TEST(hostile_fork_bomb)
 {
 	struct wymcp_server	*srv;
@@ -812,6 +840,7 @@ exec_suite(void)
 	tcase_add_test(tc, ask_without_elicitation);
 	tcase_add_test(tc, exit_status_and_stderr);
 	tcase_add_test(tc, hostile_loop);
+	tcase_add_test(tc, client_gone);
 	tcase_add_test(tc, hostile_fork_bomb);
 	tcase_add_test(tc, hostile_output);
 	tcase_add_test(tc, hostile_files);
