@@ -250,6 +250,33 @@ START_TEST(text_output)
 }
 END_TEST
 
+/* One mount list (WYMCP_TOOLS) for exec tools and modules alike. */
+START_TEST(mount_list)
+{
+	struct wymcp_server	*srv;
+	struct h_resp		 r;
+	const char		*extra[] = { "WYMCP_TOOLS=hello", NULL };
+	struct json_object	*tools;
+
+	tool("hello", NULL, "cat >/dev/null; echo hi");
+	tool("other", NULL, "cat >/dev/null; echo other");
+	srv = must_server();
+	ck_assert_int_eq(h_call(srv, "tools/list", NULL, "{}", extra, &r),
+	    WYMCP_OK);
+	tools = h_jp(h_result(&r), "tools", NULL);
+	ck_assert_ptr_nonnull(tools);
+	ck_assert_int_eq(json_object_array_length(tools), 1);
+	ck_assert_str_eq(json_object_get_string(h_jp(
+	    json_object_array_get_idx(tools, 0), "name", NULL)), "hello");
+	h_free(&r);
+	ck_assert_int_eq(h_call(srv, "tools/call", "other",
+	    "{\"name\":\"other\",\"arguments\":{}}", extra, &r), WYMCP_OK);
+	ck_assert(h_code(&r) != 0);
+	h_free(&r);
+	wymcp_server_free(srv);
+}
+END_TEST
+
 START_TEST(stdin_and_env)
 {
 	struct wymcp_server	*srv;
@@ -834,6 +861,7 @@ exec_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, text_output);
 	tcase_add_test(tc, stdin_and_env);
+	tcase_add_test(tc, mount_list);
 	tcase_add_test(tc, structured_checked);
 	tcase_add_test(tc, asks_by_position);
 	tcase_add_test(tc, answer_checked);
