@@ -344,7 +344,7 @@ child(const struct wymcp__spawn *sp)
 	    lim(RLIMIT_FSIZE, l->file_size) != 0 ||
 	    lim(RLIMIT_CORE, 0) != 0)
 		die(SETRLIMIT_FAILED);
-	if (sp->uid >= 0) {
+	if (sp->uid >= 0 && (uid_t)sp->uid != geteuid()) {
 		if (setgroups(0, NULL) != 0 || setgid((gid_t)sp->gid) != 0 ||
 		    setuid((uid_t)sp->uid) != 0 || setuid(0) == 0)
 			die("cannot switch to the run's user");

@@ -578,8 +578,9 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 
 /*
  * --exec-dir, --exec-user: the exec tools (wymcp-exec(5)), read again
- * at each reload.  As root without --exec-user (nor --user, which the
- * workers then run as), runs go to nobody.  0, or -1 with why.
+ * at each reload.  As root without --exec-user, runs go to --user (the
+ * workers' user: --call runs as root), else to nobody.  0, or -1 with
+ * why.
  */
 static int
 load_exec(struct wymcp_server *srv, const struct front_opts *o,
@@ -588,9 +589,9 @@ load_exec(struct wymcp_server *srv, const struct front_opts *o,
 	const char	*user = o->exec_user;
 	size_t		 i;
 
-	if (user == NULL && o->nexec_dirs > 0 && geteuid() == 0 &&
-	    o->user == NULL)
-		user = "nobody";
+	/* As root: --user, whom the workers become, else nobody. */
+	if (user == NULL && o->nexec_dirs > 0 && geteuid() == 0)
+		user = o->user != NULL ? o->user : "nobody";
 	if (user != NULL && wymcp_server_set_exec_user(srv, user) !=
 	    WYMCP_OK) {
 		snprintf(err, errlen, "--exec-user: %s",
