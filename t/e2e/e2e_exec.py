@@ -18,8 +18,10 @@ the build's wymcp-try (nginx in front of wymcp-fcgi, 3 workers), then:
   INSP the MCP Inspector CLI lists the tools and calls the shell
        disk_usage (structured);
   HOST spin (an endless loop, timeout 1 s) is stopped with a tool error
-       saying so, the workers serve on, and no process of the run is
-       left;
+       saying so; a fork bomb, a program that kills its parent, its
+       parent's group and every process it may, and 1 GiB on stdout
+       are each contained; the workers serve on, and no process of the
+       runs is left;
   HUP  under a stream of calls: a manifest added, changed and removed,
        a SIGHUP each, tools/list follows and a listen stream hears
        tools/list_changed each time, and a bad manifest's reload is
@@ -113,6 +115,23 @@ await run(c);
 SPIN = {"description": "Spins forever", "command": ["./spin.sh"],
         "timeout": 1, "grace": 0.2}
 SPIN_SH = "#!/bin/sh\ncat >/dev/null\nwhile :; do :; done\n"
+# More hostile programs: a fork bomb, one that signals its parent's
+# group and every process it may, and one that floods stdout.
+HOSTILE = {
+    "bomb": ({"description": "A fork bomb", "command": ["./bomb.sh"],
+              "timeout": 2, "grace": 0.2, "namespaces": True,
+              "limits": {"processes": 8}},
+             "#!/bin/sh\ncat >/dev/null\nb() { b | b & }\nb\nsleep 5\n"),
+    "regicide": ({"description": "Kills its parent", "command":
+                  ["./regicide.sh"]},
+                 "#!/bin/sh\ncat >/dev/null\nkill -KILL $PPID\n"
+                 "kill -KILL -$(ps -o pgid= -p $PPID | tr -d ' ')\n"
+                 "kill -KILL -1\necho tried\n"),
+    "flood": ({"description": "1 GiB on stdout", "command":
+               ["./flood.sh"], "limits": {"output": "1M"}},
+              "#!/bin/sh\ncat >/dev/null\n"
+              "head -c 1073741824 /dev/zero | tr '\\0' x\n"),
+}
 
 
 def post(url, method, params, name=None, rid=1):
@@ -288,10 +307,21 @@ def hostile(url, d):
     R.check(res.get("isError") and "time limit" in texts(res),
             "HOST: an endless loop is stopped (%.1f s): %s" % (
                 time.monotonic() - t0, texts(res)[:80]), repr(r)[:300])
-    _, r = call(url, "disk_usage", {"path": "/"})
-    R.check(((r.get("result") or {}).get("structuredContent") or {})
-            .get("path") == "/", "HOST: the workers serve on",
+    for name, want in (("bomb", None), ("regicide", None),
+                       ("flood", "limits.output")):
+        t0 = time.monotonic()
+        s_, r = call(url, name, {})
+        res = r.get("result") or {}
+        R.check(s_ == 200 and res and (want is None or (
+            res.get("isError") and want in texts(res))),
+            "HOST: %s is contained (%.1f s): %s" % (
+                name, time.monotonic() - t0, texts(res)[:80]),
             repr(r)[:300])
+    for i in range(6):
+        _, r = call(url, "disk_usage", {"path": "/"})
+        R.check(((r.get("result") or {}).get("structuredContent") or {})
+                .get("path") == "/", "HOST: the workers serve on (%d)" % i,
+                repr(r)[:300])
     left = left_of(d)
     R.check(not left, "HOST: nothing of the run is left", repr(left))
 
@@ -409,6 +439,12 @@ def main():
     with open(os.path.join(d, "spin.sh"), "w") as f:
         f.write(SPIN_SH)
     os.chmod(os.path.join(d, "spin.sh"), 0o755)
+    for name, (manifest, script) in HOSTILE.items():
+        with open(os.path.join(d, name + ".json"), "w") as f:
+            json.dump(manifest, f)
+        with open(os.path.join(d, name + ".sh"), "w") as f:
+            f.write(script)
+        os.chmod(os.path.join(d, name + ".sh"), 0o755)
     deploy_dir = "/var/tmp/e2e-exec-deploy.%d" % os.getpid()
     env = dict(os.environ, DEPLOY_DIR=deploy_dir,
                WYMCP_FCGI=os.path.join(b, "src", "front", "wymcp-fcgi"))
