@@ -165,6 +165,7 @@ pool_limits(struct front_limits *lim, const struct front_opts *o,
 	/* Made before the fork, as the user the workers run as. */
 	lim->relay_fd = -1;
 	lim->hub_fd = -1;
+	lim->keyfile = o->keyfile;	/* the hub follows it (control.c) */
 	lim->status_path = o->status_path;
 	lim->status_peers = o->status_peers;
 	lim->nstatus_peers = o->nstatus_peers;
