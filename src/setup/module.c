@@ -32,6 +32,7 @@ wymcp__tool_clear(struct wymcp__tool *t)
 	json_object_put(t->input);
 	json_object_put(t->output);
 	json_object_put(t->reqcaps);
+	json_object_put(t->defaults);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -186,7 +187,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
     const struct wymcp_tool *def, struct wymcp__tool *t)
 {
 	struct json_object	*l = NULL, *in = NULL, *out = NULL;
-	struct json_object	*ann = NULL, *caps = NULL;
+	struct json_object	*ann = NULL, *caps = NULL, *defaults = NULL;
 	struct wymcp_tool	 decl;
 	char			 why[256];
 	size_t			 stride;
@@ -219,17 +220,35 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	if (decl.scopes != NULL && *decl.scopes == '\0')
 		decl.scopes = NULL;
+	if ((decl.params != NULL && def->input_schema != NULL) ||
+	    (decl.output != NULL && def->output_schema != NULL)) {
+		wymcp__seterr(srv, "tool %s: declare params or input_schema, "
+		    "output or output_schema, not both", def->name);
+		return WYMCP_ERR_SCHEMA;
+	}
 	/* All errors from here on use goto fail. */
-	in = def->input_schema == NULL ?
-	    json_tokener_parse("{\"type\":\"object\"}") :
-	    parse_object(srv, def->name, "input_schema", def->input_schema);
+	if (decl.params != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "params",
+		    decl.params, 1, &in, &defaults)) != WYMCP_OK)
+			goto fail;
+		rc = WYMCP_ERR_SCHEMA;
+	} else
+		in = def->input_schema == NULL ?
+		    json_tokener_parse("{\"type\":\"object\"}") :
+		    parse_object(srv, def->name, "input_schema",
+		    def->input_schema);
 	if (in == NULL)
 		goto fail;
 	if (wymcp__schema_check(in, why, sizeof(why)) != 1) {
 		wymcp__seterr(srv, "tool %s: input_schema: %s", def->name, why);
 		goto fail;
 	}
-	if (def->output_schema != NULL &&
+	if (decl.output != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "output",
+		    decl.output, 0, &out, NULL)) != WYMCP_OK)
+			goto fail;
+		rc = WYMCP_ERR_SCHEMA;
+	} else if (def->output_schema != NULL &&
 	    (out = parse_object(srv, def->name, "output_schema",
 	    def->output_schema)) == NULL)
 		goto fail;
@@ -290,6 +309,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	t->input = in;
 	t->output = out;
 	t->reqcaps = caps;
+	t->defaults = defaults;
 	t->app_only = app_only;
 	json_object_put(ann);
 	return WYMCP_OK;
@@ -299,6 +319,7 @@ fail:
 	json_object_put(out);
 	json_object_put(ann);
 	json_object_put(caps);
+	json_object_put(defaults);
 	return rc;
 }
 
