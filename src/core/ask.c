@@ -290,12 +290,26 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	size_t		 klen, k = sizeof(num);
 	unsigned int	 n;
 
+	const char	*bad = NULL;
+
 	if (key != NULL) {
 		*rc = WYMCP_ERR_INVAL;
-		if (*key == '\0' || strlen(key) > 128 ||
-		    !wymcp__header_chars_ok(key) || positional(key))
-			return NULL;
-		return key;
+		if (*key == '\0' || strlen(key) > 128)
+			bad = "is empty or longer than 128 bytes";
+		else if (!wymcp__header_chars_ok(key))
+			bad = "holds a control character or a byte beyond ASCII";
+		else if (positional(key))
+			bad = "looks positional (elicit-N, sample-N, roots-N: "
+			    "the framework's own keys); pass NULL for the next "
+			    "positional key, or choose another";
+		if (bad == NULL)
+			return key;
+		/* Said to the log, and to the testing library. */
+		wymcp__ctx_misuse(ctx, "a %s question's chosen key '%s' %s",
+		    kind, wymcp__ctx_quote(ctx, key), bad);
+		wymcp__why(ctx, WYMCP_ERR_INVAL, 0, "The %s question's key "
+		    "'%s' %s", kind, wymcp__ctx_quote(ctx, key), bad);
+		return NULL;
 	}
 	n = ++run->counter;
 	do {

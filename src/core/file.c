@@ -101,6 +101,11 @@ wymcp_contents_file(struct wymcp_resource_result *res, const char *mime,
 		    wymcp__why(ctx, WYMCP_ERR_IO, 0, "%s: %s", path,
 		    strerror(e));
 	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return wymcp__why(ctx, WYMCP_ERR_IO, 0, "%s: not a regular "
+		    "file", path);
+	}
 	if (st.st_size > (off_t)max) {
 		if (tail <= 0) {
 			close(fd);
