@@ -304,9 +304,9 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 			    "positional key, or choose another";
 		if (bad == NULL)
 			return key;
-		/* Said to the log, and to the testing library. */
-		wymcp__ctx_misuse(ctx, "a %s question's chosen key '%s' %s",
-		    kind, wymcp__ctx_quote(ctx, key), bad);
+		/* A warning: the testing library's errmsg says it too. */
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "a %s question's chosen "
+		    "key '%s' %s", kind, wymcp__ctx_quote(ctx, key), bad);
 		wymcp__why(ctx, WYMCP_ERR_INVAL, 0, "The %s question's key "
 		    "'%s' %s", kind, wymcp__ctx_quote(ctx, key), bad);
 		return NULL;
