@@ -47,7 +47,8 @@ answer(void *arg, const char *key, struct json_object *request)
 int
 main(void)
 {
-	struct wymcp_testing_opts	 o = { .meta = WYMCP_TESTING_META_ELICIT,
+	struct wymcp_testing_opts	 o = {
+	    .meta = WYMCP_TESTING_META_ELICIT,
 	    .assigns = "{\"role\":\"deployer\"}" };
 	struct wymcp_testing_round	 r;
 	struct wymcp_ctx		*ctx;

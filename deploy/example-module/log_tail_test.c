@@ -9,7 +9,8 @@ static char	 dir[] = "/tmp/log_tail_test.XXXXXX";
 int
 main(void)
 {
-	struct wymcp_testing_opts	 o = { .meta = WYMCP_TESTING_META_NONE };
+	struct wymcp_testing_opts	 o = {
+	    .meta = WYMCP_TESTING_META_NONE };
 	struct wymcp_testing_round	 r;
 	struct wymcp_ctx		*ctx;
 	char				 path[256];

@@ -4,7 +4,8 @@
 int
 main(void)
 {
-	struct wymcp_testing_opts	 o = { .meta = WYMCP_TESTING_META_NONE };
+	struct wymcp_testing_opts	 o = {
+	    .meta = WYMCP_TESTING_META_NONE };
 	struct wymcp_testing_round	 r;
 	struct wymcp_ctx		*ctx;
 	const struct wymcp_tool		*t;

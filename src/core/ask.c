@@ -297,7 +297,8 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 		if (*key == '\0' || strlen(key) > 128)
 			bad = "is empty or longer than 128 bytes";
 		else if (!wymcp__header_chars_ok(key))
-			bad = "holds a control character or a byte beyond ASCII";
+			bad = "holds a control character or a byte beyond "
+			    "ASCII";
 		else if (positional(key))
 			bad = "looks positional (elicit-N, sample-N, roots-N: "
 			    "the framework's own keys); pass NULL for the next "

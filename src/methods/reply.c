@@ -128,8 +128,8 @@ wymcp__reply_scope(struct wymcp_ctx *ctx, struct wymcp__reply *r,
  * is -32603 (500); WYMCP_ERR_NOTFOUND is "Resource not found" for
  * `subject` (a URI: -32602 with data.uri, -32002 for a 2025-11-25
  * client, server/resources.mdx "Error Handling"); WYMCP_ERR_REFUSED is
- * the code and sentence the handler gave wymcp_refuse(); anything else is the
- * handler's fault: logged with `subject`, and -32603 (500) with
+ * the code and sentence the handler gave wymcp_refuse(); anything else
+ * is the handler's fault: logged with `subject`, and -32603 (500) with
  * `message` to the client, which must not see the handler's internals.
  */
 void

@@ -425,9 +425,9 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 	if (ctx == NULL || tool == NULL || tool->run == NULL || r == NULL ||
 	    tool->name == NULL) {
 		why("wymcp_testing_run_tool: %s", ctx == NULL ? "ctx is NULL" :
-		    tool == NULL ? "tool is NULL" : r == NULL ? "round is NULL" :
-		    tool->name == NULL ? "the tool has no name" :
-		    "the tool has no run()");
+		    tool == NULL ? "tool is NULL" : r == NULL ?
+		    "round is NULL" : tool->name == NULL ?
+		    "the tool has no name" : "the tool has no run()");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
@@ -755,10 +755,10 @@ wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || name == NULL || fn == NULL || r == NULL) {
 		why("wymcp_testing_call_tool: %s", ctx == NULL ? "ctx is NULL" :
-		    name == NULL ? "name is NULL" : r == NULL ? "round is NULL" :
-		    "answer is NULL: pass the callback that answers the "
-		    "tool's questions (one returning NULL for a tool that "
-		    "asks nothing)");
+		    name == NULL ? "name is NULL" : r == NULL ?
+		    "round is NULL" : "answer is NULL: pass the callback "
+		    "that answers the tool's questions (one returning NULL "
+		    "for a tool that asks nothing)");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {

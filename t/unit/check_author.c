@@ -57,8 +57,8 @@ static const struct wymcp_tool echo_tool = {
 	    WYMCP_INT("lines", "How many.", WYMCP_RANGE(1, 500), .def = "20"),
 	    WYMCP_NUM("ratio", "A ratio.", WYMCP_MAX(1), WYMCP_OPTIONAL),
 	    WYMCP_BOOL("dry", "Only say.", .def = "true"),
-	    WYMCP_ANY("tags", "Tags.", WYMCP_OPTIONAL,
-		.schema = "{\"type\":\"array\",\"items\":{\"type\":\"string\"}}")),
+	    WYMCP_ANY("tags", "Tags.", WYMCP_OPTIONAL, .schema =
+		"{\"type\":\"array\",\"items\":{\"type\":\"string\"}}")),
 	.output = WYMCP_PARAMS(WYMCP_INT("n", "A count."),
 	    WYMCP_STR("note", NULL, WYMCP_OPTIONAL)),
 	.run = echo_run
@@ -103,8 +103,8 @@ START_TEST(params_derive_the_schemas)
 	    "\"inputSchema\":{\"type\":\"object\",\"properties\":{"
 	    "\"service\":{\"type\":\"string\",\"description\":\"The service.\","
 	    "\"minLength\":1,\"maxLength\":8},"
-	    "\"env\":{\"type\":\"string\",\"enum\":[\"staging\",\"production\"],"
-	    "\"default\":\"staging\"},"
+	    "\"env\":{\"type\":\"string\","
+	    "\"enum\":[\"staging\",\"production\"],\"default\":\"staging\"},"
 	    "\"lines\":{\"type\":\"integer\",\"description\":\"How many.\","
 	    "\"minimum\":1,\"maximum\":500,\"default\":20},"
 	    "\"ratio\":{\"type\":\"number\",\"description\":\"A ratio.\","
@@ -401,7 +401,8 @@ START_TEST(progress_in_steps)
 		char	 want[128];
 
 		snprintf(want, sizeof(want), "\"progressToken\":\"p\","
-		    "\"progress\":%d,\"total\":3,\"message\":\"Shard %d\"", k, k);
+		    "\"progress\":%d,\"total\":3,\"message\":\"Shard %d\"",
+		    k, k);
 		ck_assert_msg((p = strstr(p, want)) != NULL, "no %s in %s",
 		    want, resp.body);
 	}
