@@ -220,8 +220,10 @@ double		 wymcp_arg_num(struct json_object *obj, const char *name,
  * default outside the choices or bounds, a name twice, or schema text
  * that is not an object refuses the module, naming the tool and the
  * parameter.  A hand-written input_schema stays possible.  The tables
- * live in static storage (the macros make compound literals); a
- * module built before 0.5 has neither member.
+ * are compound literals: static at file scope, where tool tables live
+ * (not inside a function).  A module built before 0.5 has neither
+ * member; a table is read through its `size', so members may be added
+ * to struct wymcp_param at its end.
  */
 enum wymcp_type {
 	WYMCP_TYPE_STRING = 1,	/* "string": wymcp_arg_str() */
