@@ -285,8 +285,9 @@ struct wymcp_params {
  * WYMCP_RPC_INTERNAL_ERROR, or one of -32000 to -32019 (the
  * implementation-defined range, basic/index.mdx); any other is logged
  * and sent as WYMCP_RPC_INTERNAL_ERROR.  The message goes to the
- * client as it is: no secrets in it.  Out of memory, the sentence of
- * WYMCP_ERR_REFUSED stands in for it.
+ * client as it is: no secrets in it.  It is formatted into memory owned
+ * by the request (the arguments stay the caller's); out of memory, the
+ * sentence of WYMCP_ERR_REFUSED stands in for it.
  *
  * wymcp_require_assign() is a role check: WYMCP_OK when the assign
  * `name' (the web server's WYMCP_ASSIGN_<NAME>) is `value', or one of
@@ -315,7 +316,8 @@ enum wymcp_err	 wymcp_require_assign(struct wymcp_ctx *, const char *name,
  * the reason: the directory and the system's error), WYMCP_ERR_INVAL
  * for a NULL `dir' ("wymcp_write_once(): dir is NULL"), WYMCP_ERR_NOMEM.
  * Call it after the last question: a round that stops at a question
- * never reaches it.
+ * never reaches it.  The arguments stay the caller's; the file is the
+ * directory owner's to consume and remove (wymcp never removes it).
  */
 enum wymcp_err	 wymcp_write_once(struct wymcp_ctx *, const char *dir,
 		    const char *fmt, ...) WYMCP_PRINTF(3, 4);
@@ -733,6 +735,7 @@ enum wymcp_err	 wymcp_contents_meta(struct wymcp_resource_result *,
  * too large) or WYMCP_ERR_INVAL (not UTF-8), with why in the log.
  * Check what a client's values put in the path first: a {var} is
  * percent-decoded, so "..%2F.." arrives as "../.." (wymcp_refuse()).
+ * The text is copied into the contents, owned by the request.
  */
 #define WYMCP_CONTENTS_FILE_MAX	(1024 * 1024)
 enum wymcp_err	 wymcp_contents_file(struct wymcp_resource_result *,
