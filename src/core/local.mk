@@ -7,6 +7,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/content.c \
 	%reldir%/ctx.c \
 	%reldir%/events.c \
+	%reldir%/exec.c \
 	%reldir%/file.c \
 	%reldir%/held.c \
 	%reldir%/memory.c \
@@ -15,5 +16,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/run.c \
 	%reldir%/seal.c \
 	%reldir%/shapes.c \
+	%reldir%/spawn.c \
+	%reldir%/spawn.h \
 	%reldir%/short.c \
 	%reldir%/stream.c
