@@ -113,7 +113,8 @@ grep -q '^make try$' <<<"$steps" || notok "the step ends with make try"
 try_pid=$!
 url=
 for ((i = 0; i < 300; i++)); do
-	url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$tmp/try.log" | head -1)
+	url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/mcp' "$tmp/try.log" \
+	    2>/dev/null | head -1)
 	[ -n "$url" ] && break
 	kill -0 "$try_pid" 2>/dev/null || break
 	sleep 0.1
