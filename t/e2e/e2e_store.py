@@ -620,15 +620,17 @@ def fresh_tasks(tr):
             "runners %r" % rs)
     w = Wire(h.port)
     new = []
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     for k in range(4):
         while time.monotonic() < deadline:
-            t = tr.create(w, "%sfresh-%d" % (tag.lower(), k + 1), 0, 800)
+            # 2 s of work each: one runner is still busy with the
+            # first when the second is made, however slow the machine.
+            t = tr.create(w, "%sfresh-%d" % (tag.lower(), k + 1), 0, 2000)
             if t is not None:
                 new.append(t)
                 break
             tr.pause(w)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     for t in new:
         tr.drive(w, t, deadline)
     done = [t for t in new if t.status == "completed"]
@@ -1182,9 +1184,20 @@ def section_sqlite(world):
         store, ", ".join(os.path.basename(p) for p in files), tr.rel(b)))
     time.sleep(0.2)
     killed = tr.kill_runner()
-    time.sleep(4.0)
-    new = sorted(int(m.group(1)) for pid, _, _, msg in h.log_slice(ro)
-                 for m in [RUNNER_RE.match(msg)] if m and pid == h.sup)
+    # Read-only for 4 s at least, and until the runner that replaces the
+    # killed one has tried the store and said so (on a busy machine it
+    # starts later), 30 s at most.
+    least, deadline = time.monotonic() + 4.0, time.monotonic() + 30.0
+    while True:
+        seen = h.log_slice(ro)
+        new = sorted(int(m.group(1)) for pid, _, _, msg in seen
+                     for m in [RUNNER_RE.match(msg)] if m and pid == h.sup)
+        said = store_lines(seen)
+        now = time.monotonic()
+        if now >= least and (any(p in said for p in new) or
+                             now > deadline):
+            break
+        time.sleep(0.2)
     world.undo.remove(restore)
     restore()
     rw = h.log_size()
