@@ -576,6 +576,19 @@ outcome(struct wymcp__reply *r, struct wymcp__task *out)
 	out->status = WYMCP__TASK_COMPLETED;
 }
 
+/*
+ * The tool is done: storing its outcome is the store's time, as a
+ * renewal is.  The watch gives it twice the lease (the task is another
+ * runner's after that), not what is left of the tool's.
+ */
+static void
+store_time(struct wymcp_server *srv, struct wymcp_ctx *ctx)
+{
+	if (ctx->out.deadline > 0)
+		wymcp__deadline_set(ctx, wymcp__clock_ms() +
+		    2 * wymcp__store_lease(srv), ctx->out.limit_ms);
+}
+
 /* Run claimed task `t' once, into *out. */
 static void
 run_task(struct wymcp_server *srv, const struct wymcp__task *t,
@@ -649,6 +662,7 @@ done:
 		out->result = out->pending = NULL;
 	}
 	json_object_put(r.body);
+	store_time(srv, &ctx);
 	wymcp__ctx_publish(&ctx, 1);
 	wymcp__ctx_free(&ctx);
 }

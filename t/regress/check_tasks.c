@@ -716,13 +716,28 @@ hold_row(const char *id, long ms)
 	_exit(rc);
 }
 
+/* What the request hook was told: the furthest deadline, the last. */
+static long long	 hook_far, hook_done;
+
+static void
+hook(void *arg, const struct wymcp_request_info *ri)
+{
+	(void)arg;
+	if (ri->deadline_ms > hook_far)
+		hook_far = ri->deadline_ms;
+	if (ri->done)
+		hook_done = ri->deadline_ms;
+}
+
 /*
  * A store slow to renew the lease is not the tool's time (issue 35):
  * looker (0.5 s of work once the row is held, looking at
  * wymcp_cancelled() every 20 ms) under a 2 s time limit, while another
  * connection holds the task 2.5 s from its claim on: a renewal waits,
  * inside the tool's run, and the task completes (fea4807: "Task timed
- * out").
+ * out").  The program's watch (the request hook) was given twice the
+ * lease (30 s) for the renewal and for storing the outcome, not what
+ * was left of the tool's 2 s.
  */
 START_TEST(slow_store_not_charged)
 {
@@ -737,8 +752,11 @@ START_TEST(slow_store_not_charged)
 	snprintf(id, sizeof(id), "%s", create("alice", "looker"));
 	release();
 	ck_assert_int_ne(pid = hold_row(id, HOLD_MS), -1);
-	looker_ms = 0;
+	looker_ms = hook_far = hook_done = 0;
+	wymcp_server_set_request_fn(srv, hook, NULL);
 	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_int_gt(hook_far - wymcp__clock_ms(), 50000);
+	ck_assert_int_gt(hook_done - wymcp__clock_ms(), 50000);
 	/* Not vacuous: the tool's run waited for the other connection. */
 	ck_assert_int_ge(looker_ms, HOLD_MS - 300);
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
