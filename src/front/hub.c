@@ -154,6 +154,13 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 		return -1;
 	}
 	memset(l, 0, sizeof(*l));
+	if ((l->shares = front_shares_new(max)) == NULL) {
+		front_log(WYMCP_LOG_ERR, "shares per principal (%zu bytes): "
+		    "%s: listen streams are not held", front_shares_bytes(max),
+		    strerror(errno));
+		(void)munmap(l, sizeof(*l));
+		return -1;
+	}
 	if (sockpath != NULL && strlen(sockpath) + 4 < sizeof(l->path)) {
 		snprintf(l->path, sizeof(l->path), "%s.hub", sockpath);
 		if ((fd = bind_dgram(l->path)) == -1)
@@ -186,6 +193,7 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 	lim->hub_fd = fd;
 	return 0;
 fail:
+	front_shares_free(l->shares);
 	(void)munmap(l, sizeof(*l));
 	return -1;
 }
@@ -206,18 +214,13 @@ void
 front_listen_hub_died(const struct front_limits *lim)
 {
 	struct front_listen	*l = lim->listen;
-	size_t			 i;
 	int			 n;
 
 	if (l == NULL)
 		return;
 	n = __atomic_exchange_n(&l->hub_held, 0, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&l->held, n, __ATOMIC_ACQ_REL);
-	for (i = 0; i < FRONT_SHARES; i++) {
-		n = __atomic_exchange_n(&l->hub_share[i], 0,
-		    __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->share[i], n, __ATOMIC_ACQ_REL);
-	}
+	front_shares_hub_died(l->shares);
 	__atomic_store_n(&l->lists_streams, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->resource_streams, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->hub_up, 0, __ATOMIC_RELAXED);
@@ -228,26 +231,17 @@ front_listen_hub_died(const struct front_limits *lim)
 /* This worker's reservation for the request in flight. */
 static int		 reserved;	/* a slot is ours */
 static int		 handed;	/* ... and the hub has it */
-static unsigned int	 reserved_bucket;
+static unsigned char	 reserved_share[FRONT_SHARE_LEN]; /* its principal */
 static int		 sendfd = -1;	/* unbound: to the hub's path */
 
-/* Take back a slot and a share; `hub': the hub's own counts too. */
+/* Take back a share and a slot; `hub': the hub's own counts too. */
 static void
-unreserve(struct front_listen *l, unsigned int b, int hub)
+unreserve(struct front_listen *l, const unsigned char *d, int hub)
 {
-	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL);
-	if (hub) {
+	front_share_give(l->shares, d, hub);
+	if (hub)
 		__atomic_sub_fetch(&l->hub_held, 1, __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->hub_share[b], 1, __ATOMIC_ACQ_REL);
-	}
-}
-
-/* The bucket of who holds the stream (the library's `who'). */
-static unsigned int
-share_of(const struct wymcp_listen *wl)
-{
-	return front_share_bucket(wl->who != NULL ? wl->who : "");
+	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -260,25 +254,27 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
     const struct wymcp_listen *wl)
 {
 	struct front_listen	*l = lim->listen;
-	unsigned int		 b;
+	unsigned char		 d[FRONT_SHARE_LEN];
+	int			 rc;
 
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
-	b = share_of(wl);
 	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
-		unreserve(l, b, 0);
+	/* The principal's own share (share.c: exact, never a bucket's). */
+	front_share_digest(l->shares, wl->who, d);
+	if ((rc = front_share_take(l->shares, d, l->per)) != 1) {
+		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
-		return -2;
+		return rc == 0 ? -2 : -1;
 	}
 	reserved = 1;
 	handed = 0;
-	reserved_bucket = b;
+	memcpy(reserved_share, d, sizeof(d));
 	return 0;
 }
 
@@ -363,8 +359,6 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 		json_object_object_add(o, "who",
 		    json_object_new_string(wl->who));
 	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
-	json_object_object_add(o, "share",
-	    json_object_new_int((int)reserved_bucket));
 	if (wl->mount != NULL)
 		json_object_object_add(o, "mount",
 		    json_object_new_string(wl->mount));
@@ -402,7 +396,7 @@ front_listen_done(const struct front_limits *lim)
 	int	 h = handed;
 
 	if (reserved && !handed && lim->listen != NULL)
-		unreserve(lim->listen, reserved_bucket, 0);
+		unreserve(lim->listen, reserved_share, 0);
 	reserved = handed = 0;
 	return h;
 }
@@ -556,7 +550,7 @@ struct stream {
 	char		**uris;
 	size_t		 nuris;
 	int		 lists;
-	unsigned int	 share;
+	unsigned char	 share[FRONT_SHARE_LEN]; /* its principal's */
 	long long	 started, wrote;	/* ms */
 	char		*out;		/* waiting to be written */
 	size_t		 outlen, outcap;
@@ -987,23 +981,28 @@ pend_of(struct hub *h, const char *session, int make)
 
 /*
  * A worker's handoff message: the parsed object (the caller's, to put)
- * and its principal's share in `share', or NULL when it is not one.
+ * and the digest of its principal's share in `d' (share.c), or NULL
+ * when it is not one.
  */
 static struct json_object *
-handoff(const char *msg, size_t len, int *share)
+handoff(const struct front_listen *l, const char *msg, size_t len,
+    unsigned char *d)
 {
 	struct json_tokener	*tok;
-	struct json_object	*o = NULL, *v;
+	struct json_object	*o = NULL, *v = NULL;
 
 	if ((tok = json_tokener_new()) != NULL) {
 		o = json_tokener_parse_ex(tok, msg, (int)len);
 		json_tokener_free(tok);
 	}
-	if (o == NULL || !json_object_object_get_ex(o, "share", &v) ||
-	    (*share = json_object_get_int(v)) < 0 || *share >= FRONT_SHARES) {
+	if (o == NULL || !json_object_is_type(o, json_type_object) ||
+	    (json_object_object_get_ex(o, "who", &v) &&
+	    !json_object_is_type(v, json_type_string))) {
 		json_object_put(o);
 		return NULL;
 	}
+	front_share_digest(l->shares, v != NULL ? json_object_get_string(v) :
+	    NULL, d);
 	return o;
 }
 
@@ -1016,10 +1015,10 @@ static void
 lost(struct hub *h, const char *msg, size_t len)
 {
 	struct json_object	*o;
-	int			 b;
+	unsigned char		 d[FRONT_SHARE_LEN];
 
-	if ((o = handoff(msg, len, &b)) != NULL)
-		unreserve(h->l, (unsigned int)b, 0);
+	if ((o = handoff(h->l, msg, len, d)) != NULL)
+		unreserve(h->l, d, 0);
 	json_object_put(o);
 	__atomic_add_fetch(&h->l->lost, 1, __ATOMIC_RELAXED);
 	front_log(WYMCP_LOG_ERR, "hub: a stream was lost: no descriptor "
@@ -1241,9 +1240,10 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	struct epoll_event	 ev;
 	struct stream		*s;
 	size_t			 i;
-	int			 bad = 0, b;
+	unsigned char		 d[FRONT_SHARE_LEN];
+	int			 bad = 0;
 
-	if ((o = handoff(msg, len, &b)) == NULL ||
+	if ((o = handoff(h->l, msg, len, d)) == NULL ||
 	    (s = calloc(1, sizeof(*s))) == NULL) {
 		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
 		close(fd);
@@ -1252,10 +1252,10 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	}
 	/* The worker's reservation is the hub's now. */
 	__atomic_add_fetch(&h->l->hub_held, 1, __ATOMIC_ACQ_REL);
-	__atomic_add_fetch(&h->l->hub_share[b], 1, __ATOMIC_ACQ_REL);
+	front_share_to_hub(h->l->shares, d);
 	__atomic_add_fetch(&h->l->opened, 1, __ATOMIC_RELAXED);
 	s->fd = fd;
-	s->share = (unsigned int)b;
+	memcpy(s->share, d, sizeof(d));
 	s->rid = json_object_object_get_ex(o, "rid", &v) ?
 	    json_object_get_int(v) : 1;
 	s->lists = json_object_object_get_ex(o, "lists", &v) ?
