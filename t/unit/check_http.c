@@ -630,7 +630,8 @@ END_TEST
  * wymcp__status_text() gives its phrase.
  */
 #define STATUS_GREP	"grep -rhoE '" \
-	"(reply_error|reply_no_method|fail)\\([^,]*, *[^,]*, *[1-5][0-9]{2}\\b|" \
+	"(reply_error|reply_no_method|fail)" \
+	"\\([^,]*, *[^,]*, *[1-5][0-9]{2}\\b|" \
 	"status *= *[1-5][0-9]{2}\\b|" \
 	"\\? *[1-5][0-9]{2} *: *[1-5][0-9]{2}\\b|" \
 	"Status: [1-5][0-9]{2}( [A-Za-z][A-Za-z -]*)?' "
