@@ -473,6 +473,17 @@ int		 front_file_check(const struct front_opts *o,
 		    const char *what, const char *verbs, const char *verbed,
 		    const char *path, char *why, size_t whylen);
 /*
+ * backend.c: may --config `path' be read, at the start and at each
+ * reload?  As a module is (prog_trusted(), no other user): whoever can
+ * change the file names the modules root loads at the next start.
+ * Refused unless the command line itself (argv, never the file) says
+ * --allow-insecure-files, which warns.  0, or -1 with why in `err'
+ * ("--config PATH: refused: WHY (...)").  A missing file is 0: the
+ * reader says so.
+ */
+int		 front_config_trusted(const char *path, int argc,
+		    char *argv[], char *err, size_t errlen);
+/*
  * backend.c: the task store's back end that `uri' names (sqlite.so,
  * pg.so), loaded by the library (wymcp_backend_load()) once its file
  * passed front_file_check(); NULL with why in `err'.

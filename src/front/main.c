@@ -1451,6 +1451,8 @@ read_options(int argc, char *argv[], struct front_opts *o, char ***argvp,
 		parse_options(argc, argv, o);
 		return;
 	}
+	if (front_config_trusted(path, argc, argv, ebuf, sizeof(ebuf)) != 0)
+		errx(2, "%s", ebuf);
 	if (front_config_argv(path, longopts, argc, argv, &n, argvp, textp,
 	    ebuf, sizeof(ebuf)) != 0)
 		errx(2, "--config %s", ebuf);
@@ -1588,6 +1590,8 @@ reread_options(char ***argvp, char **textp, char *err, size_t errlen)
 	pid_t			 pid;
 	int			 nargc, st;
 
+	if (front_config_trusted(path, main_argc, main_argv, err, errlen))
+		return NULL;
 	if (front_config_argv(path, longopts, main_argc, main_argv, &nargc,
 	    argvp, textp, err, errlen) != 0)
 		return NULL;
