@@ -1,8 +1,7 @@
 /*
  * backend.c - the files wymcp-fcgi lets the library load or read for
  * it, checked first: the task store's back ends (src/store/backend.h)
- * and the files a module names (MCP Apps resources); and --config's
- * file, checked as a module is (front_config_trusted())
+ * and the files a module names (MCP Apps resources)
  *
  * The library is the one loader of a task store's back end (sqlite.so,
  * pg.so; wymcp_backend_load(3)); the hub needs pg.so for the bus (--bus
@@ -45,32 +44,6 @@ front_file_check(const struct front_opts *o, const char *what,
 	}
 	front_log(WYMCP_LOG_WARNING, "%s%s: %s: %s anyway "
 	    "(--allow-insecure-files)", what, path, why, verbed);
-	return 0;
-}
-
-int
-front_config_trusted(const char *path, int argc, char *argv[], char *err,
-    size_t errlen)
-{
-	char	 real[PATH_MAX], why[PATH_MAX + 128];
-	int	 i, insecure = 0;
-
-	if (prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real), why,
-	    sizeof(why)) != -1)
-		return 0;
-	/* The file cannot vouch for itself: the command line only. */
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--allow-insecure-files") == 0)
-			insecure = 1;
-	if (!insecure) {
-		snprintf(err, errlen, "--config %s: refused: %s (its options "
-		    "name the modules loaded as root; --allow-insecure-files "
-		    "on the command line reads it anyway, for a development "
-		    "tree)", path, why);
-		return -1;
-	}
-	front_log(WYMCP_LOG_WARNING, "--config %s: %s: read anyway "
-	    "(--allow-insecure-files)", path, why);
 	return 0;
 }
 
