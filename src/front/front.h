@@ -90,6 +90,13 @@ struct front_opts {
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *task_store;	/* --task-store URI, or NULL */
 	const char	 *skills_dir;	/* --skills-dir DIR, or NULL */
+	const char	**exec_dirs;	/* --exec-dir, in order */
+	size_t		  nexec_dirs;
+	const char	 *exec_user;	/* --exec-user, or NULL */
+	const char	 *call;		/* --call TOOL, or NULL */
+	const char	 *call_args;	/* --args JSON, or NULL */
+	const char	**answers;	/* --answer JSON, in order */
+	size_t		  nanswers;
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */
@@ -624,5 +631,8 @@ int		 front_config_trusted(const char *path, int argc,
  */
 const struct wymcp__backend *front_backend(const char *uri,
 		    const struct front_opts *o, char *err, size_t errlen);
+
+/* call.c: --call TOOL, the exit status. */
+int	 front_call(struct wymcp_server *, const struct front_opts *);
 
 #endif /* WYMCP_FRONT_H */

@@ -402,6 +402,8 @@ struct now {
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
+	size_t			 exec_tools;	/* exec tools served */
+	int			 landlock;	/* their Landlock ABI */
 };
 
 /* Fill *nw for the page. */
@@ -419,6 +421,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    &lim->relay->refused_share, __ATOMIC_RELAXED);
 	}
 	nw->listen = lim->listen;
+	nw->exec_tools = wymcp_server_exec_count(srv);
+	nw->landlock = wymcp_exec_landlock();
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -461,6 +465,9 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		n = put_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = put_listen(nw->listen, buf, cap, n);
+	if (nw->exec_tools > 0)
+		n = put(buf, cap, n, ",\"execTools\":{\"tools\":%zu,"
+		    "\"landlockAbi\":%d}", nw->exec_tools, nw->landlock);
 	n = put(buf, cap, n, "}");
 	return n;
 }
