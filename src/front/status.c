@@ -472,6 +472,27 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 	return n;
 }
 
+/* The task store's figures as Prometheus text at buf[n]; the length. */
+static size_t
+prom_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n,
+	    "# HELP wymcp_task_store_up Whether the task store could be "
+	    "reached at the last try.\n"
+	    "# TYPE wymcp_task_store_up gauge\n"
+	    "wymcp_task_store_up %d\n"
+	    "# HELP wymcp_task_store_reconnects_total Connections to the "
+	    "task store made again.\n"
+	    "# TYPE wymcp_task_store_reconnects_total counter\n"
+	    "wymcp_task_store_reconnects_total %lu\n"
+	    "# HELP wymcp_task_store_outages_total Times the task store "
+	    "could not be reached.\n"
+	    "# TYPE wymcp_task_store_outages_total counter\n"
+	    "wymcp_task_store_outages_total %lu\n",
+	    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
+	    s->store_reconnects, s->store_outages);
+}
+
 /* The page as Prometheus text into buf; its length. */
 static size_t
 prometheus(const struct front_stats *s, const struct now *nw, char *buf,
@@ -536,21 +557,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    nw->depth.waiting, nw->depth.running,
 		    nw->depth.input_required);
 	if (s->store)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_task_store_up Whether the task store could "
-		    "be reached at the last try.\n"
-		    "# TYPE wymcp_task_store_up gauge\n"
-		    "wymcp_task_store_up %d\n"
-		    "# HELP wymcp_task_store_reconnects_total Connections to "
-		    "the task store made again.\n"
-		    "# TYPE wymcp_task_store_reconnects_total counter\n"
-		    "wymcp_task_store_reconnects_total %lu\n"
-		    "# HELP wymcp_task_store_outages_total Times the task "
-		    "store could not be reached.\n"
-		    "# TYPE wymcp_task_store_outages_total counter\n"
-		    "wymcp_task_store_outages_total %lu\n",
-		    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
-		    s->store_reconnects, s->store_outages);
+		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
 	return n;
