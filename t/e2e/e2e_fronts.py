@@ -157,13 +157,19 @@ def basic(user, password):
 
 
 class Exchange:
-    """One HTTP/1.0 POST on a raw socket, its response read as it
-    comes: the status, the head, the body, and for an SSE body each
-    message with the time it arrived."""
+    """One HTTP/1.0 POST on a raw socket (a loopback port, or a unix
+    socket's path), its response read as it comes: the status, the
+    head, the body, and for an SSE body each message with the time it
+    arrived."""
 
     def __init__(self, port, path, body, headers, raw_head=None):
         self.t0 = time.monotonic()
-        self.s = socket.create_connection(("127.0.0.1", port), 10)
+        if isinstance(port, str):	# a unix socket's path
+            self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.s.settimeout(10)
+            self.s.connect(port)
+        else:
+            self.s = socket.create_connection(("127.0.0.1", port), 10)
         self.s.settimeout(None)
         if raw_head is None:
             head = "POST %s HTTP/1.0\r\nHost: localhost\r\n" % path
