@@ -28,8 +28,10 @@
 #
 #	WYMCP_ASSIGN_TENANT=acme; export WYMCP_ASSIGN_TENANT
 
-exec /usr/bin/wymcp-fcgi \
+# (Debian's package: /usr/bin/wymcp-fcgi, modules in
+# /usr/lib/<triplet>/wymcp.)
+exec /usr/local/bin/wymcp-fcgi \
     --state-key-file /etc/wymcp/cgi.key \
-    --module /usr/lib/x86_64-linux-gnu/wymcp/help.so \
-    --module /usr/lib/x86_64-linux-gnu/wymcp/echo.so \
-    --module /usr/lib/x86_64-linux-gnu/wymcp/whoami.so
+    --module /usr/local/lib/wymcp/help.so \
+    --module /usr/local/lib/wymcp/echo.so \
+    --module /usr/local/lib/wymcp/whoami.so

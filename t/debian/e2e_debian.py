@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """e2e_debian.py - the Debian packages (debian/), built, installed,
-served, reloaded, upgraded and purged on this machine.
+served, reloaded, upgraded and purged on this machine, and the units
+run by a real systemd (systemd-nspawn).
 
   B  the packages built from a clean clone of the source tree's HEAD
      (dpkg-buildpackage -b -uc -us), twice: 0.4.0-1, then 0.4.0-2 (a
@@ -29,6 +30,25 @@ served, reloaded, upgraded and purged on this machine.
   R  a module built against the installed libwymcp-dev (pkg-config)
      dropped into the module directory, then systemctl reload wymcp
      (or SIGHUP, the unit's ExecReload=): tools/list lists it
+  N  a real systemd: the host's tree booted by systemd-nspawn
+     (--volatile=yes -D / --keep-unit --register=no --private-network,
+     the host's /etc bound read-only; systemd-container installed when
+     its version is the host's systemd's, else unpacked with dpkg-deb
+     -x into the test's directory), a private nginx inside as a
+     transient unit on a unix socket of the test's directory, with
+     the installed snippet: systemctl start wymcp.socket (the service
+     not running), the first request starts wymcp.service by socket
+     activation, discover, book_room, progress streamed, a listen
+     stream hearing write_note under the unit's sandbox (the note in
+     StateDirectory= /var/lib/wymcp/notes), the 413s; a module added
+     and systemctl reload wymcp while a client calls tools/list
+     without a pause: no call fails, the module is listed, MainPID
+     kept; wymcp@t1 beside it (its own conf and socket, socket
+     activated); systemctl status of both clean; wymcp-authz.socket
+     and .service (a drop-in in /run with a key file of the test's):
+     socket activation, the metadata, a 401 without a token,
+     systemctl reload, status; systemctl stop of every unit leaves no
+     wymcp process; journalctl of the units holds no warning or error
   U  the config file edited, then 0.4.0-2 installed over 0.4.0-1: the
      key and the edited config kept, the service serves again
   X  the Apache conf enabled again, as an admin leaves it: apt-get
@@ -795,10 +815,12 @@ def find_nspawn(w):
 
 
 class Box:
-    """The host's own tree booted by systemd-nspawn: --volatile=state
-    (/ read-only, /var a tmpfs: the packages installed on the host are
-    there, nothing the container writes stays), --private-network, the
-    test's directory bound in.  Commands run inside with nsenter."""
+    """The host's own tree booted by systemd-nspawn: --volatile=yes (a
+    tmpfs root with the host's /usr, read-only: the packages installed
+    on the host are there, nothing the container writes stays), the
+    host's /etc bound read-only (the config, the user wymcp; no first
+    boot), --private-network, the test's directory bound in.  Commands
+    run inside with nsenter."""
 
     def __init__(self, w, nspawn):
         self.w = w
@@ -808,9 +830,10 @@ class Box:
         self.log = w.log("nspawn.log")
 
     def boot(self, timeout=90):
-        argv = [self.nspawn, "--volatile=state", "-D", "/", "--keep-unit",
+        argv = [self.nspawn, "--volatile=yes", "-D", "/", "--keep-unit",
                 "--register=no", "--private-network", "-M", BOX_NAME,
-                "--console=read-only", "--bind=" + self.w.tmp, "-b"]
+                "--console=read-only", "--bind-ro=/etc",
+                "--bind=" + self.w.tmp, "-b"]
         t0 = time.monotonic()
         with open(self.log, "ab") as f:
             self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
@@ -968,11 +991,14 @@ def box_get(where, path, headers=()):
         req += "%s: %s\r\n" % (k, v)
     s.sendall((req + "\r\n").encode())
     raw = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            break
-        raw += b
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            raw += b
+    except OSError as e:
+        raw += b"\r\n\r\n(%r)" % e
     s.close()
     head, _, body = raw.partition(b"\r\n\r\n")
     m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
@@ -1034,6 +1060,7 @@ def test_systemd(w):
         os.makedirs(os.path.join(w.boxdir, sub))
     with open(os.path.join(w.boxdir, "nginx.conf"), "w") as f:
         f.write(box_nginx_conf(w))
+    shutil.copy("/etc/nginx/fastcgi_params", w.boxdir)
     box = w.box = Box(w, nspawn)
     box.boot()
     where = os.path.join(w.boxdir, "nginx.sock")
@@ -1045,6 +1072,16 @@ def test_systemd(w):
     deadline = time.monotonic() + 20
     while not os.path.exists(where) and time.monotonic() < deadline:
         time.sleep(0.1)
+    if not os.path.exists(where):
+        _, out = box.sh(["systemctl", "status", "--no-pager", "-l",
+                         "wymcp-test-nginx"])
+        raise Failed("N nginx did not start in the container: %s %s" % (
+            out[-800:], " | ".join(tail(os.path.join(
+                w.boxdir, "nginx-error.log"), 5))))
+    # The package enables wymcp.service as well as its socket, so the
+    # boot started it: stop both, then start the socket alone.
+    box.sh(["systemctl", "stop", "wymcp.service", "wymcp.socket"],
+           check=True)
     box.sh(["systemctl", "start", "wymcp.socket",
             "wymcp@%s.socket" % INSTANCE], check=True)
     R.check(box.prop("wymcp.socket", "ActiveState") == "active" and
@@ -1130,15 +1167,34 @@ def test_systemd(w):
         box.prop(u, "ActiveState") == "inactive" for u in UNITS),
         "N systemctl stop: every wymcp unit inactive, no wymcp process "
         "left", "rc %d, left %r: %s" % (rc, left, out))
-    rc, out = box.sh(["journalctl", "--no-pager", "-q", "-p", "err"] +
+    rc, out = box.sh(["journalctl", "--no-pager", "-q", "-p", "warning"] +
                      sum((["-u", u] for u in UNITS), []))
     R.check(out.strip() == "", "N the journal of the wymcp units holds "
-            "no error (journalctl -p err)", out[-1500:])
-    _, warn = box.sh(["journalctl", "--no-pager", "-q", "-p", "warning"] +
-                     sum((["-u", u] for u in UNITS), []))
-    if warn.strip():
-        R.note("N warnings in the journal: %s" % " | ".join(
-            warn.strip().splitlines()[-6:]))
+            "no error and no warning (journalctl -p warning)",
+            out[-1500:])
+    _, out = box.sh(["journalctl", "--no-pager", "-q"] +
+                    sum((["-u", u] for u in UNITS), []))
+    bad = [ln for ln in out.splitlines()
+           if re.search(r"(?i)\b(error|fatal|refused|denied)\b", ln)]
+    R.check(not bad, "N the wymcp units' own lines in the journal name "
+            "no error", " | ".join(bad[-8:]))
+
+
+def ec_jwk(w):
+    """A P-256 public key as a JWK (openssl makes the pair)."""
+    import base64
+    pem = w.log("authz-key.pem")
+    run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout",
+         "-out", pem])
+    der = subprocess.run(["openssl", "ec", "-in", pem, "-pubout",
+                          "-outform", "DER"], capture_output=True,
+                         check=True).stdout
+    pt = der[-64:]		# the uncompressed point's x and y
+
+    def b64(b):
+        return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+    return {"kty": "EC", "crv": "P-256", "x": b64(pt[:32]),
+            "y": b64(pt[32:]), "kid": "test", "alg": "ES256", "use": "sig"}
 
 
 def test_authz_box(w, box, where):
@@ -1146,7 +1202,7 @@ def test_authz_box(w, box, where):
     its own (a drop-in in /run): socket activation, the metadata, a
     check refused without a token, reload, status."""
     jwks = "/run/wymcp-test/jwks.json"
-    box.write(jwks, json.dumps({"keys": []}))
+    box.write(jwks, json.dumps({"keys": [ec_jwk(w)]}))
     box.write("/run/systemd/system/wymcp-authz.service.d/test.conf",
               "[Service]\nExecStart=\nExecStart=/usr/bin/wymcp-authz "
               "--workers 2 --issuer https://auth.example.com --audience "
@@ -1168,6 +1224,11 @@ def test_authz_box(w, box, where):
             "N wymcp-authz: socket-activated by its first request, the "
             "protected-resource metadata through nginx",
             "%s -> %r %r" % (inactive, st, body[:300]))
+    _, jl = box.sh(["journalctl", "--no-pager", "-q", "-n", "15", "-u",
+                    "wymcp-authz.service", "-u", "wymcp-authz.socket"])
+    if st != 200:
+        R.note("N wymcp-authz's journal: %s" % " | ".join(
+            jl.strip().splitlines()))
     st, head, body = box_get(where, "/authz-check")
     R.check(st == 401 and "www-authenticate: bearer" in head.lower(),
             "N wymcp-authz under its unit refuses a request without a "

@@ -1087,7 +1087,7 @@ def write_cgi(w):
     os.chmod(key, 0o600)
     text = deploy_text("cgi", "wymcp.cgi")
     mods = "".join(" \\\n    --module %s" % m for m in w.mods)
-    text = re.sub(r"exec /usr/bin/wymcp-fcgi .*", "exec %s "
+    text = re.sub(r"\nexec \S*wymcp-fcgi .*", "\nexec %s "
                   "--state-key-file %s --max-body %d%s" %
                   (w.prog, key, MAX_BODY, mods), text, flags=re.S)
     envs = "".join("%s='%s'; export %s\n" % (k, os.environ[k], k)
