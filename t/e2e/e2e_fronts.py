@@ -802,6 +802,8 @@ class Checks:
         self.progress()
         self.listen()
         self.status()
+        if not isinstance(self.f, BusyboxCgi):
+            self.chunked()
         self.too_large()
 
     def discover(self):
@@ -972,6 +974,33 @@ class Checks:
                 "workers" in st, self.label(
                     "the status page on its loopback listener"),
                 repr(raw[:300]))
+
+    def chunked(self):
+        """A small body sent chunked (no Content-Length) is served."""
+        self.rid += 1
+        body = enc(rpc(self.rid, "tools/call", {
+            "name": "echo", "arguments": {"text": "chunked"}}))
+        head = "POST %s HTTP/1.1\r\nHost: localhost\r\n" \
+            "Connection: close\r\nTransfer-Encoding: chunked\r\n" % \
+            self.f.path
+        for k, v in self.f.headers("tools/call", "echo"):
+            head += "%s: %s\r\n" % (k, v)
+        payload = b"%x\r\n" % len(body) + body + b"\r\n0\r\n\r\n"
+        x = Exchange(self.f.port, self.f.path, payload, None,
+                     raw_head=(head + "\r\n").encode())
+        x.finish(30)
+        raw = x.body
+        if "transfer-encoding: chunked" in x.head.lower():
+            raw = dechunk(raw)
+        if isinstance(self.f, Caddy):
+            R.check(x.status == 400 and b"bad CONTENT_LENGTH" in raw,
+                    self.label("(documented trap) a body sent chunked "
+                               "gets wymcp's JSON 400: Caddy sends "
+                               "CONTENT_LENGTH -1"), x.brief())
+            return
+        R.check(x.status == 200 and b'"text":"chunked"' in raw,
+                self.label("a body sent chunked (no Content-Length) is "
+                           "served"), x.brief())
 
     def too_large(self):
         sizes = [("over --max-body", MAX_BODY + 4096, False)]
