@@ -124,6 +124,7 @@ class Apt:
             return "%s is not installed and apt-get cannot run here" % pkg
         if self.before is None:
             self.before = self.pkgset()
+            self.users = self.accounts()
         rc, out = self.run(["apt-get", "install", "-y", "-q",
                             "--no-install-recommends", pkg])
         if rc != 0 and not self.updated:
@@ -137,6 +138,12 @@ class Apt:
         R.note("installed %s (removed again at the end)" % pkg)
         return None
 
+    @staticmethod
+    def accounts():
+        import grp
+        return ({p.pw_name for p in pwd.getpwall()},
+                {g.gr_name for g in grp.getgrall()})
+
     def restore(self):
         if self.before is None:
             return
@@ -144,6 +151,18 @@ class Apt:
         if extra:
             rc, out = self.run(["apt-get", "purge", "-y", "-q"] + extra)
             R.note("purged what this run installed: %s" % " ".join(extra))
+        # Debian keeps the system users a package made (caddy): the
+        # run deletes those it caused.
+        users, groups = self.accounts()
+        for u in sorted(users - self.users[0]):
+            subprocess.run(["deluser", "--system", "--quiet", u],
+                           capture_output=True)
+        for g in sorted(self.accounts()[1] - self.users[1]):
+            subprocess.run(["delgroup", "--system", "--quiet", g],
+                           capture_output=True)
+        R.check(self.accounts() == self.users, "the users and groups are "
+                "as before the run", repr(self.accounts()[0] ^
+                                          self.users[0]))
         R.check(self.pkgset() == self.before, "the package set is as "
                 "before the run", repr(sorted(self.pkgset() ^
                                               self.before)[:10]))
@@ -703,6 +722,16 @@ class Try(Front):
     as_user = None		# a user of its own, HOME its own
 
     def start(self):
+        # What ./quickstart runs (it builds first, so it is not run
+        # itself): the same modules and assign, no WYMCP_NOTES_DIR.
+        with open(os.path.join(SRCDIR, "quickstart")) as f:
+            qs = f.read()
+        R.check("for m in help echo whoami examples; do" in qs and
+                "--assign role=developer" in qs and
+                "WYMCP_NOTES_DIR" not in qs and '"$try"' in qs,
+                "%s: ./quickstart runs wymcp-try with help, echo, "
+                "whoami, examples and role=developer, no "
+                "WYMCP_NOTES_DIR, as here" % self.name)
         env = {k: v for k, v in os.environ.items()
                if k not in ("WYMCP_NOTES_DIR", "STATE_DIRECTORY",
                             "XDG_STATE_HOME")}
