@@ -19,6 +19,9 @@ deploy/ with only its paths and ports changed:
   apache-cgi    deploy/cgi/apache-cgi.conf and deploy/cgi/wymcp.cgi
   lighttpd-cgi  deploy/cgi/lighttpd-cgi.conf and wymcp.cgi
   busybox-cgi   deploy/cgi/busybox-httpd.conf and wymcp.cgi
+  notes         write_note in CGI mode as nobody: $TMPDIR/wymcp-notes-UID
+                made 0700, refused when it is a link or others may
+                write in it
   wymcp-try     the built wymcp-try run as ./quickstart runs it (the
                 bundled modules, --assign role=developer), as root,
                 then as a user with a HOME of its own
@@ -489,7 +492,7 @@ def write_413(path):
     os.chmod(path, 0o644)
 
 
-def htpasswd_apr1(path, group=None):
+def htpasswd_apr1(path):
     out = subprocess.run(["openssl", "passwd", "-apr1", PASSWORD],
                          capture_output=True, text=True, check=True).stdout
     with open(path, "w") as f:
@@ -810,7 +813,7 @@ class Checks:
                      self.f.headers(method, name))
         return x.finish(timeout)
 
-    def tool(self, name, args, meta=None):
+    def tool(self, name, args):
         params = {"name": name, "arguments": args}
         x = self.post("tools/call", params, name)
         return x, x.result()
@@ -1135,6 +1138,70 @@ def notes_where(w, f):
                                    else d))
 
 
+def cgi_write_note(w, tmpdir, name):
+    """write_note through wymcp-fcgi in CGI mode (one request, no
+    server), as nobody, no HOME, TMPDIR=tmpdir: the tool's text."""
+    body = enc(rpc(1, "tools/call", {"name": "write_note", "arguments": {
+        "name": name, "text": "x"}}))
+    env = {k: v for k, v in os.environ.items()
+           if k.startswith(("ASAN_", "UBSAN_", "LD_", "PATH"))}
+    env.update(wymcp_e2e.mcp_params("tools/call", "write_note", body))
+    env["TMPDIR"] = tmpdir
+    argv = ["setpriv", "--reuid", "nobody", "--regid", "nogroup",
+            "--clear-groups", "--", w.prog, "--module",
+            [m for m in w.mods if m.endswith("examples.so")][0]]
+    p = subprocess.run(argv, input=body, env=env, capture_output=True,
+                       timeout=60, cwd="/")
+    out = p.stdout.decode("utf-8", "replace")
+    err = p.stderr.decode("utf-8", "replace")
+    R.check(not any(m in err for m in wymcp_e2e.SANITIZER_MARKS),
+            "write_note in CGI mode (%s): no sanitizer report" % name,
+            err[-500:])
+    try:
+        res = json.loads(out.partition("\r\n\r\n")[2])["result"]
+        return "\n".join(b.get("text", "") for b in res["content"])
+    except (ValueError, KeyError, TypeError):
+        return "(no result: %r %r)" % (out[:300], p.stderr[-300:])
+
+
+def notes_hostile(w):
+    """$TMPDIR/wymcp-notes-UID, write_note's last resort, is taken only
+    when it is nobody else's: a link to a directory of the same user,
+    or a directory others may write, is refused and nothing written."""
+    nobody = pwd.getpwnam("nobody")
+    base = os.path.join(w.tmp, "hostile")
+    os.makedirs(base)
+    os.chmod(base, 0o1777)
+    d = os.path.join(base, "wymcp-notes-%d" % nobody.pw_uid)
+    elsewhere = os.path.join(w.tmp, "elsewhere")
+    os.makedirs(elsewhere)
+    os.chown(elsewhere, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(elsewhere, 0o700)
+    os.symlink(elsewhere, d)
+    text = cgi_write_note(w, base, "linked")
+    R.check("could not be written" in text and
+            not os.listdir(elsewhere), "write_note (CGI, as nobody) "
+            "refuses $TMPDIR/wymcp-notes-UID when it is a symbolic link",
+            "%r; %r" % (text, os.listdir(elsewhere)))
+    os.unlink(d)
+    os.makedirs(d)
+    os.chown(d, nobody.pw_uid, nobody.pw_gid)
+    os.chmod(d, 0o777)
+    text = cgi_write_note(w, base, "open")
+    R.check("could not be written" in text and not os.listdir(d),
+            "write_note refuses $TMPDIR/wymcp-notes-UID when others may "
+            "write in it (mode 0777)", "%r; %r" % (text, os.listdir(d)))
+    os.rmdir(d)
+    text = cgi_write_note(w, base, "fresh")
+    st = os.lstat(d) if os.path.lexists(d) else None
+    R.check("written" in text and st is not None and
+            st.st_mode & 0o7777 == 0o700 and st.st_uid == nobody.pw_uid and
+            os.path.exists(os.path.join(d, "fresh.txt")),
+            "write_note (CGI, as nobody, no HOME) makes "
+            "$TMPDIR/wymcp-notes-UID itself, mode 0700, and writes",
+            "%r; %r" % (text, st))
+
+
 def write_cgi(w):
     """deploy/cgi/wymcp.cgi with the build's program, modules and a key
     of www-data's; ASan's settings and a TMPDIR of the test's."""
@@ -1193,6 +1260,8 @@ def main():
     try:
         w.start_fcgi()
         write_cgi(w)
+        if not only or "notes" in only:
+            notes_hostile(w)
         for cls in FRONTS:
             if only and cls.name not in only:
                 continue
