@@ -784,6 +784,25 @@ void		 wymcp_server_set_state_ttl(struct wymcp_server *,
 /* Write a new key file (mode 0600), or put a new key first in one. */
 enum wymcp_err	 wymcp_state_key_generate(const char *path, char *errbuf,
 		    size_t errlen);
+/*
+ * A message between the processes of one deployment, authenticated
+ * under the state keys (wymcp-fcgi's hub seals the stream control it
+ * sends other hosts on the bus).  wymcp_server_mac() writes the MAC of
+ * the `len' bytes of `msg' under the first key into `mac'
+ * (WYMCP_MAC_LEN bytes) and that key's id into `kid'
+ * (WYMCP_KEY_ID_LEN bytes): WYMCP_OK, or WYMCP_ERR_INVAL without a key.
+ * wymcp_server_mac_check() says whether `mac' is that MAC under the key
+ * whose id is `kid': 1, or 0 (no such key, or another MAC).  The MAC is
+ * keyed by a key derived from the state key for this use alone.
+ */
+#define WYMCP_MAC_LEN		32
+#define WYMCP_KEY_ID_LEN	4
+enum wymcp_err	 wymcp_server_mac(const struct wymcp_server *,
+		    const char *msg, size_t len, unsigned char *kid,
+		    unsigned char *mac);
+int		 wymcp_server_mac_check(const struct wymcp_server *,
+		    const unsigned char *kid, const char *msg, size_t len,
+		    const unsigned char *mac);
 
 /*
  * How many entries a page of tools/list, resources/list,
@@ -995,7 +1014,10 @@ struct wymcp_listen {
  *
  *	{"v":1,"k":"cancel","who":"WHO","id":"listen:1"}
  *
- * (`who' as in struct wymcp_listen).  NULL turns it off.
+ * (`who' as in struct wymcp_listen).  The last three are commands: a
+ * program takes them only from its own processes, and between hosts
+ * only authenticated (wymcp_server_mac(); wymcp-fcgi(8), "Events and
+ * commands").  NULL turns it off.
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);

@@ -6,7 +6,10 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
-	%reldir%/status.c %reldir%/hub.c %reldir%/config.c %reldir%/options.c \
+	%reldir%/status.c %reldir%/hub.c %reldir%/intake.h \
+	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
+	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
+	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
 	%reldir%/backend.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \

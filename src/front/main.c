@@ -1089,6 +1089,7 @@ main(int argc, char *argv[])
 	/* Made before the fork, as the user the workers run as. */
 	lim.relay_fd = -1;
 	lim.hub_fd = -1;
+	lim.keyfile = opts.keyfile;	/* the hub follows it (control.c) */
 	/*
 	 * The hub holds the listen streams: with a supervisor only (it is
 	 * one of its children), and not with --max-listeners 0.

@@ -4,6 +4,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/card.c \
 	%reldir%/keyfile.c \
 	%reldir%/keys.c \
+	%reldir%/mac.c \
 	%reldir%/log.c \
 	%reldir%/meta.c \
 	%reldir%/module.c \
