@@ -747,6 +747,29 @@ void		 wymcp_server_set_lazy(struct wymcp_server *, int on);
 enum wymcp_err	 wymcp_server_load_skills(struct wymcp_server *,
 		    const char *dir);
 /*
+ * Exec tools (0.5, wymcp-exec(5)): every DIR/<name>.json manifest is a
+ * tool named <name> whose body is a program, run once per round
+ * without a shell, isolated (its own session and process group, no new
+ * privileges, rlimits, Landlock where the kernel has it) and never
+ * outliving its call.  wymcp_server_load_exec_dir() reads the
+ * directory now, checking each manifest, its program and the
+ * directory with the file check below when one is set: WYMCP_OK, or
+ * WYMCP_ERR_MODULE (WYMCP_ERR_NOMEM) with the file, the member and why
+ * in wymcp_server_errmsg(); the server should then be discarded.
+ * wymcp_server_set_exec_user() names the user runs switch to when the
+ * program runs as root (a manifest's "user" wins); never root:
+ * WYMCP_ERR_INVAL.  Without one, runs of a root program are refused.
+ * wymcp_exec_landlock() is the Landlock ABI runs are confined with, 0
+ * when the kernel has none; wymcp_server_exec_count() the number of
+ * exec tools loaded.
+ */
+enum wymcp_err	 wymcp_server_load_exec_dir(struct wymcp_server *,
+		    const char *dir);
+enum wymcp_err	 wymcp_server_set_exec_user(struct wymcp_server *,
+		    const char *user);
+int		 wymcp_exec_landlock(void);
+size_t		 wymcp_server_exec_count(const struct wymcp_server *);
+/*
  * Vet a file a module names (a resource's `file', wymcp_apps(3))
  * before the library reads it: `check' returns 0 to allow `path', or
  * -1 with the reason in `why' (the module is refused, naming the file

@@ -153,6 +153,32 @@ scan_number(const char *p, size_t i, size_t len, int *range)
 	return i;
 }
 
+/*
+ * The string, literal or number at p[i]: the index past it, or 0 when
+ * there is none.  A string is scanned as scan_string() says (`utf8'),
+ * an integer out of range sets *range.
+ */
+static size_t
+scan_scalar(const char *p, size_t i, size_t len, int *nul, int *range,
+    int utf8)
+{
+	switch (p[i]) {
+	case '"':
+		return scan_string(p, i, len, nul, utf8);
+	case 't':
+		return len - i >= 4 && memcmp(p + i, "true", 4) == 0 ?
+		    i + 4 : 0;
+	case 'f':
+		return len - i >= 5 && memcmp(p + i, "false", 5) == 0 ?
+		    i + 5 : 0;
+	case 'n':
+		return len - i >= 4 && memcmp(p + i, "null", 4) == 0 ?
+		    i + 4 : 0;
+	default:
+		return scan_number(p, i, len, range);
+	}
+}
+
 static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
@@ -182,31 +208,9 @@ value:
 		if (stack[depth - 1] == '{')
 			goto key;
 		goto value;
-	case '"':
-		if ((n = scan_string(p, i, len, &nul, s != NULL)) == 0)
-			return -1;
-		i = n;
-		goto after;
-	case 't':
-		n = 4;
-		if (len - i < n || memcmp(p + i, "true", n) != 0)
-			return -1;
-		i += n;
-		goto after;
-	case 'f':
-		n = 5;
-		if (len - i < n || memcmp(p + i, "false", n) != 0)
-			return -1;
-		i += n;
-		goto after;
-	case 'n':
-		n = 4;
-		if (len - i < n || memcmp(p + i, "null", n) != 0)
-			return -1;
-		i += n;
-		goto after;
 	default:
-		if ((n = scan_number(p, i, len, &range)) == 0)
+		if ((n = scan_scalar(p, i, len, &nul, &range, s != NULL)) ==
+		    0)
 			return -1;
 		i = n;
 		goto after;
@@ -467,12 +471,14 @@ build_number(struct build *b)
 	return o != NULL ? o : BUILD_FAIL;
 }
 
+static struct json_object *build(struct build *);
+
 /*
- * The value at b->p[b->i] (white space skipped); NULL for null,
- * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ * The object at b->p[b->i] ('{'); BUILD_FAIL out of memory or on a
+ * duplicate member name (b->dup).
  */
 static struct json_object *
-build(struct build *b)
+build_object(struct build *b)
 {
 	struct json_object	*o, *v;
 	struct lh_table		*t;
@@ -481,68 +487,95 @@ build(struct build *b)
 	size_t			 n;
 	char			*name;
 
+	if ((o = json_object_new_object()) == NULL)
+		return BUILD_FAIL;
+	b->i = ws(b->p, b->i + 1, SIZE_MAX);
+	if (b->p[b->i] == '}') {
+		b->i++;
+		return o;
+	}
+	for (;;) {
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (build_string(b, &s, &n) != 0)
+			goto fail;
+		/* json-c cuts a member name at U+0000. */
+		if ((name = strndup(s, strnlen(s, n))) == NULL)
+			goto fail;
+		/*
+		 * What json_object_object_add_ex() does, hashing the name
+		 * once for the duplicate check and the insert.
+		 */
+		t = json_object_get_object(o);
+		h = lh_get_hash(t, name);
+		if (lh_table_lookup_entry_w_hash(t, name, h) != NULL) {
+			b->dup = 1;
+			free(name);
+			goto fail;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
+		if ((v = build(b)) == BUILD_FAIL) {
+			free(name);
+			goto fail;
+		}
+		if (lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
+			free(name);
+			json_object_put(v);
+			goto fail;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (b->p[b->i++] == '}')
+			return o;
+	}
+fail:
+	json_object_put(o);
+	return BUILD_FAIL;
+}
+
+/* The array at b->p[b->i] ('['); BUILD_FAIL as build() says. */
+static struct json_object *
+build_array(struct build *b)
+{
+	struct json_object	*o, *v;
+
+	if ((o = json_object_new_array()) == NULL)
+		return BUILD_FAIL;
+	b->i = ws(b->p, b->i + 1, SIZE_MAX);
+	if (b->p[b->i] == ']') {
+		b->i++;
+		return o;
+	}
+	for (;;) {
+		if ((v = build(b)) == BUILD_FAIL)
+			break;
+		if (json_object_array_add(o, v) != 0) {
+			json_object_put(v);
+			break;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (b->p[b->i++] == ']')
+			return o;
+	}
+	json_object_put(o);
+	return BUILD_FAIL;
+}
+
+/*
+ * The value at b->p[b->i] (white space skipped); NULL for null,
+ * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ */
+static struct json_object *
+build(struct build *b)
+{
+	struct json_object	*o;
+	const char		*s;
+	size_t			 n;
+
 	b->i = ws(b->p, b->i, SIZE_MAX);
 	switch (b->p[b->i]) {
 	case '{':
-		if ((o = json_object_new_object()) == NULL)
-			return BUILD_FAIL;
-		b->i = ws(b->p, b->i + 1, SIZE_MAX);
-		if (b->p[b->i] == '}') {
-			b->i++;
-			return o;
-		}
-		for (;;) {
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (build_string(b, &s, &n) != 0)
-				goto fail;
-			/* json-c cuts a member name at U+0000. */
-			if ((name = strndup(s, strnlen(s, n))) == NULL)
-				goto fail;
-			/*
-			 * What json_object_object_add_ex() does, hashing
-			 * the name once for the duplicate check and the
-			 * insert.
-			 */
-			t = json_object_get_object(o);
-			h = lh_get_hash(t, name);
-			if (lh_table_lookup_entry_w_hash(t, name, h) != NULL) {
-				b->dup = 1;
-				free(name);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
-			if ((v = build(b)) == BUILD_FAIL) {
-				free(name);
-				goto fail;
-			}
-			if (lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
-				free(name);
-				json_object_put(v);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (b->p[b->i++] == '}')
-				return o;
-		}
+		return build_object(b);
 	case '[':
-		if ((o = json_object_new_array()) == NULL)
-			return BUILD_FAIL;
-		b->i = ws(b->p, b->i + 1, SIZE_MAX);
-		if (b->p[b->i] == ']') {
-			b->i++;
-			return o;
-		}
-		for (;;) {
-			if ((v = build(b)) == BUILD_FAIL)
-				goto fail;
-			if (json_object_array_add(o, v) != 0) {
-				json_object_put(v);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (b->p[b->i++] == ']')
-				return o;
-		}
+		return build_array(b);
 	case '"':
 		if (build_string(b, &s, &n) != 0 ||
 		    (o = json_object_new_string_len(s, (int)n)) == NULL)
@@ -562,9 +595,6 @@ build(struct build *b)
 	default:
 		return build_number(b);
 	}
-fail:
-	json_object_put(o);
-	return BUILD_FAIL;
 }
 
 /*

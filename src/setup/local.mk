@@ -2,6 +2,7 @@
 src_libwymcp_core_la_SOURCES += \
 	%reldir%/setup.h \
 	%reldir%/card.c \
+	%reldir%/exec.c \
 	%reldir%/keyfile.c \
 	%reldir%/keys.c \
 	%reldir%/mac.c \
