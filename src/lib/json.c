@@ -35,11 +35,26 @@
  */
 #define SCAN_DEPTH	64
 #define BUILD_DEPTH	32	/* json-c's JSON_TOKENER_DEFAULT_DEPTH */
+#define BUILD_DEPTH_MAX	31	/* the deepest nesting taken */
+#define WYMCP__STR(x)	WYMCP__STR_(x)
+#define WYMCP__STR_(x)	#x
 
 struct scan {
 	int	 nul;		/* a string holds \u0000 */
 	int	 depth;		/* the deepest value's containers */
+	size_t	 deep_at;	/* where nesting reached BUILD_DEPTH */
+	size_t	 at;		/* a syntax error: its byte offset */
+	const char *why;	/* and what it is */
 };
+
+/* A syntax error at p[i]: why, when the caller keeps it. */
+#define BAD(w) do {							\
+	if (s != NULL) {						\
+		s->at = i;						\
+		s->why = (w);						\
+	}								\
+	return -1;							\
+} while (0)
 
 /* Skip JSON white space. */
 static size_t
@@ -58,23 +73,31 @@ ws(const char *p, size_t i, size_t len)
  * strings a byte of 0x80 or more is a syntax error anyway.
  */
 static size_t
-scan_string(const char *p, size_t i, size_t len, int *nul, int utf8)
+scan_string(const char *p, size_t i, size_t len, int *nul, int utf8,
+    size_t *bad, const char **why)
 {
 	size_t	 k;
 
+	*why = "a string that does not end";
 	for (i++; i < len; i++) {
+		*bad = i;
 		if (p[i] == '"')
 			return i + 1;
-		if ((unsigned char)p[i] < 0x20)
+		if ((unsigned char)p[i] < 0x20) {
+			*why = "a control character in a string (escape it)";
 			return 0;
+		}
 		if ((unsigned char)p[i] >= 0x80 && utf8) {
-			if ((k = wymcp__utf8_seq(p, i, len)) == 0)
+			if ((k = wymcp__utf8_seq(p, i, len)) == 0) {
+				*why = "invalid UTF-8";
 				return 0;
+			}
 			i += k - 1;
 			continue;
 		}
 		if (p[i] != '\\')
 			continue;
+		*why = "an invalid escape in a string";
 		if (++i >= len)
 			return 0;
 		switch (p[i]) {
@@ -155,36 +178,60 @@ scan_number(const char *p, size_t i, size_t len, int *range)
 
 /*
  * The string, literal or number at p[i]: the index past it, or 0 when
- * there is none.  A string is scanned as scan_string() says (`utf8'),
- * an integer out of range sets *range.
+ * there is none, with where (*bad) and why (*why).  A string is scanned
+ * as scan_string() says (`utf8'), an integer out of range sets *range.
  */
 static size_t
 scan_scalar(const char *p, size_t i, size_t len, int *nul, int *range,
-    int utf8)
+    int utf8, size_t *bad, const char **why)
 {
+	static const char *const lit[] = { "true", "false", "null" };
+	const char	*w;
+	size_t		 n;
+
+	*bad = i;
 	switch (p[i]) {
 	case '"':
-		return scan_string(p, i, len, nul, utf8);
+		return scan_string(p, i, len, nul, utf8, bad, why);
 	case 't':
-		return len - i >= 4 && memcmp(p + i, "true", 4) == 0 ?
-		    i + 4 : 0;
 	case 'f':
-		return len - i >= 5 && memcmp(p + i, "false", 5) == 0 ?
-		    i + 5 : 0;
 	case 'n':
-		return len - i >= 4 && memcmp(p + i, "null", 4) == 0 ?
-		    i + 4 : 0;
+		w = lit[p[i] == 't' ? 0 : p[i] == 'f' ? 1 : 2];
+		n = strlen(w);
+		if (len - i >= n && memcmp(p + i, w, n) == 0)
+			return i + n;
+		*why = p[i] == 't' ? "not a value (true?)" : p[i] == 'f' ?
+		    "not a value (false?)" : "not a value (null?)";
+		return 0;
 	default:
-		return scan_number(p, i, len, range);
+		if ((unsigned char)p[i] >= 0x80) {
+			*why = "a byte of 0x80 or more outside a string";
+			return 0;
+		}
+		if ((n = scan_number(p, i, len, range)) == 0)
+			*why = "not a value";
+		return n;
 	}
+}
+
+/* Why an object or array (`open') is not closed, at the end or not. */
+static const char *
+unclosed(char open, int atend)
+{
+	if (atend)
+		return open == '{' ? "the text ends inside an object" :
+		    "the text ends inside an array";
+	return open == '{' ? "',' or '}' expected in an object" :
+	    "',' or ']' expected in an array";
 }
 
 static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
-	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
-	size_t	 i = 0, n;
-	int	 depth = 0, maxdepth = 0, range = 0, nul = 0;
+	char		 stack[SCAN_DEPTH];	/* '{' or '[' */
+	size_t		 i = 0, n, bad = 0;
+	const char	*why = NULL;
+	int		 depth = 0, maxdepth = 0, range = 0, nul = 0;
 
 	/* Expect a value at p[i]. */
 value:
@@ -192,12 +239,14 @@ value:
 		maxdepth = depth;
 	i = ws(p, i, len);
 	if (i >= len)
-		return -1;
+		BAD("the text ends where a value should be");
 	switch (p[i]) {
 	case '{':
 	case '[':
+		if (depth + 1 == BUILD_DEPTH && s != NULL)
+			s->deep_at = i;
 		if (depth == SCAN_DEPTH)
-			return -1;
+			BAD("nesting too deep");
 		stack[depth++] = p[i];
 		i = ws(p, i + 1, len);
 		if (i < len && p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
@@ -209,21 +258,26 @@ value:
 			goto key;
 		goto value;
 	default:
-		if ((n = scan_scalar(p, i, len, &nul, &range, s != NULL)) ==
-		    0)
-			return -1;
+		if ((n = scan_scalar(p, i, len, &nul, &range, s != NULL,
+		    &bad, &why)) == 0) {
+			i = bad;
+			BAD(why);
+		}
 		i = n;
 		goto after;
 	}
 	/* Expect a member name and a colon, then a value. */
 key:
 	i = ws(p, i, len);
-	if (i >= len || p[i] != '"' ||
-	    (n = scan_string(p, i, len, &nul, s != NULL)) == 0)
-		return -1;
+	if (i >= len || p[i] != '"')
+		BAD("a member name (a string) expected");
+	if ((n = scan_string(p, i, len, &nul, s != NULL, &bad, &why)) == 0) {
+		i = bad;
+		BAD(why);
+	}
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
-		return -1;
+		BAD("':' expected after a member name");
 	i++;
 	goto value;
 	/* After a value: a separator, a close, or the end. */
@@ -234,22 +288,22 @@ after:
 			s->nul = nul;
 			s->depth = maxdepth;
 		}
-		return i == len ? (range ? -2 : 0) : -1;
+		if (i != len)
+			BAD("text after the value");
+		return range ? -2 : 0;
 	}
-	if (i >= len)
-		return -1;
-	if (p[i] == ',') {
+	if (i < len && p[i] == ',') {
 		i++;
 		if (stack[depth - 1] == '{')
 			goto key;
 		goto value;
 	}
-	if (p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+	if (i < len && p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
 		depth--;
 		i++;
 		goto after;
 	}
-	return -1;
+	BAD(unclosed(stack[depth - 1], i >= len));
 }
 
 /*
@@ -611,23 +665,53 @@ build(struct build *b)
 struct json_object *
 wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 {
+	return wymcp__parse_why(buf, len, fault, NULL);
+}
+
+/*
+ * wymcp__parse_ex(), and for a syntax error, what it is and where
+ * (`err', when not NULL: a static sentence and a byte offset).
+ */
+struct json_object *
+wymcp__parse_why(const char *buf, size_t len, enum wymcp__json_fault *fault,
+    struct wymcp__json_err *err)
+{
 	struct json_object	*obj;
 	struct scan		 s;
 	struct build		 b;
+	const char		*z;
 	int			 rc;
 
 	memset(&s, 0, sizeof(s));
 	*fault = WYMCP__JSON_SYNTAX;
+	if (err != NULL) {
+		err->why = "the body is empty";
+		err->at = 0;
+	}
 	/* json_strict() checks UTF-8: no byte >= 0x80 is valid outside one. */
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
+	if (len == 0 || len > INT32_MAX)
 		return NULL;
+	if ((z = memchr(buf, '\0', len)) != NULL) {
+		if (err != NULL) {
+			err->why = "a NUL byte";
+			err->at = (size_t)(z - buf);
+		}
+		return NULL;
+	}
 	if ((rc = json_strict(buf, len, &s)) != 0) {
 		if (rc == -2)
 			*fault = WYMCP__JSON_RANGE;
+		else if (err != NULL) {
+			err->why = s.why != NULL ? s.why : "not JSON";
+			err->at = s.at;
+		}
+		if (rc != -2 && s.why != NULL &&
+		    strcmp(s.why, "nesting too deep") == 0)
+			goto deep;
 		return NULL;
 	}
 	if (s.depth >= BUILD_DEPTH)
-		return NULL;
+		goto deep;
 	b.p = buf;
 	b.i = 0;
 	b.len = len;
@@ -648,6 +732,13 @@ wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 	}
 	*fault = s.nul ? WYMCP__JSON_NUL : WYMCP__JSON_OK;
 	return obj;
+deep:
+	if (err != NULL) {
+		err->why = "arrays and objects nested deeper than "
+		    WYMCP__STR(BUILD_DEPTH_MAX);
+		err->at = s.deep_at;
+	}
+	return NULL;
 }
 
 /*

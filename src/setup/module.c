@@ -32,6 +32,7 @@ wymcp__tool_clear(struct wymcp__tool *t)
 	json_object_put(t->input);
 	json_object_put(t->output);
 	json_object_put(t->reqcaps);
+	json_object_put(t->defaults);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -210,43 +211,59 @@ tool_decl(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	if (decl->scopes != NULL && *decl->scopes == '\0')
 		decl->scopes = NULL;
+	if ((decl->params != NULL && def->input_schema != NULL) ||
+	    (decl->output != NULL && def->output_schema != NULL)) {
+		wymcp__seterr(srv, "tool %s: declare params or input_schema, "
+		    "output or output_schema, not both", def->name);
+		return WYMCP_ERR_SCHEMA;
+	}
 	return WYMCP_OK;
 }
 
 /*
- * The JSON of `def': its input schema (checked; an object without
- * one), output schema, annotations and required capabilities, into
- * `js' (in that order; NULL: not declared).  0, or -1 with errmsg;
- * the caller puts them either way.
+ * The JSON of `def' (its members past 0.2 read from `decl'): its input
+ * schema (derived from params, or checked; an object without one),
+ * output schema, annotations, required capabilities and the params'
+ * defaults, into `js' (in that order; NULL: not declared).  WYMCP_OK,
+ * or an error with errmsg; the caller puts them either way.
  */
-static int
+static enum wymcp_err
 tool_json(struct wymcp_server *srv, const struct wymcp_tool *def,
-    struct json_object *js[4])
+    const struct wymcp_tool *decl, struct json_object *js[5])
 {
-	char	 why[256];
+	char		 why[256];
+	enum wymcp_err	 rc;
 
-	js[0] = def->input_schema == NULL ?
+	if (decl->params != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "params",
+		    decl->params, 1, &js[0], &js[4])) != WYMCP_OK)
+			return rc;
+	} else if ((js[0] = def->input_schema == NULL ?
 	    json_tokener_parse("{\"type\":\"object\"}") :
-	    parse_object(srv, def->name, "input_schema", def->input_schema);
-	if (js[0] == NULL)
-		return -1;
+	    parse_object(srv, def->name, "input_schema",
+	    def->input_schema)) == NULL)
+		return WYMCP_ERR_SCHEMA;
 	if (wymcp__schema_check(js[0], why, sizeof(why)) != 1) {
 		wymcp__seterr(srv, "tool %s: input_schema: %s", def->name, why);
-		return -1;
+		return WYMCP_ERR_SCHEMA;
 	}
-	if (def->output_schema != NULL &&
+	if (decl->output != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "output",
+		    decl->output, 0, &js[1], NULL)) != WYMCP_OK)
+			return rc;
+	} else if (def->output_schema != NULL &&
 	    (js[1] = parse_object(srv, def->name, "output_schema",
 	    def->output_schema)) == NULL)
-		return -1;
+		return WYMCP_ERR_SCHEMA;
 	if (def->annotations != NULL &&
 	    (js[2] = parse_object(srv, def->name, "annotations",
 	    def->annotations)) == NULL)
-		return -1;
+		return WYMCP_ERR_SCHEMA;
 	if (def->required_caps != NULL &&
 	    (js[3] = parse_object(srv, def->name, "required_caps",
 	    def->required_caps)) == NULL)
-		return -1;
-	return 0;
+		return WYMCP_ERR_SCHEMA;
+	return WYMCP_OK;
 }
 
 /*
@@ -286,7 +303,7 @@ enum wymcp_err
 wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
     const struct wymcp_tool *def, struct wymcp__tool *t)
 {
-	struct json_object	*l = NULL, *js[4] = { NULL, NULL, NULL, NULL };
+	struct json_object	*l = NULL, *js[5] = { NULL };
 	struct wymcp_tool	 decl;
 	char			 why[256];
 	size_t			 i;
@@ -296,8 +313,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if ((rc = tool_decl(srv, mod, def, &decl)) != WYMCP_OK)
 		return rc;
 	/* All errors from here on use goto fail. */
-	rc = WYMCP_ERR_SCHEMA;
-	if (tool_json(srv, def, js) != 0)
+	if ((rc = tool_json(srv, def, &decl, js)) != WYMCP_OK)
 		goto fail;
 	/* The listing holds its own references: ours are put on failure. */
 	if ((l = tool_listing(def, js)) == NULL) {
@@ -336,12 +352,13 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	t->input = js[0];
 	t->output = js[1];
 	t->reqcaps = js[3];
+	t->defaults = js[4];
 	t->app_only = app_only;
 	json_object_put(js[2]);
 	return WYMCP_OK;
 fail:
 	json_object_put(l);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < WYMCP_NELEM(js); i++)
 		json_object_put(js[i]);
 	return rc;
 }
