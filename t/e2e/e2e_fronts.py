@@ -740,7 +740,7 @@ class Try(Front):
                             "XDG_STATE_HOME")}
         # As ./quickstart runs it: the build's wymcp-fcgi.
         env["WYMCP_FCGI"] = self.w.prog
-        env["NGINX"] = "/usr/sbin/nginx"
+        env["WYMCP_NGINX"] = "/usr/sbin/nginx"
         env["TMPDIR"] = self.dir
         # wymcp-fcgi refuses a key in a directory another user owns.
         os.chown(self.dir, 0, 0)
