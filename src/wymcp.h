@@ -103,6 +103,9 @@ struct wymcp_tool {
 	int		 task_support;	/* enum wymcp_task_support */
 	const char	*icons;		/* JSON array text of Icon, or NULL */
 	const char	*meta;		/* JSON object text: _meta, or NULL */
+	/* Added in 0.5 (operators; read through the element size): */
+	int		 audit_args;	/* 1: the audit detail holds the
+					   arguments (not writeOnly ones) */
 };
 
 /*
@@ -1051,6 +1054,7 @@ void		 wymcp_server_set_request_timeout(struct wymcp_server *,
  * and valid until the hook returns: copy what you keep.  Members may be
  * added at the end.
  */
+struct wymcp_request_detail;
 struct wymcp_request_info {
 	const char	*method;	/* JSON-RPC method, or NULL */
 	const char	*name;		/* tool or prompt name, resource URI */
@@ -1058,6 +1062,8 @@ struct wymcp_request_info {
 	long long	 deadline_ms;	/* CLOCK_MONOTONIC, ms; 0: no limit */
 	int		 done;		/* the response has been written */
 	int		 nomem;		/* memory ran out in this request */
+	/* Added in 0.5: with done, when asked for (below); else NULL. */
+	const struct wymcp_request_detail *detail;
 };
 /*
  * Called whenever something above changes for the request in flight: as
@@ -1070,6 +1076,61 @@ typedef void (*wymcp_request_fn)(void *arg,
     const struct wymcp_request_info *info);
 void		 wymcp_server_set_request_fn(struct wymcp_server *,
 		    wymcp_request_fn, void *arg);
+
+/*
+ * Operators' accounting (added in 0.5): what a request was, for an
+ * audit line (wymcp-fcgi(8) --audit-log).  Filled only when the
+ * program asked for it (wymcp_server_set_request_detail() with
+ * WYMCP_DETAIL_HOOK), and handed to the request hook once, with done
+ * (info->detail, and info->name is the target even where the method
+ * refused it); otherwise the detail is NULL and nothing of it is
+ * computed.  The strings are owned by the request and valid until the
+ * hook returns.
+ *
+ * `outcome' is "complete" (a result), "input_required" (`questions' is
+ * then the JSON array text of the question keys), "task" (a task was
+ * made: `task_id'), "tool_error" (a tool result with isError),
+ * "error" (a JSON-RPC error: `code'), "accepted" (a notification, 202)
+ * or "stream" (a stream handed to the program); NULL when no response
+ * was written (the client went away).  `args_digest' tells two calls'
+ * arguments apart without holding them: 32 hex digits of a BLAKE2b
+ * keyed with a key derived from the state key (never the key, never the
+ * arguments), over the arguments' canonical JSON (members sorted), the
+ * same for the same arguments under the same first key.  `args' is the
+ * arguments themselves, as JSON, only for a tool that declares
+ * audit_args, with every property its inputSchema marks writeOnly
+ * (at the top level) left out.
+ */
+struct wymcp_request_detail {
+	const char	*principal;	/* NULL: anonymous */
+	const char	*client_name;	/* clientInfo's, or NULL */
+	const char	*client_version; /* clientInfo's, or NULL */
+	const char	*version;	/* protocol revision, or NULL */
+	const char	*outcome;	/* see above, or NULL */
+	const char	*questions;	/* JSON array text, or NULL */
+	const char	*task_id;	/* made or asked about, or NULL */
+	const char	*args_digest;	/* 32 hex digits, or NULL */
+	const char	*args;		/* JSON text (audit_args), or NULL */
+	const char	*traceparent;	/* params._meta's, or NULL */
+	const char	*target;	/* tool, prompt or URI, or NULL */
+	long		 code;		/* JSON-RPC error code, or 0 */
+	int		 round;		/* answers the call carried */
+	int		 status;	/* HTTP status, 0: none written */
+	size_t		 bytes_in;	/* of the body read */
+};
+/*
+ * What to compute (0: nothing, the default): WYMCP_DETAIL_HOOK, the
+ * detail handed to the request hook; WYMCP_DETAIL_HEADERS, the same
+ * facts as response headers a web server can log and hide (Wymcp-
+ * Principal, Wymcp-Client, Wymcp-Target, Wymcp-Round, Wymcp-Outcome,
+ * Wymcp-Code, Wymcp-Task, Wymcp-Args-Digest; values of printable ASCII,
+ * any other byte %-encoded; not on a streamed response, whose head goes
+ * out before its outcome is known).
+ */
+#define WYMCP_DETAIL_HOOK	0x1
+#define WYMCP_DETAIL_HEADERS	0x2
+void		 wymcp_server_set_request_detail(struct wymcp_server *,
+		    int flags);
 
 /*
  * The task store (wymcp_task(3)): where tasks live, so that a tools/call

@@ -358,6 +358,20 @@ void	 wymcp__ctx_misuse(const struct wymcp_ctx *, const char *fmt, ...)
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);
+/*
+ * detail.c: the request's end, told to the request hook with its
+ * detail when the program asked for it (wymcp_server_set_request_detail):
+ * the HTTP status written (0: none), the response's body (or NULL), the
+ * bytes of the body read.
+ */
+void	 wymcp__ctx_done(struct wymcp_ctx *, int status,
+	    struct json_object *body, size_t in);
+/* The detail itself, into *d (its strings owned by the request). */
+void	 wymcp__detail_fill(struct wymcp_ctx *, struct wymcp_request_detail *d,
+	    int status, struct json_object *body, size_t in);
+/* seal.c: the keyed digest of the arguments, 32 hex digits. */
+int	 wymcp__args_digest(struct wymcp_ctx *, struct json_object *,
+	    char *out);
 
 /* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
 int	 wymcp__stream_init(struct wymcp_ctx *);

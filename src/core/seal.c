@@ -848,3 +848,40 @@ wymcp__relay_open(struct wymcp_ctx *ctx, const char *holder,
 	*blen = len - (size_t)(nl + 1 - msg);
 	return 0;
 }
+
+/*
+ * The audit digest of `args' (wymcp.h, struct wymcp_request_detail):
+ * BLAKE2b-128 of their canonical JSON, keyed with a key derived from
+ * the first state key (a BLAKE2b of the label keyed by it: the key is
+ * never used as it is, and never shown).  32 hex digits and a NUL into
+ * out.  0, or -1 without a key or out of memory.
+ */
+int
+wymcp__args_digest(struct wymcp_ctx *ctx, struct json_object *args,
+    char *out)
+{
+	static __thread unsigned char	 dk[32], dkid[4];
+	static __thread int		 have;
+	const struct wymcp_server	*srv = ctx->srv;
+	struct wymcp__buf		 b = { NULL, 0, 0 };
+	unsigned char			 d[16];
+	int				 rc = -1;
+
+	if (srv == NULL || srv->nkeys == 0)
+		return -1;
+	if (!have || memcmp(dkid, srv->keys[0].id, sizeof(dkid)) != 0) {
+		crypto_generichash(dk, sizeof(dk),
+		    (const unsigned char *)"wymcp-audit-args", 16,
+		    srv->keys[0].key, sizeof(srv->keys[0].key));
+		memcpy(dkid, srv->keys[0].id, sizeof(dkid));
+		have = 1;
+	}
+	if (canon(&b, args, 0) == 0) {
+		crypto_generichash(d, sizeof(d), (const unsigned char *)b.p,
+		    b.len, dk, sizeof(dk));
+		sodium_bin2hex(out, 33, d, sizeof(d));
+		rc = 0;
+	}
+	wymcp__buf_free(&b);
+	return rc;
+}

@@ -37,6 +37,78 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 }
 
 /*
+ * One audit header (wymcp.h, WYMCP_DETAIL_HEADERS) into b: "Name: value"
+ * and CRLF, the value cut at 128 bytes, any byte but printable ASCII
+ * (and '%') %-encoded, so that a client's clientInfo cannot split the
+ * head.  Nothing for a NULL value.
+ */
+#define AUDIT_VALUE_MAX	128
+
+static void
+audit_header(struct wymcp__buf *b, const char *name, const char *v)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	char			 e[3];
+	size_t			 i;
+
+	if (v == NULL)
+		return;
+	(void)wymcp__buf_put(b, name, strlen(name));
+	(void)wymcp__buf_put(b, ": ", 2);
+	for (i = 0; v[i] != '\0' && i < AUDIT_VALUE_MAX; i++) {
+		if (v[i] > 0x20 && v[i] < 0x7f && v[i] != '%')
+			(void)wymcp__buf_put(b, v + i, 1);
+		else {
+			e[0] = '%';
+			e[1] = hex[(unsigned char)v[i] >> 4];
+			e[2] = hex[(unsigned char)v[i] & 0xf];
+			(void)wymcp__buf_put(b, e, 3);
+		}
+	}
+	(void)wymcp__buf_put(b, "\r\n", 2);
+}
+
+/*
+ * The audit headers of the response about to be written (r), in the
+ * request's arena; NULL when the program did not ask for them.
+ */
+static const char *
+audit_headers(struct wymcp_ctx *ctx, const struct wymcp__reply *r,
+    size_t in)
+{
+	struct wymcp_request_detail	 d;
+	struct wymcp__buf		 b = { NULL, 0, 0 };
+	const char			*res = NULL, *client = NULL;
+	char				 num[24];
+
+	if (!(ctx->srv->reqdetail & WYMCP_DETAIL_HEADERS))
+		return NULL;
+	wymcp__detail_fill(ctx, &d, r->status, r->body, in);
+	if (d.client_name != NULL)
+		client = wymcp_printf(ctx, "%s/%s", d.client_name,
+		    d.client_version != NULL ? d.client_version : "");
+	audit_header(&b, "Wymcp-Principal", d.principal);
+	audit_header(&b, "Wymcp-Client", client);
+	audit_header(&b, "Wymcp-Target", d.target);
+	if (ctx->req.method != NULL &&
+	    strcmp(ctx->req.method, "tools/call") == 0) {
+		(void)snprintf(num, sizeof(num), "%d", d.round);
+		audit_header(&b, "Wymcp-Round", num);
+	}
+	audit_header(&b, "Wymcp-Outcome", d.outcome);
+	if (d.code != 0) {
+		(void)snprintf(num, sizeof(num), "%ld", d.code);
+		audit_header(&b, "Wymcp-Code", num);
+	}
+	audit_header(&b, "Wymcp-Task", d.task_id);
+	audit_header(&b, "Wymcp-Args-Digest", d.args_digest);
+	if (b.len > 0 && wymcp__buf_put(&b, "", 1) == 0)
+		res = wymcp__arena_strndup(&ctx->arena, b.p, b.len - 1);
+	wymcp__buf_free(&b);
+	return res;
+}
+
+/*
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202), written into the server's buffer kept between
  * requests: r's status and body, and its headers: `allow` adds
@@ -47,10 +119,10 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
  */
 static enum wymcp_err
 respond(struct wymcp_server *srv, const struct wymcp_io *io,
-    const struct wymcp__reply *r, const char *allow)
+    const struct wymcp__reply *r, const char *allow, const char *audit)
 {
-	char		 head[2048], num[24], retry[32];
-	const char	*b = NULL, *part[16], *session = r->session;
+	char		 head[4096], num[24], retry[32];
+	const char	*b = NULL, *part[20], *session = r->session;
 	struct json_object *body = r->body;
 	size_t		 blen = 0, n = 0, k, len, i, v;
 	int		 status = r->status;
@@ -86,6 +158,9 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 		    r->retry_after);
 		part[n++] = retry;
 	}
+	/* At most 8 headers of 128 bytes, each %-encoded: < 3.2 KiB. */
+	if (audit != NULL && strlen(audit) < sizeof(head) / 2)
+		part[n++] = audit;
 	if (b != NULL) {
 		part[n++] = "Content-Type: application/json\r\n";
 		part[n++] = "Cache-Control: no-store\r\n";
@@ -657,7 +732,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	} else if ((n = read_body(srv, io, wymcp__param(&ctx,
 	    WYMCP__P_CONTENT_LENGTH), &len)) != 0) {
 		if (n < 0) {
-			wymcp__ctx_publish(&ctx, 1);
+			wymcp__ctx_done(&ctx, 0, NULL, 0);
 			wymcp__ctx_free(&ctx);
 			return WYMCP_ERR_IO;
 		}
@@ -715,14 +790,24 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (notify || r.body == NULL) {
 		/* 202, or 500 with no body: no header of r's. */
 		bare.status = notify ? 202 : 500;
-		rc = respond(srv, io, &bare, NULL);
+		rc = respond(srv, io, &bare, NULL, notify ?
+		    audit_headers(&ctx, &bare, len) : NULL);
 	} else
-		rc = respond(srv, io, &r, allow);
+		rc = respond(srv, io, &r, allow, audit_headers(&ctx, &r, len));
 	if (r.status != 0)
 		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
 	wymcp__held_release(&ctx);
-	wymcp__ctx_publish(&ctx, 1);
+	/* What was written, as the request hook's detail tells it. */
+	if (card != 0)
+		n = card > 0 ? 200 : 0;
+	else if (ctx.out.handed || (ctx.out.cancelled && !ctx.out.streaming))
+		n = 0;
+	else if (ctx.out.streaming)
+		n = 200;
+	else
+		n = notify || r.body == NULL ? bare.status : r.status;
+	wymcp__ctx_done(&ctx, n, notify ? NULL : r.body, len);
 	json_object_put(r.body);
 	wymcp__ctx_free(&ctx);
 	return rc;

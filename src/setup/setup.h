@@ -194,6 +194,7 @@ struct wymcp_server {
 	int			 logmax;	/* highest priority logged */
 	wymcp_request_fn	 reqfn;		/* the request hook */
 	void			*reqarg;
+	int			 reqdetail;	/* WYMCP_DETAIL_* */
 	unsigned long		 timeout_ms;	/* request time limit, 0 */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
 	struct json_object	*info_set;	/* the operator's members */

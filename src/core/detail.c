@@ -1,0 +1,184 @@
+/*
+ * detail.c - what a request was, for the program's audit line
+ *
+ * At the end of a request the serve layer hands over the status it
+ * wrote and the response's body; when the program asked for the detail
+ * (wymcp_server_set_request_detail()), this file reads from them and
+ * from the request what an operator accounts for (wymcp.h, struct
+ * wymcp_request_detail) and gives it to the request hook with done.
+ * Nothing here runs when the detail is off.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "core/core.h"
+
+/* Member `k' of `o' when it is a string, else NULL. */
+static const char *
+str_of(struct json_object *o, const char *k)
+{
+	struct json_object	*v;
+
+	if (o == NULL || !json_object_object_get_ex(o, k, &v) ||
+	    !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/*
+ * The arguments as JSON text, without the properties the tool's
+ * inputSchema marks writeOnly (at the top level): owned by the request,
+ * or NULL.
+ */
+static const char *
+args_text(struct wymcp_ctx *ctx, const struct wymcp__tool *t)
+{
+	struct json_object	*o, *props = NULL, *p, *w;
+	const char		*s, *r;
+
+	if (!json_object_is_type(ctx->call.args, json_type_object))
+		return NULL;
+	if ((o = json_object_new_object()) == NULL)
+		return NULL;
+	if (t->input != NULL)
+		json_object_object_get_ex(t->input, "properties", &props);
+	json_object_object_foreach(ctx->call.args, k, v) {
+		if (props != NULL && json_object_object_get_ex(props, k, &p) &&
+		    json_object_object_get_ex(p, "writeOnly", &w) &&
+		    json_object_get_boolean(w))
+			continue;
+		json_object_object_add(o, k, json_object_get(v));
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE);
+	r = s != NULL ? wymcp__arena_strndup(&ctx->arena, s, strlen(s)) :
+	    NULL;
+	json_object_put(o);
+	return r;
+}
+
+/* What the response says: outcome, code, questions, task. */
+static void
+read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
+    struct json_object *body)
+{
+	struct json_object	*res, *err, *v, *keys;
+	const char		*rt;
+
+	if (json_object_object_get_ex(body, "error", &err)) {
+		d->outcome = "error";
+		if (json_object_object_get_ex(err, "code", &v))
+			d->code = (long)json_object_get_int64(v);
+		return;
+	}
+	if (!json_object_object_get_ex(body, "result", &res))
+		return;
+	rt = str_of(res, "resultType");
+	if (rt != NULL && strcmp(rt, "input_required") == 0) {
+		d->outcome = "input_required";
+		if (!json_object_object_get_ex(res, "inputRequests", &v) ||
+		    (keys = json_object_new_array()) == NULL)
+			return;
+		json_object_object_foreach(v, k, unused) {
+			(void)unused;
+			json_object_array_add(keys,
+			    json_object_new_string(k));
+		}
+		rt = json_object_to_json_string_ext(keys,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+		d->questions = rt != NULL ? wymcp__arena_strndup(&ctx->arena,
+		    rt, strlen(rt)) : NULL;
+		json_object_put(keys);
+		return;
+	}
+	if (rt != NULL && strcmp(rt, "task") == 0) {
+		d->outcome = "task";
+		d->task_id = str_of(res, "taskId");
+		return;
+	}
+	d->outcome = json_object_object_get_ex(res, "isError", &v) &&
+	    json_object_get_boolean(v) ? "tool_error" : "complete";
+}
+
+void
+wymcp__detail_fill(struct wymcp_ctx *ctx, struct wymcp_request_detail *dp,
+    int status, struct json_object *body, size_t in)
+{
+	struct wymcp_request_detail	 d;
+	const struct wymcp__tool	*t;
+	struct json_object		*ci, *args = NULL;
+	const char			*p;
+	char				*hex;
+
+	memset(&d, 0, sizeof(d));
+	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_PRINCIPAL)) == NULL)
+		p = wymcp__param(ctx, WYMCP__P_REMOTE_USER);
+	d.principal = p != NULL && *p != '\0' ? p : NULL;
+	if (ctx->req.meta != NULL && json_object_object_get_ex(ctx->req.meta,
+	    "io.modelcontextprotocol/clientInfo", &ci)) {
+		d.client_name = str_of(ci, "name");
+		d.client_version = str_of(ci, "version");
+	}
+	d.traceparent = str_of(ctx->req.meta, "traceparent");
+	d.version = ctx->req.version;
+	d.status = status;
+	d.bytes_in = in;
+	if (ctx->call.answers != NULL)
+		d.round = json_object_object_length(ctx->call.answers);
+	if (body != NULL)
+		read_body(ctx, &d, body);
+	else if (status == 202)
+		d.outcome = "accepted";
+	else if (ctx->out.handed)
+		d.outcome = "stream";
+	if (d.task_id == NULL)
+		d.task_id = str_of(ctx->req.params, "taskId");
+	/* What was called, read again where the method refused it. */
+	d.target = ctx->call.name;
+	if (d.target == NULL && ctx->req.method != NULL)
+		d.target = str_of(ctx->req.params,
+		    strncmp(ctx->req.method, "resources/", 10) == 0 ? "uri" :
+		    "name");
+	args = ctx->call.args;
+	if (args == NULL && ctx->req.params != NULL)
+		json_object_object_get_ex(ctx->req.params, "arguments", &args);
+	if (args != NULL &&
+	    (hex = wymcp__arena_alloc(&ctx->arena, 33)) != NULL &&
+	    wymcp__args_digest(ctx, args, hex) == 0)
+		d.args_digest = hex;
+	if (ctx->call.name != NULL && ctx->req.method != NULL &&
+	    strcmp(ctx->req.method, "tools/call") == 0 &&
+	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&
+	    t->decl.audit_args)
+		d.args = args_text(ctx, t);
+	*dp = d;
+}
+
+void
+wymcp__ctx_done(struct wymcp_ctx *ctx, int status, struct json_object *body,
+    size_t in)
+{
+	const struct wymcp_server	*srv = ctx->srv;
+	struct wymcp_request_info	 info;
+	struct wymcp_request_detail	 d;
+
+	if (srv == NULL || srv->reqfn == NULL)
+		return;
+	if (!(srv->reqdetail & WYMCP_DETAIL_HOOK)) {
+		wymcp__ctx_publish(ctx, 1);
+		return;
+	}
+	wymcp__detail_fill(ctx, &d, status, body, in);
+	memset(&info, 0, sizeof(info));
+	info.method = ctx->req.method;
+	info.name = d.target;
+	info.reqid = ctx->req.idstr;
+	info.deadline_ms = ctx->out.deadline;
+	info.done = 1;
+	info.nomem = ctx->out.nomem;
+	info.detail = &d;
+	srv->reqfn(srv->reqarg, &info);
+}
