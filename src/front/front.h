@@ -99,6 +99,8 @@ struct front_opts {
 	struct prog_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+	const char	 *audit_log;	/* --audit-log, or NULL */
+	int		  audit_headers; /* --audit-headers */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -306,6 +308,22 @@ struct front_board {
 #define FRONT_WHY_NONE		0
 #define FRONT_WHY_TIMEOUT	1	/* its own timer stopped it */
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
+
+/*
+ * audit.c: the audit line (--audit-log PATH|syslog|stderr).
+ * front_audit_open() before the first fork (-1: logged); the
+ * supervisor's SIGUSR1 calls front_audit_reopen(); a worker calls
+ * front_audit_begin() as a request begins, front_audit_out() for what
+ * it writes, and watch.c's hook front_audit_request() as it ends.
+ */
+int		 front_audit_open(const char *spec);
+int		 front_audit_on(void);
+void		 front_audit_reopen(void);
+void		 front_audit_counts(unsigned long *lines,
+		    unsigned long *failed);
+void		 front_audit_begin(char *const *env);
+void		 front_audit_out(size_t);
+void		 front_audit_request(const struct wymcp_request_info *);
 
 /*
  * main.c: logging.  Lines go to stderr as

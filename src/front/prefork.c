@@ -79,7 +79,7 @@ struct pool {
 	pid_t			 self;		/* the supervisor's pid */
 };
 
-static volatile sig_atomic_t	 got_chld, got_term, got_hup;
+static volatile sig_atomic_t	 got_chld, got_term, got_hup, got_usr1;
 
 /*
  * Supervisor signal handler: set a flag, nothing else.  The signals
@@ -95,6 +95,9 @@ onsig(int sig)
 		break;
 	case SIGHUP:
 		got_hup = 1;
+		break;
+	case SIGUSR1:
+		got_usr1 = 1;
 		break;
 	default:
 		got_term = 1;
@@ -239,6 +242,7 @@ spawn(struct pool *p, long long now, int kind)
 		sa.sa_handler = SIG_DFL;
 		sigemptyset(&sa.sa_mask);
 		(void)sigaction(SIGCHLD, &sa, NULL);
+		(void)sigaction(SIGUSR1, &sa, NULL);	/* a worker's stop */
 		(void)sigprocmask(SIG_SETMASK, &p->workermask, NULL);
 		for (i = 0; i < p->nw; i++)
 			if (p->w[i].pid != -1 && p->w[i].board != NULL)
@@ -715,13 +719,14 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
     front_reload_fn reload)
 {
 	struct pool		 p;
-	struct sigaction	 sa, osa[4];
+	struct sigaction	 sa, osa[5];
 	struct timespec		 ts;
 	sigset_t		 set, origmask, waitmask;
 	long long		 now, next, grow;
 	size_t			 i, cur, run;
 	int			 stopping = 0;
-	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+	static const int	 sigs[5] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP,
+				    SIGUSR1 };
 
 	memset(&p, 0, sizeof(p));
 	p.srv = *srvp;
@@ -738,13 +743,13 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 	p.self = getpid();
 
 	sigemptyset(&set);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		sigaddset(&set, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &set, &origmask) == -1)
 		err(1, "sigprocmask");
 	waitmask = origmask;
 	p.workermask = origmask;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		sigdelset(&waitmask, sigs[i]);
 	sigdelset(&p.workermask, SIGCHLD);
 	sigaddset(&p.workermask, SIGTERM);
@@ -754,7 +759,7 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = onsig;
 	sa.sa_mask = set;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		sa.sa_flags = sigs[i] == SIGCHLD ? SA_NOCLDSTOP : 0;
 		if (sigaction(sigs[i], &sa, &osa[i]) == -1)
 			err(1, "sigaction");
@@ -786,6 +791,11 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 			if (owned && shutdown(p.listenfd, SHUT_RD) == -1)
 				front_log(WYMCP_LOG_INFO, "shutdown: %s",
 				    strerror(errno));
+		}
+		/* SIGUSR1: the audit log was rotated (audit.c). */
+		if (got_usr1) {
+			got_usr1 = 0;
+			front_audit_reopen();
 		}
 		if (got_hup) {
 			got_hup = 0;
@@ -841,7 +851,7 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 
 	front_log(WYMCP_LOG_INFO, "all workers stopped");
 	*srvp = p.srv;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		(void)sigaction(sigs[i], &osa[i], NULL);
 	(void)sigprocmask(SIG_SETMASK, &origmask, NULL);
 	free(p.w);

@@ -1,0 +1,423 @@
+/*
+ * audit.c - the audit line: one JSON line per request (--audit-log)
+ *
+ * The library tells the request hook what a request was when it ends
+ * (struct wymcp_request_detail, asked for with
+ * wymcp_server_set_request_detail()); watch.c's hook hands it here
+ * with what only the front end knows (the web server's request id and
+ * trace context, the worker, the bytes written, the duration), and
+ * this file writes the line.
+ *
+ * A line is written whole: built in a buffer of at most AUDIT_LINE_MAX
+ * bytes (PIPE_BUF, so that a pipe takes it in one piece too) and handed
+ * to one write(2) on a descriptor opened O_APPEND, so that lines of
+ * several workers never interleave or overwrite each other.  A line
+ * that would be longer is written without the arguments, its strings
+ * cut, and "truncated":true.  To syslog, one syslog(3) call (one
+ * datagram) per line.
+ *
+ * Reopening (log rotation): the supervisor's SIGUSR1 creates the file
+ * anew if it was moved (front_audit_reopen()) and bumps a generation
+ * in a page shared by the pool; a worker that sees a new generation
+ * before its next line opens the path again.  A line written between
+ * the rename and that open lands in the renamed file: none is lost.
+ *
+ * With --audit-log off nothing of this runs: the library computes no
+ * detail, and watch.c's hook tests one pointer.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/mman.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "front.h"
+
+#define AUDIT_LINE_MAX	PIPE_BUF	/* bytes of a line, newline too */
+#define AUDIT_CUT	200		/* a string's bytes in a cut line */
+
+enum audit_to { AUDIT_OFF, AUDIT_FILE, AUDIT_SYSLOG, AUDIT_STDERR };
+
+/* The page the pool shares (made before the first fork). */
+struct audit_page {
+	unsigned long	 gen;		/* bumped by each reopen */
+	unsigned long	 lines;		/* lines written */
+	unsigned long	 failed;	/* lines that could not be */
+};
+
+static enum audit_to		 to = AUDIT_OFF;
+static char			*path;		/* AUDIT_FILE's */
+static int			 fd = -1;
+static unsigned long		 fd_gen;	/* the generation fd is of */
+static struct audit_page	*page;
+static char			 host[64];
+static long			 instance;	/* the supervisor's pid */
+
+/* What the request in flight is, as the front end saw it begin. */
+static struct timespec		 t_wall, t_mono;
+static const char		*reqid;		/* WYMCP_REQUEST_ID */
+static const char		*addr;		/* REMOTE_ADDR */
+static const char		*http_trace;	/* HTTP traceparent */
+static size_t			 out_bytes;
+
+/* The line being built. */
+struct line {
+	char	 b[AUDIT_LINE_MAX];
+	size_t	 len;
+	int	 over;		/* did not fit */
+	size_t	 cut;		/* a string's maximum, 0: none */
+};
+
+static void
+put(struct line *l, const char *s, size_t n)
+{
+	if (l->over || n > sizeof(l->b) - 1 - l->len) {
+		l->over = 1;
+		return;
+	}
+	memcpy(l->b + l->len, s, n);
+	l->len += n;
+}
+
+static void
+putf(struct line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void
+putf(struct line *l, const char *fmt, ...)
+{
+	char	 tmp[128];
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		l->over = 1;
+	else
+		put(l, tmp, (size_t)n);
+}
+
+/*
+ * The length of the UTF-8 sequence at s (of at most n bytes), or 0 when
+ * it is not a valid one (RFC 3629: no overlong form, no surrogate).
+ */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t		 k, i;
+	unsigned int	 c;
+
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	k = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (k > n)
+		return 0;
+	c = s[0] & (0x7f >> k);
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
+	return k;
+}
+
+/*
+ * A JSON string of `s': quotes, backslashes and control characters
+ * escaped, and any byte that is not valid UTF-8 written as U+FFFD, so
+ * that a hostile request id or principal cannot break the line.
+ */
+static void
+put_str(struct line *l, const char *s)
+{
+	const unsigned char	*p = (const unsigned char *)s;
+	size_t			 n = strlen(s), i = 0, k;
+
+	if (l->cut > 0 && n > l->cut)
+		n = l->cut;
+	put(l, "\"", 1);
+	while (i < n && !l->over) {
+		if (p[i] == '"' || p[i] == '\\') {
+			put(l, "\\", 1);
+			put(l, (const char *)p + i++, 1);
+		} else if (p[i] < 0x20 || p[i] == 0x7f)
+			putf(l, "\\u%04x", p[i++]);
+		else if (p[i] < 0x80)
+			put(l, (const char *)p + i++, 1);
+		else if ((k = utf8_len(p + i, n - i)) > 0) {
+			put(l, (const char *)p + i, k);
+			i += k;
+		} else {
+			put(l, "\\ufffd", 6);
+			i++;
+		}
+	}
+	put(l, "\"", 1);
+}
+
+/* ,"key":"value" when value is not NULL. */
+static void
+member(struct line *l, const char *key, const char *value)
+{
+	if (value == NULL)
+		return;
+	putf(l, ",\"%s\":", key);
+	put_str(l, value);
+}
+
+/* The trace id of a W3C traceparent (version-traceid-parent-flags). */
+static const char *
+trace_id(const char *tp, char *out)
+{
+	size_t	 i;
+
+	if (tp == NULL || strlen(tp) < 55 || tp[2] != '-' || tp[35] != '-')
+		return NULL;
+	for (i = 0; i < 32; i++) {
+		if (strchr("0123456789abcdef", tp[3 + i]) == NULL ||
+		    tp[3 + i] == '\0')
+			return NULL;
+		out[i] = tp[3 + i];
+	}
+	out[32] = '\0';
+	return strspn(out, "0") == 32 ? NULL : out;
+}
+
+/* The member naming what was called: tool, prompt or resource. */
+static const char *
+target_key(const char *method)
+{
+	if (method == NULL)
+		return "name";
+	if (strcmp(method, "tools/call") == 0)
+		return "tool";
+	if (strcmp(method, "prompts/get") == 0)
+		return "prompt";
+	if (strncmp(method, "resources/", 10) == 0)
+		return "resource";
+	return "name";
+}
+
+/* Build the request's line into l (see the man page for each member). */
+static void
+build(struct line *l, const struct wymcp_request_info *ri, int full)
+{
+	const struct wymcp_request_detail *d = ri->detail;
+	struct timespec	 now;
+	struct tm	 tm;
+	char		 ts[40], tid[33];
+	const char	*tp;
+	long long	 us;
+
+	l->len = 0;
+	l->over = 0;
+	l->cut = full ? 0 : AUDIT_CUT;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (long long)(now.tv_sec - t_mono.tv_sec) * 1000000 +
+	    (now.tv_nsec - t_mono.tv_nsec) / 1000;
+	(void)gmtime_r(&t_wall.tv_sec, &tm);
+	(void)strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	putf(l, "{\"time\":\"%s.%03ldZ\"", ts, t_wall.tv_nsec / 1000000);
+	putf(l, ",\"instance\":\"%s:%ld\",\"worker\":%ld", host, instance,
+	    (long)getpid());
+	member(l, "request_id", reqid);
+	tp = d->traceparent != NULL ? d->traceparent : http_trace;
+	member(l, "trace_id", trace_id(tp, tid));
+	member(l, "principal", d->principal);
+	if (d->principal == NULL)
+		member(l, "address", addr);
+	member(l, "client_name", d->client_name);
+	member(l, "client_version", d->client_version);
+	member(l, "protocol", d->version);
+	member(l, "method", ri->method);
+	member(l, target_key(ri->method), ri->name);
+	member(l, "id", ri->reqid);
+	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
+		putf(l, ",\"round\":%d", d->round);
+	member(l, "task_id", d->task_id);
+	member(l, "outcome", d->outcome);
+	if (d->questions != NULL && full)
+		putf(l, ",\"questions\":%s", d->questions);
+	if (d->code != 0)
+		putf(l, ",\"code\":%ld", d->code);
+	putf(l, ",\"status\":%d,\"duration_ms\":%lld.%03lld", d->status,
+	    us / 1000, us % 1000);
+	putf(l, ",\"bytes_in\":%zu,\"bytes_out\":%zu", d->bytes_in,
+	    out_bytes);
+	member(l, "args_digest", d->args_digest);
+	if (d->args != NULL && full) {
+		put(l, ",\"args\":", 7);
+		put(l, d->args, strlen(d->args));
+	}
+	if (!full)
+		put(l, ",\"truncated\":true", 17);
+	put(l, "}\n", 2);
+}
+
+/* Open the file for appending; -1 with errno. */
+static int
+open_file(void)
+{
+	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOCTTY, 0640);
+}
+
+int
+front_audit_open(const char *spec)
+{
+	if (spec == NULL)
+		return 0;
+	if (strcmp(spec, "syslog") == 0) {
+		to = AUDIT_SYSLOG;
+		openlog(FRONT_NAME, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	} else if (strcmp(spec, "stderr") == 0) {
+		to = AUDIT_STDERR;
+		fd = STDERR_FILENO;
+	} else {
+		to = AUDIT_FILE;
+		if ((path = strdup(spec)) == NULL ||
+		    (fd = open_file()) == -1) {
+			front_log(WYMCP_LOG_ERR, "--audit-log %s: %s", spec,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	page = mmap(NULL, sizeof(*page), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		front_log(WYMCP_LOG_ERR, "mmap: %s", strerror(errno));
+		page = NULL;
+		return -1;
+	}
+	memset(page, 0, sizeof(*page));
+	if (gethostname(host, sizeof(host)) == -1)
+		snprintf(host, sizeof(host), "-");
+	host[sizeof(host) - 1] = '\0';
+	instance = (long)getpid();
+	return 0;
+}
+
+int
+front_audit_on(void)
+{
+	return to != AUDIT_OFF;
+}
+
+void
+front_audit_reopen(void)
+{
+	int	 nfd;
+
+	if (to != AUDIT_FILE || page == NULL)
+		return;
+	/* Make the new file now, so that a worker only opens it. */
+	if ((nfd = open_file()) == -1)
+		front_log(WYMCP_LOG_ERR, "SIGUSR1: --audit-log %s: %s", path,
+		    strerror(errno));
+	else {
+		(void)dup3(nfd, fd, O_CLOEXEC);
+		(void)close(nfd);
+	}
+	/* Workers forked from now on have the new file already. */
+	fd_gen = __atomic_add_fetch(&page->gen, 1, __ATOMIC_RELEASE);
+	front_log(WYMCP_LOG_INFO, "SIGUSR1: the audit log %s is reopened",
+	    path);
+}
+
+void
+front_audit_counts(unsigned long *lines, unsigned long *failed)
+{
+	*lines = page != NULL ? __atomic_load_n(&page->lines,
+	    __ATOMIC_RELAXED) : 0;
+	*failed = page != NULL ? __atomic_load_n(&page->failed,
+	    __ATOMIC_RELAXED) : 0;
+}
+
+void
+front_audit_begin(char *const *env)
+{
+	const char	*uid = NULL;
+
+	if (to == AUDIT_OFF)
+		return;
+	(void)clock_gettime(CLOCK_REALTIME, &t_wall);
+	(void)clock_gettime(CLOCK_MONOTONIC, &t_mono);
+	reqid = addr = http_trace = NULL;
+	out_bytes = 0;
+	for (; env != NULL && *env != NULL; env++) {
+		if (strncmp(*env, "WYMCP_REQUEST_ID=", 17) == 0)
+			reqid = *env + 17;
+		else if (strncmp(*env, "UNIQUE_ID=", 10) == 0)
+			uid = *env + 10;
+		else if (strncmp(*env, "REMOTE_ADDR=", 12) == 0)
+			addr = *env + 12;
+		else if (strncmp(*env, "HTTP_TRACEPARENT=", 17) == 0)
+			http_trace = *env + 17;
+	}
+	/* Apache's mod_unique_id, when the location set no param. */
+	if (reqid == NULL || *reqid == '\0')
+		reqid = uid;
+}
+
+void
+front_audit_out(size_t n)
+{
+	out_bytes += n;
+}
+
+/* Write the line of a request that ended (watch.c's hook). */
+void
+front_audit_request(const struct wymcp_request_info *ri)
+{
+	static struct line	 l;
+	unsigned long		 gen;
+	ssize_t			 w;
+	int			 nfd;
+
+	if (to == AUDIT_OFF || ri->detail == NULL)
+		return;
+	build(&l, ri, 1);
+	if (l.over)
+		build(&l, ri, 0);
+	if (l.over) {
+		__atomic_add_fetch(&page->failed, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (to == AUDIT_SYSLOG) {
+		syslog(LOG_INFO, "%.*s", (int)l.len - 1, l.b);
+		__atomic_add_fetch(&page->lines, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	gen = __atomic_load_n(&page->gen, __ATOMIC_ACQUIRE);
+	if (to == AUDIT_FILE && gen != fd_gen) {
+		if ((nfd = open_file()) == -1)
+			front_log(WYMCP_LOG_ERR, "--audit-log %s: %s", path,
+			    strerror(errno));
+		else {
+			(void)dup3(nfd, fd, O_CLOEXEC);
+			(void)close(nfd);
+			fd_gen = gen;
+		}
+	}
+	w = write(fd, l.b, l.len);
+	if (w == (ssize_t)l.len)
+		__atomic_add_fetch(&page->lines, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_add_fetch(&page->failed, 1, __ATOMIC_RELAXED);
+}
