@@ -55,6 +55,8 @@ enum {
 	OPT_STATUS,
 	OPT_STATUS_ALLOW,
 	OPT_SLOW,
+	OPT_AUDIT_LOG,
+	OPT_AUDIT_HEADERS,
 	OPT_ANYPEER,
 	OPT_INSECUREFILES,
 	OPT_MAXASKINGPER,
@@ -109,6 +111,9 @@ static const struct option longopts[] = {
 	{ "status-allow",	required_argument,	NULL,
 	    OPT_STATUS_ALLOW },
 	{ "slow-log-ms",	required_argument,	NULL, OPT_SLOW },
+	{ "audit-log",		required_argument,	NULL, OPT_AUDIT_LOG },
+	{ "audit-headers",	no_argument,		NULL,
+	    OPT_AUDIT_HEADERS },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "allow-insecure-files", no_argument,	NULL, OPT_INSECUREFILES },
 	{ "max-asking-per-principal", required_argument, NULL,
@@ -184,7 +189,8 @@ usage(FILE *f)
 	    "       [--max-asking-per-principal N]\n"
 	    "       [--relay-listen HOST:PORT]\n"
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
-	    "       [--slow-log-ms MS]\n"
+	    "       [--slow-log-ms MS] [--audit-log PATH|syslog|stderr]\n"
+	    "       [--audit-headers]\n"
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
 	    "       [--task-lease S] [--task-quota N]\n"
 	    "       [--task-quota-bytes BYTES] [--task-store-max-bytes BYTES]\n"
@@ -242,6 +248,11 @@ usage(FILE *f)
 	    "                         clients that may read it (repeatable;\n"
 	    "                         default: loopback only)\n"
 	    "  --slow-log-ms MS       log requests slower than MS (0: off)\n"
+	    "  --audit-log PATH|syslog|stderr\n"
+	    "                         one JSON line per request (SIGUSR1\n"
+	    "                         reopens PATH)\n"
+	    "  --audit-headers        the same facts as Wymcp-* response\n"
+	    "                         headers, for the web server's log\n"
 	    "  --allow-peer ADDR[/BITS]\n"
 	    "                         accept FastCGI connections from these\n"
 	    "                         addresses only (repeatable)\n"
@@ -535,6 +546,12 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_STATUS_ALLOW:
 			push_status_peer(o, optarg);
+			break;
+		case OPT_AUDIT_LOG:
+			o->audit_log = optarg;
+			break;
+		case OPT_AUDIT_HEADERS:
+			o->audit_headers = 1;
 			break;
 		case OPT_SLOW:
 			o->slow_ms = (unsigned int)parse_num("slow-log-ms",
@@ -1320,6 +1337,10 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	 * request if it needs it, not by every start.
 	 */
 	wymcp_server_set_lazy(srv, cgi);
+	/* The audit line's detail (audit.c): computed only for it. */
+	wymcp_server_set_request_detail(srv,
+	    (o->audit_log != NULL ? WYMCP_DETAIL_HOOK : 0) |
+	    (o->audit_headers ? WYMCP_DETAIL_HEADERS : 0));
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
 	    1000);
 	if (o->max_body > 0)
@@ -1549,6 +1570,7 @@ keep_restart_only(const struct front_opts *s, struct front_opts *n,
 	KEEP(status_path, "--status-path",
 	    same_str(s->status_path, n->status_path));
 	KEEP(slow_ms, "--slow-log-ms", s->slow_ms == n->slow_ms);
+	KEEP(audit_log, "--audit-log", same_str(s->audit_log, n->audit_log));
 	KEEP(max_listeners, "--max-listeners",
 	    s->max_listeners == n->max_listeners);
 	KEEP(per_principal, "--max-listeners-per-principal",
@@ -1844,6 +1866,9 @@ main(int argc, char *argv[])
 		    "--task-runners: tasks are stored here but run only by the "
 		    "runners of another instance sharing the store");
 	memory_limit(opts.memory);
+	/* As the user the workers run as, who reopen it (audit.c). */
+	if (front_audit_open(opts.audit_log) == -1)
+		errx(1, "--audit-log %s: cannot be opened", opts.audit_log);
 
 	memset(&lim, 0, sizeof(lim));
 	lim.max_workers = opts.workers_max;
