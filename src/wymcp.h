@@ -106,6 +106,8 @@ struct wymcp_tool {
 	/* Added in 0.5 (operators; read through the element size): */
 	int		 audit_args;	/* 1: the audit detail holds the
 					   arguments (not writeOnly ones) */
+	const char	*rate;		/* "N/s|min|h[,burst=B]" a principal
+					   may call it, or NULL (below) */
 };
 
 /*
@@ -1127,6 +1129,42 @@ struct wymcp_request_detail {
  * any other byte %-encoded; not on a streamed response, whose head goes
  * out before its outcome is known).
  */
+/*
+ * Rate limits (added in 0.5; wymcp-fcgi(8) --rate-limit).  A rate is
+ * "N/UNIT" with UNIT s, min or h (also sec, second, minute, hour), N a
+ * whole number from 1 to 1000000, and optionally ",burst=B", B from 1
+ * to 1000000 (default N): a token bucket of B tokens refilled at N a
+ * UNIT.  wymcp_rate_parse() reads one into *r: 0, or -1 (*r untouched)
+ * for anything else.  A tool's `rate' is checked so when its module is
+ * loaded (a bad one refuses the module).
+ */
+struct wymcp_rate {
+	double		 per_s;		/* tokens a second */
+	unsigned int	 burst;		/* the bucket's size */
+};
+int		 wymcp_rate_parse(const char *, struct wymcp_rate *r);
+/*
+ * The admission of a tools/call, asked once per call, at its first
+ * round (a request without requestState), after its arguments are
+ * checked and before it runs or becomes a task: a round of a call
+ * already under way is never refused.  `who' is the principal, or
+ * "addr:" and the client's address without one; `rate' the tool's
+ * declared rate, or NULL.  The hook returns 0 to let the call run, or
+ * the milliseconds to wait before a call may be admitted: the call is
+ * then answered HTTP 429 with Retry-After (whole seconds, at least 1)
+ * and JSON-RPC error WYMCP_CODE_RATE_LIMITED with data.retryAfterMs
+ * and data.tool.  NULL (the default) admits every call.
+ */
+#define WYMCP_CODE_RATE_LIMITED	(-32029)
+struct wymcp_admit {
+	const char	*who;		/* principal, or "addr:ADDRESS" */
+	const char	*tool;		/* the tool's name */
+	const char	*rate;		/* its declared rate, or NULL */
+};
+typedef long	(*wymcp_admit_fn)(void *arg, const struct wymcp_admit *);
+void		 wymcp_server_set_admit_fn(struct wymcp_server *,
+		    wymcp_admit_fn, void *arg);
+
 #define WYMCP_DETAIL_HOOK	0x1
 #define WYMCP_DETAIL_HEADERS	0x2
 void		 wymcp_server_set_request_detail(struct wymcp_server *,

@@ -72,6 +72,8 @@ read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
 		d->outcome = "error";
 		if (json_object_object_get_ex(err, "code", &v))
 			d->code = (long)json_object_get_int64(v);
+		if (d->code == WYMCP_CODE_RATE_LIMITED)
+			d->outcome = "rate_limited";
 		return;
 	}
 	if (!json_object_object_get_ex(body, "result", &res))

@@ -101,6 +101,8 @@ struct front_opts {
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
 	const char	 *audit_log;	/* --audit-log, or NULL */
 	int		  audit_headers; /* --audit-headers */
+	const char	**rate_limits;	/* --rate-limit, in order */
+	size_t		  nrate_limits;
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -308,6 +310,31 @@ struct front_board {
 #define FRONT_WHY_NONE		0
 #define FRONT_WHY_TIMEOUT	1	/* its own timer stopped it */
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
+
+/*
+ * ratelimit.c: token buckets per principal per tool (--rate-limit),
+ * in a table the supervisor makes before the first fork
+ * (front_rates_new(); NULL: out of memory) that every worker takes
+ * from.  front_rate_rule() adds a rule "NAME=RATE" (-1: malformed);
+ * front_rate_take() takes a token of `who' for `tool' (declared rate
+ * `decl', or NULL) at `now' (ms, CLOCK_MONOTONIC): 0, or the ms to wait.
+ * front_rate_admit() is the library's admission hook, its argument
+ * the table.
+ */
+#define FRONT_RATE_SLOTS	65536	/* a power of two */
+struct front_rates;
+struct front_rates *front_rates_new(void);
+void		 front_rates_free(struct front_rates *);
+const struct front_rates *front_rates_current(void);
+int		 front_rate_rule(const char *);
+void		 front_rate_rules_free(void);
+size_t		 front_rate_nrules(void);
+long		 front_rate_take(struct front_rates *, const char *who,
+		    const char *tool, const char *decl, long long now);
+void		 front_rate_counts(const struct front_rates *,
+		    unsigned long *refused, unsigned long *full,
+		    size_t *pairs);
+long		 front_rate_admit(void *, const struct wymcp_admit *);
 
 /*
  * audit.c: the audit line (--audit-log PATH|syslog|stderr).

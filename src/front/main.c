@@ -57,6 +57,7 @@ enum {
 	OPT_SLOW,
 	OPT_AUDIT_LOG,
 	OPT_AUDIT_HEADERS,
+	OPT_RATE_LIMIT,
 	OPT_ANYPEER,
 	OPT_INSECUREFILES,
 	OPT_MAXASKINGPER,
@@ -114,6 +115,7 @@ static const struct option longopts[] = {
 	{ "audit-log",		required_argument,	NULL, OPT_AUDIT_LOG },
 	{ "audit-headers",	no_argument,		NULL,
 	    OPT_AUDIT_HEADERS },
+	{ "rate-limit",		required_argument,	NULL, OPT_RATE_LIMIT },
 	{ "allow-any-peer",	no_argument,		NULL, OPT_ANYPEER },
 	{ "allow-insecure-files", no_argument,	NULL, OPT_INSECUREFILES },
 	{ "max-asking-per-principal", required_argument, NULL,
@@ -190,7 +192,7 @@ usage(FILE *f)
 	    "       [--relay-listen HOST:PORT]\n"
 	    "       [--status-path PATH] [--status-allow ADDR[/BITS]]...\n"
 	    "       [--slow-log-ms MS] [--audit-log PATH|syslog|stderr]\n"
-	    "       [--audit-headers]\n"
+	    "       [--audit-headers] [--rate-limit TOOL|*=N/UNIT[,burst=B]]...\n"
 	    "       [--task-store URI] [--task-runners N] [--task-ttl S]\n"
 	    "       [--task-lease S] [--task-quota N]\n"
 	    "       [--task-quota-bytes BYTES] [--task-store-max-bytes BYTES]\n"
@@ -253,6 +255,9 @@ usage(FILE *f)
 	    "                         reopens PATH)\n"
 	    "  --audit-headers        the same facts as Wymcp-* response\n"
 	    "                         headers, for the web server's log\n"
+	    "  --rate-limit TOOL=N/s|min|h[,burst=B]\n"
+	    "                         calls of TOOL (* for any) a principal\n"
+	    "                         may make (repeatable; per instance)\n"
 	    "  --allow-peer ADDR[/BITS]\n"
 	    "                         accept FastCGI connections from these\n"
 	    "                         addresses only (repeatable)\n"
@@ -458,7 +463,8 @@ push(const char ***arr, size_t *n, const char *s)
 static void
 parse_options(int argc, char *argv[], struct front_opts *o)
 {
-	int	 c;
+	struct wymcp_rate	 rate;
+	int			 c;
 
 	memset(o, 0, sizeof(*o));
 	o->workers = 1;
@@ -552,6 +558,15 @@ parse_options(int argc, char *argv[], struct front_opts *o)
 			break;
 		case OPT_AUDIT_HEADERS:
 			o->audit_headers = 1;
+			break;
+		case OPT_RATE_LIMIT:
+			if (strchr(optarg, '=') == NULL || wymcp_rate_parse(
+			    strchr(optarg, '=') + 1, &rate) != 0 ||
+			    strchr(optarg, '=') == optarg)
+				errx(2, "--rate-limit %s: not TOOL=N/UNIT"
+				    "[,burst=B] (UNIT s, min or h; TOOL * for "
+				    "any tool)", optarg);
+			push(&o->rate_limits, &o->nrate_limits, optarg);
 			break;
 		case OPT_SLOW:
 			o->slow_ms = (unsigned int)parse_num("slow-log-ms",
@@ -1320,6 +1335,8 @@ out:
  * per-process work, done once before the fork, and again at a reload).
  * `cgi': this process serves one request.  NULL with why in `err'.
  */
+static struct front_rates	*rates;		/* the pool's buckets */
+
 static struct wymcp_server *
 make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 {
@@ -1337,6 +1354,28 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	 * request if it needs it, not by every start.
 	 */
 	wymcp_server_set_lazy(srv, cgi);
+	/*
+	 * Rate limits (ratelimit.c): one table for the pool, made with the
+	 * first server, before the fork, with the start's --rate-limit
+	 * rules; none for CGI, whose every request is a process of its own.
+	 */
+	if (!cgi && rates == NULL) {
+		for (i = 0; i < o->nrate_limits; i++)
+			if (front_rate_rule(o->rate_limits[i]) != 0) {
+				snprintf(err, errlen, "--rate-limit %s: out of "
+				    "memory", o->rate_limits[i]);
+				wymcp_server_free(srv);
+				return NULL;
+			}
+		if ((rates = front_rates_new()) == NULL) {
+			snprintf(err, errlen, "the rate limits' table: out "
+			    "of memory");
+			wymcp_server_free(srv);
+			return NULL;
+		}
+	}
+	if (rates != NULL)
+		wymcp_server_set_admit_fn(srv, front_rate_admit, rates);
 	/* The audit line's detail (audit.c): computed only for it. */
 	wymcp_server_set_request_detail(srv,
 	    (o->audit_log != NULL ? WYMCP_DETAIL_HOOK : 0) |
@@ -1516,6 +1555,7 @@ free_start_options(struct front_opts *o, char **argv, char *text)
 	free(o->public_headers);
 	free(o->peers);
 	free(o->status_peers);
+	free(o->rate_limits);
 	free(argv);
 	free(text);
 }
@@ -1530,6 +1570,19 @@ same_str(const char *a, const char *b)
 {
 	return (a == NULL && b == NULL) ||
 	    (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+static int
+same_strs(const char **a, size_t na, const char **b, size_t nb)
+{
+	size_t	 i;
+
+	if (na != nb)
+		return 0;
+	for (i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return 0;
+	return 1;
 }
 
 #define KEEP(f, name, same) do {					\
@@ -1571,6 +1624,13 @@ keep_restart_only(const struct front_opts *s, struct front_opts *n,
 	    same_str(s->status_path, n->status_path));
 	KEEP(slow_ms, "--slow-log-ms", s->slow_ms == n->slow_ms);
 	KEEP(audit_log, "--audit-log", same_str(s->audit_log, n->audit_log));
+	if (say && !same_strs(s->rate_limits, s->nrate_limits,
+	    n->rate_limits, n->nrate_limits))
+		front_log(WYMCP_LOG_WARNING, "SIGHUP: --rate-limit changed in "
+		    "%s: it takes effect at the next start", path);
+	free(n->rate_limits);
+	n->rate_limits = s->rate_limits;
+	n->nrate_limits = s->nrate_limits;
 	KEEP(max_listeners, "--max-listeners",
 	    s->max_listeners == n->max_listeners);
 	KEEP(per_principal, "--max-listeners-per-principal",

@@ -352,6 +352,12 @@ struct now {
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
+	/* Operators' (ratelimit.c, audit.c): */
+	int			 rates;		/* a table of buckets */
+	unsigned long		 rate_refused, rate_full;
+	size_t			 rate_pairs;
+	int			 audit;		/* --audit-log */
+	unsigned long		 audit_lines, audit_failed;
 };
 
 /* Fill *nw for the page. */
@@ -369,6 +375,11 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    &lim->relay->refused_share, __ATOMIC_RELAXED);
 	}
 	nw->listen = lim->listen;
+	if ((nw->rates = front_rates_current() != NULL))
+		front_rate_counts(front_rates_current(), &nw->rate_refused,
+		    &nw->rate_full, &nw->rate_pairs);
+	if ((nw->audit = front_audit_on()))
+		front_audit_counts(&nw->audit_lines, &nw->audit_failed);
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -411,6 +422,13 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		n = put_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = put_listen(nw->listen, buf, cap, n);
+	if (nw->rates)
+		n = put(buf, cap, n, ",\"rateLimits\":{\"refused\":%lu,"
+		    "\"refusedTableFull\":%lu,\"pairs\":%zu}",
+		    nw->rate_refused, nw->rate_full, nw->rate_pairs);
+	if (nw->audit)
+		n = put(buf, cap, n, ",\"audit\":{\"lines\":%lu,"
+		    "\"failed\":%lu}", nw->audit_lines, nw->audit_failed);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -496,6 +514,25 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    s->store_reconnects, s->store_outages);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
+	if (nw->rates)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_rate_limited_total Tool calls refused past "
+		    "a rate limit (429).\n"
+		    "# TYPE wymcp_rate_limited_total counter\n"
+		    "wymcp_rate_limited_total %lu\n"
+		    "# HELP wymcp_rate_limit_pairs Principal and tool pairs "
+		    "with a bucket that is not full.\n"
+		    "# TYPE wymcp_rate_limit_pairs gauge\n"
+		    "wymcp_rate_limit_pairs %zu\n", nw->rate_refused,
+		    nw->rate_pairs);
+	if (nw->audit)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_audit_lines_total Audit lines written, and "
+		    "not written.\n"
+		    "# TYPE wymcp_audit_lines_total counter\n"
+		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
+		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
+		    nw->audit_lines, nw->audit_failed);
 	return n;
 }
 

@@ -188,6 +188,7 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	struct json_object	*l = NULL, *in = NULL, *out = NULL;
 	struct json_object	*ann = NULL, *caps = NULL;
 	struct wymcp_tool	 decl;
+	struct wymcp_rate	 rate;
 	char			 why[256];
 	size_t			 stride;
 	int			 app_only = 0;
@@ -219,6 +220,12 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	if (decl.scopes != NULL && *decl.scopes == '\0')
 		decl.scopes = NULL;
+	if (decl.rate != NULL && wymcp_rate_parse(decl.rate, &rate) != 0) {
+		wymcp__seterr(srv, "tool %s: rate '%s' is not N/s, N/min or "
+		    "N/h (N from 1 to 1000000), optionally followed by "
+		    "',burst=B'", def->name, decl.rate);
+		return WYMCP_ERR_INVAL;
+	}
 	/* All errors from here on use goto fail. */
 	in = def->input_schema == NULL ?
 	    json_tokener_parse("{\"type\":\"object\"}") :

@@ -195,6 +195,8 @@ struct wymcp_server {
 	wymcp_request_fn	 reqfn;		/* the request hook */
 	void			*reqarg;
 	int			 reqdetail;	/* WYMCP_DETAIL_* */
+	wymcp_admit_fn		 admitfn;	/* rate limits, or NULL */
+	void			*admitarg;
 	unsigned long		 timeout_ms;	/* request time limit, 0 */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
 	struct json_object	*info_set;	/* the operator's members */
