@@ -1095,7 +1095,7 @@ void		 wymcp_server_set_request_fn(struct wymcp_server *,
  * "error" (a JSON-RPC error: `code'), "accepted" (a notification, 202)
  * or "stream" (a stream handed to the program); NULL when no response
  * was written (the client went away).  `args_digest' tells two calls'
- * arguments apart without holding them: 32 hex digits of a BLAKE2b
+ * arguments apart without holding them: 32 hex digits of a SipHash-2-4
  * keyed with a key derived from the state key (never the key, never the
  * arguments), over the arguments' canonical JSON (members sorted), the
  * same for the same arguments under the same first key.  `args' is the

@@ -163,6 +163,8 @@ struct wymcp__out {
 	/* A listen stream the program holds (listen.c): */
 	const struct wymcp_io	*listen_io;	/* io with listen_*, or NULL */
 	int			 handed;	/* the program took it */
+	/* What the request was (detail.c), once made: */
+	struct wymcp_request_detail *detail;
 };
 
 struct wymcp_ctx {
@@ -366,9 +368,11 @@ void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);
  */
 void	 wymcp__ctx_done(struct wymcp_ctx *, int status,
 	    struct json_object *body, size_t in);
-/* The detail itself, into *d (its strings owned by the request). */
-void	 wymcp__detail_fill(struct wymcp_ctx *, struct wymcp_request_detail *d,
+/* The detail itself, made once, owned by the request (or NULL). */
+const struct wymcp_request_detail *wymcp__detail(struct wymcp_ctx *,
 	    int status, struct json_object *body, size_t in);
+/* ctx.c: the principal as the params give it, or NULL (anonymous). */
+const char *wymcp__ctx_principal(const struct wymcp_ctx *);
 /* seal.c: the keyed digest of the arguments, 32 hex digits. */
 int	 wymcp__args_digest(struct wymcp_ctx *, struct json_object *,
 	    char *out);

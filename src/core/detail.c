@@ -105,20 +105,23 @@ read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
 	    json_object_get_boolean(v) ? "tool_error" : "complete";
 }
 
-void
-wymcp__detail_fill(struct wymcp_ctx *ctx, struct wymcp_request_detail *dp,
-    int status, struct json_object *body, size_t in)
+/*
+ * The detail of the request, made once (the headers and the hook share
+ * it) in the request's arena; NULL when out of memory.
+ */
+const struct wymcp_request_detail *
+wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
+    size_t in)
 {
 	struct wymcp_request_detail	 d;
 	const struct wymcp__tool	*t;
 	struct json_object		*ci, *args = NULL;
-	const char			*p;
 	char				*hex;
 
+	if (ctx->out.detail != NULL)
+		return ctx->out.detail;
 	memset(&d, 0, sizeof(d));
-	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_PRINCIPAL)) == NULL)
-		p = wymcp__param(ctx, WYMCP__P_REMOTE_USER);
-	d.principal = p != NULL && *p != '\0' ? p : NULL;
+	d.principal = wymcp__ctx_principal(ctx);
 	if (ctx->req.meta != NULL && json_object_object_get_ex(ctx->req.meta,
 	    "io.modelcontextprotocol/clientInfo", &ci)) {
 		d.client_name = str_of(ci, "name");
@@ -136,7 +139,8 @@ wymcp__detail_fill(struct wymcp_ctx *ctx, struct wymcp_request_detail *dp,
 		d.outcome = "accepted";
 	else if (ctx->out.handed)
 		d.outcome = "stream";
-	if (d.task_id == NULL)
+	if (d.task_id == NULL && ctx->req.method != NULL &&
+	    strncmp(ctx->req.method, "tasks/", 6) == 0)
 		d.task_id = str_of(ctx->req.params, "taskId");
 	/* What was called, read again where the method refused it. */
 	d.target = ctx->call.name;
@@ -156,7 +160,10 @@ wymcp__detail_fill(struct wymcp_ctx *ctx, struct wymcp_request_detail *dp,
 	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&
 	    t->decl.audit_args)
 		d.args = args_text(ctx, t);
-	*dp = d;
+	if ((ctx->out.detail = wymcp__arena_alloc(&ctx->arena,
+	    sizeof(d))) != NULL)
+		memcpy(ctx->out.detail, &d, sizeof(d));
+	return ctx->out.detail;
 }
 
 void
@@ -164,23 +171,23 @@ wymcp__ctx_done(struct wymcp_ctx *ctx, int status, struct json_object *body,
     size_t in)
 {
 	const struct wymcp_server	*srv = ctx->srv;
+	const struct wymcp_request_detail *d;
 	struct wymcp_request_info	 info;
-	struct wymcp_request_detail	 d;
 
 	if (srv == NULL || srv->reqfn == NULL)
 		return;
-	if (!(srv->reqdetail & WYMCP_DETAIL_HOOK)) {
+	if (!(srv->reqdetail & WYMCP_DETAIL_HOOK) ||
+	    (d = wymcp__detail(ctx, status, body, in)) == NULL) {
 		wymcp__ctx_publish(ctx, 1);
 		return;
 	}
-	wymcp__detail_fill(ctx, &d, status, body, in);
 	memset(&info, 0, sizeof(info));
 	info.method = ctx->req.method;
-	info.name = d.target;
+	info.name = d->target;
 	info.reqid = ctx->req.idstr;
 	info.deadline_ms = ctx->out.deadline;
 	info.done = 1;
 	info.nomem = ctx->out.nomem;
-	info.detail = &d;
+	info.detail = d;
 	srv->reqfn(srv->reqarg, &info);
 }

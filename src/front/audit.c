@@ -35,7 +35,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +63,8 @@ static unsigned long		 fd_gen;	/* the generation fd is of */
 static struct audit_page	*page;
 static char			 host[64];
 static long			 instance;	/* the supervisor's pid */
+static char			 self[128];	/* ,"instance":..,"worker":.. */
+static size_t			 self_len;	/* 0: not made yet */
 
 /* What the request in flight is, as the front end saw it begin. */
 static struct timespec		 t_wall, t_mono;
@@ -89,26 +90,6 @@ put(struct line *l, const char *s, size_t n)
 	}
 	memcpy(l->b + l->len, s, n);
 	l->len += n;
-}
-
-static void
-putf(struct line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void
-putf(struct line *l, const char *fmt, ...)
-{
-	char	 tmp[128];
-	va_list	 ap;
-	int	 n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		l->over = 1;
-	else
-		put(l, tmp, (size_t)n);
 }
 
 /*
@@ -146,8 +127,10 @@ utf8_len(const unsigned char *s, size_t n)
 static void
 put_str(struct line *l, const char *s)
 {
+	static const char	 hex[] = "0123456789abcdef";
 	const unsigned char	*p = (const unsigned char *)s;
 	size_t			 n = strlen(s), i = 0, k;
+	char			 esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 
 	if (l->cut > 0 && n > l->cut)
 		n = l->cut;
@@ -156,10 +139,18 @@ put_str(struct line *l, const char *s)
 		if (p[i] == '"' || p[i] == '\\') {
 			put(l, "\\", 1);
 			put(l, (const char *)p + i++, 1);
-		} else if (p[i] < 0x20 || p[i] == 0x7f)
-			putf(l, "\\u%04x", p[i++]);
-		else if (p[i] < 0x80)
-			put(l, (const char *)p + i++, 1);
+		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			esc[4] = hex[p[i] >> 4];
+			esc[5] = hex[p[i++] & 0xf];
+			put(l, esc, 6);
+		}
+		else if (p[i] < 0x80) {
+			for (k = i; k < n && p[k] >= 0x20 && p[k] < 0x7f &&
+			    p[k] != '"' && p[k] != '\\'; k++)
+				continue;
+			put(l, (const char *)p + i, k - i);
+			i = k;
+		}
 		else if ((k = utf8_len(p + i, n - i)) > 0) {
 			put(l, (const char *)p + i, k);
 			i += k;
@@ -171,15 +162,16 @@ put_str(struct line *l, const char *s)
 	put(l, "\"", 1);
 }
 
-/* ,"key":"value" when value is not NULL. */
+/* ,"key":"value" when value is not NULL (k: ,"key": and its length). */
 static void
-member(struct line *l, const char *key, const char *value)
+member_k(struct line *l, const char *k, size_t klen, const char *value)
 {
 	if (value == NULL)
 		return;
-	putf(l, ",\"%s\":", key);
+	put(l, k, klen);
 	put_str(l, value);
 }
+#define member(l, key, v) member_k((l), ",\"" key "\":", sizeof(key) + 3, (v))
 
 /* The trace id of a W3C traceparent (version-traceid-parent-flags). */
 static const char *
@@ -199,19 +191,63 @@ trace_id(const char *tp, char *out)
 	return strspn(out, "0") == 32 ? NULL : out;
 }
 
-/* The member naming what was called: tool, prompt or resource. */
+/* The member naming what was called: ,"tool": (prompt, resource). */
 static const char *
 target_key(const char *method)
 {
 	if (method == NULL)
-		return "name";
+		return ",\"name\":";
 	if (strcmp(method, "tools/call") == 0)
-		return "tool";
+		return ",\"tool\":";
 	if (strcmp(method, "prompts/get") == 0)
-		return "prompt";
+		return ",\"prompt\":";
 	if (strncmp(method, "resources/", 10) == 0)
-		return "resource";
-	return "name";
+		return ",\"resource\":";
+	return ",\"name\":";
+}
+
+/* The decimal digits of v. */
+static void
+put_num(struct line *l, long long v)
+{
+	char			 buf[24], *p = buf + sizeof(buf);
+	unsigned long long	 u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+
+	do {
+		*--p = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	put(l, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+/* ,"key": and a number. */
+static void
+member_num(struct line *l, const char *key, size_t klen, long long v)
+{
+	put(l, key, klen);
+	put_num(l, v);
+}
+#define NUM(l, k, v)	member_num((l), ",\"" k "\":", sizeof(k) + 3, (v))
+
+/*
+ * "2026-12-06T06:03:08" of the request's start, made once a second (a
+ * worker's requests mostly start in the same second as the last).
+ */
+static const char *
+wall_text(void)
+{
+	static time_t	 last = -1;
+	static char	 ts[32];
+	struct tm	 tm;
+
+	if (t_wall.tv_sec != last) {
+		(void)gmtime_r(&t_wall.tv_sec, &tm);
+		(void)strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+		last = t_wall.tv_sec;
+	}
+	return ts;
 }
 
 /* Build the request's line into l (see the man page for each member). */
@@ -220,9 +256,8 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 {
 	const struct wymcp_request_detail *d = ri->detail;
 	struct timespec	 now;
-	struct tm	 tm;
-	char		 ts[40], tid[33];
-	const char	*tp;
+	char		 tid[33], ms[4];
+	const char	*tp, *tk;
 	long long	 us;
 
 	l->len = 0;
@@ -231,11 +266,15 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 	us = (long long)(now.tv_sec - t_mono.tv_sec) * 1000000 +
 	    (now.tv_nsec - t_mono.tv_nsec) / 1000;
-	(void)gmtime_r(&t_wall.tv_sec, &tm);
-	(void)strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-	putf(l, "{\"time\":\"%s.%03ldZ\"", ts, t_wall.tv_nsec / 1000000);
-	putf(l, ",\"instance\":\"%s:%ld\",\"worker\":%ld", host, instance,
-	    (long)getpid());
+	put(l, "{\"time\":\"", 9);
+	put(l, wall_text(), 19);
+	ms[0] = '.';
+	ms[1] = (char)('0' + t_wall.tv_nsec / 100000000 % 10);
+	ms[2] = (char)('0' + t_wall.tv_nsec / 10000000 % 10);
+	ms[3] = (char)('0' + t_wall.tv_nsec / 1000000 % 10);
+	put(l, ms, 4);
+	put(l, "Z\"", 2);
+	put(l, self, self_len);		/* instance and worker */
 	member(l, "request_id", reqid);
 	tp = d->traceparent != NULL ? d->traceparent : http_trace;
 	member(l, "trace_id", trace_id(tp, tid));
@@ -246,23 +285,30 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	member(l, "client_version", d->client_version);
 	member(l, "protocol", d->version);
 	member(l, "method", ri->method);
-	member(l, target_key(ri->method), ri->name);
+	tk = target_key(ri->method);
+	member_k(l, tk, strlen(tk), ri->name);
 	member(l, "id", ri->reqid);
 	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
-		putf(l, ",\"round\":%d", d->round);
+		NUM(l, "round", d->round);
 	member(l, "task_id", d->task_id);
 	member(l, "outcome", d->outcome);
-	if (d->questions != NULL && full)
-		putf(l, ",\"questions\":%s", d->questions);
+	if (d->questions != NULL && full) {
+		put(l, ",\"questions\":", 13);
+		put(l, d->questions, strlen(d->questions));
+	}
 	if (d->code != 0)
-		putf(l, ",\"code\":%ld", d->code);
-	putf(l, ",\"status\":%d,\"duration_ms\":%lld.%03lld", d->status,
-	    us / 1000, us % 1000);
-	putf(l, ",\"bytes_in\":%zu,\"bytes_out\":%zu", d->bytes_in,
-	    out_bytes);
+		NUM(l, "code", d->code);
+	NUM(l, "status", d->status);
+	NUM(l, "duration_ms", us / 1000);
+	ms[1] = (char)('0' + us / 100 % 10);
+	ms[2] = (char)('0' + us / 10 % 10);
+	ms[3] = (char)('0' + us % 10);
+	put(l, ms, 4);
+	NUM(l, "bytes_in", (long long)d->bytes_in);
+	NUM(l, "bytes_out", (long long)out_bytes);
 	member(l, "args_digest", d->args_digest);
 	if (d->args != NULL && full) {
-		put(l, ",\"args\":", 7);
+		put(l, ",\"args\":", 8);
 		put(l, d->args, strlen(d->args));
 	}
 	if (!full)
@@ -353,6 +399,7 @@ void
 front_audit_begin(char *const *env)
 {
 	const char	*uid = NULL;
+	int		 n;
 
 	if (to == AUDIT_OFF)
 		return;
@@ -360,15 +407,31 @@ front_audit_begin(char *const *env)
 	(void)clock_gettime(CLOCK_MONOTONIC, &t_mono);
 	reqid = addr = http_trace = NULL;
 	out_bytes = 0;
+	/* Made in the worker (its own pid), once. */
+	if (self_len == 0) {
+		n = snprintf(self, sizeof(self), ",\"instance\":\"%s:%ld\","
+		    "\"worker\":%ld", host, instance, (long)getpid());
+		self_len = n > 0 && (size_t)n < sizeof(self) ? (size_t)n : 0;
+	}
 	for (; env != NULL && *env != NULL; env++) {
-		if (strncmp(*env, "WYMCP_REQUEST_ID=", 17) == 0)
-			reqid = *env + 17;
-		else if (strncmp(*env, "UNIQUE_ID=", 10) == 0)
-			uid = *env + 10;
-		else if (strncmp(*env, "REMOTE_ADDR=", 12) == 0)
-			addr = *env + 12;
-		else if (strncmp(*env, "HTTP_TRACEPARENT=", 17) == 0)
-			http_trace = *env + 17;
+		switch (**env) {
+		case 'W':
+			if (strncmp(*env, "WYMCP_REQUEST_ID=", 17) == 0)
+				reqid = *env + 17;
+			break;
+		case 'U':
+			if (strncmp(*env, "UNIQUE_ID=", 10) == 0)
+				uid = *env + 10;
+			break;
+		case 'R':
+			if (strncmp(*env, "REMOTE_ADDR=", 12) == 0)
+				addr = *env + 12;
+			break;
+		case 'H':
+			if (strncmp(*env, "HTTP_TRACEPARENT=", 17) == 0)
+				http_trace = *env + 17;
+			break;
+		}
 	}
 	/* Apache's mod_unique_id, when the location set no param. */
 	if (reqid == NULL || *reqid == '\0')

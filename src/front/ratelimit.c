@@ -15,10 +15,11 @@
  * by the supervisor before the first fork), so every worker of the
  * instance takes from the same bucket: a limit holds however many
  * workers there are.  Pairs are exact: each is found by a 16-byte
- * BLAKE2b of its principal and tool keyed with 32 random bytes drawn
- * when the table is made (nobody can choose two names that meet; a
- * chance meeting is one in 2^64 per pair).  Open addressing with linear
- * probing in FRONT_RATE_SLOTS (65536) slots of 40 bytes (2.5 MiB, of which only
+ * SipHash-2-4 (128-bit output) of its principal and tool keyed with 16
+ * random bytes drawn when the table is made (nobody who does not know
+ * the key can choose two names that meet; a chance meeting is one in
+ * 2^64 per pair).  Open addressing with linear probing in
+ * FRONT_RATE_SLOTS (65536) slots of 40 bytes (2.5 MiB, of which only
  * the pages pairs land on are touched).  A bucket that has refilled
  * is the same as no bucket: when the table is three quarters full, the
  * worker that would add a pair rebuilds it without those; when it is
@@ -49,7 +50,8 @@
 
 #include "front.h"
 
-#define RATE_DIGEST	16
+#define RATE_DIGEST	crypto_shorthash_siphashx24_BYTES	/* 16 */
+#define RATE_MEMO	256	/* bytes of the last pair remembered */
 
 /* One pair's bucket: `at' 0 is an empty slot. */
 struct rate_slot {
@@ -61,7 +63,7 @@ struct rate_slot {
 
 struct front_rates {
 	pthread_mutex_t	 lock;		/* robust, process-shared */
-	unsigned char	 key[crypto_generichash_KEYBYTES];
+	unsigned char	 key[crypto_shorthash_siphashx24_KEYBYTES];
 	size_t		 used;		/* pairs in the table */
 	unsigned long	 refused;	/* calls refused past a limit */
 	unsigned long	 full;		/* ... because the table was full */
@@ -231,6 +233,46 @@ rebuild(struct front_rates *t, long long now)
 }
 
 /*
+ * The pair's digest: SipHash-2-4, 128-bit output, keyed with the
+ * table's key, of who, a NUL and tool; the last pair's is remembered
+ * (the same principal calls the same tool request after request).
+ */
+static void
+digest(const struct front_rates *t, const char *who, const char *tool,
+    unsigned char *d)
+{
+	static unsigned char	 memo[RATE_MEMO], md[RATE_DIGEST];
+	static size_t		 mlen;
+	static const struct front_rates *mt;
+	unsigned char		 buf[RATE_MEMO], *big;
+	size_t			 a = strlen(who) + 1, b = strlen(tool);
+
+	if (a + b > sizeof(buf)) {
+		/* Too long to remember: digested in a buffer of its own. */
+		if ((big = malloc(a + b)) == NULL) {
+			memset(d, 0, RATE_DIGEST);
+			return;
+		}
+		memcpy(big, who, a);
+		memcpy(big + a, tool, b);
+		crypto_shorthash_siphashx24(d, big, a + b, t->key);
+		free(big);
+		return;
+	}
+	memcpy(buf, who, a);
+	memcpy(buf + a, tool, b);
+	if (mt == t && mlen == a + b && memcmp(memo, buf, a + b) == 0) {
+		memcpy(d, md, RATE_DIGEST);
+		return;
+	}
+	crypto_shorthash_siphashx24(d, buf, a + b, t->key);
+	memcpy(memo, buf, a + b);
+	mlen = a + b;
+	memcpy(md, d, RATE_DIGEST);
+	mt = t;
+}
+
+/*
  * x rounded up to a whole number, at least 1 (no libm); a millionth
  * over a whole number is rounding's, not a wait.
  */
@@ -248,7 +290,6 @@ long
 front_rate_take(struct front_rates *t, const char *who, const char *tool,
     const char *decl, long long now)
 {
-	crypto_generichash_state st;
 	struct wymcp_rate	 r;
 	struct rate_slot	*s;
 	unsigned char		 d[RATE_DIGEST];
@@ -258,12 +299,7 @@ front_rate_take(struct front_rates *t, const char *who, const char *tool,
 
 	if (t == NULL || rule_of(tool, decl, &r) != 0)
 		return 0;
-	crypto_generichash_init(&st, t->key, sizeof(t->key), sizeof(d));
-	crypto_generichash_update(&st, (const unsigned char *)who,
-	    strlen(who) + 1);
-	crypto_generichash_update(&st, (const unsigned char *)tool,
-	    strlen(tool));
-	crypto_generichash_final(&st, d, sizeof(d));
+	digest(t, who, tool, d);
 	if (now <= 0)
 		now = 1;
 

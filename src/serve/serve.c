@@ -37,35 +37,75 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 }
 
 /*
- * One audit header (wymcp.h, WYMCP_DETAIL_HEADERS) into b: "Name: value"
- * and CRLF, the value cut at 128 bytes, any byte but printable ASCII
- * (and '%') %-encoded, so that a client's clientInfo cannot split the
- * head.  Nothing for a NULL value.
+ * The audit headers (wymcp.h, WYMCP_DETAIL_HEADERS), built into a
+ * fixed buffer: "Name: value" and CRLF each, a value cut at
+ * AUDIT_VALUE_MAX bytes, any byte but printable ASCII (and '%')
+ * %-encoded, so that a client's clientInfo cannot split the head.
+ * At most 8 headers of 3 * AUDIT_VALUE_MAX bytes: the buffer holds them.
  */
 #define AUDIT_VALUE_MAX	128
+#define AUDIT_HEAD_MAX	(8 * (24 + 3 * AUDIT_VALUE_MAX + 2) + 1)
 
+struct audit_head {
+	char	 b[AUDIT_HEAD_MAX];
+	size_t	 len;
+};
+
+/* Append `v' (n bytes at most; NULL: nothing) %-encoded. */
 static void
-audit_header(struct wymcp__buf *b, const char *name, const char *v)
+audit_value(struct audit_head *h, const char *v, size_t *room)
 {
 	static const char	 hex[] = "0123456789ABCDEF";
-	char			 e[3];
-	size_t			 i;
+	unsigned char		 c;
 
-	if (v == NULL)
-		return;
-	(void)wymcp__buf_put(b, name, strlen(name));
-	(void)wymcp__buf_put(b, ": ", 2);
-	for (i = 0; v[i] != '\0' && i < AUDIT_VALUE_MAX; i++) {
-		if (v[i] > 0x20 && v[i] < 0x7f && v[i] != '%')
-			(void)wymcp__buf_put(b, v + i, 1);
+	for (; v != NULL && *v != '\0' && *room > 0; v++, (*room)--) {
+		c = (unsigned char)*v;
+		if (c > 0x20 && c < 0x7f && c != '%')
+			h->b[h->len++] = (char)c;
 		else {
-			e[0] = '%';
-			e[1] = hex[(unsigned char)v[i] >> 4];
-			e[2] = hex[(unsigned char)v[i] & 0xf];
-			(void)wymcp__buf_put(b, e, 3);
+			h->b[h->len++] = '%';
+			h->b[h->len++] = hex[c >> 4];
+			h->b[h->len++] = hex[c & 0xf];
 		}
 	}
-	(void)wymcp__buf_put(b, "\r\n", 2);
+}
+
+/* One header, "Name: " v1 [sep v2] CRLF; nothing when v1 is NULL. */
+static void
+audit_header(struct audit_head *h, const char *name, const char *v1,
+    const char *sep, const char *v2)
+{
+	size_t	 room = AUDIT_VALUE_MAX, n = strlen(name);
+
+	if (v1 == NULL)
+		return;
+	memcpy(h->b + h->len, name, n);
+	h->len += n;
+	h->b[h->len++] = ':';
+	h->b[h->len++] = ' ';
+	audit_value(h, v1, &room);
+	if (sep != NULL) {
+		audit_value(h, sep, &room);
+		audit_value(h, v2, &room);
+	}
+	h->b[h->len++] = '\r';
+	h->b[h->len++] = '\n';
+}
+
+/* The decimal digits of v into buf[24]. */
+static const char *
+digits(char *buf, long v)
+{
+	unsigned long	 u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	char		*p = buf + 23;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	return p;
 }
 
 /*
@@ -76,36 +116,30 @@ static const char *
 audit_headers(struct wymcp_ctx *ctx, const struct wymcp__reply *r,
     size_t in)
 {
-	struct wymcp_request_detail	 d;
-	struct wymcp__buf		 b = { NULL, 0, 0 };
-	const char			*res = NULL, *client = NULL;
+	const struct wymcp_request_detail *d;
+	struct audit_head		 h;
 	char				 num[24];
 
-	if (!(ctx->srv->reqdetail & WYMCP_DETAIL_HEADERS))
+	if (!(ctx->srv->reqdetail & WYMCP_DETAIL_HEADERS) ||
+	    (d = wymcp__detail(ctx, r->status, r->body, in)) == NULL)
 		return NULL;
-	wymcp__detail_fill(ctx, &d, r->status, r->body, in);
-	if (d.client_name != NULL)
-		client = wymcp_printf(ctx, "%s/%s", d.client_name,
-		    d.client_version != NULL ? d.client_version : "");
-	audit_header(&b, "Wymcp-Principal", d.principal);
-	audit_header(&b, "Wymcp-Client", client);
-	audit_header(&b, "Wymcp-Target", d.target);
+	h.len = 0;
+	audit_header(&h, "Wymcp-Principal", d->principal, NULL, NULL);
+	audit_header(&h, "Wymcp-Client", d->client_name, "/",
+	    d->client_version);
+	audit_header(&h, "Wymcp-Target", d->target, NULL, NULL);
 	if (ctx->req.method != NULL &&
-	    strcmp(ctx->req.method, "tools/call") == 0) {
-		(void)snprintf(num, sizeof(num), "%d", d.round);
-		audit_header(&b, "Wymcp-Round", num);
-	}
-	audit_header(&b, "Wymcp-Outcome", d.outcome);
-	if (d.code != 0) {
-		(void)snprintf(num, sizeof(num), "%ld", d.code);
-		audit_header(&b, "Wymcp-Code", num);
-	}
-	audit_header(&b, "Wymcp-Task", d.task_id);
-	audit_header(&b, "Wymcp-Args-Digest", d.args_digest);
-	if (b.len > 0 && wymcp__buf_put(&b, "", 1) == 0)
-		res = wymcp__arena_strndup(&ctx->arena, b.p, b.len - 1);
-	wymcp__buf_free(&b);
-	return res;
+	    strcmp(ctx->req.method, "tools/call") == 0)
+		audit_header(&h, "Wymcp-Round", digits(num, d->round), NULL,
+		    NULL);
+	audit_header(&h, "Wymcp-Outcome", d->outcome, NULL, NULL);
+	if (d->code != 0)
+		audit_header(&h, "Wymcp-Code", digits(num, d->code), NULL,
+		    NULL);
+	audit_header(&h, "Wymcp-Task", d->task_id, NULL, NULL);
+	audit_header(&h, "Wymcp-Args-Digest", d->args_digest, NULL, NULL);
+	return h.len > 0 ? wymcp__arena_strndup(&ctx->arena, h.b, h.len) :
+	    NULL;
 }
 
 /*
@@ -121,7 +155,7 @@ static enum wymcp_err
 respond(struct wymcp_server *srv, const struct wymcp_io *io,
     const struct wymcp__reply *r, const char *allow, const char *audit)
 {
-	char		 head[4096], num[24], retry[32];
+	char		 head[8192], num[24], retry[32];
 	const char	*b = NULL, *part[20], *session = r->session;
 	struct json_object *body = r->body;
 	size_t		 blen = 0, n = 0, k, len, i, v;
@@ -158,8 +192,8 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 		    r->retry_after);
 		part[n++] = retry;
 	}
-	/* At most 8 headers of 128 bytes, each %-encoded: < 3.2 KiB. */
-	if (audit != NULL && strlen(audit) < sizeof(head) / 2)
+	/* At most AUDIT_HEAD_MAX (3.3 KiB): the head has room. */
+	if (audit != NULL)
 		part[n++] = audit;
 	if (b != NULL) {
 		part[n++] = "Content-Type: application/json\r\n";

@@ -2,6 +2,7 @@
 """icount.py - instructions per request, counted by callgrind.
 
 Usage: icount.py --builddir DIR [--n1 N] [--n2 N] [--out FILE]
+                 [--only LABEL]...
 
 Each case runs one FastCGI responder in one process under valgrind
 --tool=callgrind on a unix socket: wymcp-fcgi --workers 0, or the
@@ -23,6 +24,7 @@ shown beside them (ok / over) for the reader.
 """
 
 import argparse
+import collections
 import json
 import os
 import re
@@ -178,6 +180,9 @@ def main():
     ap.add_argument("--n1", type=int, default=20)
     ap.add_argument("--n2", type=int, default=120)
     ap.add_argument("--out")
+    ap.add_argument("--only", action="append", default=[],
+                    help="only the cases whose label holds this "
+                    "(repeatable; the ratios of the others are left out)")
     a = ap.parse_args()
     b = os.path.abspath(a.builddir)
     valgrind = shutil.which("valgrind")
@@ -219,14 +224,20 @@ def run(a, b, prog, mods, tmp, valgrind):
     subprocess.run([prog, "--generate-key", keyfile], check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-    def wymcp(*modules):
+    def wymcp(*modules, extra=()):
         def argv(sock, n):
             v = [prog, "--listen", "unix:" + sock, "--workers", "0",
                  "--state-key-file", keyfile]
             for m in modules:
                 v += ["--module", m]
-            return v
+            return v + list(extra)
         return argv
+
+    # What operators turn on (README "Operators"): the audit line and a
+    # rate limit every call passes; then the audit headers too (for
+    # those who keep one log instead: shown, not budgeted).
+    ops = ["--audit-log", os.path.join(tmp, "audit.log"),
+           "--rate-limit", "*=1000000/s"]
 
     def bare_argv(sock, n):
         return [bare, sock, "0", str(n)]
@@ -271,6 +282,11 @@ def run(a, b, prog, mods, tmp, valgrind):
         Case("floor: bare libfcgi + json-c echo", bare_argv,
              lambda s: ok(s, echo), loop="serve"),
         Case("tools/call echo", wymcp(*bundled), lambda s: ok(s, echo)),
+        Case("tools/call echo, audit + limits on",
+             wymcp(*bundled, extra=ops), lambda s: ok(s, echo)),
+        Case("tools/call echo, audit + headers + limits",
+             wymcp(*bundled, extra=ops + ["--audit-headers"]),
+             lambda s: ok(s, echo)),
         Case("server/discover", wymcp(*bundled),
              lambda s: ok(s, rpc("server/discover", {}))),
         Case("tools/list, 1 tool", wymcp(many[1]),
@@ -297,6 +313,8 @@ def run(a, b, prog, mods, tmp, valgrind):
              lambda s: ok(s, legacy)),
     ]
     res = {}
+    if a.only:
+        cases = [c for c in cases if any(o in c.label for o in a.only)]
     for c in cases:
         state.clear()
         t1 = count(c, a.n1, tmp, valgrind, libtool)
@@ -305,10 +323,13 @@ def run(a, b, prog, mods, tmp, valgrind):
         res[c.label] = (t2 - t1) / (a.n2 - a.n1)
         print("# %-40s %10.0f" % (c.label, res[c.label]), flush=True)
 
-    floor = res["floor: bare libfcgi + json-c echo"]
-    plain = res["tools/call echo"]
+    floor = res.get("floor: bare libfcgi + json-c echo", float("nan"))
+    plain = res.get("tools/call echo", float("nan"))
+    res = collections.defaultdict(lambda: float("nan"), res)
     ratios = [
         ("tools/call echo / floor", plain / floor, 1.15),
+        ("audit + limits on / off", res["tools/call echo, audit + "
+         "limits on"] / plain, 1.10),
         ("round 1 / plain call", res["round 1 of book_room (seals)"] /
          plain, 1.3),
         ("round 2 / plain call",
@@ -329,6 +350,8 @@ def run(a, b, prog, mods, tmp, valgrind):
         lines.append("%-44s %12.0f" % (c.label, res[c.label]))
     lines += ["", "%-44s %8s %8s" % ("ratio", "now", "budget")]
     for name, v, budget in ratios:
+        if v != v:
+            continue		# a case left out (--only)
         lines.append("%-44s %8.2f %8.2f  %s" % (
             name, v, budget, "ok" if v <= budget else "over"))
     text = "\n".join(lines) + "\n"
