@@ -53,9 +53,10 @@ struct wymcp__bus_ops;
 #define FRONT_EXIT_TIMEOUT	3	/* a request ran past its limit */
 
 /*
- * Everything the command line says, parsed once at startup.  String
- * members point into argv; the arrays are allocated by main.c and live
- * as long as the process.
+ * Everything the command line says, parsed once at startup (and again
+ * at a reload) over the defaults of options.c's table.  String members
+ * point into argv (or a --config file's text); the arrays are
+ * allocated by options.c (front_options_free()).
  */
 struct front_opts {
 	const char	 *config;	/* --config FILE, or NULL */
@@ -117,6 +118,77 @@ struct front_opts {
 	size_t		  npublic_headers;
 	int		  print_json;	/* --print-server-json */
 };
+
+/*
+ * options.c: wymcp-fcgi's options, in one table (front_optdefs[], the
+ * model is redis's standardConfig): each entry an option's name, its
+ * kind, bounds and default, where it lands in struct front_opts,
+ * whether a SIGHUP reload may change it, and its --help text.  The
+ * command line, the defaults, the bounds' errors, --help, --config
+ * files (their names, through front_longopts()) and a reload all read
+ * it.  Adding an option is an entry there and a paragraph in
+ * wymcp-fcgi(8) (t/docs checks that each has the other).
+ */
+enum front_optkind {
+	FRONT_OPT_FLAG,		/* no value: the int becomes 1 */
+	FRONT_OPT_COUNT,	/* no value, repeatable: the int counts */
+	FRONT_OPT_NUM,		/* a decimal number from min to max */
+	FRONT_OPT_SIZE,		/* bytes, K, M or G: 0 or min to max */
+	FRONT_OPT_STR,		/* a string: the last one given */
+	FRONT_OPT_LIST,		/* strings, repeatable, in order */
+	FRONT_OPT_PEERS,	/* ADDR[/BITS], repeatable (prog_peer) */
+	FRONT_OPT_ACTION	/* no field: `parse' acts (--help) */
+};
+
+/* The C type of the member an option lands in. */
+enum front_opttype {
+	FRONT_T_NONE,
+	FRONT_T_INT,		/* int */
+	FRONT_T_UINT,		/* unsigned int */
+	FRONT_T_ULONG,		/* unsigned long */
+	FRONT_T_LLONG,		/* long long */
+	FRONT_T_SIZE,		/* size_t */
+	FRONT_T_STR,		/* const char * */
+	FRONT_T_STRV,		/* const char **, its count at `off2' */
+	FRONT_T_PEERS		/* struct prog_peer *, count at `off2' */
+};
+
+#define FRONT_OPT_RESTART 0x01	/* a reload keeps the running value */
+#define FRONT_OPT_MODE	0x02	/* a mode of its own: a usage line */
+
+/*
+ * One option.  `parse', when set, replaces the kind's own parser (it
+ * may check the value, or fill two members: --workers MIN:MAX).
+ * `help' is one or more lines split by '\n', where %D stands for the
+ * default, %M for the default in MiB and %X for the maximum.
+ */
+struct front_optdef {
+	const char	*name;		/* long name, without "--" */
+	int		 letter;	/* short form ('v'), or 0 */
+	enum front_optkind kind;
+	enum front_opttype type;
+	size_t		 off;	/* offsetof(struct front_opts, .) */
+	size_t		 off2;	/* a list's count; --workers' max */
+	long long	 min, max;	/* bounds of a number or a size */
+	long long	 def;		/* a number's, a size's default */
+	int		 flags;		/* FRONT_OPT_* */
+	const char	*arg;		/* its value in --help, NULL */
+	const char	*syn;	/* in the synopsis; NULL: [--name arg] */
+	const char	*help;
+	void		(*parse)(const struct front_optdef *,
+			    const char *, struct front_opts *);
+};
+
+struct option;
+extern const struct front_optdef front_optdefs[];
+const struct option *front_longopts(void);
+void		 front_options_read(int argc, char *argv[],
+		    struct front_opts *o, char ***argvp, char **textp);
+void		 front_options_parse(int argc, char *argv[],
+		    struct front_opts *o);
+void		 front_options_keep(const struct front_opts *s,
+		    struct front_opts *n, const char *path, int say);
+void		 front_options_free(struct front_opts *o, int all);
 
 /*
  * status.c: the figures of the status page, in one page shared by the

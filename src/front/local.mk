@@ -6,7 +6,7 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
-	%reldir%/status.c %reldir%/hub.c %reldir%/config.c \
+	%reldir%/status.c %reldir%/hub.c %reldir%/config.c %reldir%/options.c \
 	%reldir%/backend.c %reldir%/audit.c %reldir%/ratelimit.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
 	$(SODIUM_CFLAGS)

@@ -11,6 +11,7 @@ UNIT_TESTS = \
 	%reldir%/check_jwt \
 	%reldir%/check_meta \
 	%reldir%/check_module \
+	%reldir%/check_options \
 	%reldir%/check_peer \
 	%reldir%/check_ratelimit \
 	%reldir%/check_rpc \
@@ -31,6 +32,11 @@ TESTS += $(UNIT_TESTS)
 # wymcp-fcgi's rate limits (src/front/ratelimit.c, included).
 %canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c
 %canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
+
+# wymcp-fcgi's table of options (a program's files, with libprog).
+%canon_reldir%_check_options_SOURCES = %reldir%/check_options.c \
+	src/front/options.c src/front/config.c src/front/log.c
+%canon_reldir%_check_options_LDADD = src/prog/libprog.la $(LDADD)
 
 # wymcp-authz's tokens, keys and answers (src/authz/libauthz.la).
 %canon_reldir%_check_jwt_CFLAGS = $(AM_CFLAGS) $(OPENSSL_CFLAGS)
