@@ -1115,6 +1115,10 @@ struct wymcp_request_detail {
 	const char	*args;		/* JSON text (audit_args), or NULL */
 	const char	*traceparent;	/* params._meta's, or NULL */
 	const char	*target;	/* tool, prompt or URI, or NULL */
+	/* With WYMCP_DETAIL_TRACE: the request's span, hex (else NULL). */
+	const char	*trace_id;	/* 32 digits */
+	const char	*span_id;	/* 16 digits */
+	const char	*parent_span_id; /* 16 digits, or NULL: a root */
 	long		 code;		/* JSON-RPC error code, or 0 */
 	int		 round;		/* answers the call carried */
 	int		 status;	/* HTTP status, 0: none written */
@@ -1167,6 +1171,17 @@ void		 wymcp_server_set_admit_fn(struct wymcp_server *,
 
 #define WYMCP_DETAIL_HOOK	0x1
 #define WYMCP_DETAIL_HEADERS	0x2
+#define WYMCP_DETAIL_TRACE	0x4	/* the detail's span ids */
+/*
+ * The W3C traceparent (https://www.w3.org/TR/trace-context/) of the
+ * request's own span, for a tool to pass on to what it calls:
+ * "00-TRACEID-SPANID-FLAGS", a child of the context the request came
+ * with (params._meta.traceparent, MCP SEP-414; else the HTTP
+ * traceparent header; a new trace without either or when it is
+ * malformed), the same all through the request.  Owned by the request;
+ * NULL outside a request or out of memory.
+ */
+const char	*wymcp_ctx_traceparent(struct wymcp_ctx *);
 void		 wymcp_server_set_request_detail(struct wymcp_server *,
 		    int flags);
 

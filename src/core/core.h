@@ -45,6 +45,7 @@ enum wymcp__param {
 	WYMCP__P_DOCUMENT_URI,		/* the path: serve/card.c */
 	WYMCP__P_SCRIPT_NAME,
 	WYMCP__P_PATH_INFO,
+	WYMCP__P_HTTP_TRACEPARENT,	/* W3C trace context: detail.c */
 	WYMCP__P_COUNT
 };
 struct wymcp__params {
@@ -67,6 +68,12 @@ struct wymcp__request {
 	struct json_object	*session_caps;	/* legacy: Mcp-Session-Id's */
 	const char		*version;	/* protocolVersion */
 	int			 legacy;	/* a 2025-11-25 era request */
+	/* Its span (W3C trace context; detail.c), made on first use: */
+	int			 traced;	/* 1: the ids below are made */
+	int			 has_parent;	/* a traceparent came */
+	unsigned char		 trace[16], span[8], parent[8];
+	unsigned char		 trace_flags;
+	const char		*traceparent;	/* ours, for tools */
 };
 
 /* Who asks, and which tools serve them (ctx.c). */
@@ -371,6 +378,8 @@ void	 wymcp__ctx_done(struct wymcp_ctx *, int status,
 /* The detail itself, made once, owned by the request (or NULL). */
 const struct wymcp_request_detail *wymcp__detail(struct wymcp_ctx *,
 	    int status, struct json_object *body, size_t in);
+/* detail.c: the request's span ids, made once (see wymcp.h). */
+void	 wymcp__trace(struct wymcp_ctx *);
 /* ctx.c: the principal as the params give it, or NULL (anonymous). */
 const char *wymcp__ctx_principal(const struct wymcp_ctx *);
 /* seal.c: the keyed digest of the arguments, 32 hex digits. */

@@ -14,6 +14,8 @@
 
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/core.h"
 
 /* Member `k' of `o' when it is a string, else NULL. */
@@ -58,6 +60,111 @@ args_text(struct wymcp_ctx *ctx, const struct wymcp__tool *t)
 	    NULL;
 	json_object_put(o);
 	return r;
+}
+
+/*
+ * Read a W3C traceparent (trace-context level 1, version 00:
+ * "00-" 32 hex "-" 16 hex "-" 2 hex, lower case, neither id all zero)
+ * into the request's parent ids: 1, or 0 for anything else.
+ */
+static int
+parent_of(struct wymcp_ctx *ctx, const char *tp)
+{
+	unsigned char	 flags, zero[16] = { 0 };
+	size_t		 bin;
+
+	if (tp == NULL || strlen(tp) < 55 || strncmp(tp, "00-", 3) != 0 ||
+	    tp[35] != '-' || tp[52] != '-' ||
+	    (tp[55] != '\0' && tp[55] != '-') ||
+	    strspn(tp + 3, "0123456789abcdef") != 32 ||
+	    strspn(tp + 36, "0123456789abcdef") != 16 ||
+	    strspn(tp + 53, "0123456789abcdef") != 2)
+		return 0;
+	if (sodium_hex2bin(ctx->req.trace, 16, tp + 3, 32, NULL, &bin,
+	    NULL) != 0 || bin != 16 ||
+	    sodium_hex2bin(ctx->req.parent, 8, tp + 36, 16, NULL, &bin,
+	    NULL) != 0 || bin != 8 ||
+	    sodium_hex2bin(&flags, 1, tp + 53, 2, NULL, &bin, NULL) != 0 ||
+	    memcmp(ctx->req.trace, zero, 16) == 0 ||
+	    memcmp(ctx->req.parent, zero, 8) == 0)
+		return 0;
+	ctx->req.trace_flags = flags & 0x01;	/* sampled, the one flag */
+	return 1;
+}
+
+/*
+ * The request's span: a child of params._meta.traceparent, else of the
+ * HTTP traceparent header, else the root of a new trace (sampled);
+ * its span id random.  Made once.
+ */
+void
+wymcp__trace(struct wymcp_ctx *ctx)
+{
+	struct json_object	*v;
+	const char		*tp = NULL;
+
+	if (ctx->req.traced)
+		return;
+	ctx->req.traced = 1;
+	if (ctx->req.meta != NULL &&
+	    json_object_object_get_ex(ctx->req.meta, "traceparent", &v) &&
+	    json_object_is_type(v, json_type_string))
+		tp = json_object_get_string(v);
+	ctx->req.has_parent = parent_of(ctx, tp) || parent_of(ctx,
+	    wymcp__param(ctx, WYMCP__P_HTTP_TRACEPARENT));
+	if (!ctx->req.has_parent) {
+		randombytes_buf(ctx->req.trace, sizeof(ctx->req.trace));
+		ctx->req.trace_flags = 1;
+	}
+	randombytes_buf(ctx->req.span, sizeof(ctx->req.span));
+}
+
+const char *
+wymcp_ctx_traceparent(struct wymcp_ctx *ctx)
+{
+	char	 t[33], sp[17], *out;
+
+	if (ctx == NULL)
+		return NULL;
+	if (ctx->req.traceparent != NULL)
+		return ctx->req.traceparent;
+	wymcp__trace(ctx);
+	sodium_bin2hex(t, sizeof(t), ctx->req.trace, 16);
+	sodium_bin2hex(sp, sizeof(sp), ctx->req.span, 8);
+	out = wymcp_printf(ctx, "00-%s-%s-%02x", t, sp,
+	    (unsigned int)ctx->req.trace_flags);
+	ctx->req.traceparent = out;
+	return out;
+}
+
+/* n bytes as lower-case hex into out (2n + 1 bytes); out. */
+static char *
+hex(char *out, const unsigned char *b, size_t n)
+{
+	static const char	 digits[] = "0123456789abcdef";
+	size_t			 i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 0xf];
+	}
+	out[2 * n] = '\0';
+	return out;
+}
+
+/* The request's span ids as hex, into the detail (the arena's). */
+static void
+trace_ids(struct wymcp_ctx *ctx, struct wymcp_request_detail *d)
+{
+	char	*t;
+
+	wymcp__trace(ctx);
+	if ((t = wymcp__arena_alloc(&ctx->arena, 33 + 17 + 17)) == NULL)
+		return;
+	d->trace_id = hex(t, ctx->req.trace, 16);
+	d->span_id = hex(t + 33, ctx->req.span, 8);
+	if (ctx->req.has_parent)
+		d->parent_span_id = hex(t + 50, ctx->req.parent, 8);
 }
 
 /* What the response says: outcome, code, questions, task. */
@@ -155,6 +262,8 @@ wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
 	    (hex = wymcp__arena_alloc(&ctx->arena, 33)) != NULL &&
 	    wymcp__args_digest(ctx, args, hex) == 0)
 		d.args_digest = hex;
+	if (ctx->srv->reqdetail & WYMCP_DETAIL_TRACE)
+		trace_ids(ctx, &d);
 	if (ctx->call.name != NULL && ctx->req.method != NULL &&
 	    strcmp(ctx->req.method, "tools/call") == 0 &&
 	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&

@@ -92,6 +92,9 @@ put(struct line *l, const char *s, size_t n)
 	l->len += n;
 }
 
+/* A string literal, its length counted by the compiler. */
+#define PUTS(l, lit)	put((l), (lit), sizeof(lit) - 1)
+
 /*
  * The length of the UTF-8 sequence at s (of at most n bytes), or 0 when
  * it is not a valid one (RFC 3629: no overlong form, no surrogate).
@@ -129,15 +132,28 @@ put_str(struct line *l, const char *s)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 n = strlen(s), i = 0, k;
+	size_t			 n, i = 0, k;
 	char			 esc[6] = { '\\', 'u', '0', '0', 0, 0 };
 
+	/* The common case: printable ASCII only, copied at once. */
+	for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' &&
+	    p[n] != '\\'; n++)
+		continue;
+	if (p[n] == '\0' && (l->cut == 0 || n <= l->cut) &&
+	    n + 2 <= sizeof(l->b) - 1 - l->len && !l->over) {
+		l->b[l->len++] = '"';
+		memcpy(l->b + l->len, s, n);
+		l->len += n;
+		l->b[l->len++] = '"';
+		return;
+	}
+	n = strlen(s);
 	if (l->cut > 0 && n > l->cut)
 		n = l->cut;
-	put(l, "\"", 1);
+	PUTS(l, "\"");
 	while (i < n && !l->over) {
 		if (p[i] == '"' || p[i] == '\\') {
-			put(l, "\\", 1);
+			PUTS(l, "\\");
 			put(l, (const char *)p + i++, 1);
 		} else if (p[i] < 0x20 || p[i] == 0x7f) {
 			esc[4] = hex[p[i] >> 4];
@@ -155,11 +171,11 @@ put_str(struct line *l, const char *s)
 			put(l, (const char *)p + i, k);
 			i += k;
 		} else {
-			put(l, "\\ufffd", 6);
+			PUTS(l, "\\ufffd");
 			i++;
 		}
 	}
-	put(l, "\"", 1);
+	PUTS(l, "\"");
 }
 
 /* ,"key":"value" when value is not NULL (k: ,"key": and its length). */
@@ -266,18 +282,19 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	(void)clock_gettime(CLOCK_MONOTONIC, &now);
 	us = (long long)(now.tv_sec - t_mono.tv_sec) * 1000000 +
 	    (now.tv_nsec - t_mono.tv_nsec) / 1000;
-	put(l, "{\"time\":\"", 9);
+	PUTS(l, "{\"time\":\"");
 	put(l, wall_text(), 19);
 	ms[0] = '.';
 	ms[1] = (char)('0' + t_wall.tv_nsec / 100000000 % 10);
 	ms[2] = (char)('0' + t_wall.tv_nsec / 10000000 % 10);
 	ms[3] = (char)('0' + t_wall.tv_nsec / 1000000 % 10);
 	put(l, ms, 4);
-	put(l, "Z\"", 2);
+	PUTS(l, "Z\"");
 	put(l, self, self_len);		/* instance and worker */
 	member(l, "request_id", reqid);
 	tp = d->traceparent != NULL ? d->traceparent : http_trace;
-	member(l, "trace_id", trace_id(tp, tid));
+	member(l, "trace_id", d->trace_id != NULL ? d->trace_id :
+	    trace_id(tp, tid));
 	member(l, "principal", d->principal);
 	if (d->principal == NULL)
 		member(l, "address", addr);
@@ -293,7 +310,7 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	member(l, "task_id", d->task_id);
 	member(l, "outcome", d->outcome);
 	if (d->questions != NULL && full) {
-		put(l, ",\"questions\":", 13);
+		PUTS(l, ",\"questions\":");
 		put(l, d->questions, strlen(d->questions));
 	}
 	if (d->code != 0)
@@ -308,12 +325,113 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	NUM(l, "bytes_out", (long long)out_bytes);
 	member(l, "args_digest", d->args_digest);
 	if (d->args != NULL && full) {
-		put(l, ",\"args\":", 8);
+		PUTS(l, ",\"args\":");
 		put(l, d->args, strlen(d->args));
 	}
 	if (!full)
-		put(l, ",\"truncated\":true", 17);
-	put(l, "}\n", 2);
+		PUTS(l, ",\"truncated\":true");
+	PUTS(l, "}\n");
+}
+
+/* An OTLP attribute of string value v (nothing for NULL). */
+static void
+attr_str(struct line *l, const char *key, const char *v)
+{
+	if (v == NULL)
+		return;
+	PUTS(l, ",{\"key\":\"");
+	put(l, key, strlen(key));
+	PUTS(l, "\",\"value\":{\"stringValue\":");
+	put_str(l, v);
+	PUTS(l, "}}");
+}
+
+/* An OTLP attribute of integer value v (a string, as OTLP/JSON has it). */
+static void
+attr_int(struct line *l, const char *key, long long v)
+{
+	PUTS(l, ",{\"key\":\"");
+	put(l, key, strlen(key));
+	PUTS(l, "\",\"value\":{\"intValue\":\"");
+	put_num(l, v);
+	PUTS(l, "\"}}");
+}
+
+/*
+ * The request's span as one line of OTLP/JSON (a Span of
+ * opentelemetry/proto/trace/v1/trace.proto; otlp.c wraps the lines in
+ * an ExportTraceServiceRequest), after the MCP semantic conventions.
+ */
+static void
+build_span(struct line *l, const struct wymcp_request_info *ri,
+    long long us)
+{
+	const struct wymcp_request_detail *d = ri->detail;
+	const char	*m = ri->method != NULL ? ri->method : "unknown";
+	const char	*id = ri->reqid, *err = NULL;
+	char		 code[24], rid[128];
+	long long	 start;
+	size_t		 n;
+
+	l->len = 0;
+	l->over = 0;
+	l->cut = 128;
+	start = (long long)t_wall.tv_sec * 1000000000LL + t_wall.tv_nsec;
+	PUTS(l, "{\"traceId\":\"");
+	put(l, d->trace_id, 32);
+	PUTS(l, "\",\"spanId\":\"");
+	put(l, d->span_id, 16);
+	PUTS(l, "\"");
+	if (d->parent_span_id != NULL) {
+		PUTS(l, ",\"parentSpanId\":\"");
+		put(l, d->parent_span_id, 16);
+		PUTS(l, "\"");
+	}
+	PUTS(l, ",\"name\":\"");
+	put(l, m, strlen(m));
+	if (ri->name != NULL && (strcmp(m, "tools/call") == 0 ||
+	    strcmp(m, "prompts/get") == 0)) {
+		PUTS(l, " ");
+		put(l, ri->name, strlen(ri->name));
+	}
+	PUTS(l, "\",\"kind\":2,\"startTimeUnixNano\":\"");
+	put_num(l, start);
+	PUTS(l, "\",\"endTimeUnixNano\":\"");
+	put_num(l, start + us * 1000);
+	PUTS(l, "\",\"attributes\":[{\"key\":\"mcp.method.name\","
+	    "\"value\":{\"stringValue\":");
+	put_str(l, m);
+	PUTS(l, "}}");
+	if (strcmp(m, "tools/call") == 0) {
+		attr_str(l, "gen_ai.tool.name", ri->name);
+		attr_str(l, "gen_ai.operation.name", "execute_tool");
+	} else if (strcmp(m, "prompts/get") == 0)
+		attr_str(l, "gen_ai.prompt.name", ri->name);
+	else if (strncmp(m, "resources/", 10) == 0)
+		attr_str(l, "mcp.resource.uri", ri->name);
+	/* The id as the client sent it: a string without its quotes. */
+	if (id != NULL && *id == '"' && (n = strlen(id)) >= 2 &&
+	    n - 2 < sizeof(rid)) {
+		memcpy(rid, id + 1, n - 2);
+		rid[n - 2] = '\0';
+		id = rid;
+	}
+	attr_str(l, "jsonrpc.request.id", id);
+	attr_str(l, "mcp.protocol.version", d->version);
+	if (d->outcome != NULL && strcmp(d->outcome, "tool_error") == 0)
+		err = "tool_error";
+	else if (d->code != 0) {
+		snprintf(code, sizeof(code), "%ld", d->code);
+		err = code;
+		attr_str(l, "rpc.response.status_code", code);
+	}
+	attr_str(l, "error.type", err);
+	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
+		attr_int(l, "wymcp.round", d->round);
+	PUTS(l, "]");
+	if (err != NULL)
+		PUTS(l, ",\"status\":{\"code\":2}");
+	PUTS(l, "}\n");
 }
 
 /* Open the file for appending; -1 with errno. */
@@ -401,7 +519,7 @@ front_audit_begin(char *const *env)
 	const char	*uid = NULL;
 	int		 n;
 
-	if (to == AUDIT_OFF)
+	if (to == AUDIT_OFF && !front_otlp_on())
 		return;
 	(void)clock_gettime(CLOCK_REALTIME, &t_wall);
 	(void)clock_gettime(CLOCK_MONOTONIC, &t_mono);
@@ -449,11 +567,23 @@ void
 front_audit_request(const struct wymcp_request_info *ri)
 {
 	static struct line	 l;
+	struct timespec		 now;
 	unsigned long		 gen;
 	ssize_t			 w;
 	int			 nfd;
 
-	if (to == AUDIT_OFF || ri->detail == NULL)
+	if (ri->detail == NULL)
+		return;
+	if (front_otlp_on() && ri->detail->trace_id != NULL) {
+		(void)clock_gettime(CLOCK_MONOTONIC, &now);
+		build_span(&l, ri, (long long)(now.tv_sec - t_mono.tv_sec) *
+		    1000000 + (now.tv_nsec - t_mono.tv_nsec) / 1000);
+		if (!l.over)
+			front_otlp_send(l.b, l.len);
+		else
+			front_otlp_send(NULL, PIPE_BUF + 1);	/* dropped */
+	}
+	if (to == AUDIT_OFF)
 		return;
 	build(&l, ri, 1);
 	if (l.over)

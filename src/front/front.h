@@ -104,6 +104,7 @@ struct front_opts {
 	int		  audit_headers; /* --audit-headers */
 	const char	**rate_limits;	/* --rate-limit, in order */
 	size_t		  nrate_limits;
+	const char	 *otlp_endpoint; /* --otlp-endpoint, or NULL */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -382,6 +383,19 @@ struct front_board {
 #define FRONT_WHY_NONE		0
 #define FRONT_WHY_TIMEOUT	1	/* its own timer stopped it */
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
+
+/*
+ * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
+ * first fork, as the workers' user (forks the exporter; -1: logged);
+ * front_otlp_send() hands a span's line over without waiting (or drops
+ * it, counted).
+ */
+int		 front_otlp_setup(const char *url);
+int		 front_otlp_on(void);
+void		 front_otlp_send(const char *line, size_t len);
+void		 front_otlp_counts(unsigned long *queued,
+		    unsigned long *dropped, unsigned long *exported,
+		    unsigned long *failed);
 
 /*
  * ratelimit.c: token buckets per principal per tool (--rate-limit),

@@ -164,6 +164,9 @@ const struct front_optdef front_optdefs[] = {
 	{ STR("audit-log", audit_log, R, "PATH|syslog|stderr",
 	    "one JSON line per request (SIGUSR1\n"
 	    "reopens PATH)") },
+	{ STR("otlp-endpoint", otlp_endpoint, R, "URL",
+	    "a span per request to this OTLP/HTTP\n"
+	    "collector (http://HOST:PORT[/PATH])") },
 	{ FLAG("audit-headers", audit_headers, 0,
 	    "the same facts as Wymcp-* response\n"
 	    "headers, for the web server's log") },

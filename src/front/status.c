@@ -358,6 +358,9 @@ struct now {
 	size_t			 rate_pairs;
 	int			 audit;		/* --audit-log */
 	unsigned long		 audit_lines, audit_failed;
+	int			 otlp;		/* --otlp-endpoint */
+	unsigned long		 span_queued, span_dropped, span_exported;
+	unsigned long		 span_failed;
 };
 
 /* Fill *nw for the page. */
@@ -380,6 +383,9 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    &nw->rate_full, &nw->rate_pairs);
 	if ((nw->audit = front_audit_on()))
 		front_audit_counts(&nw->audit_lines, &nw->audit_failed);
+	if ((nw->otlp = front_otlp_on()))
+		front_otlp_counts(&nw->span_queued, &nw->span_dropped,
+		    &nw->span_exported, &nw->span_failed);
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -429,6 +435,11 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 	if (nw->audit)
 		n = put(buf, cap, n, ",\"audit\":{\"lines\":%lu,"
 		    "\"failed\":%lu}", nw->audit_lines, nw->audit_failed);
+	if (nw->otlp)
+		n = put(buf, cap, n, ",\"spans\":{\"queued\":%lu,"
+		    "\"dropped\":%lu,\"exported\":%lu,\"failed\":%lu}",
+		    nw->span_queued, nw->span_dropped, nw->span_exported,
+		    nw->span_failed);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -533,6 +544,18 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
 		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
 		    nw->audit_lines, nw->audit_failed);
+	if (nw->otlp)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_spans_total Spans by fate: queued for the "
+		    "exporter, dropped (queue full), exported, failed (the "
+		    "endpoint did not take them).\n"
+		    "# TYPE wymcp_spans_total counter\n"
+		    "wymcp_spans_total{fate=\"queued\"} %lu\n"
+		    "wymcp_spans_total{fate=\"dropped\"} %lu\n"
+		    "wymcp_spans_total{fate=\"exported\"} %lu\n"
+		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
+		    nw->span_queued, nw->span_dropped, nw->span_exported,
+		    nw->span_failed);
 	return n;
 }
 

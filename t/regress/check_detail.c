@@ -33,6 +33,7 @@ static struct {
 	char	 name[64], principal[64], client[64], version[64];
 	char	 outcome[32], questions[128], task[64], digest[64];
 	char	 args[256], target[64];
+	char	 trace[40], span[24], parent[24];
 	long	 code;
 	int	 round, status, has_args;
 	size_t	 in;
@@ -61,6 +62,9 @@ hook(void *arg, const struct wymcp_request_info *ri)
 	COPY(g.task, d->task_id);
 	COPY(g.digest, d->args_digest);
 	COPY(g.target, d->target);
+	COPY(g.trace, d->trace_id);
+	COPY(g.span, d->span_id);
+	COPY(g.parent, d->parent_span_id);
 	g.has_args = d->args != NULL;
 	COPY(g.args, d->args);
 	g.code = d->code;
@@ -105,7 +109,22 @@ ok_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_add(res, wymcp_text(ctx, "ok"));
 }
 
+/* tp: answers with wymcp_ctx_traceparent(), asked twice. */
+static enum wymcp_err
+tp_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	const char	*a = wymcp_ctx_traceparent(ctx);
+
+	(void)args;
+	if (a == NULL || wymcp_ctx_traceparent(ctx) != a)
+		return wymcp_result_error(res, "no traceparent");
+	return wymcp_result_add(res, wymcp_text(ctx, a));
+}
+
 static const struct wymcp_tool tools[] = {
+	{ .name = "tp", .description = "Trace context.",
+	  .input_schema = "{\"type\":\"object\"}", .run = tp_run },
 	{ .name = "ask", .description = "Asks twice.",
 	  .input_schema = "{\"type\":\"object\"}", .run = ask_run },
 	{ .name = "fail", .description = "Fails.",
@@ -298,6 +317,47 @@ START_TEST(headers_carry_the_same_facts)
 }
 END_TEST
 
+/*
+ * The request's span: a child of _meta's traceparent, else of the HTTP
+ * header's, else a new trace; the tool's traceparent names it.
+ */
+START_TEST(trace_context)
+{
+	const char *const	 hdr[] = { "HTTP_TRACEPARENT=00-"
+	    "0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", NULL };
+	const char *const	 bad[] = { "HTTP_TRACEPARENT=00-"
+	    "00000000000000000000000000000000-b7ad6b7169203331-01", NULL };
+	char			 want[64];
+
+	wymcp_server_set_request_detail(srv, WYMCP_DETAIL_HOOK |
+	    WYMCP_DETAIL_TRACE);
+	call("tp", "{\"name\":\"tp\",\"_meta\":{"
+	    "\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+	    "\"io.modelcontextprotocol/clientCapabilities\":{},"
+	    "\"traceparent\":\"00-4bf92f3577b34da6a3ce929d0e0e4736-"
+	    "00f067aa0ba902b7-01\"}}", hdr);
+	ck_assert_str_eq(g.trace, "4bf92f3577b34da6a3ce929d0e0e4736");
+	ck_assert_str_eq(g.parent, "00f067aa0ba902b7");
+	ck_assert_int_eq((int)strlen(g.span), 16);
+	snprintf(want, sizeof(want), "00-%s-%s-01", g.trace, g.span);
+	ck_assert_str_eq(h_text(&resp), want);
+	call("tp", "{\"name\":\"tp\"}", hdr);
+	ck_assert_str_eq(g.trace, "0af7651916cd43dd8448eb211c80319c");
+	ck_assert_str_eq(g.parent, "b7ad6b7169203331");
+	call("tp", "{\"name\":\"tp\"}", bad);
+	ck_assert_int_eq((int)strlen(g.trace), 32);
+	ck_assert_str_ne(g.trace, "00000000000000000000000000000000");
+	ck_assert_str_eq(g.parent, "");
+	snprintf(want, sizeof(want), "00-%s-%s-01", g.trace, g.span);
+	ck_assert_str_eq(h_text(&resp), want);
+	/* Without WYMCP_DETAIL_TRACE, no ids in the detail. */
+	wymcp_server_set_request_detail(srv, WYMCP_DETAIL_HOOK);
+	call("tp", "{\"name\":\"tp\"}", hdr);
+	ck_assert_str_eq(g.trace, "");
+	ck_assert_ptr_nonnull(strstr(h_text(&resp), "0af7651916cd43dd8448eb"));
+}
+END_TEST
+
 static Suite *
 detail_suite(void)
 {
@@ -313,6 +373,7 @@ detail_suite(void)
 	tcase_add_test(tc, digest_tells_arguments_apart);
 	tcase_add_test(tc, arguments_only_opted_in_never_write_only);
 	tcase_add_test(tc, headers_carry_the_same_facts);
+	tcase_add_test(tc, trace_context);
 	suite_add_tcase(s, tc);
 	return s;
 }
