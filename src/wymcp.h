@@ -1136,7 +1136,8 @@ struct wymcp_request_detail {
 /*
  * Rate limits (added in 0.5; wymcp-fcgi(8) --rate-limit).  A rate is
  * "N/UNIT" with UNIT s, min or h (also sec, second, minute, hour), N a
- * whole number from 1 to 1000000, and optionally ",burst=B", B from 1
+ * whole number from 1 to 1000000 (no leading zero), and optionally
+ * ",burst=B", B from 1
  * to 1000000 (default N): a token bucket of B tokens refilled at N a
  * UNIT.  wymcp_rate_parse() reads one into *r: 0, or -1 (*r untouched)
  * for anything else.  A tool's `rate' is checked so when its module is
@@ -1172,6 +1173,9 @@ void		 wymcp_server_set_admit_fn(struct wymcp_server *,
 #define WYMCP_DETAIL_HOOK	0x1
 #define WYMCP_DETAIL_HEADERS	0x2
 #define WYMCP_DETAIL_TRACE	0x4	/* the detail's span ids */
+#define WYMCP_DETAIL_OUTCOME	0x8	/* to the hook, only: outcome, code,
+					   round, target, task, status and
+					   bytes (the rest NULL: cheaper) */
 /*
  * The W3C traceparent (https://www.w3.org/TR/trace-context/) of the
  * request's own span, for a tool to pass on to what it calls:

@@ -45,7 +45,6 @@ enum wymcp__param {
 	WYMCP__P_DOCUMENT_URI,		/* the path: serve/card.c */
 	WYMCP__P_SCRIPT_NAME,
 	WYMCP__P_PATH_INFO,
-	WYMCP__P_HTTP_TRACEPARENT,	/* W3C trace context: detail.c */
 	WYMCP__P_COUNT
 };
 struct wymcp__params {

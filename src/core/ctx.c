@@ -120,7 +120,6 @@ param_index(const char *name, size_t n)
 		P(DOCUMENT_URI, "DOCUMENT_URI"),
 		P(SCRIPT_NAME, "SCRIPT_NAME"),
 		P(PATH_INFO, "PATH_INFO"),
-		P(HTTP_TRACEPARENT, "HTTP_TRACEPARENT"),
 #undef P
 	};
 	int	 k;

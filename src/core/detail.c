@@ -93,6 +93,24 @@ parent_of(struct wymcp_ctx *ctx, const char *tp)
 }
 
 /*
+ * The HTTP traceparent header (HTTP_TRACEPARENT), the last one given,
+ * read here rather than with the params every request binds: only a
+ * request whose span is asked for needs it.  NULL: none.
+ */
+static const char *
+http_traceparent(const struct wymcp_ctx *ctx)
+{
+	char *const	*e;
+	const char	*v = NULL;
+
+	for (e = ctx->req.env; e != NULL && *e != NULL; e++)
+		if ((*e)[0] == 'H' &&
+		    strncmp(*e, "HTTP_TRACEPARENT=", 17) == 0)
+			v = *e + 17;
+	return v;
+}
+
+/*
  * The request's span: a child of params._meta.traceparent, else of the
  * HTTP traceparent header, else the root of a new trace (sampled);
  * its span id random.  Made once.
@@ -111,7 +129,7 @@ wymcp__trace(struct wymcp_ctx *ctx)
 	    json_object_is_type(v, json_type_string))
 		tp = json_object_get_string(v);
 	ctx->req.has_parent = parent_of(ctx, tp) || parent_of(ctx,
-	    wymcp__param(ctx, WYMCP__P_HTTP_TRACEPARENT));
+	    http_traceparent(ctx));
 	if (!ctx->req.has_parent) {
 		randombytes_buf(ctx->req.trace, sizeof(ctx->req.trace));
 		ctx->req.trace_flags = 1;
@@ -213,6 +231,39 @@ read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
 }
 
 /*
+ * Who asked and with what (not for WYMCP_DETAIL_OUTCOME alone): the
+ * principal, the client, the traceparent sent, the arguments' digest
+ * and, for a tool that opts in, the arguments.
+ */
+static void
+extras(struct wymcp_ctx *ctx, struct wymcp_request_detail *d)
+{
+	const struct wymcp__tool	*t;
+	struct json_object		*ci, *args;
+	char				*hex;
+
+	d->principal = wymcp__ctx_principal(ctx);
+	if (ctx->req.meta != NULL && json_object_object_get_ex(ctx->req.meta,
+	    "io.modelcontextprotocol/clientInfo", &ci)) {
+		d->client_name = str_of(ci, "name");
+		d->client_version = str_of(ci, "version");
+	}
+	d->traceparent = str_of(ctx->req.meta, "traceparent");
+	args = ctx->call.args;
+	if (args == NULL && ctx->req.params != NULL)
+		json_object_object_get_ex(ctx->req.params, "arguments", &args);
+	if (args != NULL &&
+	    (hex = wymcp__arena_alloc(&ctx->arena, 33)) != NULL &&
+	    wymcp__args_digest(ctx, args, hex) == 0)
+		d->args_digest = hex;
+	if (ctx->call.name != NULL && ctx->req.method != NULL &&
+	    strcmp(ctx->req.method, "tools/call") == 0 &&
+	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&
+	    t->decl.audit_args)
+		d->args = args_text(ctx, t);
+}
+
+/*
  * The detail of the request, made once (the headers and the hook share
  * it) in the request's arena; NULL when out of memory.
  */
@@ -221,20 +272,10 @@ wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
     size_t in)
 {
 	struct wymcp_request_detail	 d;
-	const struct wymcp__tool	*t;
-	struct json_object		*ci, *args = NULL;
-	char				*hex;
 
 	if (ctx->out.detail != NULL)
 		return ctx->out.detail;
 	memset(&d, 0, sizeof(d));
-	d.principal = wymcp__ctx_principal(ctx);
-	if (ctx->req.meta != NULL && json_object_object_get_ex(ctx->req.meta,
-	    "io.modelcontextprotocol/clientInfo", &ci)) {
-		d.client_name = str_of(ci, "name");
-		d.client_version = str_of(ci, "version");
-	}
-	d.traceparent = str_of(ctx->req.meta, "traceparent");
 	d.version = ctx->req.version;
 	d.status = status;
 	d.bytes_in = in;
@@ -255,20 +296,10 @@ wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
 		d.target = str_of(ctx->req.params,
 		    strncmp(ctx->req.method, "resources/", 10) == 0 ? "uri" :
 		    "name");
-	args = ctx->call.args;
-	if (args == NULL && ctx->req.params != NULL)
-		json_object_object_get_ex(ctx->req.params, "arguments", &args);
-	if (args != NULL &&
-	    (hex = wymcp__arena_alloc(&ctx->arena, 33)) != NULL &&
-	    wymcp__args_digest(ctx, args, hex) == 0)
-		d.args_digest = hex;
+	if (ctx->srv->reqdetail & (WYMCP_DETAIL_HOOK | WYMCP_DETAIL_HEADERS))
+		extras(ctx, &d);
 	if (ctx->srv->reqdetail & WYMCP_DETAIL_TRACE)
 		trace_ids(ctx, &d);
-	if (ctx->call.name != NULL && ctx->req.method != NULL &&
-	    strcmp(ctx->req.method, "tools/call") == 0 &&
-	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&
-	    t->decl.audit_args)
-		d.args = args_text(ctx, t);
 	if ((ctx->out.detail = wymcp__arena_alloc(&ctx->arena,
 	    sizeof(d))) != NULL)
 		memcpy(ctx->out.detail, &d, sizeof(d));
@@ -285,7 +316,7 @@ wymcp__ctx_done(struct wymcp_ctx *ctx, int status, struct json_object *body,
 
 	if (srv == NULL || srv->reqfn == NULL)
 		return;
-	if (!(srv->reqdetail & WYMCP_DETAIL_HOOK) ||
+	if (!(srv->reqdetail & (WYMCP_DETAIL_HOOK | WYMCP_DETAIL_OUTCOME)) ||
 	    (d = wymcp__detail(ctx, status, body, in)) == NULL) {
 		wymcp__ctx_publish(ctx, 1);
 		return;

@@ -519,7 +519,7 @@ front_audit_begin(char *const *env)
 	const char	*uid = NULL;
 	int		 n;
 
-	if (to == AUDIT_OFF && !front_otlp_on())
+	if (to == AUDIT_OFF && !front_otlp_on() && !front_metrics_on())
 		return;
 	(void)clock_gettime(CLOCK_REALTIME, &t_wall);
 	(void)clock_gettime(CLOCK_MONOTONIC, &t_mono);
@@ -568,16 +568,19 @@ front_audit_request(const struct wymcp_request_info *ri)
 {
 	static struct line	 l;
 	struct timespec		 now;
+	long long		 us;
 	unsigned long		 gen;
 	ssize_t			 w;
 	int			 nfd;
 
 	if (ri->detail == NULL)
 		return;
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	us = (long long)(now.tv_sec - t_mono.tv_sec) * 1000000 +
+	    (now.tv_nsec - t_mono.tv_nsec) / 1000;
+	front_metrics_record(ri->method, ri->name, ri->detail->outcome, us);
 	if (front_otlp_on() && ri->detail->trace_id != NULL) {
-		(void)clock_gettime(CLOCK_MONOTONIC, &now);
-		build_span(&l, ri, (long long)(now.tv_sec - t_mono.tv_sec) *
-		    1000000 + (now.tv_nsec - t_mono.tv_nsec) / 1000);
+		build_span(&l, ri, us);
 		if (!l.over)
 			front_otlp_send(l.b, l.len);
 		else

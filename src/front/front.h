@@ -385,6 +385,17 @@ struct front_board {
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
 
 /*
+ * metrics.c: request durations by method, tool and outcome for the
+ * status page's Prometheus text; the page is made before the first
+ * fork (front_metrics_setup(): -1 out of memory).
+ */
+int		 front_metrics_setup(void);
+int		 front_metrics_on(void);
+void		 front_metrics_record(const char *method, const char *name,
+		    const char *outcome, long long us);
+size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
+
+/*
  * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
  * first fork, as the workers' user (forks the exporter; -1: logged);
  * front_otlp_send() hands a span's line over without waiting (or drops

@@ -8,7 +8,7 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
 	%reldir%/status.c %reldir%/hub.c %reldir%/config.c %reldir%/options.c \
 	%reldir%/backend.c %reldir%/audit.c %reldir%/ratelimit.c \
-	%reldir%/otlp.c
+	%reldir%/otlp.c %reldir%/metrics.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
 	$(SODIUM_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \

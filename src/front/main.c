@@ -700,6 +700,7 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	wymcp_server_set_request_detail(srv,
 	    (o->audit_log != NULL || o->otlp_endpoint != NULL ?
 	    WYMCP_DETAIL_HOOK : 0) |
+	    (!cgi && o->status_path != NULL ? WYMCP_DETAIL_OUTCOME : 0) |
 	    (o->otlp_endpoint != NULL ? WYMCP_DETAIL_TRACE : 0) |
 	    (o->audit_headers ? WYMCP_DETAIL_HEADERS : 0));
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
@@ -1102,6 +1103,10 @@ main(int argc, char *argv[])
 	/* As the user the workers run as, who reopen it (audit.c). */
 	if (front_audit_open(opts.audit_log) == -1)
 		errx(1, "--audit-log %s: cannot be opened", opts.audit_log);
+	/* The status page's histograms (metrics.c). */
+	if (fd != -1 && opts.status_path != NULL &&
+	    front_metrics_setup() == -1)
+		errx(1, "the status page's histograms: out of memory");
 	/* The span exporter, a child of the supervisor (otlp.c). */
 	if (fd != -1 && front_otlp_setup(opts.otlp_endpoint) == -1)
 		errx(1, "--otlp-endpoint %s: cannot export there",

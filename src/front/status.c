@@ -544,6 +544,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
 		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
 		    nw->audit_lines, nw->audit_failed);
+	n = front_metrics_prom(buf, cap, n);
 	if (nw->otlp)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_spans_total Spans by fate: queued for the "
@@ -568,7 +569,7 @@ int
 front_status_serve(struct wymcp_server *srv, const struct front_limits *lim,
     FCGX_Request *req)
 {
-	static char	 page[16384];
+	static char	 page[16384 + 128 * 17 * 160];
 	struct now	 nw;
 	char		 head[256];
 	const char	*uri, *q, *accept;

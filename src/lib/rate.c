@@ -10,14 +10,17 @@
 
 #define RATE_MAX	1000000UL	/* N and B at most */
 
-/* A whole number from 1 to RATE_MAX at *p, digits only; 0 for none. */
+/*
+ * A whole number from 1 to RATE_MAX at *p, digits only, no leading
+ * zero; 0 for none.
+ */
 static unsigned long
 number(const char **p)
 {
 	unsigned long	 n = 0;
 	const char	*s = *p;
 
-	if (*s < '0' || *s > '9')
+	if (*s < '1' || *s > '9')
 		return 0;
 	for (; *s >= '0' && *s <= '9'; s++)
 		if ((n = n * 10 + (unsigned long)(*s - '0')) > RATE_MAX)

@@ -182,7 +182,8 @@ wymcp_server_set_request_detail(struct wymcp_server *srv, int flags)
 {
 	if (srv != NULL)
 		srv->reqdetail = flags & (WYMCP_DETAIL_HOOK |
-		    WYMCP_DETAIL_HEADERS | WYMCP_DETAIL_TRACE);
+		    WYMCP_DETAIL_HEADERS | WYMCP_DETAIL_TRACE |
+		    WYMCP_DETAIL_OUTCOME);
 }
 
 void

@@ -24,6 +24,10 @@ page, --otlp-endpoint) runs behind a private nginx.  Proves:
   H  without _meta's, the HTTP traceparent header is the parent; with
      neither, a root span of a new trace; a JSON-RPC error's span has
      error.type and rpc.response.status_code;
+  M  the status page's Prometheus text: the
+     mcp_server_operation_duration_seconds histogram per method, tool
+     and outcome counts those calls (cumulative buckets, +Inf equal to
+     the count), and a tool name a client made up makes no series;
   D  the receiver down: requests are answered as before, and the
      status page counts the spans the endpoint did not take.
 
@@ -33,6 +37,7 @@ exit 77 without nginx or npm.  Python 3 standard library only.
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -268,6 +273,39 @@ def section_h(h, path):
             "rpc.response.status_code", json.dumps(a13))
 
 
+def histograms(h):
+    r = Client(h.port).send("GET", STATUS + "?format=prometheus")
+    text = r.raw.decode("utf-8", "replace")
+    series = {}
+    for line in text.splitlines():
+        m = re.match(r'mcp_server_operation_duration_seconds_(bucket|count)'
+                     r'\{mcp_method_name="([^"]*)",gen_ai_tool_name="([^"]*)",'
+                     r'outcome="([^"]*)"(?:,le="([^"]*)")?\} (\d+)$', line)
+        if m:
+            kind, meth, tool, outc, le, v = m.groups()
+            s = series.setdefault((meth, tool, outc), {"b": []})
+            if kind == "count":
+                s["count"] = int(v)
+            else:
+                s["b"].append((le, int(v)))
+    return text, series
+
+
+def section_m(h):
+    text, series = histograms(h)
+    count = {k[2]: v.get("count") for k, v in series.items()
+             if k[:2] == ("tools/call", "book_room")}
+    R.check(count.get("input_required") == 2 and
+            count.get("complete") == 1 and count.get("tool_error") == 1,
+            "M: the histogram counts book_room's calls by outcome",
+            repr(count))
+    ok = all([c for _, c in v["b"]] == sorted(c for _, c in v["b"]) and
+             v["b"][-1] == ("+Inf", v.get("count")) for v in
+             series.values() if v["b"])
+    R.check(ok and len(series) > 0, "M: cumulative buckets, +Inf equal "
+            "to the count", text[:300])
+
+
 def section_d(h, recv):
     wymcp_e2e.stop_pid(recv.pid, recv, 5)
     ok = 0
@@ -320,7 +358,12 @@ def body(h):
             R.note("client: " + (p.stdout + p.stderr)[-500:])
         got = spans(path, 4)
         section_c(h, out, got)
+        section_m(h)
         section_h(h, path)
+        text, _ = histograms(h)
+        R.check("nosuch" not in text and 'outcome="error"' in text,
+                "M: an unknown tool's error is counted without its name",
+                text[-400:])
         section_d(h, recv)
     finally:
         if recv.poll() is None:

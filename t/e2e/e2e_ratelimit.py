@@ -5,7 +5,8 @@ shipped nginx recipe), through nginx.
 Usage: e2e_ratelimit.py [--builddir DIR] [--keep] [--cache DIR]
 
 Starts wymcp-fcgi (4 workers, the examples and echo modules,
---rate-limit 'echo=5/min,burst=3', --rate-limit 'book_room=1/min,burst=1',
+--rate-limit 'echo=5/min,burst=3', count_slowly the same,
+--rate-limit 'book_room=1/min,burst=1',
 --rate-limit '*=100/s', --audit-log, a status page) behind a private
 nginx: one server with locations for the principals alice, bob, carol,
 dave and an anonymous one, and one serving the shipped
@@ -18,7 +19,8 @@ test can pass it).  Proves:
      error -32029 with data.retryAfterMs; over raw HTTP the refusal is
      429 with Retry-After and the same body; bob's echo and alice's
      book_room (another principal, another tool) are unaffected;
-  X  12 calls at once of a fresh principal, spread over the 4 workers:
+  X  12 calls at once of a fresh principal, spread over the 4 workers
+     (each admitted one holds its worker a while):
      exactly 3 admitted (one bucket for the instance), each refusal in
      the audit line (outcome rate_limited) and on the status page;
   E  a call under way is never refused: dave's book_room asks its two
@@ -133,6 +135,7 @@ class RateHarness(wymcp_e2e.Harness):
         self.audit = os.path.join(self.tmp, "audit.log")
         os.environ["WYMCP_NOTES_DIR"] = self.tmp
         self.extra_args = ["--rate-limit", "echo=5/min,burst=3",
+                           "--rate-limit", "count_slowly=5/min,burst=3",
                            "--rate-limit", "book_room=1/min,burst=1",
                            "--rate-limit", "*=100/s",
                            "--audit-log", self.audit,
@@ -230,9 +233,12 @@ def section_x(h):
     lock = threading.Lock()
     go = threading.Barrier(12)
 
+    # count_slowly holds its worker (2 steps 300 ms apart): while one
+    # admitted call runs, the others must be taken by other workers.
     def one(i):
         go.wait()
-        r = raw(h.port, "/mcp-carol", rid=i)
+        r = raw(h.port, "/mcp-carol", "count_slowly",
+                {"to": 2, "delay_ms": 300}, rid=i)
         with lock:
             res.append(r)
 
@@ -283,8 +289,10 @@ def section_e(out):
 def section_n(h):
     R.check(h.recipe_ok, "N: the recipe's rate and burst are as the "
             "test expects to lower them", "")
-    slow = {"to": 1, "delay_ms": 0}
-    got = [raw(h.port2, "/mcp", "count_slowly", slow) for _ in range(5)]
+    # purge_cache: limited by wymcp only at 100/s ('*'); it answers a
+    # client that cannot be asked with a tool error (a result).
+    slow = {}
+    got = [raw(h.port2, "/mcp", "purge_cache", slow) for _ in range(5)]
     ok = [r for r in got if r.status == 200 and "error" not in
           (r.json or {})]
     refused = [r for r in got if refusal_ok(r)]
@@ -294,7 +302,7 @@ def section_n(h):
             "N: nginx's limit_req: past its burst, 429 with Retry-After "
             "and a JSON-RPC -32029 body, not HTML",
             "; ".join(r.brief() for r in got))
-    r = raw(h.port2, "/mcp", "count_slowly", slow,
+    r = raw(h.port2, "/mcp", "purge_cache", slow,
             [("Authorization", "Bearer other")])
     R.check(r.status == 200 and "error" not in (r.json or {}),
             "N: another credential is unaffected", r.brief())
