@@ -752,6 +752,29 @@ void		 wymcp_server_set_lazy(struct wymcp_server *, int on);
 enum wymcp_err	 wymcp_server_load_skills(struct wymcp_server *,
 		    const char *dir);
 /*
+ * Exec tools (0.5, wymcp-exec(5)): every DIR/<name>.json manifest is a
+ * tool named <name> whose body is a program, run once per round
+ * without a shell, isolated (its own session and process group, no new
+ * privileges, rlimits, Landlock where the kernel has it) and never
+ * outliving its call.  wymcp_server_load_exec_dir() reads the
+ * directory now, checking each manifest, its program and the
+ * directory with the file check below when one is set: WYMCP_OK, or
+ * WYMCP_ERR_MODULE (WYMCP_ERR_NOMEM) with the file, the member and why
+ * in wymcp_server_errmsg(); the server should then be discarded.
+ * wymcp_server_set_exec_user() names the user runs switch to when the
+ * program runs as root (a manifest's "user" wins); never root:
+ * WYMCP_ERR_INVAL.  Without one, runs of a root program are refused.
+ * wymcp_exec_landlock() is the Landlock ABI runs are confined with, 0
+ * when the kernel has none; wymcp_server_exec_count() the number of
+ * exec tools loaded.
+ */
+enum wymcp_err	 wymcp_server_load_exec_dir(struct wymcp_server *,
+		    const char *dir);
+enum wymcp_err	 wymcp_server_set_exec_user(struct wymcp_server *,
+		    const char *user);
+int		 wymcp_exec_landlock(void);
+size_t		 wymcp_server_exec_count(const struct wymcp_server *);
+/*
  * Vet a file a module names (a resource's `file', wymcp_apps(3))
  * before the library reads it: `check' returns 0 to allow `path', or
  * -1 with the reason in `why' (the module is refused, naming the file
@@ -789,6 +812,25 @@ void		 wymcp_server_set_state_ttl(struct wymcp_server *,
 /* Write a new key file (mode 0600), or put a new key first in one. */
 enum wymcp_err	 wymcp_state_key_generate(const char *path, char *errbuf,
 		    size_t errlen);
+/*
+ * A message between the processes of one deployment, authenticated
+ * under the state keys (wymcp-fcgi's hub seals the stream control it
+ * sends other hosts on the bus).  wymcp_server_mac() writes the MAC of
+ * the `len' bytes of `msg' under the first key into `mac'
+ * (WYMCP_MAC_LEN bytes) and that key's id into `kid'
+ * (WYMCP_KEY_ID_LEN bytes): WYMCP_OK, or WYMCP_ERR_INVAL without a key.
+ * wymcp_server_mac_check() says whether `mac' is that MAC under the key
+ * whose id is `kid': 1, or 0 (no such key, or another MAC).  The MAC is
+ * keyed by a key derived from the state key for this use alone.
+ */
+#define WYMCP_MAC_LEN		32
+#define WYMCP_KEY_ID_LEN	4
+enum wymcp_err	 wymcp_server_mac(const struct wymcp_server *,
+		    const char *msg, size_t len, unsigned char *kid,
+		    unsigned char *mac);
+int		 wymcp_server_mac_check(const struct wymcp_server *,
+		    const unsigned char *kid, const char *msg, size_t len,
+		    const unsigned char *mac);
 
 /*
  * How many entries a page of tools/list, resources/list,
@@ -1000,7 +1042,10 @@ struct wymcp_listen {
  *
  *	{"v":1,"k":"cancel","who":"WHO","id":"listen:1"}
  *
- * (`who' as in struct wymcp_listen).  NULL turns it off.
+ * (`who' as in struct wymcp_listen).  The last three are commands: a
+ * program takes them only from its own processes, and between hosts
+ * only authenticated (wymcp_server_mac(); wymcp-fcgi(8), "Events and
+ * commands").  NULL turns it off.
  */
 typedef void	(*wymcp_publish_fn)(void *arg, const char *event,
 		    size_t len);

@@ -806,3 +806,102 @@ wymcp_answer_content(struct json_object *a)
 		return NULL;
 	return v;
 }
+
+/*
+ * The key under which an exec tool's question N keeps its requested
+ * schema among the call's answers (wymcp__elicit_next()), so that the
+ * answer that comes back is checked against it, as a C tool's is.
+ */
+static const char *
+schema_key(struct wymcp_ctx *ctx, unsigned int n)
+{
+	return wymcp_printf(ctx, "wymcp-exec-schema-%u", n);
+}
+
+/*
+ * The answers a program run (core/exec.c) is given: elicit-1 to
+ * elicit-n, each read as this run's (sealed into the next
+ * requestState) and added to `out'.  Each is checked against the
+ * schema its question was asked with, which the round that asked it
+ * kept among the answers (and which is read again, to be kept on):
+ * an accepted answer's content must match it, as a C tool's must.
+ * Without one (a state sealed before), as an elicitation result:
+ * accept, decline or cancel, an accepted one with a content object.
+ * Does not return when one is invalid (-32602).
+ */
+enum wymcp_err
+wymcp__elicit_replay(struct wymcp_ctx *ctx, unsigned int n,
+    struct json_object *out)
+{
+	struct wymcp__run	*run;
+	struct json_object	*a, *c, *schema;
+	const char		*key, *act, *sk;
+	enum wymcp_err		 rc;
+	unsigned int		 i;
+
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	for (i = 0; i < n; i++) {
+		schema = NULL;
+		if ((sk = schema_key(ctx, i + 1)) == NULL)
+			return WYMCP_ERR_NOMEM;
+		if (answered(ctx, run, "exec", sk, NULL, &schema) &&
+		    (!json_object_is_type(schema, json_type_object) ||
+		    !wymcp__elicit_schema_ok(schema, NULL, 0)))
+			schema = NULL;
+		if ((key = ask_key(ctx, run, "elicit", NULL, &rc)) == NULL)
+			return rc;
+		if (!answered(ctx, run, "elicit", key, schema, &a))
+			return WYMCP_ERR_INVAL;
+		act = wymcp_answer_action(a);
+		if (act == NULL || (strcmp(act, "accept") != 0 &&
+		    strcmp(act, "decline") != 0 &&
+		    strcmp(act, "cancel") != 0))
+			fault(ctx, run, key,
+			    "action must be accept, decline or cancel");
+		if (strcmp(act, "accept") == 0 &&
+		    (!json_object_object_get_ex(a, "content", &c) ||
+		    !json_object_is_type(c, json_type_object)))
+			fault(ctx, run, key,
+			    "an accepted form answer needs a content object");
+		if (json_object_object_add(out, key, json_object_get(a)))
+			return WYMCP_ERR_NOMEM;
+	}
+	return WYMCP_OK;
+}
+
+/*
+ * A program's question (core/exec.c): the next positional one after
+ * wymcp__elicit_replay()'s, `schema' a parsed requestedSchema, which
+ * is kept among the answers the next requestState seals (and the
+ * answers a held stream's next run reads).  Ends the round;
+ * WYMCP_ERR_NOTSUP without form elicitation, WYMCP_ERR_SCHEMA (why in
+ * `why') for a schema of the wrong form.
+ */
+enum wymcp_err
+wymcp__elicit_next(struct wymcp_ctx *ctx, const char *msg,
+    struct json_object *schema, char *why, size_t whylen)
+{
+	struct wymcp__run	*run;
+	struct json_object	*answer, *kept;
+	const char		*sk;
+
+	if (!form_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (!wymcp__elicit_schema_ok(schema, why, whylen))
+		return WYMCP_ERR_SCHEMA;
+	if ((sk = schema_key(ctx, run->counter + 1)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (ctx->call.answers == NULL &&
+	    (ctx->call.answers = wymcp_own(ctx, json_object_new_object())) ==
+	    NULL)
+		return WYMCP_ERR_NOMEM;
+	if (json_object_object_add(ctx->call.answers, sk,
+	    json_object_get(schema)))
+		return WYMCP_ERR_NOMEM;
+	if (!answered(ctx, run, "exec", sk, NULL, &kept))
+		return WYMCP_ERR_NOMEM;
+	return elicit_form(ctx, run, NULL, msg, schema, NULL, &answer);
+}

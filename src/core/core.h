@@ -111,6 +111,7 @@ struct wymcp__call {
 	struct json_object	*args;		/* name and arguments */
 	enum wymcp_err		 rc;		/* the handler's last return */
 	int			 in_task;	/* a task runner runs it */
+	const char		*task_id;	/* and its id, or NULL */
 	int			 task_ok;	/* wymcp_task_start() unwinds */
 	const char		*task_msg;	/* a task's last progress or
 						   log line: statusMessage */
@@ -240,6 +241,10 @@ int	 wymcp__responses_ok(struct json_object *);
 int	 wymcp__answer_ok(struct json_object *req, struct json_object *answer,
 	    char *why, size_t len);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
+enum wymcp_err wymcp__elicit_replay(struct wymcp_ctx *, unsigned int,
+	    struct json_object *);
+enum wymcp_err wymcp__elicit_next(struct wymcp_ctx *, const char *msg,
+	    struct json_object *schema, char *why, size_t whylen);
 
 /* shapes.c: schema.json's CreateMessageResult and ListRootsResult. */
 int	 wymcp__shape_check(const char *name, struct json_object *,

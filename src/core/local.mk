@@ -8,11 +8,14 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/ctx.c \
 	%reldir%/detail.c \
 	%reldir%/events.c \
+	%reldir%/exec.c \
 	%reldir%/held.c \
 	%reldir%/memory.c \
 	%reldir%/result.c \
 	%reldir%/run.c \
 	%reldir%/seal.c \
 	%reldir%/shapes.c \
+	%reldir%/spawn.c \
+	%reldir%/spawn.h \
 	%reldir%/short.c \
 	%reldir%/stream.c

@@ -90,6 +90,13 @@ struct front_opts {
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *task_store;	/* --task-store URI, or NULL */
 	const char	 *skills_dir;	/* --skills-dir DIR, or NULL */
+	const char	**exec_dirs;	/* --exec-dir, in order */
+	size_t		  nexec_dirs;
+	const char	 *exec_user;	/* --exec-user, or NULL */
+	const char	 *call;		/* --call TOOL, or NULL */
+	const char	 *call_args;	/* --args JSON, or NULL */
+	const char	**answers;	/* --answer JSON, in order */
+	size_t		  nanswers;
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */
@@ -268,6 +275,7 @@ struct front_limits {
 	struct front_listen	*listen;	/* NULL: no hub */
 	int			 hub_fd;	/* the hub's socket, or -1 */
 	const char		*bus_uri;	/* --bus, or NULL */
+	const char		*keyfile;	/* --state-key-file, or NULL */
 	const struct wymcp__bus_ops *bus;	/* its back end's */
 };
 
@@ -279,6 +287,11 @@ struct front_limits {
  * --max-listeners-per-principal; the hub's figures for the status page.
  * Every member is read and written with __atomic builtins.
  */
+#define FRONT_SRC_BUS		0	/* a NOTIFY on the bus */
+#define FRONT_SRC_SOCKET	1	/* a datagram on PATH.hub */
+#define FRONT_SRC_WORKER	2	/* the instance's own workers */
+#define FRONT_SRC_N		3
+#define FRONT_REFUSALS		8	/* >= intake.h's FRONT_REF_N */
 struct FCGX_Request;
 struct front_board;
 struct front_listen {
@@ -300,6 +313,10 @@ struct front_listen {
 	unsigned long	 lost;		/* handed without a descriptor */
 	unsigned long	 events;	/* events in */
 	unsigned long	 frames;	/* notifications out */
+	/* Events refused, by where from (FRONT_SRC_*) and why (intake.h). */
+	unsigned long	 refused_events[FRONT_SRC_N][FRONT_REFUSALS];
+	int		 own_fd;	/* the workers' channel: the hub's */
+	int		 tell_fd;	/* ... and the workers' end */
 	int		 bus;		/* --bus is set */
 	int		 bus_up;
 	unsigned long	 bus_connects;
@@ -315,8 +332,9 @@ struct front_listen {
 };
 
 /*
- * hub.c: the instance's listen streams.  front_listen_setup() (main.c,
- * before the fork) makes the page and binds the hub's socket;
+ * hub.c, listen.c: the instance's listen streams.  front_listen_setup()
+ * (main.c, before the fork) makes the page, binds the hub's socket and
+ * makes the workers' channel;
  * front_hub() is the hub process; front_listen_hold(),
  * front_listen_hand() and front_listen_done() are a worker's side of a
  * listen, front_publish() anyone's side of an event
@@ -327,15 +345,66 @@ struct front_listen {
  * streams (lim->listen NULL) but with a relay directory, it does only
  * that.
  */
+#define FRONT_HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
+void		 front_listen_unreserve(struct front_listen *, unsigned int,
+		    int hub);
 int		 front_publish_cmd(const char *event,
 		    const struct wymcp__bus_ops *, const char *bus,
 		    const char *hubpath, char *err, size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
 int		 front_hub(const struct front_limits *, struct front_board *,
-		    pid_t supervisor);
+		    pid_t supervisor, struct wymcp_server *);
+
+/*
+ * bus.c: the hub's client of the bus, one connection LISTENing on
+ * FRONT_BUS_CHANNEL, driven by the hub's epoll `ep' (an event whose
+ * data.ptr is the bus: front_bus_ready()) and tick (front_bus_tick()).
+ * What it hears goes to cb->take, and so do the hub's own events it
+ * could not send; cb->holding says whether the hub holds streams (an
+ * outage then may have made them miss events), cb->again that the bus
+ * is back after such an outage.  front_bus_send() queues an event (0),
+ * or -1 when the bus is not up (the caller dispatches it itself).
+ */
+#define FRONT_BUS_CHANNEL	"wymcp_events"
+#define FRONT_BUS_PAYLOAD_MAX	7999	/* NOTIFY's limit, less one */
+struct front_bus;
+struct front_bus_cb {
+	void	 (*take)(void *arg, const char *msg, size_t len);
+	int	 (*holding)(void *arg);
+	void	 (*again)(void *arg);
+	void	 *arg;
+};
+struct front_bus *front_bus_new(const char *uri,
+		    const struct wymcp__bus_ops *, struct front_listen *,
+		    int ep, const struct front_bus_cb *);
+int		 front_bus_send(struct front_bus *, const char *, size_t);
+int		 front_bus_up(const struct front_bus *);
+void		 front_bus_ready(struct front_bus *);
+void		 front_bus_tick(struct front_bus *);
+void		 front_bus_free(struct front_bus *);
+
+/*
+ * control.c: stream control between hosts, sealed under the state keys
+ * of `srv' (the hub's), read again from `keyfile' (NULL: none) when it
+ * changes (front_control_tick(), once a tick, keeps the hub's keys
+ * those of the last rotation).  front_control_seal() makes the frame of a
+ * worker's command (a new string, or NULL); front_control_open() checks
+ * a frame (intake.c's FRONT_EV_SEALED) and parses the command it
+ * carries into `in': FRONT_REF_NONE, or why it is refused.
+ */
+struct front_control;
+struct front_event;
+struct front_control *front_control_new(struct wymcp_server *srv,
+		    const char *keyfile);
+void		 front_control_tick(struct front_control *);
+void		 front_control_free(struct front_control *);
+char		*front_control_seal(struct front_control *, const char *msg,
+		    size_t len);
+int		 front_control_open(struct front_control *,
+		    const struct front_event *, struct front_event *in);
 
 /*
  * config.c: --config FILE.  front_config_argv() makes the arguments
@@ -598,5 +667,8 @@ int		 front_file_check(const struct front_opts *o,
  */
 const struct wymcp__backend *front_backend(const char *uri,
 		    const struct front_opts *o, char *err, size_t errlen);
+
+/* call.c: --call TOOL, the exit status. */
+int	 front_call(struct wymcp_server *, const struct front_opts *);
 
 #endif /* WYMCP_FRONT_H */

@@ -6,9 +6,12 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \
 	%reldir%/prefork.c %reldir%/relay.c %reldir%/runner.c \
-	%reldir%/status.c %reldir%/hub.c %reldir%/config.c %reldir%/options.c \
-	%reldir%/backend.c %reldir%/audit.c %reldir%/ratelimit.c \
-	%reldir%/otlp.c %reldir%/metrics.c
+	%reldir%/status.c %reldir%/hub.c %reldir%/intake.h \
+	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
+	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
+	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
+	%reldir%/backend.c %reldir%/call.c %reldir%/audit.c \
+	%reldir%/ratelimit.c %reldir%/otlp.c %reldir%/metrics.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
 	$(SODIUM_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \

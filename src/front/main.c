@@ -577,6 +577,38 @@ load_modules(struct wymcp_server *srv, const struct front_opts *o,
 }
 
 /*
+ * --exec-dir, --exec-user: the exec tools (wymcp-exec(5)), read again
+ * at each reload.  As root without --exec-user, runs go to --user (the
+ * workers' user: --call runs as root), else to nobody.  0, or -1 with
+ * why.
+ */
+static int
+load_exec(struct wymcp_server *srv, const struct front_opts *o,
+    char *err, size_t errlen)
+{
+	const char	*user = o->exec_user;
+	size_t		 i;
+
+	/* As root: --user, whom the workers become, else nobody. */
+	if (user == NULL && o->nexec_dirs > 0 && geteuid() == 0)
+		user = o->user != NULL ? o->user : "nobody";
+	if (user != NULL && wymcp_server_set_exec_user(srv, user) !=
+	    WYMCP_OK) {
+		snprintf(err, errlen, "--exec-user: %s",
+		    wymcp_server_errmsg(srv));
+		return -1;
+	}
+	for (i = 0; i < o->nexec_dirs; i++)
+		if (wymcp_server_load_exec_dir(srv, o->exec_dirs[i]) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--exec-dir: %s",
+			    wymcp_server_errmsg(srv));
+			return -1;
+		}
+	return 0;
+}
+
+/*
  * The operator's Implementation and instructions (--server-*,
  * --instructions, --instructions-file, read again at a reload): 0, or
  * -1 with why in `err'.
@@ -725,6 +757,8 @@ make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		    wymcp_server_errmsg(srv));
 		goto fail;
 	}
+	if (load_exec(srv, o, err, errlen) != 0)
+		goto fail;
 	if (set_info(srv, o, err, errlen) != 0)
 		goto fail;
 	if (o->public_url != NULL && wymcp_server_set_public_url(srv,
@@ -1014,6 +1048,19 @@ main(int argc, char *argv[])
 	}
 
 	/*
+	 * --call: one call's rounds from the shell, through the whole
+	 * pipeline, and nothing bound (call.c).
+	 */
+	if (opts.call != NULL) {
+		if ((srv = make_server(&opts, 0, ebuf, sizeof(ebuf))) == NULL)
+			errx(2, "%s", ebuf);
+		rc = front_call(srv, &opts);
+		wymcp_server_free(srv);
+		free_start_options(&opts, cfg_argv, cfg_text);
+		return rc;
+	}
+
+	/*
 	 * Writes to a vanished peer (web server, log pipe) must fail
 	 * with EPIPE, not kill the process.
 	 */
@@ -1046,6 +1093,18 @@ main(int argc, char *argv[])
 	cgi = fd == -1 && opts.listen == NULL;
 	if ((srv = make_server(&opts, cgi, ebuf, sizeof(ebuf))) == NULL)
 		errx(1, "%s", ebuf);
+	if (wymcp_server_exec_count(srv) > 0) {
+		if (wymcp_exec_landlock() > 0)
+			front_log(WYMCP_LOG_NOTICE, "exec tools: %zu, their runs "
+			    "confined by Landlock (ABI %d)",
+			    wymcp_server_exec_count(srv),
+			    wymcp_exec_landlock());
+		else
+			front_log(WYMCP_LOG_WARNING, "exec tools: %zu, and "
+			    "this kernel has no Landlock: a run can read and "
+			    "write what its user can (wymcp-exec(5))",
+			    wymcp_server_exec_count(srv));
+	}
 	if (opts.keyfile != NULL)
 		;
 	else if (!cgi)
@@ -1131,6 +1190,7 @@ main(int argc, char *argv[])
 	/* Made before the fork, as the user the workers run as. */
 	lim.relay_fd = -1;
 	lim.hub_fd = -1;
+	lim.keyfile = opts.keyfile;	/* the hub follows it (control.c) */
 	/*
 	 * The hub holds the listen streams: with a supervisor only (it is
 	 * one of its children), and not with --max-listeners 0.

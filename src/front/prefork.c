@@ -251,11 +251,13 @@ spawn(struct pool *p, long long now, int kind)
 		if (kind == KIND_HUB) {
 			/* The hub takes streams from workers only. */
 			(void)close(p->listenfd);
-			exit(front_hub(p->lim, b, p->self));
+			exit(front_hub(p->lim, b, p->self, p->srv));
 		}
 		/* Only the hub reads its socket and the relay port. */
 		if (p->lim->hub_fd >= 0)
 			(void)close(p->lim->hub_fd);
+		if (p->lim->listen != NULL && p->lim->listen->own_fd >= 0)
+			(void)close(p->lim->listen->own_fd);
 		if (p->lim->relay_fd >= 0)
 			(void)close(p->lim->relay_fd);
 		if (kind == KIND_RUNNER) {

@@ -36,6 +36,7 @@
 #include <fcgiapp.h>
 
 #include "front.h"
+#include "intake.h"
 
 /* The methods counted by name; anything else is "other". */
 static const char *const methods[FRONT_NMETHODS] = {
@@ -264,6 +265,53 @@ put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    put(buf, cap, n, ",\"lastErrorAt\":null}");
 }
 
+/*
+ * The events the hub refused, "eventsRefused":{"bus":{"malformed":N,
+ * ...},"socket":{...},"worker":{...}}, after a comma (hub.c, intake.h).
+ */
+static const char *const refusal_src[FRONT_SRC_N] = { "bus", "socket",
+	"worker" };
+_Static_assert(FRONT_REF_N <= FRONT_REFUSALS,
+    "front_listen's refused_events has a column for each refusal");
+
+static size_t
+put_refused(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	int	 i, j;
+
+	n = put(buf, cap, n, ",\"eventsRefused\":{");
+	for (i = 0; i < FRONT_SRC_N; i++) {
+		n = put(buf, cap, n, "%s\"%s\":{", i > 0 ? "," : "",
+		    refusal_src[i]);
+		for (j = 1; j < FRONT_REF_N; j++)
+			n = put(buf, cap, n, "%s\"%s\":%lu", j > 1 ? "," : "",
+			    front_refusal_names[j], __atomic_load_n(
+			    &l->refused_events[i][j], __ATOMIC_RELAXED));
+		n = put(buf, cap, n, "}");
+	}
+	return put(buf, cap, n, "}");
+}
+
+/* The same in Prometheus text. */
+static size_t
+prom_refused(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	int	 i, j;
+
+	n = put(buf, cap, n,
+	    "# HELP wymcp_hub_events_refused_total Events the hub refused, "
+	    "by where from and why.\n"
+	    "# TYPE wymcp_hub_events_refused_total counter\n");
+	for (i = 0; i < FRONT_SRC_N; i++)
+		for (j = 1; j < FRONT_REF_N; j++)
+			n = put(buf, cap, n, "wymcp_hub_events_refused_total"
+			    "{source=\"%s\",reason=\"%s\"} %lu\n",
+			    refusal_src[i], front_refusal_names[j],
+			    __atomic_load_n(&l->refused_events[i][j],
+			    __ATOMIC_RELAXED));
+	return n;
+}
+
 /* The hub's member, "listen":{...}, after a comma. */
 static size_t
 put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
@@ -278,6 +326,7 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
 	    L(events), L(frames), L(hub_starts));
+	n = put_refused(l, buf, cap, n);
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);
 	return put(buf, cap, n, "}");
@@ -287,7 +336,8 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 static size_t
 prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 {
-	return put(buf, cap, n,
+	n = prom_refused(l, buf, cap, n);
+	n = put(buf, cap, n,
 	    "# HELP wymcp_listen_streams Listen streams the hub holds, by "
 	    "kind.\n"
 	    "# TYPE wymcp_listen_streams gauge\n"
@@ -352,6 +402,8 @@ struct now {
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
+	size_t			 exec_tools;	/* exec tools served */
+	int			 landlock;	/* their Landlock ABI */
 	/* Operators' (ratelimit.c, audit.c): */
 	int			 rates;		/* a table of buckets */
 	unsigned long		 rate_refused, rate_full;
@@ -378,6 +430,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    &lim->relay->refused_share, __ATOMIC_RELAXED);
 	}
 	nw->listen = lim->listen;
+	nw->exec_tools = wymcp_server_exec_count(srv);
+	nw->landlock = wymcp_exec_landlock();
 	if ((nw->rates = front_rates_current() != NULL))
 		front_rate_counts(front_rates_current(), &nw->rate_refused,
 		    &nw->rate_full, &nw->rate_pairs);
@@ -428,6 +482,9 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		n = put_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = put_listen(nw->listen, buf, cap, n);
+	if (nw->exec_tools > 0)
+		n = put(buf, cap, n, ",\"execTools\":{\"tools\":%zu,"
+		    "\"landlockAbi\":%d}", nw->exec_tools, nw->landlock);
 	if (nw->rates)
 		n = put(buf, cap, n, ",\"rateLimits\":{\"refused\":%lu,"
 		    "\"refusedTableFull\":%lu,\"pairs\":%zu}",
@@ -569,7 +626,7 @@ int
 front_status_serve(struct wymcp_server *srv, const struct front_limits *lim,
     FCGX_Request *req)
 {
-	static char	 page[16384 + 128 * 17 * 160];
+	static char	 page[32768 + 128 * 17 * 160];
 	struct now	 nw;
 	char		 head[256];
 	const char	*uri, *q, *accept;

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "wymcp.h"
+#include "word.h"
 
 /* JSON-RPC and MCP wire error codes (basic/index.mdx "Error Codes"). */
 enum wymcp__code {
@@ -152,7 +153,6 @@ int	 wymcp__b64url_decode(unsigned char *, size_t *, const char *,
 int	 wymcp__utf8_valid(const char *, size_t);
 size_t	 wymcp__utf8_seq(const char *, size_t i, size_t len);
 int	 wymcp__text_ok(const char *);
-const char *wymcp__word(const char **, size_t *);
 int	 wymcp__tool_name_ok(const char *);
 int	 wymcp__log_level(const char *);
 const char *wymcp__log_level_name(int prio);

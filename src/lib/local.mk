@@ -1,6 +1,6 @@
 # src/lib: arena, JSON, text, URI templates, schema (no MCP state).
 src_libwymcp_core_la_SOURCES += \
-	%reldir%/lib.h \
+	%reldir%/lib.h %reldir%/word.h \
 	%reldir%/arena.c \
 	%reldir%/err.c \
 	%reldir%/frontmatter.c \

@@ -266,26 +266,6 @@ wymcp__sentinel_decode(struct wymcp__arena *a, const char *v,
 }
 
 /*
- * The next word of a list the web server passes (WYMCP_TOOLS,
- * WYMCP_ALLOW_ORIGIN): words are separated by spaces, tabs or commas.
- * Returns the word and its length in *len, advancing *pp past it, or
- * NULL at the end of the list.
- */
-const char *
-wymcp__word(const char **pp, size_t *len)
-{
-	const char	*p = *pp, *e;
-
-	while (*p == ' ' || *p == '\t' || *p == ',')
-		p++;
-	for (e = p; *e != '\0' && *e != ' ' && *e != '\t' && *e != ','; e++)
-		continue;
-	*pp = e;
-	*len = (size_t)(e - p);
-	return e == p ? NULL : p;
-}
-
-/*
  * A string the listing may carry: NULL, or UTF-8.  1 or 0.  (json-c
  * writes bytes as they are, so invalid UTF-8 would make the response
  * invalid JSON.)

@@ -2,8 +2,10 @@
 src_libwymcp_core_la_SOURCES += \
 	%reldir%/setup.h \
 	%reldir%/card.c \
+	%reldir%/exec.c \
 	%reldir%/keyfile.c \
 	%reldir%/keys.c \
+	%reldir%/mac.c \
 	%reldir%/log.c \
 	%reldir%/meta.c \
 	%reldir%/module.c \

@@ -7,7 +7,11 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
 	%reldir%/replay_jwks %reldir%/replay_config %reldir%/replay_frontmatter \
-	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_rate
+	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_intake \
+	%reldir%/replay_exec %reldir%/replay_rate
+# Exec tool manifests (wymcp-exec(5)).
+%canon_reldir%_replay_exec_SOURCES = %reldir%/fuzz_exec.c \
+	%reldir%/replay.c
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 # The server card (discovery outside MCP).
@@ -36,6 +40,10 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 # wymcp-fcgi's --config FILE (src/front/config.c, a program's file).
 %canon_reldir%_replay_config_SOURCES = %reldir%/fuzz_config.c \
 	%reldir%/replay.c src/front/config.c
+# wymcp-fcgi's hub: the events of the bus, PATH.hub and the workers
+# (src/front/intake.c, a program's file).
+%canon_reldir%_replay_intake_SOURCES = %reldir%/fuzz_intake.c \
+	%reldir%/replay.c src/front/intake.c
 %canon_reldir%_replay_frontmatter_SOURCES = %reldir%/fuzz_frontmatter.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_relay_SOURCES = %reldir%/fuzz_relay.c \

@@ -781,6 +781,48 @@ START_TEST(servers_sharing_a_key_file_share_states)
 }
 END_TEST
 
+/*
+ * wymcp_server_mac(): a message MACed by one server checks on another
+ * holding the same key (also as an older key), not once a byte of it
+ * changed, nor under another key or another key id.
+ */
+START_TEST(control_mac_between_servers)
+{
+	struct wymcp_server	*b, *c;
+	unsigned char		 kid[WYMCP_KEY_ID_LEN], mac[WYMCP_MAC_LEN];
+	const char		*msg = "wymcp-control/1 1765000000\n{}";
+
+	ck_assert_int_eq(wymcp_server_load_state_keys(srv,
+	    write_file("k1", K1 "\n", 0600)), WYMCP_OK);
+	b = server();
+	ck_assert_int_eq(wymcp_server_load_state_keys(b,
+	    write_file("k21", K2 "\n" K1 "\n", 0600)), WYMCP_OK);
+	c = server();
+	ck_assert_int_eq(wymcp_server_mac(srv, msg, strlen(msg), kid, mac),
+	    WYMCP_OK);
+	ck_assert_int_eq(wymcp_server_mac_check(srv, kid, msg, strlen(msg),
+	    mac), 1);
+	ck_assert_int_eq(wymcp_server_mac_check(b, kid, msg, strlen(msg),
+	    mac), 1);
+	/* c has its random key only. */
+	ck_assert_int_eq(wymcp_server_mac_check(c, kid, msg, strlen(msg),
+	    mac), 0);
+	ck_assert_int_eq(wymcp_server_mac_check(b, kid, msg,
+	    strlen(msg) - 1, mac), 0);
+	mac[0] ^= 1;
+	ck_assert_int_eq(wymcp_server_mac_check(b, kid, msg, strlen(msg),
+	    mac), 0);
+	mac[0] ^= 1;
+	kid[0] ^= 1;
+	ck_assert_int_eq(wymcp_server_mac_check(b, kid, msg, strlen(msg),
+	    mac), 0);
+	ck_assert_int_eq(wymcp_server_mac(NULL, msg, 1, kid, mac),
+	    WYMCP_ERR_INVAL);
+	wymcp_server_free(b);
+	wymcp_server_free(c);
+}
+END_TEST
+
 START_TEST(keyfile_loose_mode_refused)
 {
 	const mode_t	 modes[] = { 0644, 0640, 0604, 0660, 0602, 0610 };
@@ -1042,6 +1084,7 @@ seal_suite(void)
 	tcase_add_test(tc, unknown_key_refused);
 	tcase_add_test(tc, rotated_key_opens_old_states);
 	tcase_add_test(tc, servers_sharing_a_key_file_share_states);
+	tcase_add_test(tc, control_mac_between_servers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("keyfile");

@@ -7,6 +7,7 @@ UNIT_TESTS = \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
+	%reldir%/check_intake \
 	%reldir%/check_jsonf \
 	%reldir%/check_jwt \
 	%reldir%/check_meta \
@@ -24,6 +25,10 @@ UNIT_TESTS = \
 	%reldir%/check_xheader
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
+# wymcp-fcgi's hub's event parser (src/front/intake.c, compiled in: it
+# is a program's file, not the library's).
+%canon_reldir%_check_intake_SOURCES = %reldir%/check_intake.c \
+	src/front/intake.c
 # The programs' --allow-peer matcher (src/prog/libprog.la: it is not in
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c

@@ -1,0 +1,349 @@
+/*
+ * bus.c - the hub's client of the bus (--bus postgresql://...)
+ *
+ * What the hub sends and hears there is its business (hub.c, intake.c,
+ * control.c); this file keeps the connection, the queue of NOTIFYs and
+ * the figures of the status page.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/epoll.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "front.h"
+#include "store/backend.h"
+
+#define BUS_QUEUE_MAX	4096		/* events waiting to be sent */
+#define BUS_BACKOFF_MS	200
+#define BUS_BACKOFF_MAX	5000
+
+/*
+ * The bus (--bus postgresql://...): one connection, made without
+ * blocking through pg.so's bus operations (store/backend.h: libpq's
+ * PQconnectStart and the rest), that LISTENs on FRONT_BUS_CHANNEL, served
+ * by the hub's loop (front_bus_ready(), front_bus_tick()).  While
+ * it is up, the events of this instance are NOTIFYed, one query at a
+ * time (queued), and every event is dispatched when its notification
+ * comes back, this hub's own included: one path, one order for every
+ * host.
+ * While it is down, this instance's events are dispatched at once (its
+ * listeners miss only other hosts' events), the connection is made
+ * again after a back-off (BUS_BACKOFF_MS doubling to BUS_BACKOFF_MAX),
+ * and once it is back every stream that was open meanwhile is ended
+ * gracefully, so that its client listens again and reads the lists
+ * afresh instead of trusting a stream that missed events.
+ */
+
+enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
+	BUS_UP };
+
+struct bus_msg {
+	struct bus_msg	*next;
+	size_t		 len;
+	char		 text[];
+};
+
+struct front_bus {
+	struct front_bus_cb cb;		/* the hub's */
+	struct front_listen *l;		/* its page: the figures */
+	int		 ep;		/* the hub's epoll */
+	const char	*uri;
+	enum bus_state	 state;
+	const struct wymcp__bus_ops *ops;	/* pg.so's */
+	void		*db;		/* its connection, or NULL */
+	int		 fd;		/* in epoll, or -1 */
+	unsigned int	 events;	/* what epoll waits for on fd */
+	int		 busy;		/* a query is in flight */
+	int		 missed;	/* down since streams were opened */
+	int		 warned;	/* the outage is logged */
+	long long	 retry_at;	/* ms */
+	int		 backoff;	/* ms */
+	struct bus_msg	*head, *tail;	/* to NOTIFY */
+	size_t		 queued;
+};
+
+/* Record the bus's failure `what' for the status page and the log. */
+static void
+bus_note(struct front_bus *b, const char *what)
+{
+	struct front_listen	*l = b->l;
+	const char		*m = b->ops->error(b->db);
+
+	while (__atomic_exchange_n(&l->bus_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	snprintf(l->bus_error, sizeof(l->bus_error), "%s%s%.*s", what,
+	    *m != '\0' ? ": " : "", (int)strcspn(m, "\n"), m);
+	l->bus_error_at = (long long)time(NULL);
+	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Wait on the bus's socket for `events' (0: not at all). */
+static void
+bus_watch(struct front_bus *b, unsigned int events)
+{
+		struct epoll_event	 ev;
+	int			 fd = b->ops->fd(b->db);
+
+	if (fd != b->fd && b->fd >= 0) {
+		(void)epoll_ctl(b->ep, EPOLL_CTL_DEL, b->fd, NULL);
+		b->fd = -1;
+	}
+	if (fd < 0 || events == 0) {
+		if (b->fd >= 0)
+			(void)epoll_ctl(b->ep, EPOLL_CTL_DEL, b->fd, NULL);
+		b->fd = -1;
+		return;
+	}
+	if (b->fd == fd && b->events == events)
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = events;
+	ev.data.ptr = b;
+	if (epoll_ctl(b->ep, b->fd == fd ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd,
+	    &ev) == 0) {
+		b->fd = fd;
+		b->events = events;
+	}
+}
+
+/* The bus went away (or never came): back off, then try again. */
+static void
+bus_lost(struct front_bus *b, const char *what)
+{
+	struct bus_msg	*m;
+
+	bus_note(b, what);
+	if (!b->warned)
+		front_log(WYMCP_LOG_WARNING, "hub: the bus is unreachable "
+		    "(%s): events reach this instance's listeners only until "
+		    "it is back", b->l->bus_error);
+	b->warned = 1;
+	bus_watch(b, 0);
+	if (b->db != NULL)
+		b->ops->close(b->db);
+	b->db = NULL;
+	/* Events not sent: this instance's listeners still get them. */
+	while ((m = b->head) != NULL) {
+		b->head = m->next;
+		b->cb.take(b->cb.arg, m->text, m->len);
+		free(m);
+	}
+	b->tail = NULL;
+	b->queued = 0;
+	b->busy = 0;
+	if (b->cb.holding(b->cb.arg))
+		b->missed = 1;
+	b->state = BUS_WAIT;
+	b->backoff = b->backoff == 0 ? BUS_BACKOFF_MS :
+	    b->backoff * 2 > BUS_BACKOFF_MAX ? BUS_BACKOFF_MAX :
+	    b->backoff * 2;
+	b->retry_at = front_now_ms() + b->backoff;
+	__atomic_store_n(&b->l->bus_up, 0, __ATOMIC_RELAXED);
+}
+
+/* Start connecting (without blocking). */
+static void
+bus_start(struct front_bus *b)
+{
+
+	if (b->ops->start(b->uri, &b->db) != 0) {
+		bus_lost(b, "cannot connect");
+		return;
+	}
+	b->state = BUS_CONNECTING;
+	bus_watch(b, EPOLLOUT);
+}
+
+/* Send the next queued NOTIFY, when none is in flight. */
+static void
+bus_pump(struct front_bus *b)
+{
+
+	if (b->state != BUS_UP || b->busy || b->head == NULL)
+		return;
+	if (b->ops->notify(b->db, FRONT_BUS_CHANNEL, b->head->text) != 0) {
+		bus_lost(b, "notify");
+		return;
+	}
+	b->busy = 1;
+	if (b->ops->flush(b->db) == 1)
+		bus_watch(b, EPOLLIN | EPOLLOUT);
+}
+
+/*
+ * An event of this instance: to the bus (0), or -1 when there is none
+ * up (the caller dispatches it here).
+ */
+int
+front_bus_send(struct front_bus *b, const char *msg, size_t len)
+{
+	struct bus_msg	*m;
+
+	if (b == NULL || b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
+	    memchr(msg, '\0', len) != NULL)
+		return -1;
+	if (b->queued >= BUS_QUEUE_MAX || (m = malloc(sizeof(*m) + len +
+	    1)) == NULL) {
+		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
+		    "bus: this one is dispatched here only", b->queued);
+		return -1;
+	}
+	m->next = NULL;
+	m->len = len;
+	memcpy(m->text, msg, len);
+	m->text[len] = '\0';
+	if (b->tail != NULL)
+		b->tail->next = m;
+	else
+		b->head = m;
+	b->tail = m;
+	b->queued++;
+	__atomic_add_fetch(&b->l->bus_sent, 1, __ATOMIC_RELAXED);
+	bus_pump(b);
+	return 0;
+}
+
+/* A notification came: an event of some instance, this one's too. */
+static void
+bus_heard(void *arg, const char *msg, size_t len)
+{
+	struct front_bus	*b = arg;
+
+	__atomic_add_fetch(&b->l->bus_received, 1, __ATOMIC_RELAXED);
+	b->cb.take(b->cb.arg, msg, len);
+}
+
+/* The bus's socket is ready: connect, take results and notifications. */
+void
+front_bus_ready(struct front_bus *b)
+{
+	struct bus_msg	*m;
+	int		 ok;
+
+	if (b->state == BUS_CONNECTING) {
+		switch (b->ops->poll(b->db)) {
+		case WYMCP__BUS_READ:
+			bus_watch(b, EPOLLIN);
+			return;
+		case WYMCP__BUS_WRITE:
+			bus_watch(b, EPOLLOUT);
+			return;
+		case 0:
+			break;
+		default:
+			bus_lost(b, "connect");
+			return;
+		}
+		if (b->ops->listen(b->db, FRONT_BUS_CHANNEL) != 0) {
+			bus_lost(b, "listen");
+			return;
+		}
+		b->state = BUS_LISTENING;
+		b->busy = 1;
+		bus_watch(b, EPOLLIN);
+	}
+	if (b->ops->flush(b->db) == -1) {
+		bus_lost(b, "send");
+		return;
+	}
+	if (b->ops->input(b->db) != 0) {
+		bus_lost(b, "read");
+		return;
+	}
+	while (b->busy && (ok = b->ops->done(b->db)) != -1) {
+		b->busy = 0;
+		if (b->state == BUS_LISTENING) {
+			if (!ok) {
+				bus_lost(b, "listen");
+				return;
+			}
+			b->state = BUS_UP;
+			b->backoff = 0;
+			__atomic_store_n(&b->l->bus_up, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&b->l->bus_connects, 1,
+			    __ATOMIC_RELAXED);
+			front_log(b->warned ? WYMCP_LOG_WARNING :
+			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
+			    b->warned ? " again" : "");
+			b->warned = 0;
+			/* Streams that may have missed events: listen again. */
+			if (b->missed) {
+				b->cb.again(b->cb.arg);
+				b->missed = 0;
+			}
+		} else if ((m = b->head) != NULL) {
+			/* The NOTIFY is done (or failed: then here only). */
+			b->head = m->next;
+			if (b->head == NULL)
+				b->tail = NULL;
+			b->queued--;
+			if (!ok)
+				b->cb.take(b->cb.arg, m->text, m->len);
+			free(m);
+		}
+		bus_pump(b);
+		if (b->state != BUS_UP)
+			return;
+	}
+	b->ops->notified(b->db, bus_heard, b);
+	if (b->ops->bad(b->db))
+		bus_lost(b, "connection");
+}
+
+/* Once a tick: a bus down is tried again when its back-off ends. */
+void
+front_bus_tick(struct front_bus *b)
+{
+	if (b != NULL && b->state == BUS_WAIT && front_now_ms() >= b->retry_at)
+		bus_start(b);
+}
+
+
+struct front_bus *
+front_bus_new(const char *uri, const struct wymcp__bus_ops *ops,
+    struct front_listen *l, int ep, const struct front_bus_cb *cb)
+{
+	struct front_bus	*b;
+
+	if (uri == NULL || ops == NULL || (b = calloc(1, sizeof(*b))) ==
+	    NULL)
+		return NULL;
+	b->cb = *cb;
+	b->l = l;
+	b->ep = ep;
+	b->uri = uri;
+	b->ops = ops;
+	b->fd = -1;
+	bus_start(b);
+	return b;
+}
+
+int
+front_bus_up(const struct front_bus *b)
+{
+	return b != NULL && b->state == BUS_UP;
+}
+
+void
+front_bus_free(struct front_bus *b)
+{
+	struct bus_msg	*m;
+
+	if (b == NULL)
+		return;
+	if (b->db != NULL) {
+		bus_watch(b, 0);
+		b->ops->close(b->db);
+	}
+	while ((m = b->head) != NULL) {
+		b->head = m->next;
+		free(m);
+	}
+	free(b);
+}

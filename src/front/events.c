@@ -1,0 +1,407 @@
+/*
+ * events.c - what the hub takes from its inputs and whom it tells
+ *
+ * Every message is parsed by intake.c first; what a source may say is
+ * intake.h's rule.  Data (a resource updated, lists changed) goes to
+ * every stream that asked for it; stream control (a cancel, a 2025-11-25
+ * session's subscriptions) comes from this instance's workers or, sealed
+ * under the state key, from another host's hub (control.c).  A worker's
+ * event goes to every host on the bus first and is applied when it
+ * comes back (one path, one order); without a bus at once.  A refusal
+ * is counted on the status page and logged at most once a minute.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "front.h"
+#include "intake.h"
+#include "hub.h"
+
+/* Add `uri' to the URIs `*uris' (`*n' of them); 0, or -1 when full. */
+static int
+uri_add(char ***uris, size_t *n, const char *uri)
+{
+	char	**nu, *c;
+	size_t	 i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp((*uris)[i], uri) == 0)
+			return 0;
+	if (*n >= WYMCP_LISTEN_URIS_MAX || (c = strdup(uri)) == NULL)
+		return -1;
+	if ((nu = reallocarray(*uris, *n + 1, sizeof(*nu))) == NULL) {
+		free(c);
+		return -1;
+	}
+	*uris = nu;
+	(*uris)[(*n)++] = c;
+	return 0;
+}
+
+/* Take `uri' from the URIs `uris' (`*n' of them). */
+static void
+uri_del(char **uris, size_t *n, const char *uri)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(uris[i], uri) == 0) {
+			free(uris[i]);
+			uris[i] = uris[--*n];
+			return;
+		}
+}
+
+void
+hub_pend_free(struct pend *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < p->nuris; i++)
+		free(p->uris[i]);
+	free(p->uris);
+	free(p->session);
+	free(p);
+}
+
+/* The pending subscriptions of `session', made when `make'; or NULL. */
+static struct pend *
+pend_of(struct hub *h, const char *session, int make)
+{
+	struct pend	*p, **pp;
+
+	for (p = h->pend; p != NULL; p = p->next)
+		if (strcmp(p->session, session) == 0)
+			return p;
+	if (!make || (p = calloc(1, sizeof(*p))) == NULL ||
+	    (p->session = strdup(session)) == NULL) {
+		free(p);
+		return NULL;
+	}
+	p->at = front_now_ms();
+	p->next = h->pend;
+	h->pend = p;
+	if (++h->npend > PEND_MAX) {
+		/* Forget the oldest: the last of the list. */
+		for (pp = &h->pend; (*pp)->next != NULL; pp = &(*pp)->next)
+			continue;
+		hub_pend_free(*pp);
+		*pp = NULL;
+		h->npend--;
+	}
+	return p;
+}
+
+/* A held session stream takes what its session subscribed to before. */
+int
+hub_pending_take(struct hub *h, struct stream *s)
+{
+	struct pend	*p, **pp;
+	size_t		 i;
+	int		 rc = 0;
+
+	for (pp = &h->pend; (p = *pp) != NULL; pp = &p->next)
+		if (strcmp(p->session, s->session) == 0)
+			break;
+	if (p == NULL)
+		return 0;
+	for (i = 0; i < p->nuris; i++)
+		if (uri_add(&s->uris, &s->nuris, p->uris[i]) != 0)
+			rc = -1;
+	*pp = p->next;
+	hub_pend_free(p);
+	h->npend--;
+	return rc;
+}
+
+/* Forget pending subscriptions older than PEND_MS. */
+void
+hub_pending_expire(struct hub *h)
+{
+	struct pend	*p, **pp;
+	long long	 now = front_now_ms();
+
+	for (pp = &h->pend; (p = *pp) != NULL; )
+		if (now - p->at >= PEND_MS) {
+			*pp = p->next;
+			hub_pend_free(p);
+			h->npend--;
+		} else
+			pp = &p->next;
+}
+
+/*
+ * A 2025-11-25 session's resources/subscribe (`add') or unsubscribe:
+ * to its streams held here, else kept for its next GET.
+ */
+static void
+subscribe(struct hub *h, const char *session, const char *uri, int add)
+{
+	struct stream	*s;
+	struct pend	*p;
+	int		 found = 0;
+
+	for (s = h->first; s != NULL; s = s->next) {
+		if (s->dead || s->session == NULL ||
+		    strcmp(s->session, session) != 0)
+			continue;
+		found = 1;
+		if (add)
+			(void)uri_add(&s->uris, &s->nuris, uri);
+		else
+			uri_del(s->uris, &s->nuris, uri);
+	}
+	if (found || (p = pend_of(h, session, add)) == NULL)
+		return;
+	if (add)
+		(void)uri_add(&p->uris, &p->nuris, uri);
+	else
+		uri_del(p->uris, &p->nuris, uri);
+}
+
+/*
+ * A notifications/cancelled of `who' naming the listen `id' (JSON):
+ * that listen ends, without its result (the client asked for the end).
+ */
+static void
+cancel(struct hub *h, const char *who, const char *id)
+{
+	struct stream	*s, *next;
+
+	if (id == NULL)
+		return;
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (!s->dead && s->id != NULL && s->who != NULL &&
+		    strcmp(s->id, id) == 0 && strcmp(s->who, who) == 0) {
+			__atomic_add_fetch(&h->l->gone, 1, __ATOMIC_RELAXED);
+			free(s->end);
+			s->end = NULL;
+			(void)hub_end(h, s);
+		}
+	}
+}
+
+/* A resource update or a list change: to every stream it concerns. */
+static void
+deliver(struct hub *h, const struct front_event *ev)
+{
+	static const struct {
+		int		 list;
+		const char	*method;
+	} kinds[] = {
+		{ WYMCP_LIST_TOOLS, "notifications/tools/list_changed" },
+		{ WYMCP_LIST_PROMPTS, "notifications/prompts/list_changed" },
+		{ WYMCP_LIST_RESOURCES,
+		    "notifications/resources/list_changed" },
+	};
+	struct json_object	*u = NULL;
+	struct stream		*s, *next;
+	const char		*extra = NULL;
+	size_t			 i, j;
+
+	if (ev->kind == FRONT_EV_UPDATED) {
+		/* "uri":"..." as JSON, escaped as it must be. */
+		if ((u = json_object_new_object()) == NULL)
+			return;
+		json_object_object_add(u, "uri",
+		    json_object_new_string(ev->uri));
+		if ((extra = json_object_to_json_string_ext(u,
+		    JSON_C_TO_STRING_PLAIN)) == NULL || strlen(extra) < 2) {
+			json_object_put(u);
+			return;
+		}
+		extra++;	/* inside the braces: the closing one is cut */
+		((char *)extra)[strlen(extra) - 1] = '\0';
+	}
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (s->ending || s->dead)
+			continue;
+		if (extra != NULL) {
+			for (i = 0; i < s->nuris; i++)
+				if (strcmp(s->uris[i], ev->uri) == 0)
+					break;
+			if (i < s->nuris)
+				(void)hub_notify(h, s,
+				    "notifications/resources/updated", extra);
+			continue;
+		}
+		for (j = 0; j < 3; j++)
+			if ((ev->lists & s->lists & kinds[j].list) &&
+			    (kinds[j].list != WYMCP_LIST_TOOLS ||
+			    front_sees(s->mount, ev->tools)) &&
+			    hub_notify(h, s, kinds[j].method, "") != 0)
+				break;
+	}
+	json_object_put(u);
+}
+
+/* An event the hub believes (parsed by intake.c): do what it says. */
+static void
+apply(struct hub *h, const struct front_event *ev)
+{
+	__atomic_add_fetch(&h->l->events, 1, __ATOMIC_RELAXED);
+	switch (ev->kind) {
+	case FRONT_EV_UPDATED:
+	case FRONT_EV_LIST:
+		deliver(h, ev);
+		break;
+	case FRONT_EV_CANCEL:
+		cancel(h, ev->who, ev->id);
+		break;
+	case FRONT_EV_SUBSCRIBE:
+	case FRONT_EV_UNSUBSCRIBE:
+		subscribe(h, ev->session, ev->uri,
+		    ev->kind == FRONT_EV_SUBSCRIBE);
+		break;
+	case FRONT_EV_SEALED:
+		break;		/* opened first: never applied as it is */
+	}
+}
+
+/*
+ * An event refused for `why', from `src' (FRONT_SRC_*): counted on the
+ * status page, logged at most once in REFUSAL_LOG_MS (a flood of them
+ * is one line a minute), with a printable excerpt of what came.
+ */
+void
+hub_refuse(struct hub *h, int src, enum front_refusal why, const char *msg,
+    size_t len)
+{
+	static const char *const from[FRONT_SRC_N] = { "the bus",
+		"the hub socket", "a worker" };
+	char		 shown[81];
+	size_t		 i;
+	long long	 now = front_now_ms();
+
+	__atomic_add_fetch(&h->l->refused_events[src][why], 1,
+	    __ATOMIC_RELAXED);
+	if (h->refusal_logged != 0 && now - h->refusal_logged <
+	    REFUSAL_LOG_MS) {
+		h->refusals_quiet++;
+		return;
+	}
+	for (i = 0; i < len && i < sizeof(shown) - 1; i++)
+		shown[i] = msg[i] >= 0x20 && msg[i] < 0x7f ? msg[i] : '?';
+	shown[i] = '\0';
+	front_log(WYMCP_LOG_WARNING, "hub: an event from %s refused (%s): "
+	    "%s%s (%lu more refused since the last line; counted on the "
+	    "status page)", from[src], front_refusal_names[why], shown,
+	    len > i ? "..." : "", h->refusals_quiet);
+	h->refusal_logged = now;
+	h->refusals_quiet = 0;
+}
+
+/*
+ * An event from outside (`src': the bus or the hub socket), or one of
+ * this instance's coming back from the bus: data, or on the bus a
+ * sealed frame of stream control.  Anything else is refused.
+ */
+void
+hub_from_outside(struct hub *h, int src, const char *msg, size_t len)
+{
+	struct front_event	 ev, in;
+	enum front_refusal	 why;
+
+	if ((why = front_intake(msg, len, FRONT_FROM_OUTSIDE, &ev)) !=
+	    FRONT_REF_NONE) {
+		hub_refuse(h, src, why, msg, len);
+		return;
+	}
+	if (ev.kind != FRONT_EV_SEALED) {
+		/* Data from the hub socket goes to every host first. */
+		if (src != FRONT_SRC_SOCKET ||
+		    front_bus_send(h->bus, msg, len) != 0)
+			apply(h, &ev);
+	} else if (src != FRONT_SRC_BUS)
+		hub_refuse(h, src, FRONT_REF_COMMAND, msg, len);
+	else if ((why = front_control_open(h->ctl, &ev, &in)) !=
+	    FRONT_REF_NONE)
+		hub_refuse(h, src, why, msg, len);
+	else {
+		apply(h, &in);
+		front_event_clear(&in);
+	}
+	front_event_clear(&ev);
+}
+
+/*
+ * Stream control of this instance's workers, for every host: sealed
+ * under the state key and sent on the bus (0), or -1 when there is no
+ * bus up (the caller applies it here).
+ */
+static int
+seal_send(struct hub *h, const char *msg, size_t len)
+{
+	char	*frame;
+	int	 rc;
+
+	if (!front_bus_up(h->bus) ||
+	    (frame = front_control_seal(h->ctl, msg, len)) == NULL)
+		return -1;
+	rc = front_bus_send(h->bus, frame, strlen(frame));
+	free(frame);
+	return rc;
+}
+
+/*
+ * An event of this instance's workers (their channel: nobody else can
+ * write it): data, or stream control.  Both go to every host on the bus
+ * (control sealed), and are applied when they come back; without a bus
+ * here at once.
+ */
+void
+hub_from_worker(struct hub *h, const char *msg, size_t len)
+{
+	struct front_event	 ev;
+	enum front_refusal	 why;
+	int			 sent;
+
+	if ((why = front_intake(msg, len, FRONT_FROM_WORKER, &ev)) !=
+	    FRONT_REF_NONE) {
+		hub_refuse(h, FRONT_SRC_WORKER, why, msg, len);
+		return;
+	}
+	if (ev.kind == FRONT_EV_UPDATED || ev.kind == FRONT_EV_LIST)
+		sent = front_bus_send(h->bus, msg, len) == 0;
+	else
+		sent = seal_send(h, msg, len) == 0;
+	if (!sent)
+		apply(h, &ev);
+	front_event_clear(&ev);
+}
+
+/* The bus's callbacks (bus.c): what it heard, or could not send. */
+void
+hub_bus_take(void *arg, const char *msg, size_t len)
+{
+	hub_from_outside(arg, FRONT_SRC_BUS, msg, len);
+}
+
+/* Streams held now would miss events while the bus is down. */
+int
+hub_bus_holding(void *arg)
+{
+	return ((struct hub *)arg)->first != NULL;
+}
+
+/* The bus is back: streams that may have missed events listen again. */
+void
+hub_bus_again(void *arg)
+{
+	struct hub	*h = arg;
+	struct stream	*s, *next;
+
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		(void)hub_end(h, s);
+	}
+}

@@ -1,0 +1,514 @@
+/*
+ * listen.c - the instance's listen page and socket, and the worker's
+ * side of the hub (hub.c)
+ *
+ * front_listen_setup() (main.c, before the first fork) makes the page
+ * of counts every process shares (struct front_listen), the hub's
+ * socket PATH.hub (events from outside: wymcp-fcgi --publish) and the
+ * workers' channel, a socket pair no one else holds (handoffs, and the
+ * workers' events, stream control included).  A worker reserves a slot
+ * and its principal's share (front_listen_hold()), hands the stream
+ * over (front_listen_hand()) and lets go of it (front_listen_done());
+ * a run's events go to the hub (front_publish()).  --publish checks
+ * its event with the hub's parser (intake.c) and sends it on the bus or
+ * to PATH.hub (front_publish_cmd()).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <sys/types.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+#include <json-c/json.h>
+
+#include "front.h"
+#include "intake.h"
+#include "store/backend.h"
+
+#define SEND_WAIT_MS	100		/* a full queue: wait this much */
+
+/* ------------------------------------------------ the shared page */
+
+/*
+ * Make the shared page and the hub's socket: beside the FastCGI socket
+ * `sockpath' (PATH.hub, mode 0600: what runs as the user the processes
+ * run as, or root, may publish events there: wymcp-fcgi --publish), or
+ * without one in a private directory.  0, or -1 (logged: listen streams
+ * are then not held, and nothing is pushed).
+ */
+/* A datagram socket bound at `path' (mode 0600), or -1. */
+static int
+bind_dgram(const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd, sz = 4 * 1024 * 1024;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(sun.sun_path, path, strlen(path));
+	if ((fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+	    0)) == -1)
+		return -1;
+	/* A hub socket left by a process that was killed: ours now. */
+	(void)unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) == -1 ||
+	    chmod(path, 0600) == -1) {
+		close(fd);
+		return -1;
+	}
+	/* Room for a burst of handoffs (root may pass rmem_max). */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) == -1)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	return fd;
+}
+
+/*
+ * The workers' channel: a datagram socket pair made before the first
+ * fork, so that only the supervisor's children hold it (close-on-exec:
+ * not the programs they run).  The workers hand streams over and say
+ * their events on it; the hub believes stream control from it alone.
+ * The supervisor keeps both ends, so what is queued for a hub that
+ * died waits for the next.  0, or -1.
+ */
+static int
+own_channel(struct front_listen *l)
+{
+	int	 sp[2], sz = 4 * 1024 * 1024;
+
+	l->own_fd = l->tell_fd = -1;
+	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
+	    sp) == -1)
+		return -1;
+	if (setsockopt(sp[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz,
+	    sizeof(sz)) == -1)
+		(void)setsockopt(sp[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	l->own_fd = sp[0];
+	l->tell_fd = sp[1];
+	return 0;
+}
+
+int
+front_listen_setup(struct front_limits *lim, int max, int per,
+    unsigned int max_age, const char *sockpath)
+{
+	struct front_listen	*l;
+	const char		*tmp;
+	char			 dir[96];
+	int			 fd = -1;
+
+	lim->listen = NULL;
+	lim->hub_fd = -1;
+	l = mmap(NULL, sizeof(*l), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (l == MAP_FAILED) {
+		front_log(WYMCP_LOG_ERR, "mmap: %s: listen streams are not "
+		    "held", strerror(errno));
+		return -1;
+	}
+	memset(l, 0, sizeof(*l));
+	if (sockpath != NULL && strlen(sockpath) + 4 < sizeof(l->path)) {
+		snprintf(l->path, sizeof(l->path), "%s.hub", sockpath);
+		if ((fd = bind_dgram(l->path)) == -1)
+			front_log(WYMCP_LOG_INFO, "hub socket %s: %s: taking a "
+			    "private one (wymcp-fcgi --publish then needs "
+			    "--bus)", l->path, strerror(errno));
+	}
+	if (fd == -1) {
+		if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
+			tmp = "/tmp";
+		snprintf(dir, sizeof(dir), "%s/wymcp-hub.XXXXXX", tmp);
+		if (mkdtemp(dir) == NULL) {
+			front_log(WYMCP_LOG_ERR, "mkdtemp %s: %s: listen "
+			    "streams are not held", dir, strerror(errno));
+			goto fail;
+		}
+		snprintf(l->dir, sizeof(l->dir), "%s", dir);
+		snprintf(l->path, sizeof(l->path), "%s/hub", dir);
+		if ((fd = bind_dgram(l->path)) == -1) {
+			front_log(WYMCP_LOG_ERR, "hub socket %s: %s: listen "
+			    "streams are not held", l->path, strerror(errno));
+			(void)rmdir(dir);
+			goto fail;
+		}
+	}
+	if (own_channel(l) == -1) {
+		front_log(WYMCP_LOG_ERR, "socketpair: %s: listen streams are "
+		    "not held", strerror(errno));
+		close(fd);
+		(void)unlink(l->path);
+		if (l->dir[0] != '\0')
+			(void)rmdir(l->dir);
+		goto fail;
+	}
+	l->max = max;
+	l->per = per;
+	l->max_age = max_age;
+	lim->listen = l;
+	lim->hub_fd = fd;
+	return 0;
+fail:
+	(void)munmap(l, sizeof(*l));
+	return -1;
+}
+
+/* Remove the socket and its directory (the supervisor, at the end). */
+void
+front_listen_cleanup(const struct front_limits *lim)
+{
+	if (lim->listen == NULL)
+		return;
+	(void)unlink(lim->listen->path);
+	if (lim->listen->dir[0] != '\0')
+		(void)rmdir(lim->listen->dir);
+}
+
+/* The hub died: its streams are gone, and with them their slots. */
+void
+front_listen_hub_died(const struct front_limits *lim)
+{
+	struct front_listen	*l = lim->listen;
+	size_t			 i;
+	int			 n;
+
+	if (l == NULL)
+		return;
+	n = __atomic_exchange_n(&l->hub_held, 0, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&l->held, n, __ATOMIC_ACQ_REL);
+	for (i = 0; i < FRONT_SHARES; i++) {
+		n = __atomic_exchange_n(&l->hub_share[i], 0,
+		    __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&l->share[i], n, __ATOMIC_ACQ_REL);
+	}
+	__atomic_store_n(&l->lists_streams, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->resource_streams, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->hub_up, 0, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------- the worker's side */
+
+/* This worker's reservation for the request in flight. */
+static int		 reserved;	/* a slot is ours */
+static int		 handed;	/* ... and the hub has it */
+static unsigned int	 reserved_bucket;
+static int		 sendfd = -1;	/* unbound: to the hub's path */
+
+/* Take back a slot and a share; `hub': the hub's own counts too. */
+void
+front_listen_unreserve(struct front_listen *l, unsigned int b, int hub)
+{
+	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+	__atomic_sub_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL);
+	if (hub) {
+		__atomic_sub_fetch(&l->hub_held, 1, __ATOMIC_ACQ_REL);
+		__atomic_sub_fetch(&l->hub_share[b], 1, __ATOMIC_ACQ_REL);
+	}
+}
+
+/* The bucket of who holds the stream (the library's `who'). */
+static unsigned int
+share_of(const struct wymcp_listen *wl)
+{
+	return front_share_bucket(wl->who != NULL ? wl->who : "");
+}
+
+/*
+ * A slot for one more stream: 0, -1 when the instance holds
+ * --max-listeners, -2 when the principal holds its share.  Counted on
+ * the status page.
+ */
+int
+front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
+    const struct wymcp_listen *wl)
+{
+	struct front_listen	*l = lim->listen;
+	unsigned int		 b;
+
+	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
+		return -1;
+	(void)req;
+	b = share_of(wl);
+	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
+		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		return -1;
+	}
+	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
+		front_listen_unreserve(l, b, 0);
+		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		return -2;
+	}
+	reserved = 1;
+	handed = 0;
+	reserved_bucket = b;
+	return 0;
+}
+
+/*
+ * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
+ * to SEND_WAIT_MS for room in its queue: on the workers' channel
+ * `tell' (path NULL), or to the socket at `path'.  0, or -1.
+ */
+static int
+to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
+{
+	struct sockaddr_un	 sun;
+	struct msghdr		 mh;
+	struct iovec		 iov;
+	struct pollfd		 pfd;
+	union {
+		struct cmsghdr	 h;
+		char		 buf[CMSG_SPACE(sizeof(int))];
+	} cm;
+	struct cmsghdr		*c;
+	long long		 until;
+
+	if (path != NULL && sendfd == -1 && (sendfd = socket(AF_UNIX,
+	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&mh, 0, sizeof(mh));
+	if (path != NULL) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+		mh.msg_name = &sun;
+		mh.msg_namelen = sizeof(sun);
+		tell = sendfd;
+	}
+	iov.iov_base = (void *)msg;
+	iov.iov_len = len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	if (fd >= 0) {
+		memset(&cm, 0, sizeof(cm));
+		mh.msg_control = cm.buf;
+		mh.msg_controllen = sizeof(cm.buf);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	until = front_now_ms() + SEND_WAIT_MS;
+	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
+		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) || front_now_ms() >= until)
+			return -1;
+		pfd.fd = tell;
+		pfd.events = POLLOUT;
+		(void)poll(&pfd, 1, 10);
+	}
+	return 0;
+}
+
+/*
+ * Hand the request's connection to the hub: what the stream wants as
+ * JSON, the descriptor beside it.  0 when the hub has it (the worker
+ * then lets go of the connection without ending the request:
+ * front_listen_done()), -1 when not.
+ */
+int
+front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
+    const struct wymcp_listen *wl)
+{
+	struct json_object	*o, *a;
+	const char		*s;
+	size_t			 i;
+	int			 rc = -1;
+
+	if (!reserved || lim->listen == NULL || req->ipcFd < 0 ||
+	    (o = json_object_new_object()) == NULL)
+		return -1;
+	json_object_object_add(o, "rid", json_object_new_int(req->requestId));
+	if (wl->id != NULL)
+		json_object_object_add(o, "id", json_object_new_string(wl->id));
+	if (wl->session != NULL)
+		json_object_object_add(o, "session",
+		    json_object_new_string(wl->session));
+	if (wl->who != NULL)
+		json_object_object_add(o, "who",
+		    json_object_new_string(wl->who));
+	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
+	json_object_object_add(o, "share",
+	    json_object_new_int((int)reserved_bucket));
+	if (wl->mount != NULL)
+		json_object_object_add(o, "mount",
+		    json_object_new_string(wl->mount));
+	if (wl->end != NULL)
+		json_object_object_add(o, "end",
+		    json_object_new_string(wl->end));
+	if (wl->nuris > 0) {
+		a = json_object_new_array();
+		for (i = 0; i < wl->nuris; i++)
+			json_object_array_add(a,
+			    json_object_new_string(wl->uris[i]));
+		json_object_object_add(o, "uris", a);
+	}
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if (s != NULL && strlen(s) < FRONT_HUB_MSG_MAX &&
+	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd) == 0)
+		rc = 0;
+	json_object_put(o);
+	if (rc == 0)
+		handed = 1;
+	else
+		front_log(WYMCP_LOG_WARNING, "could not hand a listen stream "
+		    "to the hub: %s", strerror(errno));
+	return rc;
+}
+
+/*
+ * The request is over: a reservation the hub did not get is given
+ * back.  Returns 1 when the hub has the connection: the caller lets go
+ * of it without writing the end of the request (the hub does).
+ */
+int
+front_listen_done(const struct front_limits *lim)
+{
+	int	 h = handed;
+
+	if (reserved && !handed && lim->listen != NULL)
+		front_listen_unreserve(lim->listen, reserved_bucket, 0);
+	reserved = handed = 0;
+	return h;
+}
+
+/* wymcp_publish_fn: an event of a run, to the hub. */
+void
+front_publish(void *arg, const char *event, size_t len)
+{
+	const struct front_listen *l = arg;
+
+	if (l == NULL || len >= FRONT_HUB_MSG_MAX)
+		return;
+	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0)
+		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
+		    "hub: %s", strerror(errno));
+}
+
+/*
+ * The event `spec' of wymcp-fcgi --publish, as the hub takes it: JSON
+ * as wymcp_server_set_publish() documents it, or "updated URI", or
+ * "list KIND[,KIND...]" (tools, prompts, resources); checked by the
+ * hub's own parser (intake.c) as the bus and PATH.hub are, so that
+ * what it refuses is said here.  A new string, or NULL with why in
+ * `err'.
+ */
+static char *
+event_of(const char *spec, char *err, size_t errlen)
+{
+	struct json_object	*o = NULL, *a;
+	struct front_event	 ev;
+	enum front_refusal	 why;
+	const char		*p, *w = spec;
+	char			*out = NULL;
+	size_t			 n;
+
+	if (strncmp(spec, "updated ", 8) == 0 && spec[8] != '\0') {
+		o = json_object_new_object();
+		json_object_object_add(o, "v", json_object_new_int(1));
+		json_object_object_add(o, "k", json_object_new_string(
+		    "updated"));
+		json_object_object_add(o, "uri",
+		    json_object_new_string(spec + 8));
+	} else if (strncmp(spec, "list ", 5) == 0) {
+		o = json_object_new_object();
+		a = json_object_new_array();
+		json_object_object_add(o, "v", json_object_new_int(1));
+		json_object_object_add(o, "k", json_object_new_string("list"));
+		json_object_object_add(o, "lists", a);
+		for (p = spec + 5; *p != '\0'; p += n + (p[n] == ',')) {
+			n = strcspn(p, ",");
+			if (!((n == 5 && strncmp(p, "tools", 5) == 0) ||
+			    (n == 7 && strncmp(p, "prompts", 7) == 0) ||
+			    (n == 9 && strncmp(p, "resources", 9) == 0))) {
+				snprintf(err, errlen, "no list '%.*s': tools, "
+				    "prompts or resources", (int)(n > 64 ? 64 :
+				    n), p);
+				goto done;
+			}
+			json_object_array_add(a,
+			    json_object_new_string_len(p, (int)n));
+		}
+	}
+	if (o != NULL && (w = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		goto done;
+	}
+	why = front_intake(w, strlen(w), FRONT_FROM_OUTSIDE, &ev);
+	if (why == FRONT_REF_NONE && ev.kind == FRONT_EV_SEALED)
+		why = FRONT_REF_COMMAND;
+	front_event_clear(&ev);
+	switch (why) {
+	case FRONT_REF_NONE:
+		if ((out = strdup(w)) == NULL)
+			snprintf(err, errlen, "out of memory");
+		break;
+	case FRONT_REF_OVERSIZED:
+		snprintf(err, errlen, "the event is longer than %d bytes",
+		    FRONT_EVENT_MAX);
+		break;
+	case FRONT_REF_COMMAND:
+		snprintf(err, errlen, "events from outside are data: "
+		    "'updated' or 'list', never stream control");
+		break;
+	default:
+		snprintf(err, errlen, "not an event: use 'updated URI' (a URI "
+		    "of 1 to %d bytes), 'list tools,prompts,resources' or the "
+		    "JSON of wymcp-fcgi(8)", FRONT_EVENT_URI_MAX);
+	}
+done:
+	json_object_put(o);
+	return out;
+}
+
+/*
+ * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
+ * bus `bus' (through its back end's `ops'), or, without one, to the
+ * hub of the instance whose hub socket is `hubpath'.  0, or -1 with
+ * why in `err'.
+ */
+int
+front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
+    const char *bus, const char *hubpath, char *err, size_t errlen)
+{
+	char		*ev;
+	int		 rc = -1;
+
+	if ((ev = event_of(spec, err, errlen)) == NULL)
+		return -1;
+	if (strlen(ev) > FRONT_BUS_PAYLOAD_MAX) {
+		snprintf(err, errlen, "the event is longer than %d bytes",
+		    FRONT_BUS_PAYLOAD_MAX);
+		goto done;
+	}
+	if (bus != NULL)
+		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
+	else if (hubpath == NULL)
+		snprintf(err, errlen, "say where: --bus postgresql://..., or "
+		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
+	else if (to_hub(-1, hubpath, ev, strlen(ev), -1) == 0)
+		rc = 0;
+	else
+		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));
+done:
+	free(ev);
+	return rc;
+}
+
