@@ -1164,6 +1164,8 @@ struct wymcp_request_detail {
 	const char	*trace_id;	/* 32 digits */
 	const char	*span_id;	/* 16 digits */
 	const char	*parent_span_id; /* 16 digits, or NULL: a root */
+	int		 task_run;	/* 1: a task runner's run of task_id,
+					   not a request (status 0) */
 	long		 code;		/* JSON-RPC error code, or 0 */
 	int		 round;		/* answers the call carried */
 	int		 status;	/* HTTP status, 0: none written */

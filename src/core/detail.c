@@ -290,6 +290,10 @@ wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
 	if (d.task_id == NULL && ctx->req.method != NULL &&
 	    strncmp(ctx->req.method, "tasks/", 6) == 0)
 		d.task_id = str_of(ctx->req.params, "taskId");
+	if (ctx->call.in_task) {
+		d.task_run = 1;
+		d.task_id = ctx->call.task_id;
+	}
 	/* What was called, read again where the method refused it. */
 	d.target = ctx->call.name;
 	if (d.target == NULL && ctx->req.method != NULL)

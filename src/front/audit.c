@@ -308,6 +308,8 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
 		NUM(l, "round", d->round);
 	member(l, "task_id", d->task_id);
+	if (d->task_run)
+		PUTS(l, ",\"task_run\":true");
 	member(l, "outcome", d->outcome);
 	if (d->questions != NULL && full) {
 		PUTS(l, ",\"questions\":");
@@ -394,7 +396,11 @@ build_span(struct line *l, const struct wymcp_request_info *ri,
 		PUTS(l, " ");
 		put(l, ri->name, strlen(ri->name));
 	}
-	PUTS(l, "\",\"kind\":2,\"startTimeUnixNano\":\"");
+	/* A task's run is the server's own work: INTERNAL, not SERVER. */
+	if (d->task_run)
+		PUTS(l, "\",\"kind\":1,\"startTimeUnixNano\":\"");
+	else
+		PUTS(l, "\",\"kind\":2,\"startTimeUnixNano\":\"");
 	put_num(l, start);
 	PUTS(l, "\",\"endTimeUnixNano\":\"");
 	put_num(l, start + us * 1000);
@@ -428,6 +434,7 @@ build_span(struct line *l, const struct wymcp_request_info *ri,
 	attr_str(l, "error.type", err);
 	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
 		attr_int(l, "wymcp.round", d->round);
+	attr_str(l, "wymcp.task.id", d->task_run ? d->task_id : NULL);
 	PUTS(l, "]");
 	if (err != NULL)
 		PUTS(l, ",\"status\":{\"code\":2}");

@@ -24,6 +24,8 @@ page, --otlp-endpoint) runs behind a private nginx.  Proves:
   H  without _meta's, the HTTP traceparent header is the parent; with
      neither, a root span of a new trace; a JSON-RPC error's span has
      error.type and rpc.response.status_code;
+  T  a task made in that trace: the runner's run of it is an INTERNAL
+     span of the trace, a child of the tools/call that made it;
   M  the status page's Prometheus text: the
      mcp_server_operation_duration_seconds histogram per method, tool
      and outcome counts those calls (cumulative buckets, +Inf equal to
@@ -146,7 +148,10 @@ class OtlpHarness(wymcp_e2e.Harness):
         os.environ["WYMCP_NOTES_DIR"] = self.tmp
         self.extra_args = ["--otlp-endpoint",
                            "http://127.0.0.1:%d/v1/traces" % self.rport,
-                           "--status-path", STATUS]
+                           "--status-path", STATUS,
+                           "--task-store", "sqlite:" +
+                           os.path.join(self.tmp, "tasks.db"),
+                           "--task-runners", "1"]
         wymcp_e2e.Harness.start_fcgi(self)
 
     def nginx_conf(self, sock, port, port2):
@@ -273,6 +278,36 @@ def section_h(h, path):
             "rpc.response.status_code", json.dumps(a13))
 
 
+def section_t(h, path):
+    """A task made in the client's trace: its run is a span of it."""
+    n = len(spans(path))
+    tp = "00-%s-%s-01" % (CLIENT_TRACE, CLIENT_SPAN)
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "raw",
+                                                   "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {
+                "elicitation": {},
+                "extensions": {"io.modelcontextprotocol/tasks": {}}},
+            "traceparent": tp}
+    body = {"jsonrpc": "2.0", "id": 21, "method": "tools/call",
+            "params": {"name": "book_room", "arguments": {"day": "d"},
+                       "_meta": meta}}
+    r = Client(h.port).send("POST", "/mcp-anon", enc(body), hlist(
+        std_headers("tools/call", "book_room")))
+    tid = ((r.json or {}).get("result") or {}).get("taskId")
+    got = spans(path, n + 2)[n:]
+    call = [s for s in got if attrs(s).get("jsonrpc.request.id") == "21"]
+    run = [s for s in got if attrs(s).get("wymcp.task.id") == tid]
+    R.check(tid is not None and len(call) == 1 and len(run) == 1 and
+            run[0].get("traceId") == CLIENT_TRACE and
+            run[0].get("parentSpanId") == call[0].get("spanId") and
+            run[0].get("kind") == "SPAN_KIND_INTERNAL" and
+            run[0].get("name") == "tools/call book_room",
+            "T: a task's run is a span of the client's trace, a child of "
+            "the call that made it", "%s %s" % (r.brief(),
+                                               json.dumps(got)[:600]))
+
+
 def histograms(h):
     r = Client(h.port).send("GET", STATUS + "?format=prometheus")
     text = r.raw.decode("utf-8", "replace")
@@ -359,6 +394,7 @@ def body(h):
         got = spans(path, 4)
         section_c(h, out, got)
         section_m(h)
+        section_t(h, path)
         section_h(h, path)
         text, _ = histograms(h)
         R.check("nosuch" not in text and 'outcome="error"' in text,
