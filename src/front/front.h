@@ -472,6 +472,7 @@ size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
  */
 int		 front_otlp_setup(const char *url);
 int		 front_otlp_on(void);
+void		 front_otlp_reaped(pid_t);
 void		 front_otlp_send(const char *line, size_t len);
 void		 front_otlp_counts(unsigned long *queued,
 		    unsigned long *dropped, unsigned long *exported,

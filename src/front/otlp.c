@@ -16,7 +16,8 @@
  * non-blocking write(2) (whole or not at all, so lines never
  * interleave); a full pipe (the bounded queue: 1 MiB when the kernel
  * allows it) drops the span and counts it.  The exporter, a process
- * forked by the supervisor before the workers (it exits with it),
+ * forked by the supervisor before the workers (it exits with it, and
+ * is forked again when it dies: front_otlp_reaped()),
  * reads the lines, and posts them in batches (256 spans, or what came
  * within a second) as an ExportTraceServiceRequest, OTLP/HTTP with
  * the JSON encoding, to the endpoint (http:// only); a batch the
@@ -63,6 +64,9 @@ struct otlp_page {
 
 static struct otlp_page	*page;
 static int		 wfd = -1;	/* the workers' end */
+static int		 rfd = -1;	/* the exporter's, kept to fork another */
+static pid_t		 exporter_pid = -1, sup_pid;
+static long long	 started_ms;	/* when the exporter was forked */
 static char		 host[256], port[8], path[512];
 static char		 service[256];	/* resource attributes, JSON */
 
@@ -275,7 +279,7 @@ take_lines(struct batch *bt, char *in, size_t *inl)
 
 /* The exporter process: until the supervisor is gone. */
 static void
-exporter(int rfd, pid_t sup)
+exporter(int in_fd, pid_t sup)
 {
 	static char	 in[65536];
 	struct batch	 bt;
@@ -293,10 +297,10 @@ exporter(int rfd, pid_t sup)
 			_exit(0);
 		left = bt.n > 0 ? bt.first + OTLP_WAIT_MS - mono_ms() :
 		    OTLP_WAIT_MS;
-		p.fd = rfd;
+		p.fd = in_fd;
 		p.events = POLLIN;
 		if (left > 0 && poll(&p, 1, (int)left) == 1) {
-			n = read(rfd, in + inl, sizeof(in) - inl);
+			n = read(in_fd, in + inl, sizeof(in) - inl);
 			if (n == 0)
 				break;		/* every writer is gone */
 			if (n > 0) {
@@ -312,11 +316,55 @@ exporter(int rfd, pid_t sup)
 	_exit(0);
 }
 
+/* Fork the exporter on rfd: its pid, or -1. */
+static pid_t
+spawn(void)
+{
+	pid_t	 pid;
+
+	if ((pid = fork()) == -1) {
+		front_log(WYMCP_LOG_ERR, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		(void)prctl(PR_SET_NAME, "wymcp-otlp");
+		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
+		(void)signal(SIGPIPE, SIG_IGN);
+		if (wfd != -1)
+			close(wfd);
+		exporter(rfd, sup_pid);
+	}
+	started_ms = mono_ms();
+	return pid;
+}
+
+/*
+ * The supervisor reaped `pid': when it is the exporter, fork another on
+ * the same pipe (the spans written meanwhile wait there), unless it
+ * died within a second of its start (then it stays down, said once:
+ * no fork loop; spans are dropped and counted).
+ */
+void
+front_otlp_reaped(pid_t pid)
+{
+	if (page == NULL || pid != exporter_pid)
+		return;
+	if (mono_ms() - started_ms < 1000) {
+		front_log(WYMCP_LOG_ERR, "the span exporter (%ld) died at its "
+		    "start: not restarted; spans are dropped", (long)pid);
+		exporter_pid = -1;
+		return;
+	}
+	front_log(WYMCP_LOG_WARNING, "the span exporter (%ld) died: "
+	    "starting another", (long)pid);
+	exporter_pid = spawn();
+}
+
 int
 front_otlp_setup(const char *url)
 {
 	int		 fds[2];
-	pid_t		 pid, sup = getpid();
+	pid_t		 sup = getpid();
 	char		 hn[64];
 
 	if (url == NULL)
@@ -348,21 +396,13 @@ front_otlp_setup(const char *url)
 	}
 	(void)fcntl(fds[1], F_SETPIPE_SZ, OTLP_PIPE);
 	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
-	if ((pid = fork()) == -1) {
-		front_log(WYMCP_LOG_ERR, "fork: %s", strerror(errno));
+	rfd = fds[0];
+	sup_pid = sup;
+	if ((exporter_pid = spawn()) == -1)
 		return -1;
-	}
-	if (pid == 0) {
-		(void)prctl(PR_SET_NAME, "wymcp-otlp");
-		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
-		(void)signal(SIGPIPE, SIG_IGN);
-		close(fds[1]);
-		exporter(fds[0], sup);
-	}
-	close(fds[0]);
 	wfd = fds[1];
 	front_log(WYMCP_LOG_INFO, "spans go to %s (exporter %ld)", url,
-	    (long)pid);
+	    (long)exporter_pid);
 	return 0;
 }
 

@@ -515,8 +515,10 @@ reap(struct pool *p, long long now)
 				w = &p->w[i];
 				break;
 			}
-		if (w == NULL)
+		if (w == NULL) {
+			front_otlp_reaped(pid);	/* the span exporter? */
 			continue;
+		}
 		if (w->hub) {
 			/* Its streams are gone: so are their slots. */
 			front_listen_hub_died(p->lim);

@@ -30,6 +30,8 @@ page, --otlp-endpoint) runs behind a private nginx.  Proves:
      mcp_server_operation_duration_seconds histogram per method, tool
      and outcome counts those calls (cumulative buckets, +Inf equal to
      the count), and a tool name a client made up makes no series;
+  K  the exporter SIGKILLed: the supervisor forks another, and the
+     next request's span arrives;
   D  the receiver down: requests are answered as before, and the
      status page counts the spans the endpoint did not take.
 
@@ -341,6 +343,35 @@ def section_m(h):
             "to the count", text[:300])
 
 
+def exporter(h):
+    return next((p for p in wymcp_e2e.children(h.sup)
+                 if wymcp_e2e.comm(p) == "wymcp-otlp"), None)
+
+
+def section_k(h, path):
+    """The exporter killed: the supervisor starts another."""
+    old = exporter(h)
+    if old is None:
+        R.fail("K: the exporter is a child of the supervisor", "none")
+        return
+    os.kill(old, signal.SIGKILL)
+    end = time.monotonic() + 15
+    new = None
+    while time.monotonic() < end:
+        new = exporter(h)
+        if new is not None and new != old:
+            break
+        time.sleep(0.1)
+    h.seen_pids.update(p for p in (old, new) if p)
+    n = len(spans(path))
+    raw(h.port, rid=31)
+    got = spans(path, n + 1)[n:]
+    R.check(new is not None and new != old and any(
+        attrs(s).get("jsonrpc.request.id") == "31" for s in got),
+        "K: the exporter SIGKILLed, the supervisor starts another, and "
+        "spans go on", "old %r new %r, %d spans" % (old, new, len(got)))
+
+
 def section_d(h, recv):
     wymcp_e2e.stop_pid(recv.pid, recv, 5)
     ok = 0
@@ -396,6 +427,7 @@ def body(h):
         section_m(h)
         section_t(h, path)
         section_h(h, path)
+        section_k(h, path)
         text, _ = histograms(h)
         R.check("nosuch" not in text and 'outcome="error"' in text,
                 "M: an unknown tool's error is counted without its name",
