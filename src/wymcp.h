@@ -60,6 +60,7 @@ enum wymcp_err {
 	WYMCP_ERR_NOTFOUND,	/* no such resource (-32602 with data.uri) */
 	WYMCP_ERR_DECLINED,	/* the user declined: wymcp_ask() (0.4) */
 	WYMCP_ERR_CANCELLED,	/* the user cancelled: wymcp_ask() (0.4) */
+	WYMCP_ERR_REFUSED,	/* the handler refused: wymcp_refuse() (0.5) */
 	WYMCP_ERR__MAX
 };
 
@@ -103,7 +104,16 @@ struct wymcp_tool {
 	int		 task_support;	/* enum wymcp_task_support */
 	const char	*icons;		/* JSON array text of Icon, or NULL */
 	const char	*meta;		/* JSON object text: _meta, or NULL */
-	/* Added in 0.5 (operators; read through the element size): */
+	/*
+	 * Added in 0.5 (read through the module's element size): the
+	 * parameters and the structured output declared in C
+	 * (WYMCP_PARAMS(), below "Parameters declared once"), from which
+	 * the library derives inputSchema and outputSchema at load.  Give
+	 * params or input_schema, output or output_schema, not both.
+	 */
+	const struct wymcp_params *params;
+	const struct wymcp_params *output;
+	/* Added in 0.5, operators' (read through the element size): */
 	int		 audit_args;	/* 1: the audit detail holds the
 					   arguments (not writeOnly ones) */
 	const char	*rate;		/* "N/s|min|h[,burst=B]" a principal
@@ -187,6 +197,145 @@ int		 wymcp_arg_bool(struct json_object *obj, const char *name,
 		    int def);
 double		 wymcp_arg_num(struct json_object *obj, const char *name,
 		    double def);
+
+/*
+ * Parameters declared once (0.5, wymcp_tool(3) "PARAMETERS").  A tool
+ * names its parameters in C and the library derives its inputSchema
+ * when the module is loaded (never per request): each parameter is a
+ * property of that type, with its description, "enum" (choices),
+ * bounds ("minimum"/"maximum", or "minLength"/"maxLength" for a
+ * string) and "default"; required unless optional or defaulted; no
+ * other property ("additionalProperties": false).  Before the body
+ * runs, the default of each absent parameter is put in its `args', so
+ * that wymcp_arg_str(args, "path", NULL) reads "/" for
+ * WYMCP_STR("path", "A directory.", .def = "/").  `output' derives the
+ * outputSchema the same way (an object whose declared members are
+ * required unless optional; no default is applied to a result).
+ *
+ *	.params = WYMCP_PARAMS(
+ *	    WYMCP_STR("service", "The service.", WYMCP_MAX(64)),
+ *	    WYMCP_STR("env", NULL, WYMCP_CHOICES("staging", "production")),
+ *	    WYMCP_INT("lines", "How many.", WYMCP_RANGE(1, 500),
+ *		.def = "20")),
+ *
+ * `def' is the default's text: the string itself for WYMCP_STR, JSON
+ * for the others ("20", "true", "0.5").  `schema' is JSON object text
+ * merged over the derived property (a "format", or the "items" of a
+ * WYMCP_ANY array).  Everything is checked at load: a bad default, a
+ * default outside the choices or bounds, a name twice, or schema text
+ * that is not an object refuses the module, naming the tool and the
+ * parameter.  A hand-written input_schema stays possible.  The tables
+ * are compound literals: static at file scope, where tool tables live
+ * (not inside a function).  A module built before 0.5 has neither
+ * member; a table is read through its `size', so members may be added
+ * to struct wymcp_param at its end.
+ */
+enum wymcp_type {
+	WYMCP_TYPE_STRING = 1,	/* "string": wymcp_arg_str() */
+	WYMCP_TYPE_INTEGER,	/* "integer": wymcp_arg_int() */
+	WYMCP_TYPE_NUMBER,	/* "number": wymcp_arg_num() */
+	WYMCP_TYPE_BOOLEAN,	/* "boolean": wymcp_arg_bool() */
+	WYMCP_TYPE_ANY		/* no "type": `schema' says what it is */
+};
+struct wymcp_param {
+	const char		*name;		/* the property's name */
+	int			 type;		/* enum wymcp_type */
+	const char		*description;	/* or NULL */
+	int			 optional;	/* 1: not required */
+	const char		*def;		/* default: optional; or NULL */
+	const char *const	*choices;	/* enum (NULL-ended), or NULL */
+	double			 min;		/* bounds: of the value, or */
+	double			 max;		/* of a string's length */
+	int			 has_min;	/* 1: min is one */
+	int			 has_max;	/* 1: max is one */
+	const char		*schema;	/* JSON object text, or NULL */
+	/* Members may be added here: tables are read by `size'. */
+};
+/* A table of parameters: WYMCP_PARAMS() fills it. */
+struct wymcp_params {
+	size_t			 size;	/* sizeof(struct wymcp_param) */
+	size_t			 n;	/* entries in list */
+	const struct wymcp_param *list;
+};
+#define WYMCP_PARAMS(...) (&(const struct wymcp_params){		\
+	sizeof(struct wymcp_param),					\
+	WYMCP_NELEM(((const struct wymcp_param[]){ __VA_ARGS__ })),	\
+	(const struct wymcp_param[]){ __VA_ARGS__ } })
+#define WYMCP_PARAM_(t, n, d, ...)					\
+	{ .name = (n), .type = (t), .description = (d), __VA_ARGS__ }
+#define WYMCP_STR(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_STRING, n, d, __VA_ARGS__)
+#define WYMCP_INT(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_INTEGER, n, d, __VA_ARGS__)
+#define WYMCP_NUM(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_NUMBER, n, d, __VA_ARGS__)
+#define WYMCP_BOOL(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_BOOLEAN, n, d, __VA_ARGS__)
+#define WYMCP_ANY(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_ANY, n, d, __VA_ARGS__)
+#define WYMCP_CHOICES(...)						\
+	.choices = (const char *const[]){ __VA_ARGS__, NULL }
+#define WYMCP_MIN(lo)		.min = (lo), .has_min = 1
+#define WYMCP_MAX(hi)		.max = (hi), .has_max = 1
+#define WYMCP_RANGE(lo, hi)	WYMCP_MIN(lo), WYMCP_MAX(hi)
+#define WYMCP_OPTIONAL		.optional = 1
+
+/*
+ * Refusing with a reason (0.5).  wymcp_refuse() records why a handler
+ * refuses and returns WYMCP_ERR_REFUSED, for the handler to return: a
+ * tool's result is then isError with the message as its text; a
+ * resource's read() or a prompt's get() is answered with JSON-RPC
+ * error `code' and the message.  `code' is one of the spec's:
+ * WYMCP_RPC_INVALID_PARAMS (0 means it), WYMCP_RPC_INVALID_REQUEST,
+ * WYMCP_RPC_INTERNAL_ERROR, or one of -32000 to -32019 (the
+ * implementation-defined range, basic/index.mdx); any other is logged
+ * and sent as WYMCP_RPC_INTERNAL_ERROR.  The message goes to the
+ * client as it is: no secrets in it.  It is formatted into memory owned
+ * by the request (the arguments stay the caller's); out of memory, the
+ * sentence of WYMCP_ERR_REFUSED stands in for it.
+ *
+ * wymcp_require_assign() is a role check: WYMCP_OK when the assign
+ * `name' (the web server's WYMCP_ASSIGN_<NAME>) is `value', or one of
+ * the values of a space-separated `value' ("deployer admin"); else it
+ * refuses (WYMCP_RPC_INVALID_REQUEST), saying which assign the call
+ * needs and which it has, and returns WYMCP_ERR_REFUSED.
+ */
+#define WYMCP_RPC_INVALID_REQUEST	(-32600)
+#define WYMCP_RPC_INVALID_PARAMS	(-32602)
+#define WYMCP_RPC_INTERNAL_ERROR	(-32603)
+enum wymcp_err	 wymcp_refuse(struct wymcp_ctx *, int code, const char *fmt,
+		    ...) WYMCP_PRINTF(3, 4);
+enum wymcp_err	 wymcp_require_assign(struct wymcp_ctx *, const char *name,
+		    const char *value);
+
+/*
+ * The final step, once per call (0.5): record `fmt' (printf(3)) as a
+ * file named by the call's idempotency key (wymcp_idempotency_key())
+ * in directory `dir', made whole at once (written aside, then linked
+ * into place), so that every replay of the call's last round, and
+ * every run of its task on any runner, finds it made and writes
+ * nothing.  The record IS the write: the step happens exactly once
+ * when whatever acts on it reads `dir' (a queue, a ledger).  WYMCP_OK
+ * when the record is there (made now or by an earlier run);
+ * WYMCP_ERR_IO when it cannot be made (a tool returning it fails with
+ * the reason: the directory and the system's error), WYMCP_ERR_INVAL
+ * for a NULL `dir' ("wymcp_write_once(): dir is NULL"), WYMCP_ERR_NOMEM.
+ * Call it after the last question: a round that stops at a question
+ * never reaches it.  The arguments stay the caller's; the file is the
+ * directory owner's to consume and remove (wymcp never removes it).
+ */
+enum wymcp_err	 wymcp_write_once(struct wymcp_ctx *, const char *dir,
+		    const char *fmt, ...) WYMCP_PRINTF(3, 4);
+
+/*
+ * Progress in steps (0.5): step k of `total' (k counts the calls in
+ * this run, from 1), with a message formatted as printf(3) does (fmt
+ * may be NULL): wymcp_progress(ctx, k, total, message).  WYMCP_OK, or
+ * WYMCP_ERR_IO once the request is cancelled: return it, the client is
+ * gone or the time is up.
+ */
+enum wymcp_err	 wymcp_progress_step(struct wymcp_ctx *, int total,
+		    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 
 /*
  * Resources (server/resources.mdx).  A resource has a fixed URI; a
@@ -580,6 +729,23 @@ enum wymcp_err	 wymcp_contents_blob(struct wymcp_resource_result *,
  */
 enum wymcp_err	 wymcp_contents_meta(struct wymcp_resource_result *,
 		    struct json_object *meta);
+/*
+ * A file's text as the contents (0.5): the file whose path `fmt'
+ * formats (printf(3)), read now, as UTF-8 text of type `mime' (or
+ * NULL) at the URI read; with `tail' > 0, only its last `tail' lines
+ * (a final newline ends the last).  At most WYMCP_CONTENTS_FILE_MAX
+ * bytes are read: from the end, with a tail, else a larger file fails.
+ * WYMCP_OK; WYMCP_ERR_NOTFOUND when there is no such file (the client
+ * gets "Resource not found"); WYMCP_ERR_IO (it cannot be read, or is
+ * too large) or WYMCP_ERR_INVAL (not UTF-8), with why in the log.
+ * Check what a client's values put in the path first: a {var} is
+ * percent-decoded, so "..%2F.." arrives as "../.." (wymcp_refuse()).
+ * The text is copied into the contents, owned by the request.
+ */
+#define WYMCP_CONTENTS_FILE_MAX	(1024 * 1024)
+enum wymcp_err	 wymcp_contents_file(struct wymcp_resource_result *,
+		    const char *mime, int tail, const char *fmt, ...)
+		    WYMCP_PRINTF(4, 5);
 enum wymcp_err	 wymcp_prompt_message(struct wymcp_prompt_result *,
 		    const char *role, struct json_object *content);
 enum wymcp_err	 wymcp_prompt_describe(struct wymcp_prompt_result *,
@@ -1342,14 +1508,20 @@ enum wymcp_err	 wymcp_server_task_depth(struct wymcp_server *,
  * WYMCP_STORE_DOWN when a connection could not be made (`why': the
  * store's words, never a password), WYMCP_STORE_BACK when one is made
  * again after that, WYMCP_STORE_RECONNECT when a connection that broke
- * (`why') was made again at once.  While the store is down, requests
- * that need it are answered HTTP 503 with Retry-After, and the process
- * tries again after a back-off (100 ms, doubling, at most 2 s).
+ * (`why') was made again at once, WYMCP_STORE_SLOW when a task
+ * runner's lease renewal took longer than the lease (`why' says which
+ * task and how long): another runner may have taken the task over
+ * meanwhile.  The time a renewal takes is not the tool's: its time
+ * limit stops while the store commits.  While the store is down,
+ * requests that need it are answered HTTP 503 with Retry-After, and
+ * the process tries again after a back-off (100 ms, doubling, at most
+ * 2 s).
  */
 enum wymcp_store_event {
 	WYMCP_STORE_DOWN = 1,
 	WYMCP_STORE_BACK,
-	WYMCP_STORE_RECONNECT
+	WYMCP_STORE_RECONNECT,
+	WYMCP_STORE_SLOW
 };
 typedef void	(*wymcp_store_watch_fn)(void *arg, enum wymcp_store_event,
 		    const char *why);

@@ -127,6 +127,16 @@ struct wymcp__call {
 	const char		*builder_null;	/* "wymcp_text(): text is
 						   NULL": a builder given a
 						   NULL (content.c), or NULL */
+	/*
+	 * Why the run's last failing call failed, in a sentence the
+	 * client may read (refuse.c: wymcp_refuse(), a capability not
+	 * declared, wymcp_write_once()), for a handler that returns
+	 * `why_rc' without saying more; reset at each run.
+	 */
+	const char		*why;
+	enum wymcp_err		 why_rc;
+	int			 why_code;	/* JSON-RPC code: refusals */
+	int			 steps;		/* wymcp_progress_step()s */
 };
 
 /* An event a run published (events.c): compact JSON, in the arena. */
@@ -250,6 +260,11 @@ enum wymcp_err wymcp__elicit_next(struct wymcp_ctx *, const char *msg,
 int	 wymcp__shape_check(const char *name, struct json_object *,
 	    char *err, size_t errlen);
 const char *wymcp__shape_defs(void);
+
+/* refuse.c: why a call failed (ctx->call.why); returns rc. */
+enum wymcp_err wymcp__why(struct wymcp_ctx *, enum wymcp_err rc, int code,
+	    const char *fmt, ...) WYMCP_PRINTF(4, 5);
+const char *wymcp__why_for(const struct wymcp_ctx *, enum wymcp_err rc);
 
 /* caps.c */
 int	 wymcp__caps_missing(struct json_object *required,

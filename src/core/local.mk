@@ -9,8 +9,10 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/detail.c \
 	%reldir%/events.c \
 	%reldir%/exec.c \
+	%reldir%/file.c \
 	%reldir%/held.c \
 	%reldir%/memory.c \
+	%reldir%/refuse.c \
 	%reldir%/result.c \
 	%reldir%/run.c \
 	%reldir%/seal.c \

@@ -10,6 +10,7 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
 	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
 	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
+	%reldir%/start.c %reldir%/server.c %reldir%/reload.c \
 	%reldir%/backend.c %reldir%/call.c %reldir%/audit.c \
 	%reldir%/ratelimit.c %reldir%/otlp.c %reldir%/metrics.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \

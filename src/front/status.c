@@ -108,6 +108,14 @@ front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 	long long		 since;
 	int			 want;
 
+	if (ev == WYMCP_STORE_SLOW) {
+		/* A lease renewal the store took longer than the lease. */
+		if (s != NULL)
+			__atomic_add_fetch(&s->store_slow, 1,
+			    __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "task store: %s", why);
+		return;
+	}
 	if (s == NULL) {
 		/* One process, nothing to share: say it as it is. */
 		if (ev == WYMCP_STORE_DOWN)
@@ -230,8 +238,9 @@ put_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 	down = __atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE);
 	since = __atomic_load_n(&s->store_down_since, __ATOMIC_RELAXED);
 	n = put(buf, cap, n, ",\"taskStore\":{\"up\":%s,\"reconnects\":%lu,"
-	    "\"outages\":%lu,\"downSince\":", down ? "false" : "true",
-	    s->store_reconnects, s->store_outages);
+	    "\"outages\":%lu,\"slowRenewals\":%lu,\"downSince\":",
+	    down ? "false" : "true", s->store_reconnects, s->store_outages,
+	    s->store_slow);
 	n = down ? put(buf, cap, n, "%lld", since) : put(buf, cap, n, "null");
 	n = put(buf, cap, n, ",\"lastError\":");
 	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
@@ -501,6 +510,31 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 	return n;
 }
 
+/* The task store's figures as Prometheus text at buf[n]; the length. */
+static size_t
+prom_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n,
+	    "# HELP wymcp_task_store_up Whether the task store could be "
+	    "reached at the last try.\n"
+	    "# TYPE wymcp_task_store_up gauge\n"
+	    "wymcp_task_store_up %d\n"
+	    "# HELP wymcp_task_store_reconnects_total Connections to the "
+	    "task store made again.\n"
+	    "# TYPE wymcp_task_store_reconnects_total counter\n"
+	    "wymcp_task_store_reconnects_total %lu\n"
+	    "# HELP wymcp_task_store_outages_total Times the task store "
+	    "could not be reached.\n"
+	    "# TYPE wymcp_task_store_outages_total counter\n"
+	    "wymcp_task_store_outages_total %lu\n"
+	    "# HELP wymcp_task_store_slow_renewals_total Lease renewals "
+	    "the task store took longer than the lease.\n"
+	    "# TYPE wymcp_task_store_slow_renewals_total counter\n"
+	    "wymcp_task_store_slow_renewals_total %lu\n",
+	    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
+	    s->store_reconnects, s->store_outages, s->store_slow);
+}
+
 /* The page as Prometheus text into buf; its length. */
 static size_t
 prometheus(const struct front_stats *s, const struct now *nw, char *buf,
@@ -565,21 +599,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    nw->depth.waiting, nw->depth.running,
 		    nw->depth.input_required);
 	if (s->store)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_task_store_up Whether the task store could "
-		    "be reached at the last try.\n"
-		    "# TYPE wymcp_task_store_up gauge\n"
-		    "wymcp_task_store_up %d\n"
-		    "# HELP wymcp_task_store_reconnects_total Connections to "
-		    "the task store made again.\n"
-		    "# TYPE wymcp_task_store_reconnects_total counter\n"
-		    "wymcp_task_store_reconnects_total %lu\n"
-		    "# HELP wymcp_task_store_outages_total Times the task "
-		    "store could not be reached.\n"
-		    "# TYPE wymcp_task_store_outages_total counter\n"
-		    "wymcp_task_store_outages_total %lu\n",
-		    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
-		    s->store_reconnects, s->store_outages);
+		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
 	if (nw->rates)

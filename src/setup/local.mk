@@ -9,6 +9,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/log.c \
 	%reldir%/meta.c \
 	%reldir%/module.c \
+	%reldir%/params.c \
 	%reldir%/prompt.c \
 	%reldir%/resource.c \
 	%reldir%/server.c \

@@ -35,6 +35,8 @@ struct wymcp__tool {
 	struct json_object	*input;		/* parsed inputSchema */
 	struct json_object	*output;	/* outputSchema, or NULL */
 	struct json_object	*reqcaps;	/* required caps, or NULL */
+	struct json_object	*defaults;	/* declared params' defaults:
+						   name -> value, or NULL */
 	unsigned char		 digest[32];	/* of the listing (mount id) */
 	int			 digested;	/* digested, listing frozen */
 	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
@@ -347,6 +349,11 @@ void	 wymcp__log(const struct wymcp_server *, const char *reqid,
 	    int prio, const char *fmt, ...) WYMCP_PRINTF(4, 5);
 void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
 	    WYMCP_PRINTF(2, 3);
+
+/* params.c: schemas from parameters declared in C. */
+enum wymcp_err wymcp__params_schema(struct wymcp_server *, const char *tool,
+	    const char *what, const struct wymcp_params *, int input,
+	    struct json_object **schema, struct json_object **defaults);
 
 /* module.c: a module's cache hints. */
 int64_t	 wymcp__module_ttl(const struct wymcp_module *);
