@@ -192,8 +192,7 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 		    r->retry_after);
 		part[n++] = retry;
 	}
-	/* At most AUDIT_HEAD_MAX (3.3 KiB): the head has room. */
-	if (audit != NULL)
+	if (audit != NULL)	/* AUDIT_HEAD_MAX at most: it fits */
 		part[n++] = audit;
 	if (b != NULL) {
 		part[n++] = "Content-Type: application/json\r\n";
