@@ -37,7 +37,17 @@
 #include "intake.h"
 #include "store/backend.h"
 
-#define SEND_WAIT_MS	100		/* a full queue: wait this much */
+/*
+ * The workers' channel holds what its send buffer holds (SO_SNDBUF of
+ * the workers' end: CHANNEL_BUF, or net.core.wmem_max without root;
+ * about 1 KiB an event), and the hub empties it into its own queue
+ * first thing each turn: a worker finds it full only when the hub got
+ * no CPU for a while.  It then waits SEND_WAIT_MS at most, and an event
+ * that still cannot go is shed and counted (struct front_listen's shed):
+ * the hub ends every stream, which listens again.
+ */
+#define SEND_WAIT_MS	20
+#define CHANNEL_BUF	(8 * 1024 * 1024)
 
 /* ------------------------------------------------ the shared page */
 
@@ -89,7 +99,7 @@ bind_dgram(const char *path)
 static int
 own_channel(struct front_listen *l)
 {
-	int	 sp[2], sz = 4 * 1024 * 1024;
+	int	 sp[2], sz = 4 * 1024 * 1024, wsz = CHANNEL_BUF;
 
 	l->own_fd = l->tell_fd = -1;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
@@ -98,6 +108,14 @@ own_channel(struct front_listen *l)
 	if (setsockopt(sp[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz,
 	    sizeof(sz)) == -1)
 		(void)setsockopt(sp[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	/*
+	 * A connected pair's datagrams are bounded by the sender's buffer,
+	 * not by net.unix.max_dgram_qlen: make it large.
+	 */
+	if (setsockopt(sp[1], SOL_SOCKET, SO_SNDBUFFORCE, &wsz,
+	    sizeof(wsz)) == -1)
+		(void)setsockopt(sp[1], SOL_SOCKET, SO_SNDBUF, &wsz,
+		    sizeof(wsz));
 	l->own_fd = sp[0];
 	l->tell_fd = sp[1];
 	return 0;
@@ -238,14 +256,20 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 {
 	struct front_listen	*l = lim->listen;
 	unsigned int		 b;
+	int			 room, held;
 
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
 	b = share_of(wl);
-	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
+	room = __atomic_load_n(&l->fd_room, __ATOMIC_ACQUIRE);
+	held = __atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+	if (held > l->max || held > room) {
+		/* 503 with Retry-After: never an acknowledgement the hub
+		   cannot keep (a descriptor it cannot take). */
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(held > l->max ? &l->refused : &l->no_fd, 1,
+		    __ATOMIC_RELAXED);
 		return -1;
 	}
 	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
@@ -392,13 +416,17 @@ front_listen_done(const struct front_limits *lim)
 void
 front_publish(void *arg, const char *event, size_t len)
 {
-	const struct front_listen *l = arg;
+	struct front_listen	*l = arg;
 
 	if (l == NULL || len >= FRONT_HUB_MSG_MAX)
 		return;
-	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0)
+	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0) {
+		/* Shed: the hub ends every stream (they listen again). */
+		__atomic_add_fetch(&l->shed, 1, __ATOMIC_RELEASE);
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
-		    "hub: %s", strerror(errno));
+		    "hub (%s): shed, every listen stream ends",
+		    strerror(errno));
+	}
 }
 
 /*
@@ -498,6 +526,7 @@ front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
 		    FRONT_BUS_PAYLOAD_MAX);
 		goto done;
 	}
+	front_bus_oneline(ev);	/* a NOTIFY's events: one a line */
 	if (bus != NULL)
 		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
 	else if (hubpath == NULL)

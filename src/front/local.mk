@@ -9,8 +9,8 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/status.c %reldir%/hub.c %reldir%/intake.h \
 	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
 	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
-	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
-	%reldir%/backend.c
+	%reldir%/events.c %reldir%/index.c %reldir%/config.c \
+	%reldir%/options.c %reldir%/backend.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
 	$(FCGI_LIBS) $(JSONC_LIBS)
