@@ -231,17 +231,17 @@ once_free(struct once *o)
 	free(o->bare);
 }
 
-/* The frame `o' to stream `s'. */
-static void
+/* The frame `o' to stream `s': 1 when queued, else 0. */
+static int
 once_to(struct hub *h, struct stream *s, const struct once *o)
 {
 	if (s->ending || s->dead)
-		return;
+		return 0;
 	if (s->id == NULL)
-		(void)hub_frame3(h, s, o->bare, o->barelen, NULL, 0, NULL, 0);
-	else
-		(void)hub_frame3(h, s, o->pre, o->prelen, s->id,
-		    strlen(s->id), ONCE_POST, sizeof(ONCE_POST) - 1);
+		return hub_frame3(h, s, o->bare, o->barelen, NULL, 0, NULL,
+		    0) == 0;
+	return hub_frame3(h, s, o->pre, o->prelen, s->id, strlen(s->id),
+	    ONCE_POST, sizeof(ONCE_POST) - 1) == 0;
 }
 
 /* A resource updated: to the streams watching its URI (the index). */
@@ -254,6 +254,7 @@ deliver_updated(struct hub *h, const struct front_event *ev)
 	const char		*x;
 	char			*extra = NULL;
 	unsigned int		 hash;
+	unsigned long		 n = 0;
 
 	if (h->nindex == 0 || (u = json_object_new_object()) == NULL)
 		return;
@@ -269,8 +270,9 @@ deliver_updated(struct hub *h, const struct front_event *ev)
 	for (w = h->index[hash & (h->nindex - 1)]; w != NULL; w = next) {
 		next = w->next;		/* a drop frees no watch this turn */
 		if (w->hash == hash && strcmp(w->uri, ev->uri) == 0)
-			once_to(h, w->s, &o);
+			n += once_to(h, w->s, &o);
 	}
+	__atomic_add_fetch(&h->l->frames, n, __ATOMIC_RELAXED);
 done:
 	once_free(&o);
 	free(extra);
@@ -288,6 +290,7 @@ deliver_lists(struct hub *h, const struct front_event *ev)
 	};
 	struct stream	*s;
 	struct once	 o;
+	unsigned long	 n = 0;
 	int		 j;
 
 	for (j = 0; j < 3; j++) {
@@ -296,9 +299,10 @@ deliver_lists(struct hub *h, const struct front_event *ev)
 		if (once_make(&o, methods[j], "") == 0)
 			for (s = h->kind[j]; s != NULL; s = s->knext[j])
 				if (j != 0 || front_sees(s->mount, ev->tools))
-					once_to(h, s, &o);
+					n += once_to(h, s, &o);
 		once_free(&o);
 	}
+	__atomic_add_fetch(&h->l->frames, n, __ATOMIC_RELAXED);
 }
 
 /* A resource update or a list change: to every stream it concerns. */

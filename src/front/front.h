@@ -306,6 +306,7 @@ struct front_listen {
 					   could not take, the hub's own
 					   queue or the bus's full */
 	unsigned long	 shed_ended;	/* streams ended for them */
+	unsigned long	 waits;		/* events a worker waited to send */
 	unsigned long	 events;	/* events in */
 	unsigned long	 frames;	/* notifications out */
 	/* Events refused, by where from (FRONT_SRC_*) and why (intake.h). */

@@ -723,6 +723,7 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 	    2 * FRONT_RELAY_CONNS_MAX : 0));
 	if (hub_open(&h, srv) == -1)
 		return 1;
+	h.now = front_now_ms();
 	h.fd_base = fd_count() + (lim->relay_fd >= 0 ?
 	    2 * FRONT_RELAY_CONNS_MAX : 0);
 	fd_check(&h);
@@ -743,6 +744,7 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 			status = 1;
 			break;
 		}
+		h.now = front_now_ms();
 		for (i = 0; i < n; i++)
 			hub_event(&h, &evs[i]);
 		(void)drain(&h);

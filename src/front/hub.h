@@ -116,6 +116,7 @@ struct hub {
 	struct front_relay_port	*relay;		/* --relay-listen, or NULL */
 	long long		 refusal_logged; /* ms, 0: never */
 	unsigned long		 refusals_quiet; /* not logged since */
+	long long		 now;		/* ms, at the turn's start */
 	struct stream		*dirty;		/* written to this turn */
 	struct qev		*qhead, *qtail;	/* the workers' events */
 	size_t			 qbytes;

@@ -289,7 +289,8 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
  * `tell' (path NULL), or to the socket at `path'.  0, or -1.
  */
 static int
-to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
+to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
+    int *waited)
 {
 	struct sockaddr_un	 sun;
 	struct msghdr		 mh;
@@ -333,6 +334,8 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
 		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) || front_now_ms() >= until)
 			return -1;
+		if (waited != NULL)
+			*waited = 1;
 		pfd.fd = tell;
 		pfd.events = POLLOUT;
 		(void)poll(&pfd, 1, 10);
@@ -385,7 +388,8 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (s != NULL && strlen(s) < FRONT_HUB_MSG_MAX &&
-	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd) == 0)
+	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd,
+	    NULL) == 0)
 		rc = 0;
 	json_object_put(o);
 	if (rc == 0)
@@ -418,9 +422,14 @@ front_publish(void *arg, const char *event, size_t len)
 {
 	struct front_listen	*l = arg;
 
+	int			 waited = 0, rc;
+
 	if (l == NULL || len >= FRONT_HUB_MSG_MAX)
 		return;
-	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0) {
+	rc = to_hub(l->tell_fd, NULL, event, len, -1, &waited);
+	if (waited)	/* counted: a worker should never wait */
+		__atomic_add_fetch(&l->waits, 1, __ATOMIC_RELAXED);
+	if (rc != 0) {
 		/* Shed: the hub ends every stream (they listen again). */
 		__atomic_add_fetch(&l->shed, 1, __ATOMIC_RELEASE);
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
@@ -532,7 +541,7 @@ front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
 	else if (hubpath == NULL)
 		snprintf(err, errlen, "say where: --bus postgresql://..., or "
 		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
-	else if (to_hub(-1, hubpath, ev, strlen(ev), -1) == 0)
+	else if (to_hub(-1, hubpath, ev, strlen(ev), -1, NULL) == 0)
 		rc = 0;
 	else
 		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));

@@ -323,12 +323,12 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"lostNoFd\":%lu,"
 	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu,"
 	    "\"descriptorRoom\":%d,\"refusedNoFd\":%lu,\"eventsShed\":%lu,"
-	    "\"endedForShed\":%lu",
+	    "\"endedForShed\":%lu,\"workerWaits\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
 	    L(events), L(frames), L(hub_starts), L(fd_room), L(no_fd),
-	    L(shed), L(shed_ended));
+	    L(shed), L(shed_ended), L(waits));
 	n = put_refused(l, buf, cap, n);
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);

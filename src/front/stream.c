@@ -194,7 +194,8 @@ header(struct stream *s, int type, size_t k)
 
 /*
  * A frame made once for many streams (events.c), in three parts (the
- * middle one the stream's id): one STDOUT record, copied, no format.
+ * middle one the stream's id): one STDOUT record, copied, no format,
+ * no clock read (the turn's h->now) and no count (the caller's).
  */
 int
 hub_frame3(struct hub *h, struct stream *s, const char *a, size_t alen,
@@ -211,8 +212,7 @@ hub_frame3(struct hub *h, struct stream *s, const char *a, size_t alen,
 		queue(s, b, blen);
 	if (clen > 0)
 		queue(s, c, clen);
-	s->wrote = front_now_ms();
-	__atomic_add_fetch(&h->l->frames, 1, __ATOMIC_RELAXED);
+	s->wrote = h->now;
 	mark(h, s);
 	return 0;
 }
