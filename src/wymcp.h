@@ -60,6 +60,7 @@ enum wymcp_err {
 	WYMCP_ERR_NOTFOUND,	/* no such resource (-32602 with data.uri) */
 	WYMCP_ERR_DECLINED,	/* the user declined: wymcp_ask() (0.4) */
 	WYMCP_ERR_CANCELLED,	/* the user cancelled: wymcp_ask() (0.4) */
+	WYMCP_ERR_REFUSED,	/* the handler refused: wymcp_refuse() (0.5) */
 	WYMCP_ERR__MAX
 };
 
@@ -103,6 +104,15 @@ struct wymcp_tool {
 	int		 task_support;	/* enum wymcp_task_support */
 	const char	*icons;		/* JSON array text of Icon, or NULL */
 	const char	*meta;		/* JSON object text: _meta, or NULL */
+	/*
+	 * Added in 0.5 (read through the module's element size): the
+	 * parameters and the structured output declared in C
+	 * (WYMCP_PARAMS(), below "Parameters declared once"), from which
+	 * the library derives inputSchema and outputSchema at load.  Give
+	 * params or input_schema, output or output_schema, not both.
+	 */
+	const struct wymcp_params *params;
+	const struct wymcp_params *output;
 };
 
 /*
@@ -182,6 +192,145 @@ int		 wymcp_arg_bool(struct json_object *obj, const char *name,
 		    int def);
 double		 wymcp_arg_num(struct json_object *obj, const char *name,
 		    double def);
+
+/*
+ * Parameters declared once (0.5, wymcp_tool(3) "PARAMETERS").  A tool
+ * names its parameters in C and the library derives its inputSchema
+ * when the module is loaded (never per request): each parameter is a
+ * property of that type, with its description, "enum" (choices),
+ * bounds ("minimum"/"maximum", or "minLength"/"maxLength" for a
+ * string) and "default"; required unless optional or defaulted; no
+ * other property ("additionalProperties": false).  Before the body
+ * runs, the default of each absent parameter is put in its `args', so
+ * that wymcp_arg_str(args, "path", NULL) reads "/" for
+ * WYMCP_STR("path", "A directory.", .def = "/").  `output' derives the
+ * outputSchema the same way (an object whose declared members are
+ * required unless optional; no default is applied to a result).
+ *
+ *	.params = WYMCP_PARAMS(
+ *	    WYMCP_STR("service", "The service.", WYMCP_MAX(64)),
+ *	    WYMCP_STR("env", NULL, WYMCP_CHOICES("staging", "production")),
+ *	    WYMCP_INT("lines", "How many.", WYMCP_RANGE(1, 500),
+ *		.def = "20")),
+ *
+ * `def' is the default's text: the string itself for WYMCP_STR, JSON
+ * for the others ("20", "true", "0.5").  `schema' is JSON object text
+ * merged over the derived property (a "format", or the "items" of a
+ * WYMCP_ANY array).  Everything is checked at load: a bad default, a
+ * default outside the choices or bounds, a name twice, or schema text
+ * that is not an object refuses the module, naming the tool and the
+ * parameter.  A hand-written input_schema stays possible.  The tables
+ * are compound literals: static at file scope, where tool tables live
+ * (not inside a function).  A module built before 0.5 has neither
+ * member; a table is read through its `size', so members may be added
+ * to struct wymcp_param at its end.
+ */
+enum wymcp_type {
+	WYMCP_TYPE_STRING = 1,	/* "string": wymcp_arg_str() */
+	WYMCP_TYPE_INTEGER,	/* "integer": wymcp_arg_int() */
+	WYMCP_TYPE_NUMBER,	/* "number": wymcp_arg_num() */
+	WYMCP_TYPE_BOOLEAN,	/* "boolean": wymcp_arg_bool() */
+	WYMCP_TYPE_ANY		/* no "type": `schema' says what it is */
+};
+struct wymcp_param {
+	const char		*name;		/* the property's name */
+	int			 type;		/* enum wymcp_type */
+	const char		*description;	/* or NULL */
+	int			 optional;	/* 1: not required */
+	const char		*def;		/* default: optional; or NULL */
+	const char *const	*choices;	/* enum (NULL-ended), or NULL */
+	double			 min;		/* bounds: of the value, or */
+	double			 max;		/* of a string's length */
+	int			 has_min;	/* 1: min is one */
+	int			 has_max;	/* 1: max is one */
+	const char		*schema;	/* JSON object text, or NULL */
+	/* Members may be added here: tables are read by `size'. */
+};
+/* A table of parameters: WYMCP_PARAMS() fills it. */
+struct wymcp_params {
+	size_t			 size;	/* sizeof(struct wymcp_param) */
+	size_t			 n;	/* entries in list */
+	const struct wymcp_param *list;
+};
+#define WYMCP_PARAMS(...) (&(const struct wymcp_params){		\
+	sizeof(struct wymcp_param),					\
+	WYMCP_NELEM(((const struct wymcp_param[]){ __VA_ARGS__ })),	\
+	(const struct wymcp_param[]){ __VA_ARGS__ } })
+#define WYMCP_PARAM_(t, n, d, ...)					\
+	{ .name = (n), .type = (t), .description = (d), __VA_ARGS__ }
+#define WYMCP_STR(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_STRING, n, d, __VA_ARGS__)
+#define WYMCP_INT(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_INTEGER, n, d, __VA_ARGS__)
+#define WYMCP_NUM(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_NUMBER, n, d, __VA_ARGS__)
+#define WYMCP_BOOL(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_BOOLEAN, n, d, __VA_ARGS__)
+#define WYMCP_ANY(n, d, ...)						\
+	WYMCP_PARAM_(WYMCP_TYPE_ANY, n, d, __VA_ARGS__)
+#define WYMCP_CHOICES(...)						\
+	.choices = (const char *const[]){ __VA_ARGS__, NULL }
+#define WYMCP_MIN(lo)		.min = (lo), .has_min = 1
+#define WYMCP_MAX(hi)		.max = (hi), .has_max = 1
+#define WYMCP_RANGE(lo, hi)	WYMCP_MIN(lo), WYMCP_MAX(hi)
+#define WYMCP_OPTIONAL		.optional = 1
+
+/*
+ * Refusing with a reason (0.5).  wymcp_refuse() records why a handler
+ * refuses and returns WYMCP_ERR_REFUSED, for the handler to return: a
+ * tool's result is then isError with the message as its text; a
+ * resource's read() or a prompt's get() is answered with JSON-RPC
+ * error `code' and the message.  `code' is one of the spec's:
+ * WYMCP_RPC_INVALID_PARAMS (0 means it), WYMCP_RPC_INVALID_REQUEST,
+ * WYMCP_RPC_INTERNAL_ERROR, or one of -32000 to -32019 (the
+ * implementation-defined range, basic/index.mdx); any other is logged
+ * and sent as WYMCP_RPC_INTERNAL_ERROR.  The message goes to the
+ * client as it is: no secrets in it.  It is formatted into memory owned
+ * by the request (the arguments stay the caller's); out of memory, the
+ * sentence of WYMCP_ERR_REFUSED stands in for it.
+ *
+ * wymcp_require_assign() is a role check: WYMCP_OK when the assign
+ * `name' (the web server's WYMCP_ASSIGN_<NAME>) is `value', or one of
+ * the values of a space-separated `value' ("deployer admin"); else it
+ * refuses (WYMCP_RPC_INVALID_REQUEST), saying which assign the call
+ * needs and which it has, and returns WYMCP_ERR_REFUSED.
+ */
+#define WYMCP_RPC_INVALID_REQUEST	(-32600)
+#define WYMCP_RPC_INVALID_PARAMS	(-32602)
+#define WYMCP_RPC_INTERNAL_ERROR	(-32603)
+enum wymcp_err	 wymcp_refuse(struct wymcp_ctx *, int code, const char *fmt,
+		    ...) WYMCP_PRINTF(3, 4);
+enum wymcp_err	 wymcp_require_assign(struct wymcp_ctx *, const char *name,
+		    const char *value);
+
+/*
+ * The final step, once per call (0.5): record `fmt' (printf(3)) as a
+ * file named by the call's idempotency key (wymcp_idempotency_key())
+ * in directory `dir', made whole at once (written aside, then linked
+ * into place), so that every replay of the call's last round, and
+ * every run of its task on any runner, finds it made and writes
+ * nothing.  The record IS the write: the step happens exactly once
+ * when whatever acts on it reads `dir' (a queue, a ledger).  WYMCP_OK
+ * when the record is there (made now or by an earlier run);
+ * WYMCP_ERR_IO when it cannot be made (a tool returning it fails with
+ * the reason: the directory and the system's error), WYMCP_ERR_INVAL
+ * for a NULL `dir' ("wymcp_write_once(): dir is NULL"), WYMCP_ERR_NOMEM.
+ * Call it after the last question: a round that stops at a question
+ * never reaches it.  The arguments stay the caller's; the file is the
+ * directory owner's to consume and remove (wymcp never removes it).
+ */
+enum wymcp_err	 wymcp_write_once(struct wymcp_ctx *, const char *dir,
+		    const char *fmt, ...) WYMCP_PRINTF(3, 4);
+
+/*
+ * Progress in steps (0.5): step k of `total' (k counts the calls in
+ * this run, from 1), with a message formatted as printf(3) does (fmt
+ * may be NULL): wymcp_progress(ctx, k, total, message).  WYMCP_OK, or
+ * WYMCP_ERR_IO once the request is cancelled: return it, the client is
+ * gone or the time is up.
+ */
+enum wymcp_err	 wymcp_progress_step(struct wymcp_ctx *, int total,
+		    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 
 /*
  * Resources (server/resources.mdx).  A resource has a fixed URI; a
@@ -575,6 +724,23 @@ enum wymcp_err	 wymcp_contents_blob(struct wymcp_resource_result *,
  */
 enum wymcp_err	 wymcp_contents_meta(struct wymcp_resource_result *,
 		    struct json_object *meta);
+/*
+ * A file's text as the contents (0.5): the file whose path `fmt'
+ * formats (printf(3)), read now, as UTF-8 text of type `mime' (or
+ * NULL) at the URI read; with `tail' > 0, only its last `tail' lines
+ * (a final newline ends the last).  At most WYMCP_CONTENTS_FILE_MAX
+ * bytes are read: from the end, with a tail, else a larger file fails.
+ * WYMCP_OK; WYMCP_ERR_NOTFOUND when there is no such file (the client
+ * gets "Resource not found"); WYMCP_ERR_IO (it cannot be read, or is
+ * too large) or WYMCP_ERR_INVAL (not UTF-8), with why in the log.
+ * Check what a client's values put in the path first: a {var} is
+ * percent-decoded, so "..%2F.." arrives as "../.." (wymcp_refuse()).
+ * The text is copied into the contents, owned by the request.
+ */
+#define WYMCP_CONTENTS_FILE_MAX	(1024 * 1024)
+enum wymcp_err	 wymcp_contents_file(struct wymcp_resource_result *,
+		    const char *mime, int tail, const char *fmt, ...)
+		    WYMCP_PRINTF(4, 5);
 enum wymcp_err	 wymcp_prompt_message(struct wymcp_prompt_result *,
 		    const char *role, struct json_object *content);
 enum wymcp_err	 wymcp_prompt_describe(struct wymcp_prompt_result *,
@@ -746,6 +912,29 @@ void		 wymcp_server_set_lazy(struct wymcp_server *, int on);
  */
 enum wymcp_err	 wymcp_server_load_skills(struct wymcp_server *,
 		    const char *dir);
+/*
+ * Exec tools (0.5, wymcp-exec(5)): every DIR/<name>.json manifest is a
+ * tool named <name> whose body is a program, run once per round
+ * without a shell, isolated (its own session and process group, no new
+ * privileges, rlimits, Landlock where the kernel has it) and never
+ * outliving its call.  wymcp_server_load_exec_dir() reads the
+ * directory now, checking each manifest, its program and the
+ * directory with the file check below when one is set: WYMCP_OK, or
+ * WYMCP_ERR_MODULE (WYMCP_ERR_NOMEM) with the file, the member and why
+ * in wymcp_server_errmsg(); the server should then be discarded.
+ * wymcp_server_set_exec_user() names the user runs switch to when the
+ * program runs as root (a manifest's "user" wins); never root:
+ * WYMCP_ERR_INVAL.  Without one, runs of a root program are refused.
+ * wymcp_exec_landlock() is the Landlock ABI runs are confined with, 0
+ * when the kernel has none; wymcp_server_exec_count() the number of
+ * exec tools loaded.
+ */
+enum wymcp_err	 wymcp_server_load_exec_dir(struct wymcp_server *,
+		    const char *dir);
+enum wymcp_err	 wymcp_server_set_exec_user(struct wymcp_server *,
+		    const char *user);
+int		 wymcp_exec_landlock(void);
+size_t		 wymcp_server_exec_count(const struct wymcp_server *);
 /*
  * Vet a file a module names (a resource's `file', wymcp_apps(3))
  * before the library reads it: `check' returns 0 to allow `path', or

@@ -16,3 +16,8 @@ include t/regress/local.mk
 include t/fuzz/local.mk
 include t/layers/local.mk
 include t/docs/local.mk
+
+# The example tools in C against their FastMCP twins (issue 38's goal:
+# each no longer than its twin plus its schema lines, all at most 2x).
+TESTS += t/example-lines t/example-lines-planted
+EXTRA_DIST += t/example-lines t/example-lines-planted

@@ -181,6 +181,95 @@ bearer(const char *h, const char **tok, size_t *len)
 	return n > 0 && *h == '\0' ? 1 : -1;
 }
 
+/*
+ * The key sets fresh: after SIGHUP, one reload (a failed one is not
+ * retried here), and every kept introspection answer forgotten; then
+ * the key sets whose time has come (a withdrawn key goes).
+ */
+static void
+keys_fresh(struct authz *a, time_t now)
+{
+	char	 err[512];
+	int	 r;
+
+	if (a->keys.stale) {
+		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
+			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
+			    "old ones stay)", err);
+		authz_introspect_clear(&a->intro);
+		a->keys.stale = 0;
+	}
+	if ((r = authz_keyset_due(&a->keys, now, err, sizeof(err))) < 0)
+		a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the old ones "
+		    "stay; tried again in %d s)", err, AUTHZ_REFRESH_MIN);
+	else if (r > 0)
+		a->log(WYMCP_LOG_INFO, "the key set was reloaded on schedule "
+		    "(%zu keys)", authz_keyset_count(&a->keys));
+}
+
+/*
+ * The verdict on the bearer token `tok' (`len' bytes; `b' what bearer()
+ * said of it), its claims in `t' when valid: introspected (an opaque
+ * token, or no keys), else checked against the key sets (refreshed
+ * once for a key they lack: rotation).  Why in `err' when the
+ * introspection is unavailable or rate-limited.
+ */
+static enum authz_verdict
+verdict(struct authz *a, const char *tok, size_t len, int b, time_t now,
+    struct authz_token *t, char *err, size_t errlen)
+{
+	enum authz_verdict	 v;
+	int			 r, cached = 0, jwks = a->keys.nsrcs > 0;
+
+	if (b < 0)
+		return len > AUTHZ_TOKEN_MAX ? AUTHZ_TOO_LARGE :
+		    AUTHZ_MALFORMED;
+	if (a->intro.url != NULL && (!jwks || !authz_jwt_shaped(tok, len))) {
+		v = authz_introspect_check(&a->conf, &a->intro, tok, len, now,
+		    t, &cached, err, errlen);
+		if (v == AUTHZ_UNAVAILABLE)
+			a->log(WYMCP_LOG_ERR, "introspection: %s", err);
+		else if (v != AUTHZ_RATE_LIMITED)
+			a->log(WYMCP_LOG_DEBUG, "introspection: %s%s",
+			    v == AUTHZ_VALID ? "active" : "refused",
+			    cached ? " (kept answer)" : "");
+		return v;
+	}
+	if ((v = authz_jwt_check(&a->conf, &a->keys, tok, len, now, t)) !=
+	    AUTHZ_UNKNOWN_KEY || !jwks)
+		return v;
+	if ((r = authz_keyset_refresh(&a->keys, now, err, errlen)) < 0)
+		a->log(WYMCP_LOG_ERR, "refreshing the keys: %s", err);
+	else if (r > 0) {
+		a->log(WYMCP_LOG_INFO, "unknown key: the key set was reloaded "
+		    "(%zu keys)", authz_keyset_count(&a->keys));
+		v = authz_jwt_check(&a->conf, &a->keys, tok, len, now, t);
+	}
+	return v;
+}
+
+/*
+ * Neither valid nor invalid (`v': the introspection unavailable, or
+ * past its rate limit, `err' why): no challenge, retry later.  Past
+ * the rate limit too: it spares the authorization server, whoever sent
+ * the tokens, so not a 429.
+ */
+static void
+unavailable(struct authz *a, struct authz_buf *out, enum authz_verdict v,
+    time_t now, const char *err)
+{
+	if (v == AUTHZ_RATE_LIMITED && now != a->warned) {
+		a->log(WYMCP_LOG_WARNING, "introspection: %s", err);
+		a->warned = now;	/* one line a second */
+	}
+	authz_buf_printf(out, "Status: 503 Service Unavailable\r\n"
+	    "Content-Type: application/json\r\n"
+	    "Cache-Control: no-store\r\nRetry-After: %d\r\n\r\n"
+	    "{\"error\":\"temporarily_unavailable\","
+	    "\"error_description\":\"%s\"}\n",
+	    v == AUTHZ_RATE_LIMITED ? 1 : 5, authz_why(v));
+}
+
 /* The check: decide, then write the answer. */
 static void
 check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
@@ -190,28 +279,11 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 	struct authz_token	 t;
 	enum authz_verdict	 v;
 	const char		*tok = NULL;
-	char			 err[512], *need = NULL, *scopes;
+	char			 err[512], *need = NULL;
 	size_t			 len = 0, i;
-	int			 b, r, cached = 0, jwks;
+	int			 b;
 
-	/*
-	 * After SIGHUP, one reload (a failed one is not retried here), and
-	 * every kept introspection answer is forgotten.
-	 */
-	if (a->keys.stale) {
-		if (authz_keyset_load(&a->keys, now, err, sizeof(err)) != 0)
-			a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the "
-			    "old ones stay)", err);
-		authz_introspect_clear(&a->intro);
-		a->keys.stale = 0;
-	}
-	/* The key sets whose time has come (a withdrawn key goes). */
-	if ((r = authz_keyset_due(&a->keys, now, err, sizeof(err))) < 0)
-		a->log(WYMCP_LOG_ERR, "reloading the keys: %s (the old ones "
-		    "stay; tried again in %d s)", err, AUTHZ_REFRESH_MIN);
-	else if (r > 0)
-		a->log(WYMCP_LOG_INFO, "the key set was reloaded on schedule "
-		    "(%zu keys)", authz_keyset_count(&a->keys));
+	keys_fresh(a, now);
 	if ((need = required(c)) == NULL)
 		goto nomem;
 	if ((b = bearer(param(env, "HTTP_AUTHORIZATION"), &tok, &len)) == 0) {
@@ -220,63 +292,22 @@ check(struct authz *a, char *const *env, time_t now, struct authz_buf *out,
 		free(need);
 		return;
 	}
-	jwks = a->keys.nsrcs > 0;
-	if (b < 0)
-		v = len > AUTHZ_TOKEN_MAX ? AUTHZ_TOO_LARGE : AUTHZ_MALFORMED;
-	else if (a->intro.url != NULL &&
-	    (!jwks || !authz_jwt_shaped(tok, len))) {
-		/* An opaque token (or no keys): ask the server. */
-		v = authz_introspect_check(c, &a->intro, tok, len, now, &t,
-		    &cached, err, sizeof(err));
-		if (v == AUTHZ_UNAVAILABLE)
-			a->log(WYMCP_LOG_ERR, "introspection: %s", err);
-		else if (v != AUTHZ_RATE_LIMITED)
-			a->log(WYMCP_LOG_DEBUG, "introspection: %s%s",
-			    v == AUTHZ_VALID ? "active" : "refused",
-			    cached ? " (kept answer)" : "");
-	} else if ((v = authz_jwt_check(c, &a->keys, tok, len, now, &t)) ==
-	    AUTHZ_UNKNOWN_KEY && jwks) {
-		/* A key the set may have gained since (rotation). */
-		if ((r = authz_keyset_refresh(&a->keys, now, err,
-		    sizeof(err))) < 0)
-			a->log(WYMCP_LOG_ERR, "refreshing the keys: %s", err);
-		else if (r > 0) {
-			a->log(WYMCP_LOG_INFO, "unknown key: the key set was "
-			    "reloaded (%zu keys)",
-			    authz_keyset_count(&a->keys));
-			v = authz_jwt_check(c, &a->keys, tok, len, now, &t);
-		}
-	}
-	if (v == AUTHZ_NOMEM)
+	err[0] = '\0';
+	if ((v = verdict(a, tok, len, b, now, &t, err, sizeof(err))) ==
+	    AUTHZ_NOMEM)
 		goto nomem;
-	if (v == AUTHZ_UNAVAILABLE || v == AUTHZ_RATE_LIMITED) {
-		/*
-		 * Neither valid nor invalid: no challenge, retry later.
-		 * Past the rate limit too: it spares the authorization
-		 * server, whoever sent the tokens, so not a 429.
-		 */
-		if (v == AUTHZ_RATE_LIMITED && now != a->warned) {
-			a->log(WYMCP_LOG_WARNING, "introspection: %s", err);
-			a->warned = now;	/* one line a second */
-		}
-		authz_buf_printf(out, "Status: 503 Service Unavailable\r\n"
-		    "Content-Type: application/json\r\n"
-		    "Cache-Control: no-store\r\nRetry-After: %d\r\n\r\n"
-		    "{\"error\":\"temporarily_unavailable\","
-		    "\"error_description\":\"%s\"}\n",
-		    v == AUTHZ_RATE_LIMITED ? 1 : 5, authz_why(v));
-		free(need);
-		return;
-	}
-	if (v != AUTHZ_VALID) {
+	if (v == AUTHZ_UNAVAILABLE || v == AUTHZ_RATE_LIMITED)
+		unavailable(a, out, v, now, err);
+	else if (v != AUTHZ_VALID) {
 		a->log(WYMCP_LOG_INFO, "refused: %s", authz_why(v));
 		refuse(c, out, 401, "invalid_token", authz_why(v), need);
+	}
+	if (v != AUTHZ_VALID) {
 		free(need);
 		return;
 	}
-	scopes = t.scopes;
 	for (i = 0; i < c->nscopes; i++)
-		if (!authz_words_has(scopes, c->scopes[i]))
+		if (!authz_words_has(t.scopes, c->scopes[i]))
 			break;
 	if (i < c->nscopes) {
 		a->log(WYMCP_LOG_INFO, "refused: the token lacks scope %s",

@@ -542,6 +542,39 @@ authz_jwt_shaped(const char *tok, size_t len)
 }
 
 /*
+ * Whether a key of issuer `iss' in `ks' that fits algorithm `a' and
+ * `kid' signed msg[0..mlen) with signature sig[0..slen): AUTHZ_VALID,
+ * AUTHZ_BAD_SIGNATURE (keys fit, none verified), AUTHZ_UNKNOWN_KEY (no
+ * key fits) or AUTHZ_NOMEM.
+ */
+static enum authz_verdict
+signed_by(const struct authz_keyset *ks, const char *iss,
+    const struct alg *a, const char *kid, const unsigned char *msg,
+    size_t mlen, const unsigned char *sig, size_t slen)
+{
+	const struct authz_source *src;
+	size_t			 s, i;
+	int			 tried = 0, ok;
+
+	for (s = 0; s < ks->nsrcs; s++) {
+		src = &ks->srcs[s];
+		if (strcmp(src->issuer, iss) != 0)
+			continue;
+		for (i = 0; i < src->nkeys; i++) {
+			if (!key_fits(&src->keys[i], a, kid))
+				continue;
+			tried = 1;
+			if ((ok = verify(a, &src->keys[i], msg, mlen, sig,
+			    slen)) < 0)
+				return AUTHZ_NOMEM;
+			if (ok)
+				return AUTHZ_VALID;
+		}
+	}
+	return tried ? AUTHZ_BAD_SIGNATURE : AUTHZ_UNKNOWN_KEY;
+}
+
+/*
  * Check `tok` (len bytes, the credentials of "Authorization: Bearer").
  * AUTHZ_VALID fills t (clear it with authz_token_clear()); any other
  * verdict leaves it empty.  AUTHZ_UNKNOWN_KEY tells the caller a
@@ -553,12 +586,10 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 {
 	struct json_object	*hdr = NULL, *cl = NULL;
 	unsigned char		*hb = NULL, *pb = NULL, *sb = NULL;
-	const struct authz_source *src;
 	const char		*d1, *d2, *kid = NULL, *iss;
 	const struct alg	*a = NULL;
-	size_t			 hlen, plen, slen, i, s;
+	size_t			 hlen, plen, slen, i;
 	enum authz_verdict	 v;
-	int			 tried = 0, ok, good = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (len > AUTHZ_TOKEN_MAX)
@@ -598,28 +629,9 @@ authz_jwt_check(const struct authz_conf *c, const struct authz_keyset *ks,
 		goto out;
 
 	/* The signature is over the first two parts as sent. */
-	v = AUTHZ_UNKNOWN_KEY;
-	for (s = 0; s < ks->nsrcs && !good; s++) {
-		src = &ks->srcs[s];
-		if (strcmp(src->issuer, iss) != 0)
-			continue;
-		for (i = 0; i < src->nkeys && !good; i++) {
-			if (!key_fits(&src->keys[i], a, kid))
-				continue;
-			tried = 1;
-			if ((ok = verify(a, &src->keys[i],
-			    (const unsigned char *)tok, (size_t)(d2 - tok), sb,
-			    slen)) < 0) {
-				v = AUTHZ_NOMEM;
-				goto out;
-			}
-			good = ok;
-		}
-	}
-	if (!good) {
-		v = tried ? AUTHZ_BAD_SIGNATURE : AUTHZ_UNKNOWN_KEY;
+	if ((v = signed_by(ks, iss, a, kid, (const unsigned char *)tok,
+	    (size_t)(d2 - tok), sb, slen)) != AUTHZ_VALID)
 		goto out;
-	}
 	if ((v = authz_claims_check(c, iss, cl, now, t)) != AUTHZ_VALID)
 		goto out;
 	t->claims = cl;

@@ -269,136 +269,152 @@ number(const char *opt, const char *s, long min, long max)
 	return v;
 }
 
-static void
-parse(int argc, char *argv[], struct opts *o)
-{
-	enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
-	    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
-	    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
-	    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER, O_INSECURE_FILES };
-	static const struct option longopts[] = {
-		{ "issuer", required_argument, NULL, O_ISSUER },
-		{ "audience", required_argument, NULL, O_AUDIENCE },
-		{ "jwks-file", required_argument, NULL, O_JWKS_FILE },
-		{ "jwks-url", required_argument, NULL, O_JWKS_URL },
-		{ "scope", required_argument, NULL, O_SCOPE },
-		{ "principal-claim", required_argument, NULL, O_PRINCIPAL },
-		{ "assign-claim", required_argument, NULL, O_ASSIGN },
-		{ "leeway", required_argument, NULL, O_LEEWAY },
-		{ "resource-metadata", required_argument, NULL, O_METADATA },
-		{ "listen", required_argument, NULL, O_LISTEN },
-		{ "workers", required_argument, NULL, O_WORKERS },
-		{ "user", required_argument, NULL, O_USER },
-		{ "group", required_argument, NULL, O_GROUP },
-		{ "introspect", required_argument, NULL, O_INTROSPECT },
-		{ "introspect-client-id", required_argument, NULL,
-		    O_INTRO_ID },
-		{ "introspect-secret-file", required_argument, NULL,
-		    O_INTRO_SECRET },
-		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
-		{ "allow-peer", required_argument, NULL, O_PEER },
-		{ "allow-any-peer", no_argument, NULL, O_ANYPEER },
-		{ "allow-insecure-files", no_argument, NULL,
-		    O_INSECURE_FILES },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct authz_conf	*c = &o->a.conf;
-	size_t			 i;
-	char			*url, why[512];
-	int			 ch;
+/* Long-only options get values outside the range of characters. */
+enum { O_ISSUER = 256, O_AUDIENCE, O_JWKS_FILE, O_JWKS_URL, O_SCOPE,
+    O_PRINCIPAL, O_ASSIGN, O_LEEWAY, O_METADATA, O_LISTEN,
+    O_WORKERS, O_USER, O_GROUP, O_INTROSPECT, O_INTRO_ID,
+    O_INTRO_SECRET, O_INSECURE, O_PEER, O_ANYPEER, O_INSECURE_FILES };
 
-	c->principal = "sub";
-	c->leeway = 30;
-	o->workers = 2;
-	while ((ch = getopt_long(argc, argv, "hVv", longopts, NULL)) != -1) {
-		switch (ch) {
-		case O_ISSUER:
-			push(&c->issuers, &c->nissuers, optarg);
-			break;
-		case O_AUDIENCE:
-			c->audience = optarg;
-			break;
-		case O_JWKS_FILE:
-			add_source(o, optarg, NULL);
-			break;
-		case O_JWKS_URL:
-			add_source(o, NULL, optarg);
-			break;
-		case O_SCOPE:
-			push(&c->scopes, &c->nscopes, optarg);
-			break;
-		case O_PRINCIPAL:
-			c->principal = optarg;
-			break;
-		case O_ASSIGN:
-			add_assign(c, optarg);
-			break;
-		case O_LEEWAY:
-			c->leeway = number("--leeway", optarg, 0, 3600);
-			break;
-		case O_METADATA:
-			c->metadata = optarg;
-			break;
-		case O_LISTEN:
-			o->listen = optarg;
-			break;
-		case O_WORKERS:
-			o->workers = number("--workers", optarg, 0,
-			    AUTHZ_MAX_WORKERS);
-			break;
-		case O_USER:
-			o->user = optarg;
-			break;
-		case O_GROUP:
-			o->group = optarg;
-			break;
-		case O_INTROSPECT:
-			if (o->a.intro.url != NULL)
-				errx(2, "--introspect: given twice (one "
-				    "endpoint, for the --issuer it follows)");
-			o->a.intro.url = optarg;
-			o->a.intro.issuer = c->nissuers > 0 ?
-			    c->issuers[c->nissuers - 1] : NULL;
-			break;
-		case O_INTRO_ID:
-			o->a.intro.client_id = optarg;
-			break;
-		case O_INTRO_SECRET:
-			o->secret_file = optarg;
-			break;
-		case O_INSECURE:
-			o->insecure = 1;
-			break;
-		case O_PEER:
-			add_peer(o, optarg, "--allow-peer");
-			break;
-		case O_ANYPEER:
-			o->any_peer = 1;
-			break;
-		case O_INSECURE_FILES:
-			o->insecure_files = 1;
-			break;
-		case 'v':
-			if (logmax < WYMCP_LOG_DEBUG)
-				logmax = logmax < WYMCP_LOG_INFO ?
-				    WYMCP_LOG_INFO : WYMCP_LOG_DEBUG;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("%s %s\n", AUTHZ_NAME, WYMCP_VERSION);
-			exit(0);
-		default:
-			usage(stderr);
-			exit(2);
-		}
+static const struct option longopts[] = {
+	{ "issuer", required_argument, NULL, O_ISSUER },
+	{ "audience", required_argument, NULL, O_AUDIENCE },
+	{ "jwks-file", required_argument, NULL, O_JWKS_FILE },
+	{ "jwks-url", required_argument, NULL, O_JWKS_URL },
+	{ "scope", required_argument, NULL, O_SCOPE },
+	{ "principal-claim", required_argument, NULL, O_PRINCIPAL },
+	{ "assign-claim", required_argument, NULL, O_ASSIGN },
+	{ "leeway", required_argument, NULL, O_LEEWAY },
+	{ "resource-metadata", required_argument, NULL, O_METADATA },
+	{ "listen", required_argument, NULL, O_LISTEN },
+	{ "workers", required_argument, NULL, O_WORKERS },
+	{ "user", required_argument, NULL, O_USER },
+	{ "group", required_argument, NULL, O_GROUP },
+	{ "introspect", required_argument, NULL, O_INTROSPECT },
+	{ "introspect-client-id", required_argument, NULL, O_INTRO_ID },
+	{ "introspect-secret-file", required_argument, NULL,
+	    O_INTRO_SECRET },
+	{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
+	{ "allow-peer", required_argument, NULL, O_PEER },
+	{ "allow-any-peer", no_argument, NULL, O_ANYPEER },
+	{ "allow-insecure-files", no_argument, NULL, O_INSECURE_FILES },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 }
+};
+
+/*
+ * An option of the tokens' checks (`ch', with `arg') into `o': 1, or 0
+ * when `ch' is not one of them.
+ */
+static int
+opt_check(struct opts *o, int ch, char *arg)
+{
+	struct authz_conf	*c = &o->a.conf;
+
+	switch (ch) {
+	case O_ISSUER:
+		push(&c->issuers, &c->nissuers, arg);
+		break;
+	case O_AUDIENCE:
+		c->audience = arg;
+		break;
+	case O_JWKS_FILE:
+		add_source(o, arg, NULL);
+		break;
+	case O_JWKS_URL:
+		add_source(o, NULL, arg);
+		break;
+	case O_SCOPE:
+		push(&c->scopes, &c->nscopes, arg);
+		break;
+	case O_PRINCIPAL:
+		c->principal = arg;
+		break;
+	case O_ASSIGN:
+		add_assign(c, arg);
+		break;
+	case O_LEEWAY:
+		c->leeway = number("--leeway", arg, 0, 3600);
+		break;
+	case O_METADATA:
+		c->metadata = arg;
+		break;
+	case O_INTROSPECT:
+		if (o->a.intro.url != NULL)
+			errx(2, "--introspect: given twice (one endpoint, for "
+			    "the --issuer it follows)");
+		o->a.intro.url = arg;
+		o->a.intro.issuer = c->nissuers > 0 ?
+		    c->issuers[c->nissuers - 1] : NULL;
+		break;
+	case O_INTRO_ID:
+		o->a.intro.client_id = arg;
+		break;
+	case O_INTRO_SECRET:
+		o->secret_file = arg;
+		break;
+	default:
+		return 0;
 	}
-	if (optind != argc)
-		errx(2, "unexpected argument %s (see --help)", argv[optind]);
+	return 1;
+}
+
+/*
+ * An option of the process (its socket, workers, identity, peers, log,
+ * --help and --version) into `o'; bad usage exits 2.
+ */
+static void
+opt_process(struct opts *o, int ch, char *arg)
+{
+	switch (ch) {
+	case O_LISTEN:
+		o->listen = arg;
+		break;
+	case O_WORKERS:
+		o->workers = number("--workers", arg, 0, AUTHZ_MAX_WORKERS);
+		break;
+	case O_USER:
+		o->user = arg;
+		break;
+	case O_GROUP:
+		o->group = arg;
+		break;
+	case O_INSECURE:
+		o->insecure = 1;
+		break;
+	case O_PEER:
+		add_peer(o, arg, "--allow-peer");
+		break;
+	case O_ANYPEER:
+		o->any_peer = 1;
+		break;
+	case O_INSECURE_FILES:
+		o->insecure_files = 1;
+		break;
+	case 'v':
+		if (logmax < WYMCP_LOG_DEBUG)
+			logmax = logmax < WYMCP_LOG_INFO ? WYMCP_LOG_INFO :
+			    WYMCP_LOG_DEBUG;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case 'V':
+		printf("%s %s\n", AUTHZ_NAME, WYMCP_VERSION);
+		exit(0);
+	default:
+		usage(stderr);
+		exit(2);
+	}
+}
+
+/* The options that must be given, and those that go together.  Exits 2. */
+static void
+check_together(struct opts *o)
+{
+	struct authz_conf	*c = &o->a.conf;
+
 	if (c->nissuers == 0 || c->audience == NULL)
 		errx(2, "--issuer and --audience are required (see --help)");
 	if (o->a.keys.nsrcs == 0 && o->a.intro.url == NULL)
@@ -410,16 +426,26 @@ parse(int argc, char *argv[], struct opts *o)
 		    "--introspect-secret-file go together");
 	if (o->group != NULL && o->user == NULL)
 		errx(2, "--group needs --user");
-	env_peers(o);
+}
+
+/*
+ * The URLs and tokens given: issuers, key sets (one given before any
+ * --issuer belongs to the only one; with several, each must follow its
+ * own), the introspection endpoint (the same), scopes, the audience
+ * and its metadata URL (made of it when not given).  Exits 2.
+ */
+static void
+check_urls(struct opts *o)
+{
+	struct authz_conf	*c = &o->a.conf;
+	size_t			 i;
+	char			*url, why[512];
+
 	for (i = 0; i < c->nissuers; i++)
 		if (!quotable(c->issuers[i]) ||
 		    strpbrk(c->issuers[i], "?#") != NULL)
 			errx(2, "--issuer %s: not a URL without query or "
 			    "fragment (RFC 8414 2)", c->issuers[i]);
-	/*
-	 * A source given before any --issuer belongs to the only one;
-	 * with several, each must follow its own.
-	 */
 	for (i = 0; i < o->a.keys.nsrcs; i++)
 		if (o->a.keys.srcs[i].issuer == NULL) {
 			if (c->nissuers != 1)
@@ -459,6 +485,24 @@ parse(int argc, char *argv[], struct opts *o)
 		free(url);
 	if (!quotable(c->metadata))
 		errx(2, "--resource-metadata %s: not a URL", c->metadata);
+}
+
+static void
+parse(int argc, char *argv[], struct opts *o)
+{
+	int	 ch;
+
+	o->a.conf.principal = "sub";
+	o->a.conf.leeway = 30;
+	o->workers = 2;
+	while ((ch = getopt_long(argc, argv, "hVv", longopts, NULL)) != -1)
+		if (!opt_check(o, ch, optarg))
+			opt_process(o, ch, optarg);
+	if (optind != argc)
+		errx(2, "unexpected argument %s (see --help)", argv[optind]);
+	check_together(o);
+	env_peers(o);
+	check_urls(o);
 }
 
 /*
@@ -795,6 +839,72 @@ take(const struct opts *o, int listenfd)
 }
 
 /*
+ * A worker's signals: the stop signals and SIGHUP blocked but in
+ * ppoll(2) (the mask to wait in, in `waitmask') and their handlers,
+ * SIGPIPE ignored, SIGALRM the deadline's.
+ */
+static void
+worker_signals(sigset_t *waitmask)
+{
+	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
+				    0 };
+	struct sigaction	 sa;
+	sigset_t		 set;
+	size_t			 i;
+
+	sigemptyset(&set);
+	for (i = 0; sigs[i] != 0; i++)
+		sigaddset(&set, sigs[i]);
+	sigprocmask(SIG_BLOCK, &set, waitmask);
+	for (i = 0; sigs[i] != 0; i++)
+		sigdelset(waitmask, sigs[i]);
+	handle(&set, sigs);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sa.sa_handler = onalarm;	/* no SA_RESTART: see deadline() */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGALRM, &sa, NULL);
+}
+
+/*
+ * The request on the connection of `req': read within AUTHZ_READ_MS,
+ * answered, written within as long; or the connection closed.
+ */
+static void
+serve_one(struct authz *a, FCGX_Request *req)
+{
+	struct authz_buf	 out;
+	int			 rc, late;
+
+	deadline(AUTHZ_READ_MS);
+	rc = FCGX_Accept_r(req);
+	late = got_alarm;
+	deadline(0);
+	if (rc >= 0 && late) {
+		/*
+		 * libfcgi takes a read that the deadline cut short for the
+		 * end of the params: never answered.
+		 */
+		FCGX_Free(req, 1);
+		rc = -1;
+	}
+	if (rc < 0) {
+		/* libfcgi closed it (and found no other). */
+		logline(WYMCP_LOG_DEBUG, "a connection ended, or sent no "
+		    "whole request within %d ms: closed", AUTHZ_READ_MS);
+		return;
+	}
+	memset(&out, 0, sizeof(out));
+	authz_answer(a, req->envp, time(NULL), &out);
+	deadline(AUTHZ_READ_MS);
+	reply(req, &out);
+	FCGX_Finish_r(req);
+	deadline(0);
+	authz_buf_free(&out);
+}
+
+/*
  * A worker: accept and answer until a stop signal.  The stop signals
  * and SIGHUP are blocked except inside ppoll(2) (the listening socket
  * is non-blocking), so none interrupts a request; SIGHUP only marks
@@ -813,38 +923,18 @@ take(const struct opts *o, int listenfd)
 static int
 worker(struct opts *o, int listenfd)
 {
-	static const int	 sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR1,
-				    0 };
 	struct authz		*a = &o->a;
 	FCGX_Request		 req;
-	struct authz_buf	 out;
 	struct pollfd		 pfd;
-	struct sigaction	 sa;
 	struct timespec		 idle;
-	sigset_t		 set, waitmask;
-	int			 rc, fd, late;
+	sigset_t		 waitmask;
+	int			 rc, fd;
 
 	if (FCGX_Init() != 0 || FCGX_InitRequest(&req, -1, 0) != 0) {
 		logline(WYMCP_LOG_ERR, "libfcgi initialization failed");
 		return 1;
 	}
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, &waitmask);
-	sigdelset(&waitmask, SIGTERM);
-	sigdelset(&waitmask, SIGINT);
-	sigdelset(&waitmask, SIGHUP);
-	sigdelset(&waitmask, SIGUSR1);
-	handle(&set, sigs);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigaction(SIGPIPE, &sa, NULL);
-	sa.sa_handler = onalarm;	/* no SA_RESTART: see deadline() */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGALRM, &sa, NULL);
+	worker_signals(&waitmask);
 	idle.tv_sec = AUTHZ_READ_MS / 1000;
 	idle.tv_nsec = (AUTHZ_READ_MS % 1000) * 1000000L;
 
@@ -876,32 +966,7 @@ worker(struct opts *o, int listenfd)
 			req.ipcFd = fd;
 			req.keepConnection = 1;
 		}
-		deadline(AUTHZ_READ_MS);
-		rc = FCGX_Accept_r(&req);
-		late = got_alarm;
-		deadline(0);
-		if (rc >= 0 && late) {
-			/*
-			 * libfcgi takes a read that the deadline cut short
-			 * for the end of the params: never answered.
-			 */
-			FCGX_Free(&req, 1);
-			rc = -1;
-		}
-		if (rc < 0) {
-			/* libfcgi closed it (and found no other). */
-			logline(WYMCP_LOG_DEBUG, "a connection ended, or sent "
-			    "no whole request within %d ms: closed",
-			    AUTHZ_READ_MS);
-			continue;
-		}
-		memset(&out, 0, sizeof(out));
-		authz_answer(a, req.envp, time(NULL), &out);
-		deadline(AUTHZ_READ_MS);
-		reply(&req, &out);
-		FCGX_Finish_r(&req);
-		deadline(0);
-		authz_buf_free(&out);
+		serve_one(a, &req);
 	}
 	if (req.ipcFd >= 0)
 		FCGX_Free(&req, 1);

@@ -290,12 +290,27 @@ ask_key(struct wymcp_ctx *ctx, struct wymcp__run *run, const char *kind,
 	size_t		 klen, k = sizeof(num);
 	unsigned int	 n;
 
+	const char	*bad = NULL;
+
 	if (key != NULL) {
 		*rc = WYMCP_ERR_INVAL;
-		if (*key == '\0' || strlen(key) > 128 ||
-		    !wymcp__header_chars_ok(key) || positional(key))
-			return NULL;
-		return key;
+		if (*key == '\0' || strlen(key) > 128)
+			bad = "is empty or longer than 128 bytes";
+		else if (!wymcp__header_chars_ok(key))
+			bad = "holds a control character or a byte beyond "
+			    "ASCII";
+		else if (positional(key))
+			bad = "looks positional (elicit-N, sample-N, roots-N: "
+			    "the framework's own keys); pass NULL for the next "
+			    "positional key, or choose another";
+		if (bad == NULL)
+			return key;
+		/* A warning: the testing library's errmsg says it too. */
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "a %s question's chosen "
+		    "key '%s' %s", kind, wymcp__ctx_quote(ctx, key), bad);
+		wymcp__why(ctx, WYMCP_ERR_INVAL, 0, "The %s question's key "
+		    "'%s' %s", kind, wymcp__ctx_quote(ctx, key), bad);
+		return NULL;
 	}
 	n = ++run->counter;
 	do {
@@ -479,6 +494,23 @@ cap(struct wymcp_ctx *ctx, const char *name)
 }
 
 /*
+ * WYMCP_ERR_NOTSUP, naming the capability `what' the request lacks
+ * (ctx->call.why: what a tool that passes the value on says).
+ */
+static enum wymcp_err
+notsup(struct wymcp_ctx *ctx, const char *what)
+{
+	if (ctx->req.legacy)
+		return wymcp__why(ctx, WYMCP_ERR_NOTSUP, 0, "The client cannot "
+		    "be asked: this 2025-11-25 connection declared no %s "
+		    "capability at initialize, or no stream is free to ask "
+		    "on", what);
+	return wymcp__why(ctx, WYMCP_ERR_NOTSUP, 0, "The client cannot be "
+	    "asked: the request's io.modelcontextprotocol/clientCapabilities "
+	    "does not declare %s", what);
+}
+
+/*
  * Did the client declare form-mode elicitation?  {} and {"form":…} do;
  * no "elicitation", or one naming "url" alone, does not
  * (client/elicitation.mdx "Capabilities").
@@ -568,7 +600,7 @@ wymcp_elicit_key(struct wymcp_ctx *ctx, const char *key, const char *msg,
 		return WYMCP_ERR_INVAL;
 	/* The capability check comes first. */
 	if (!form_cap(ctx))
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "elicitation (form mode)");
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	if (msg == NULL)
@@ -665,7 +697,7 @@ wymcp_elicit_url(struct wymcp_ctx *ctx, const char *msg, const char *url,
 	if (ctx == NULL || answer == NULL)
 		return WYMCP_ERR_INVAL;
 	if (!url_cap(ctx))
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "elicitation.url (URL mode)");
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	if (msg == NULL || url == NULL || !wymcp__text_ok(url) ||
@@ -717,7 +749,7 @@ wymcp_elicit(struct wymcp_ctx *ctx, const char *msg, const char *schema,
 	 * thread must not touch the request's memory.
 	 */
 	if (!form_cap(ctx))
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "elicitation (form mode)");
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	if (msg == NULL)
@@ -748,13 +780,14 @@ wymcp_sample(struct wymcp_ctx *ctx, const char *key,
 	    ((json_object_object_get_ex(params, "tools", NULL) ||
 	    json_object_object_get_ex(params, "toolChoice", NULL)) &&
 	    !json_object_object_get_ex(s, "tools", NULL)))
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "sampling (with tools, when the request "
+		    "has tools)");
 	/* Context from other servers needs sampling.context. */
 	if (json_object_object_get_ex(params, "includeContext", &ic) &&
 	    json_object_is_type(ic, json_type_string) &&
 	    strcmp(json_object_get_string(ic), "none") != 0 &&
 	    !json_object_object_get_ex(s, "context", NULL))
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "sampling.context");
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	if (!json_object_is_type(params, json_type_object))
@@ -775,7 +808,7 @@ wymcp_roots(struct wymcp_ctx *ctx, const char *key,
 	if (ctx == NULL || answer == NULL)
 		return WYMCP_ERR_INVAL;
 	if (cap(ctx, "roots") == NULL)
-		return WYMCP_ERR_NOTSUP;
+		return notsup(ctx, "roots");
 	if ((run = wymcp__run_open(ctx)) == NULL)
 		return WYMCP_ERR_NORUN;
 	if ((params = wymcp_own(ctx, json_object_new_object())) == NULL)
@@ -805,4 +838,103 @@ wymcp_answer_content(struct json_object *a)
 	    !json_object_is_type(v, json_type_object))
 		return NULL;
 	return v;
+}
+
+/*
+ * The key under which an exec tool's question N keeps its requested
+ * schema among the call's answers (wymcp__elicit_next()), so that the
+ * answer that comes back is checked against it, as a C tool's is.
+ */
+static const char *
+schema_key(struct wymcp_ctx *ctx, unsigned int n)
+{
+	return wymcp_printf(ctx, "wymcp-exec-schema-%u", n);
+}
+
+/*
+ * The answers a program run (core/exec.c) is given: elicit-1 to
+ * elicit-n, each read as this run's (sealed into the next
+ * requestState) and added to `out'.  Each is checked against the
+ * schema its question was asked with, which the round that asked it
+ * kept among the answers (and which is read again, to be kept on):
+ * an accepted answer's content must match it, as a C tool's must.
+ * Without one (a state sealed before), as an elicitation result:
+ * accept, decline or cancel, an accepted one with a content object.
+ * Does not return when one is invalid (-32602).
+ */
+enum wymcp_err
+wymcp__elicit_replay(struct wymcp_ctx *ctx, unsigned int n,
+    struct json_object *out)
+{
+	struct wymcp__run	*run;
+	struct json_object	*a, *c, *schema;
+	const char		*key, *act, *sk;
+	enum wymcp_err		 rc;
+	unsigned int		 i;
+
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	for (i = 0; i < n; i++) {
+		schema = NULL;
+		if ((sk = schema_key(ctx, i + 1)) == NULL)
+			return WYMCP_ERR_NOMEM;
+		if (answered(ctx, run, "exec", sk, NULL, &schema) &&
+		    (!json_object_is_type(schema, json_type_object) ||
+		    !wymcp__elicit_schema_ok(schema, NULL, 0)))
+			schema = NULL;
+		if ((key = ask_key(ctx, run, "elicit", NULL, &rc)) == NULL)
+			return rc;
+		if (!answered(ctx, run, "elicit", key, schema, &a))
+			return WYMCP_ERR_INVAL;
+		act = wymcp_answer_action(a);
+		if (act == NULL || (strcmp(act, "accept") != 0 &&
+		    strcmp(act, "decline") != 0 &&
+		    strcmp(act, "cancel") != 0))
+			fault(ctx, run, key,
+			    "action must be accept, decline or cancel");
+		if (strcmp(act, "accept") == 0 &&
+		    (!json_object_object_get_ex(a, "content", &c) ||
+		    !json_object_is_type(c, json_type_object)))
+			fault(ctx, run, key,
+			    "an accepted form answer needs a content object");
+		if (json_object_object_add(out, key, json_object_get(a)))
+			return WYMCP_ERR_NOMEM;
+	}
+	return WYMCP_OK;
+}
+
+/*
+ * A program's question (core/exec.c): the next positional one after
+ * wymcp__elicit_replay()'s, `schema' a parsed requestedSchema, which
+ * is kept among the answers the next requestState seals (and the
+ * answers a held stream's next run reads).  Ends the round;
+ * WYMCP_ERR_NOTSUP without form elicitation, WYMCP_ERR_SCHEMA (why in
+ * `why') for a schema of the wrong form.
+ */
+enum wymcp_err
+wymcp__elicit_next(struct wymcp_ctx *ctx, const char *msg,
+    struct json_object *schema, char *why, size_t whylen)
+{
+	struct wymcp__run	*run;
+	struct json_object	*answer, *kept;
+	const char		*sk;
+
+	if (!form_cap(ctx))
+		return WYMCP_ERR_NOTSUP;
+	if ((run = wymcp__run_open(ctx)) == NULL)
+		return WYMCP_ERR_NORUN;
+	if (!wymcp__elicit_schema_ok(schema, why, whylen))
+		return WYMCP_ERR_SCHEMA;
+	if ((sk = schema_key(ctx, run->counter + 1)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	if (ctx->call.answers == NULL &&
+	    (ctx->call.answers = wymcp_own(ctx, json_object_new_object())) ==
+	    NULL)
+		return WYMCP_ERR_NOMEM;
+	if (json_object_object_add(ctx->call.answers, sk,
+	    json_object_get(schema)))
+		return WYMCP_ERR_NOMEM;
+	if (!answered(ctx, run, "exec", sk, NULL, &kept))
+		return WYMCP_ERR_NOMEM;
+	return elicit_form(ctx, run, NULL, msg, schema, NULL, &answer);
 }

@@ -105,6 +105,7 @@ struct wymcp__call {
 	struct json_object	*args;		/* name and arguments */
 	enum wymcp_err		 rc;		/* the handler's last return */
 	int			 in_task;	/* a task runner runs it */
+	const char		*task_id;	/* and its id, or NULL */
 	int			 task_ok;	/* wymcp_task_start() unwinds */
 	const char		*task_msg;	/* a task's last progress or
 						   log line: statusMessage */
@@ -120,6 +121,16 @@ struct wymcp__call {
 	const char		*builder_null;	/* "wymcp_text(): text is
 						   NULL": a builder given a
 						   NULL (content.c), or NULL */
+	/*
+	 * Why the run's last failing call failed, in a sentence the
+	 * client may read (refuse.c: wymcp_refuse(), a capability not
+	 * declared, wymcp_write_once()), for a handler that returns
+	 * `why_rc' without saying more; reset at each run.
+	 */
+	const char		*why;
+	enum wymcp_err		 why_rc;
+	int			 why_code;	/* JSON-RPC code: refusals */
+	int			 steps;		/* wymcp_progress_step()s */
 };
 
 /* An event a run published (events.c): compact JSON, in the arena. */
@@ -232,11 +243,20 @@ int	 wymcp__responses_ok(struct json_object *);
 int	 wymcp__answer_ok(struct json_object *req, struct json_object *answer,
 	    char *why, size_t len);
 int	 wymcp__elicit_schema_ok(struct json_object *, char *, size_t);
+enum wymcp_err wymcp__elicit_replay(struct wymcp_ctx *, unsigned int,
+	    struct json_object *);
+enum wymcp_err wymcp__elicit_next(struct wymcp_ctx *, const char *msg,
+	    struct json_object *schema, char *why, size_t whylen);
 
 /* shapes.c: schema.json's CreateMessageResult and ListRootsResult. */
 int	 wymcp__shape_check(const char *name, struct json_object *,
 	    char *err, size_t errlen);
 const char *wymcp__shape_defs(void);
+
+/* refuse.c: why a call failed (ctx->call.why); returns rc. */
+enum wymcp_err wymcp__why(struct wymcp_ctx *, enum wymcp_err rc, int code,
+	    const char *fmt, ...) WYMCP_PRINTF(4, 5);
+const char *wymcp__why_for(const struct wymcp_ctx *, enum wymcp_err rc);
 
 /* caps.c */
 int	 wymcp__caps_missing(struct json_object *required,

@@ -7,11 +7,16 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/content.c \
 	%reldir%/ctx.c \
 	%reldir%/events.c \
+	%reldir%/exec.c \
+	%reldir%/file.c \
 	%reldir%/held.c \
 	%reldir%/memory.c \
+	%reldir%/refuse.c \
 	%reldir%/result.c \
 	%reldir%/run.c \
 	%reldir%/seal.c \
 	%reldir%/shapes.c \
+	%reldir%/spawn.c \
+	%reldir%/spawn.h \
 	%reldir%/short.c \
 	%reldir%/stream.c

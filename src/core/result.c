@@ -101,14 +101,18 @@ wymcp__result_new(struct wymcp_ctx *ctx)
 void
 wymcp__result_finish(struct wymcp_result *res, enum wymcp_err rc)
 {
+	const char	*why;
+
 	if (rc != WYMCP_OK) {
 		res->is_error = 1;
+		/* A builder's NULL, else why the call failed, else rc's. */
+		if (rc == WYMCP_ERR_INVAL &&
+		    res->ctx->call.builder_null != NULL)
+			why = res->ctx->call.builder_null;
+		else if ((why = wymcp__why_for(res->ctx, rc)) == NULL)
+			why = wymcp_strerror(rc);
 		if (json_object_array_length(res->content) == 0)
-			wymcp_result_add(res, wymcp_text(res->ctx,
-			    rc == WYMCP_ERR_INVAL &&
-			    res->ctx->call.builder_null != NULL ?
-			    res->ctx->call.builder_null :
-			    wymcp_strerror(rc)));
+			wymcp_result_add(res, wymcp_text(res->ctx, why));
 	}
 	if (res->structured != NULL &&
 	    json_object_array_length(res->content) == 0)

@@ -42,6 +42,8 @@ wymcp__run(struct wymcp_ctx *ctx, struct wymcp__run *run, wymcp__body body,
 		return WYMCP__RUN_DONE;
 	mark = ctx->arena.cleanups;
 	ctx->call.run = run;
+	ctx->call.why = NULL;
+	ctx->call.steps = 0;
 	/* The program learns which handler runs (ctx->call.name). */
 	wymcp__ctx_publish(ctx, 0);
 	if (setjmp(run->jb) == 0) {

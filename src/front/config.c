@@ -104,16 +104,79 @@ find(const struct option *opts, const char *name)
 	return NULL;
 }
 
+/*
+ * One line of file `path' (number `lineno'): nothing, or "--NAME" and
+ * its value appended to the arguments (`v', `n'), their text written
+ * at *o.  0, -1 with why in `err', or -2 when out of memory.
+ */
+static int
+one_line(const char *path, int lineno, char *line,
+    const struct option *opts, char ***v, int *n, char **o, char *err,
+    size_t errlen)
+{
+	const struct option	*opt;
+	char			*p, *e, *name;
+	size_t			 k;
+
+	for (p = line; isspace((unsigned char)*p); p++)
+		continue;
+	e = p + strlen(p);
+	while (e > p && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	if (*p == '\0' || *p == '#')
+		return 0;
+	if (p[0] == '-' && p[1] == '-')
+		p += 2;
+	name = p;
+	for (k = 0; (name[k] >= 'a' && name[k] <= 'z') ||
+	    (name[k] >= '0' && name[k] <= '9') || name[k] == '-'; k++)
+		continue;
+	if (k == 0 || k > NAME_MAX_LEN || (name[k] != '\0' &&
+	    name[k] != '=' && !isspace((unsigned char)name[k]))) {
+		snprintf(err, errlen, "%s:%d: not an option name (the "
+		    "command line's long options, one a line)", path, lineno);
+		return -1;
+	}
+	p = name + k;
+	if (*p != '\0') {
+		*p++ = '\0';
+		while (isspace((unsigned char)*p) || *p == '=')
+			p++;
+	}
+	if (strcmp(name, "config") == 0) {
+		snprintf(err, errlen, "%s:%d: --config in a config file", path,
+		    lineno);
+		return -1;
+	}
+	if ((opt = find(opts, name)) == NULL) {
+		snprintf(err, errlen, "%s:%d: --%s: no such option", path,
+		    lineno, name);
+		return -1;
+	}
+	if ((opt->has_arg == no_argument) != (*p == '\0')) {
+		snprintf(err, errlen, "%s:%d: --%s %s", path, lineno, name,
+		    *p == '\0' ? "needs a value" : "takes no value");
+		return -1;
+	}
+	if (add(v, n, *o) != 0)
+		return -2;
+	*o += sprintf(*o, "--%s", name) + 1;
+	if (*p != '\0') {
+		if (add(v, n, *o) != 0)
+			return -2;
+		*o += sprintf(*o, "%s", p) + 1;
+	}
+	return 0;
+}
+
 int
 front_config_argv(const char *path, const struct option *opts, int argc,
     char *argv[], int *nargc, char ***nargv, char **text, char *err,
     size_t errlen)
 {
-	const struct option	*opt;
-	char	**v = NULL, *buf, *out = NULL, *o, *line, *next, *p, *e;
-	char	 *name;
-	int	  n = 0, i, lineno = 0;
-	size_t	  k, lines = 1;
+	char	**v = NULL, *buf, *out = NULL, *o, *line, *next, *p;
+	int	  n = 0, i, lineno = 0, rc;
+	size_t	  lines = 1;
 
 	*nargv = NULL;
 	*text = NULL;
@@ -130,56 +193,11 @@ front_config_argv(const char *path, const struct option *opts, int argc,
 		lineno++;
 		if ((next = strchr(line, '\n')) != NULL)
 			*next++ = '\0';
-		for (p = line; isspace((unsigned char)*p); p++)
-			continue;
-		e = p + strlen(p);
-		while (e > p && isspace((unsigned char)e[-1]))
-			*--e = '\0';
-		if (*p == '\0' || *p == '#')
-			continue;
-		if (p[0] == '-' && p[1] == '-')
-			p += 2;
-		name = p;
-		for (k = 0; (name[k] >= 'a' && name[k] <= 'z') ||
-		    (name[k] >= '0' && name[k] <= '9') || name[k] == '-'; k++)
-			continue;
-		if (k == 0 || k > NAME_MAX_LEN || (name[k] != '\0' &&
-		    name[k] != '=' && !isspace((unsigned char)name[k]))) {
-			snprintf(err, errlen, "%s:%d: not an option name (the "
-			    "command line's long options, one a line)", path,
-			    lineno);
-			goto fail;
-		}
-		p = name + k;
-		if (*p != '\0') {
-			*p++ = '\0';
-			while (isspace((unsigned char)*p) || *p == '=')
-				p++;
-		}
-		if (strcmp(name, "config") == 0) {
-			snprintf(err, errlen, "%s:%d: --config in a config "
-			    "file", path, lineno);
-			goto fail;
-		}
-		if ((opt = find(opts, name)) == NULL) {
-			snprintf(err, errlen, "%s:%d: --%s: no such option",
-			    path, lineno, name);
-			goto fail;
-		}
-		if ((opt->has_arg == no_argument) != (*p == '\0')) {
-			snprintf(err, errlen, "%s:%d: --%s %s", path, lineno,
-			    name, *p == '\0' ? "needs a value" :
-			    "takes no value");
-			goto fail;
-		}
-		if (add(&v, &n, o) != 0)
+		if ((rc = one_line(path, lineno, line, opts, &v, &n, &o, err,
+		    errlen)) == -2)
 			goto nomem;
-		o += sprintf(o, "--%s", name) + 1;
-		if (*p != '\0') {
-			if (add(&v, &n, o) != 0)
-				goto nomem;
-			o += sprintf(o, "%s", p) + 1;
-		}
+		if (rc != 0)
+			goto fail;
 	}
 	for (i = 1; i < argc; i++)
 		if (add(&v, &n, argv[i]) != 0)

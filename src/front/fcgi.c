@@ -551,6 +551,68 @@ stop_pending(void)
 }
 
 /*
+ * The worker's start: libfcgi and its request `req' (kept connections
+ * only: no listening socket of its own), the request timer, the relay,
+ * the lowest free descriptor in *fdbase (to see descriptors leak), the
+ * stop signals (their wait mask in `waitmask') and SIGPIPE ignored.
+ * 0, or -1 logged.
+ */
+static int
+worker_init(struct wymcp_server *srv, const struct front_limits *lim,
+    struct front_board *board, FCGX_Request *req, sigset_t *waitmask,
+    int *fdbase)
+{
+	struct sigaction	 sa;
+	int			 rc;
+
+	if ((rc = FCGX_Init()) != 0) {
+		front_log(WYMCP_LOG_ERR, "FCGX_Init failed (%d)", rc);
+		return -1;
+	}
+	if (FCGX_InitRequest(req, -1, 0) != 0) {
+		front_log(WYMCP_LOG_ERR, "FCGX_InitRequest failed");
+		return -1;
+	}
+	(void)front_watch_init(srv, board, lim->timeout);
+	front_relay_worker(lim, board);
+	*fdbase = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
+	if (*fdbase != -1)
+		close(*fdbase);
+
+	/*
+	 * After FCGX_Init(), which installs its own SIGPIPE and SIGUSR1
+	 * handlers when those are at their defaults: ours win.  SIGUSR1
+	 * is the graceful-stop signal of some FastCGI process managers.
+	 */
+	if (front_catch_stop(onstop, waitmask) == -1)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGPIPE, &sa, NULL) == -1) {
+		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Why the worker ends: retired (`retire'), or a stop signal. */
+static void
+worker_end(struct front_board *board, const char *retire)
+{
+	if (retire != NULL) {
+		board->why = FRONT_WHY_RETIRED;
+		snprintf(board->detail, sizeof(board->detail), "%.*s",
+		    (int)sizeof(board->detail) - 1, retire);
+		front_log(WYMCP_LOG_INFO, "worker retiring after %lu "
+		    "request%s: %s", board->served,
+		    board->served == 1 ? "" : "s", retire);
+	} else if (stopsig)
+		front_log(WYMCP_LOG_DEBUG, "worker stopping on signal %d",
+		    (int)stopsig);
+}
+
+/*
  * The worker: accept FastCGI requests on `listenfd' and serve each
  * with wymcp_server_serve_io() until a stop signal or a reason to
  * retire (retire_reason()), then return 0 (1 on a fatal error).
@@ -585,7 +647,7 @@ stop_pending(void)
  * to libfcgi as a kept connection (ipcFd, keepConnection: libfcgi 2.4
  * reads the next request of a kept connection instead of accepting);
  * libfcgi's own listening socket is -1, so it never accepts a peer
- * unchecked (its FCGI_WEB_SERVER_ADDRS check is main.c's now).  While a
+ * unchecked (its FCGI_WEB_SERVER_ADDRS check is start.c's now).  While a
  * request runs, watch.c's timer stands guard (front_watch_begin()).
  */
 int
@@ -594,7 +656,6 @@ front_worker(struct wymcp_server *srv, int listenfd,
 {
 	static struct front_board own;
 	FCGX_Request		 req;
-	struct sigaction	 sa;
 	sigset_t		 waitmask;
 	char			 why[160];
 	const char		*retire = NULL;
@@ -603,35 +664,8 @@ front_worker(struct wymcp_server *srv, int listenfd,
 
 	if (board == NULL)
 		board = &own;
-	if ((rc = FCGX_Init()) != 0) {
-		front_log(WYMCP_LOG_ERR, "FCGX_Init failed (%d)", rc);
+	if (worker_init(srv, lim, board, &req, &waitmask, &fdbase) == -1)
 		return 1;
-	}
-	if (FCGX_InitRequest(&req, -1, 0) != 0) {
-		front_log(WYMCP_LOG_ERR, "FCGX_InitRequest failed");
-		return 1;
-	}
-	(void)front_watch_init(srv, board, lim->timeout);
-	front_relay_worker(lim, board);
-	fdbase = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
-	if (fdbase != -1)
-		close(fdbase);
-
-	/*
-	 * After FCGX_Init(), which installs its own SIGPIPE and SIGUSR1
-	 * handlers when those are at their defaults: ours win.  SIGUSR1
-	 * is the graceful-stop signal of some FastCGI process managers.
-	 */
-	if (front_catch_stop(onstop, &waitmask) == -1)
-		return 1;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_IGN;
-	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGPIPE, &sa, NULL) == -1) {
-		front_log(WYMCP_LOG_ERR, "sigaction: %s", strerror(errno));
-		return 1;
-	}
-
 	front_log(WYMCP_LOG_DEBUG, "worker ready");
 
 	while (!stopsig) {
@@ -662,16 +696,7 @@ front_worker(struct wymcp_server *srv, int listenfd,
 			break;
 	}
 
-	if (retire != NULL) {
-		board->why = FRONT_WHY_RETIRED;
-		snprintf(board->detail, sizeof(board->detail), "%.*s",
-		    (int)sizeof(board->detail) - 1, retire);
-		front_log(WYMCP_LOG_INFO, "worker retiring after %lu "
-		    "request%s: %s", board->served,
-		    board->served == 1 ? "" : "s", retire);
-	} else if (stopsig)
-		front_log(WYMCP_LOG_DEBUG, "worker stopping on signal %d",
-		    (int)stopsig);
+	worker_end(board, retire);
 	/* Close a connection the web server kept open, if any. */
 	if (req.ipcFd >= 0)
 		FCGX_Free(&req, 1);

@@ -90,6 +90,13 @@ struct front_opts {
 	const char	 *relay_listen;	/* --relay-listen, or NULL */
 	const char	 *task_store;	/* --task-store URI, or NULL */
 	const char	 *skills_dir;	/* --skills-dir DIR, or NULL */
+	const char	**exec_dirs;	/* --exec-dir, in order */
+	size_t		  nexec_dirs;
+	const char	 *exec_user;	/* --exec-user, or NULL */
+	const char	 *call;		/* --call TOOL, or NULL */
+	const char	 *call_args;	/* --args JSON, or NULL */
+	const char	**answers;	/* --answer JSON, in order */
+	size_t		  nanswers;
 	int		  runners;	/* --task-runners */
 	unsigned int	  task_ttl;	/* --task-ttl s, 0 unlimited */
 	unsigned int	  task_lease;	/* --task-lease s */
@@ -185,6 +192,66 @@ void		 front_options_parse(int argc, char *argv[],
 void		 front_options_keep(const struct front_opts *s,
 		    struct front_opts *n, const char *path, int say);
 void		 front_options_free(struct front_opts *o, int all);
+
+/*
+ * start.c: the start.  The identity --user and --group name, resolved
+ * before anything else so that a typo fails fast
+ * (front_resolve_ident()), and given up for good once the sockets are
+ * made (front_drop_privileges()).  The listening socket: made
+ * (front_sock_unix(), front_sock_tcp()), or handed over by systemd or
+ * on descriptor 0 (front_sock_inherited(): -1 when there is none), and
+ * who may connect to it (front_sock_check(): 1 for a unix socket) or
+ * to the relay's (front_relay_check()).  Each exits on failure.
+ */
+struct front_limits;
+
+struct front_ident {
+	int	 set;		/* --user given */
+	uid_t	 uid;
+	gid_t	 gid;
+};
+
+void		 front_sanitize_stdio(void);
+void		 front_resolve_ident(const struct front_opts *,
+		    struct front_ident *);
+void		 front_drop_privileges(const struct front_ident *);
+int		 front_sock_unix(const char *path,
+		    const struct front_ident *);
+int		 front_sock_tcp(const char *spec);
+int		 front_sock_inherited(void);
+void		 front_web_server_addrs(struct front_opts *);
+int		 front_sock_check(int fd, const struct front_opts *);
+void		 front_relay_check(const struct front_opts *);
+void		 front_memory_limit(size_t limit);
+
+/*
+ * server.c: the server of options `o' (front_make_server(): settings,
+ * modules, skills, info, state keys; `cgi': it serves one request),
+ * and its task store and the pool's hooks, as the user that will write
+ * the store (front_store_server()): NULL or -1 with why in `err'.
+ * front_file_trusted() refuses (exits) a --state-key-file or
+ * --skills-dir that a user other than root, this process's and `user'
+ * could change, unless --allow-insecure-files.
+ */
+struct wymcp_server *front_make_server(const struct front_opts *o, int cgi,
+		    char *err, size_t errlen);
+int		 front_store_server(struct wymcp_server *,
+		    const struct front_opts *o, const struct front_limits *,
+		    char *err, size_t errlen);
+void		 front_file_trusted(const struct front_opts *o,
+		    const char *what, const char *path, uid_t user);
+
+/*
+ * reload.c: SIGHUP.  front_reload_init() keeps the startup options,
+ * limits and command line; front_reload_server() (prefork.c's reload
+ * callback) reads a --config file again and makes the new server, or
+ * NULL with why in `err'; front_reload_done() frees what the last
+ * reload read.
+ */
+void		 front_reload_init(const struct front_opts *,
+		    struct front_limits *, int argc, char *argv[]);
+struct wymcp_server *front_reload_server(char *err, size_t errlen);
+void		 front_reload_done(void);
 
 /*
  * status.c: the figures of the status page, in one page shared by the
@@ -453,7 +520,7 @@ struct front_board {
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
 
 /*
- * main.c: logging.  Lines go to stderr as
+ * log.c: logging.  Lines go to stderr as
  * "wymcp-fcgi[PID]: LEVEL: [id REQID] message", one write(2) each.
  */
 extern int	 front_logmax;		/* highest WYMCP_LOG_* printed */
@@ -601,5 +668,8 @@ int		 front_file_check(const struct front_opts *o,
  */
 const struct wymcp__backend *front_backend(const char *uri,
 		    const struct front_opts *o, char *err, size_t errlen);
+
+/* call.c: --call TOOL, the exit status. */
+int	 front_call(struct wymcp_server *, const struct front_opts *);
 
 #endif /* WYMCP_FRONT_H */

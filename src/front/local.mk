@@ -10,7 +10,8 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
 	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
 	%reldir%/events.c %reldir%/index.c %reldir%/config.c \
-	%reldir%/options.c %reldir%/backend.c
+	%reldir%/options.c %reldir%/start.c %reldir%/server.c \
+	%reldir%/reload.c %reldir%/backend.c %reldir%/call.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
 	$(FCGI_LIBS) $(JSONC_LIBS)

@@ -114,6 +114,13 @@ const struct front_optdef front_optdefs[] = {
 	{ STR("skills-dir", skills_dir, 0, "DIR",
 	    "serve the skills of DIR (DIR/NAME/\n"
 	    "SKILL.md; the skills extension)") },
+	{ LIST("exec-dir", exec_dirs, nexec_dirs, 0, "DIR",
+	    "serve each DIR/NAME.json manifest's\n"
+	    "program as the tool NAME (repeatable;\n"
+	    "wymcp-exec(5))") },
+	{ STR("exec-user", exec_user, 0, "USER",
+	    "as root, run exec tools as USER\n"
+	    "(default: nobody; never root)") },
 	{ FLAG("allow-insecure-files", insecure_files, 0,
 	    "use modules and a key file that\n"
 	    "another user could change (unsafe)") },
@@ -262,6 +269,16 @@ const struct front_optdef front_optdefs[] = {
 	    "print the MCP Registry's server.json\n"
 	    "for --public-url, exit (experimental)"),
 	    .syn = "--print-server-json --public-url URL [...]" },
+	{ STR("call", call, FRONT_OPT_MODE, "TOOL",
+	    "call TOOL from the shell, print each\n"
+	    "round, exit (0 done, 1 tool error,\n"
+	    "3 needs an answer, 4 refused)"),
+	    .syn = "--call TOOL [--args JSON] [--answer JSON]... [...]" },
+	{ STR("args", call_args, 0, "JSON",
+	    "--call's arguments (default {})"), .syn = "" },
+	{ LIST("answer", answers, nanswers, 0, "JSON",
+	    "--call's next answer, an elicitation\n"
+	    "result (repeatable, in order)"), .syn = "" },
 	{ .name = "verbose", .letter = 'v', .kind = FRONT_OPT_COUNT,
 	    .type = FRONT_T_INT, .off = OFF(verbose), .flags = R,
 	    .help = "log info; twice: debug" },

@@ -185,6 +185,59 @@ slot(struct pool *p)
 	return &p->w[i];
 }
 
+#define KIND_WORKER	0
+#define KIND_RUNNER	1
+#define KIND_HUB	2
+
+/*
+ * In the child `spawn()' forked, of `kind', with its board `b': the
+ * death signal, the signal mask, the other boards unmapped and the
+ * descriptors it must not hold closed; then it serves and exits.
+ */
+static void
+child(struct pool *p, struct front_board *b, int kind)
+{
+	struct sigaction	 sa;
+	size_t			 i;
+
+	/*
+	 * The hub outlives a killed supervisor long enough to remove the
+	 * private directories (hub.c): SIGTERM, and it looks for a parent
+	 * gone already itself.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, kind == KIND_HUB ? SIGTERM : SIGKILL) ==
+	    -1)
+		front_log(WYMCP_LOG_WARNING, "prctl: %s", strerror(errno));
+	if (kind != KIND_HUB && getppid() != p->self)
+		_exit(0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigprocmask(SIG_SETMASK, &p->workermask, NULL);
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].pid != -1 && p->w[i].board != NULL)
+			(void)munmap(p->w[i].board, sizeof(*p->w[i].board));
+	if (kind == KIND_HUB) {
+		/* The hub takes streams from workers only. */
+		(void)close(p->listenfd);
+		exit(front_hub(p->lim, b, p->self, p->srv));
+	}
+	/* Only the hub reads its socket and the relay port. */
+	if (p->lim->hub_fd >= 0)
+		(void)close(p->lim->hub_fd);
+	if (p->lim->listen != NULL && p->lim->listen->own_fd >= 0)
+		(void)close(p->lim->listen->own_fd);
+	if (p->lim->relay_fd >= 0)
+		(void)close(p->lim->relay_fd);
+	if (kind == KIND_RUNNER) {
+		/* A runner takes no connections. */
+		(void)close(p->listenfd);
+		exit(front_runner(p->srv, p->lim, b));
+	}
+	exit(front_worker(p->srv, p->listenfd, p->lim, b));
+}
+
 /*
  * Start one worker, with a fresh board shared with it.  In the child:
  * stop signals stay blocked until the worker's loop waits; the worker
@@ -196,17 +249,11 @@ slot(struct pool *p)
  * then it serves and exits.  Never returns in the child.  Returns 0, or
  * -1 when mmap(2) or fork(2) failed.
  */
-#define KIND_WORKER	0
-#define KIND_RUNNER	1
-#define KIND_HUB	2
-
 static int
 spawn(struct pool *p, long long now, int kind)
 {
-	struct sigaction	 sa;
 	struct front_board	*b;
 	struct worker		*w;
-	size_t			 i;
 	pid_t			 pid;
 
 	if (p->srv == NULL)
@@ -223,46 +270,8 @@ spawn(struct pool *p, long long now, int kind)
 		(void)munmap(b, sizeof(*b));
 		return -1;
 	}
-	if (pid == 0) {
-		/*
-		 * The hub outlives a killed supervisor long enough to
-		 * remove the private directories (hub.c): SIGTERM, and it
-		 * looks for a parent gone already itself.
-		 */
-		if (prctl(PR_SET_PDEATHSIG, kind == KIND_HUB ? SIGTERM :
-		    SIGKILL) == -1)
-			front_log(WYMCP_LOG_WARNING, "prctl: %s",
-			    strerror(errno));
-		if (kind != KIND_HUB && getppid() != p->self)
-			_exit(0);
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigemptyset(&sa.sa_mask);
-		(void)sigaction(SIGCHLD, &sa, NULL);
-		(void)sigprocmask(SIG_SETMASK, &p->workermask, NULL);
-		for (i = 0; i < p->nw; i++)
-			if (p->w[i].pid != -1 && p->w[i].board != NULL)
-				(void)munmap(p->w[i].board,
-				    sizeof(*p->w[i].board));
-		if (kind == KIND_HUB) {
-			/* The hub takes streams from workers only. */
-			(void)close(p->listenfd);
-			exit(front_hub(p->lim, b, p->self, p->srv));
-		}
-		/* Only the hub reads its socket and the relay port. */
-		if (p->lim->hub_fd >= 0)
-			(void)close(p->lim->hub_fd);
-		if (p->lim->listen != NULL && p->lim->listen->own_fd >= 0)
-			(void)close(p->lim->listen->own_fd);
-		if (p->lim->relay_fd >= 0)
-			(void)close(p->lim->relay_fd);
-		if (kind == KIND_RUNNER) {
-			/* A runner takes no connections. */
-			(void)close(p->listenfd);
-			exit(front_runner(p->srv, p->lim, b));
-		}
-		exit(front_worker(p->srv, p->listenfd, p->lim, b));
-	}
+	if (pid == 0)
+		child(p, b, kind);
 	if (p->started++ > 0 && p->lim->stats != NULL)
 		__atomic_add_fetch(&p->lim->stats->respawns, 1,
 		    __ATOMIC_RELAXED);
@@ -701,6 +710,121 @@ reload_server(struct pool *p)
 	return 1;
 }
 
+/* The signals the supervisor handles. */
+static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+
+/*
+ * Block the supervisor's signals (the mask before in *origmask), set
+ * their handlers (the old ones in `osa'), and make the mask to wait
+ * in (*waitmask: them unblocked) and a new worker's (them blocked but
+ * SIGCHLD).
+ */
+static void
+signals_setup(struct pool *p, sigset_t *origmask, sigset_t *waitmask,
+    struct sigaction osa[4])
+{
+	struct sigaction	 sa;
+	sigset_t		 set;
+	size_t			 i;
+
+	sigemptyset(&set);
+	for (i = 0; i < 4; i++)
+		sigaddset(&set, sigs[i]);
+	if (sigprocmask(SIG_BLOCK, &set, origmask) == -1)
+		err(1, "sigprocmask");
+	*waitmask = *origmask;
+	p->workermask = *origmask;
+	for (i = 0; i < 4; i++)
+		sigdelset(waitmask, sigs[i]);
+	sigdelset(&p->workermask, SIGCHLD);
+	sigaddset(&p->workermask, SIGTERM);
+	sigaddset(&p->workermask, SIGINT);
+	sigaddset(&p->workermask, SIGHUP);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = onsig;
+	sa.sa_mask = set;
+	for (i = 0; i < 4; i++) {
+		sa.sa_flags = sigs[i] == SIGCHLD ? SA_NOCLDSTOP : 0;
+		if (sigaction(sigs[i], &sa, &osa[i]) == -1)
+			err(1, "sigaction");
+	}
+}
+
+/* SIGTERM or SIGINT: every worker told to drain. */
+static void
+stop_all(struct pool *p, long long now, int owned)
+{
+	size_t	 i;
+
+	front_log(WYMCP_LOG_INFO, "stopping: draining %zu worker%s",
+	    count(p, NULL), count(p, NULL) == 1 ? "" : "s");
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].pid != -1 && !p->w[i].draining)
+			retire(&p->w[i], now);
+	/*
+	 * A socket we made (--listen) stops taking new connections now,
+	 * so the web server sees a refused connect and tries another host
+	 * instead of queueing requests that would be reset when we exit.
+	 * A socket handed to us (systemd, spawn-fcgi) outlives us: its
+	 * owner keeps queueing for the next process.
+	 */
+	if (owned && shutdown(p->listenfd, SHUT_RD) == -1)
+		front_log(WYMCP_LOG_INFO, "shutdown: %s", strerror(errno));
+}
+
+/*
+ * SIGHUP once the server is reloaded: a fresh set of workers and
+ * runners, then the old ones told to drain.  The hub keeps its
+ * streams.
+ */
+static void
+replace_all(struct pool *p, long long now)
+{
+	size_t	 i;
+
+	front_log(WYMCP_LOG_INFO, "SIGHUP: replacing the workers");
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].pid != -1 && !p->w[i].draining && !p->w[i].hub)
+			p->w[i].replace = 1;
+	p->backoff = 0;
+	p->respawn_at = 0;
+	for (i = 0; i < (size_t)(p->want + p->want_runners); i++)
+		if (spawn(p, now, i >= (size_t)p->want ? KIND_RUNNER :
+		    KIND_WORKER) == -1)
+			break;
+	for (i = 0; i < p->nw; i++)
+		if (p->w[i].pid != -1 && p->w[i].replace)
+			retire(&p->w[i], now);
+}
+
+/*
+ * The ticks of a turn of the loop: in how many ms to look again (-1:
+ * at the next signal only).
+ */
+static long long
+tick(struct pool *p, long long now, int stopping)
+{
+	long long	 next, grow;
+	size_t		 cur, run;
+
+	overdue_tick(p, now);
+	stats_tick(p);
+	next = drain_tick(p, now);
+	if (!stopping && (grow = pool_tick(p, now)) >= 0 &&
+	    (next == -1 || grow < next))
+		next = grow;
+	/* The boards change without a signal: look again soon. */
+	if (count2(p, &cur, &run) > 0 && (next == -1 || next > TICK_MS))
+		next = TICK_MS;
+	if (!stopping &&
+	    (cur < (size_t)p->want || run < (size_t)p->want_runners ||
+	    (p->want_hub && !hub_running(p))) &&
+	    (next == -1 || p->respawn_at - now < next))
+		next = p->respawn_at - now;
+	return next;
+}
+
 /*
  * The supervisor, modelled on kfcgi's fixed pool and slowcgi: block
  * SIGCHLD, SIGTERM, SIGINT and SIGHUP, fork the workers (they inherit
@@ -717,13 +841,12 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
     front_reload_fn reload)
 {
 	struct pool		 p;
-	struct sigaction	 sa, osa[4];
+	struct sigaction	 osa[4];
 	struct timespec		 ts;
-	sigset_t		 set, origmask, waitmask;
-	long long		 now, next, grow;
-	size_t			 i, cur, run;
+	sigset_t		 origmask, waitmask;
+	long long		 now, next;
+	size_t			 i, cur;
 	int			 stopping = 0;
-	static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
 
 	memset(&p, 0, sizeof(p));
 	p.srv = *srvp;
@@ -738,103 +861,28 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 	p.lim = lim;
 	p.drain_ms = (long long)lim->drain * 1000;
 	p.self = getpid();
-
-	sigemptyset(&set);
-	for (i = 0; i < 4; i++)
-		sigaddset(&set, sigs[i]);
-	if (sigprocmask(SIG_BLOCK, &set, &origmask) == -1)
-		err(1, "sigprocmask");
-	waitmask = origmask;
-	p.workermask = origmask;
-	for (i = 0; i < 4; i++)
-		sigdelset(&waitmask, sigs[i]);
-	sigdelset(&p.workermask, SIGCHLD);
-	sigaddset(&p.workermask, SIGTERM);
-	sigaddset(&p.workermask, SIGINT);
-	sigaddset(&p.workermask, SIGHUP);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = onsig;
-	sa.sa_mask = set;
-	for (i = 0; i < 4; i++) {
-		sa.sa_flags = sigs[i] == SIGCHLD ? SA_NOCLDSTOP : 0;
-		if (sigaction(sigs[i], &sa, &osa[i]) == -1)
-			err(1, "sigaction");
-	}
-
+	signals_setup(&p, &origmask, &waitmask, osa);
 	front_log(WYMCP_LOG_INFO, "supervisor %ld starting %d worker%s",
 	    (long)p.self, workers, workers == 1 ? "" : "s");
 
 	for (;;) {
 		got_chld = 0;
 		now = now_ms();
-
 		if (got_term && !stopping) {
 			stopping = 1;
-			front_log(WYMCP_LOG_INFO, "stopping: draining %zu "
-			    "worker%s", count(&p, NULL),
-			    count(&p, NULL) == 1 ? "" : "s");
-			for (i = 0; i < p.nw; i++)
-				if (p.w[i].pid != -1 && !p.w[i].draining)
-					retire(&p.w[i], now);
-			/*
-			 * A socket we made (--listen) stops taking new
-			 * connections now, so the web server sees a refused
-			 * connect and tries another host instead of queueing
-			 * requests that would be reset when we exit.  A socket
-			 * handed to us (systemd, spawn-fcgi) outlives us: its
-			 * owner keeps queueing for the next process.
-			 */
-			if (owned && shutdown(p.listenfd, SHUT_RD) == -1)
-				front_log(WYMCP_LOG_INFO, "shutdown: %s",
-				    strerror(errno));
+			stop_all(&p, now, owned);
 		}
 		if (got_hup) {
 			got_hup = 0;
-			if (!stopping && reload_server(&p)) {
-				front_log(WYMCP_LOG_INFO, "SIGHUP: replacing "
-				    "the workers");
-				/* The hub keeps its streams. */
-				for (i = 0; i < p.nw; i++)
-					if (p.w[i].pid != -1 &&
-					    !p.w[i].draining && !p.w[i].hub)
-						p.w[i].replace = 1;
-				p.backoff = 0;
-				p.respawn_at = 0;
-				for (i = 0; i < (size_t)(p.want +
-				    p.want_runners); i++)
-					if (spawn(&p, now, i >= (size_t)p.want ?
-					    KIND_RUNNER : KIND_WORKER) == -1)
-						break;
-				for (i = 0; i < p.nw; i++)
-					if (p.w[i].pid != -1 &&
-					    p.w[i].replace)
-						retire(&p.w[i], now);
-			}
+			if (!stopping && reload_server(&p))
+				replace_all(&p, now);
 		}
-
 		reap(&p, now);
 		if (count(&p, &cur) == 0 && stopping)
 			break;
 		if (!stopping)
 			spawn_missing(&p, now);
-
-		overdue_tick(&p, now);
-		stats_tick(&p);
-		next = drain_tick(&p, now);
-		if (!stopping && (grow = pool_tick(&p, now)) >= 0 &&
-		    (next == -1 || grow < next))
-			next = grow;
-		/* The boards change without a signal: look again soon. */
-		if (count2(&p, &cur, &run) > 0 &&
-		    (next == -1 || next > TICK_MS))
-			next = TICK_MS;
-		if (!stopping &&
-		    (cur < (size_t)p.want || run < (size_t)p.want_runners ||
-		    (p.want_hub && !hub_running(&p))) &&
-		    (next == -1 || p.respawn_at - now < next))
-			next = p.respawn_at - now;
-		if (next >= 0) {
+		if ((next = tick(&p, now, stopping)) >= 0) {
 			ts.tv_sec = next / 1000;
 			ts.tv_nsec = (long)(next % 1000) * 1000000L;
 		}

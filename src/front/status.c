@@ -418,6 +418,8 @@ struct now {
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
+	size_t			 exec_tools;	/* exec tools served */
+	int			 landlock;	/* their Landlock ABI */
 };
 
 /* Fill *nw for the page. */
@@ -435,6 +437,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		    &lim->relay->refused_share, __ATOMIC_RELAXED);
 	}
 	nw->listen = lim->listen;
+	nw->exec_tools = wymcp_server_exec_count(srv);
+	nw->landlock = wymcp_exec_landlock();
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -477,8 +481,32 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		n = put_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = put_listen(nw->listen, buf, cap, n);
+	if (nw->exec_tools > 0)
+		n = put(buf, cap, n, ",\"execTools\":{\"tools\":%zu,"
+		    "\"landlockAbi\":%d}", nw->exec_tools, nw->landlock);
 	n = put(buf, cap, n, "}");
 	return n;
+}
+
+/* The task store's figures as Prometheus text at buf[n]; the length. */
+static size_t
+prom_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n,
+	    "# HELP wymcp_task_store_up Whether the task store could be "
+	    "reached at the last try.\n"
+	    "# TYPE wymcp_task_store_up gauge\n"
+	    "wymcp_task_store_up %d\n"
+	    "# HELP wymcp_task_store_reconnects_total Connections to the "
+	    "task store made again.\n"
+	    "# TYPE wymcp_task_store_reconnects_total counter\n"
+	    "wymcp_task_store_reconnects_total %lu\n"
+	    "# HELP wymcp_task_store_outages_total Times the task store "
+	    "could not be reached.\n"
+	    "# TYPE wymcp_task_store_outages_total counter\n"
+	    "wymcp_task_store_outages_total %lu\n",
+	    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
+	    s->store_reconnects, s->store_outages);
 }
 
 /* The page as Prometheus text into buf; its length. */
@@ -545,21 +573,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		    nw->depth.waiting, nw->depth.running,
 		    nw->depth.input_required);
 	if (s->store)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_task_store_up Whether the task store could "
-		    "be reached at the last try.\n"
-		    "# TYPE wymcp_task_store_up gauge\n"
-		    "wymcp_task_store_up %d\n"
-		    "# HELP wymcp_task_store_reconnects_total Connections to "
-		    "the task store made again.\n"
-		    "# TYPE wymcp_task_store_reconnects_total counter\n"
-		    "wymcp_task_store_reconnects_total %lu\n"
-		    "# HELP wymcp_task_store_outages_total Times the task "
-		    "store could not be reached.\n"
-		    "# TYPE wymcp_task_store_outages_total counter\n"
-		    "wymcp_task_store_outages_total %lu\n",
-		    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
-		    s->store_reconnects, s->store_outages);
+		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
 	return n;

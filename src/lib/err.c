@@ -25,6 +25,7 @@ static const char *const errs[WYMCP_ERR__MAX] = {
 	"no such resource",				/* NOTFOUND */
 	"the user declined",				/* DECLINED */
 	"the user cancelled",				/* CANCELLED */
+	"the handler refused",				/* REFUSED */
 };
 
 const char *

@@ -459,6 +459,38 @@ mapping(struct fm *f, size_t indent, struct json_object *obj, int depth)
 }
 
 /*
+ * Line `no' of the frontmatter, p[0..ll), appended to f->lines (`cap'
+ * of them allocated): printable, not indented with a tab, not a YAML
+ * directive.  0, or -1 with the rule broken in f->err.
+ */
+static int
+add_line(struct fm *f, size_t *cap, const char *p, size_t ll, size_t no)
+{
+	struct fm_line	*nt;
+
+	if (!printable(p, ll))
+		return fail(f, no, "%s", "a control character (YAML reads "
+		    "printable characters only)");
+	if (f->n == *cap) {
+		*cap = *cap ? *cap * 2 : 32;
+		if ((nt = reallocarray(f->lines, *cap, sizeof(*nt))) == NULL)
+			return fail(f, 0, "%s", "out of memory");
+		f->lines = nt;
+	}
+	f->lines[f->n].p = p;
+	f->lines[f->n].len = ll;
+	f->lines[f->n].no = no;
+	f->lines[f->n].indent = blanks(p, ll, 0);
+	if (f->lines[f->n].indent < ll && p[f->lines[f->n].indent] == '\t')
+		return fail(f, no, "%s", "a tab in the indentation (YAML "
+		    "indents with spaces)");
+	if (f->n == 0 && ll > 0 && *p == '%')
+		return fail(f, no, "%s", "a YAML directive");
+	f->n++;
+	return 0;
+}
+
+/*
  * Parse the frontmatter at the start of buf[0..len): a new object in
  * *out and the offset of the body after the closing "---" in *body.
  * -1 with the rule broken in err ("out of memory" included).
@@ -470,7 +502,6 @@ wymcp__frontmatter(const char *buf, size_t len, struct json_object **out,
 	struct fm	 f;
 	const char	*p, *nl, *end = buf + len;
 	size_t		 cap = 0, no = 1, ll;
-	struct fm_line	*nt;
 	int		 closed = 0, rc = -1;
 
 	memset(&f, 0, sizeof(f));
@@ -500,35 +531,8 @@ wymcp__frontmatter(const char *buf, size_t len, struct json_object **out,
 			rc = fail(&f, no, "%s", "a \"...\" document end");
 			goto done;
 		}
-		if (!printable(p, ll)) {
-			rc = fail(&f, no, "%s", "a control character (YAML "
-			    "reads printable characters only)");
+		if (add_line(&f, &cap, p, ll, no) != 0)
 			goto done;
-		}
-		if (f.n == cap) {
-			cap = cap ? cap * 2 : 32;
-			if ((nt = reallocarray(f.lines, cap,
-			    sizeof(*nt))) == NULL) {
-				rc = fail(&f, 0, "%s", "out of memory");
-				goto done;
-			}
-			f.lines = nt;
-		}
-		f.lines[f.n].p = p;
-		f.lines[f.n].len = ll;
-		f.lines[f.n].no = no;
-		f.lines[f.n].indent = blanks(p, ll, 0);
-		if (f.lines[f.n].indent < ll && p[f.lines[f.n].indent] ==
-		    '\t') {
-			rc = fail(&f, no, "%s", "a tab in the indentation "
-			    "(YAML indents with spaces)");
-			goto done;
-		}
-		if (f.n == 0 && ll > 0 && *p == '%') {
-			rc = fail(&f, no, "%s", "a YAML directive");
-			goto done;
-		}
-		f.n++;
 		if (nl == NULL)
 			p = end;
 		else

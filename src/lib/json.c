@@ -35,11 +35,26 @@
  */
 #define SCAN_DEPTH	64
 #define BUILD_DEPTH	32	/* json-c's JSON_TOKENER_DEFAULT_DEPTH */
+#define BUILD_DEPTH_MAX	31	/* the deepest nesting taken */
+#define WYMCP__STR(x)	WYMCP__STR_(x)
+#define WYMCP__STR_(x)	#x
 
 struct scan {
 	int	 nul;		/* a string holds \u0000 */
 	int	 depth;		/* the deepest value's containers */
+	size_t	 deep_at;	/* where nesting reached BUILD_DEPTH */
+	size_t	 at;		/* a syntax error: its byte offset */
+	const char *why;	/* and what it is */
 };
+
+/* A syntax error at p[i]: why, when the caller keeps it. */
+#define BAD(w) do {							\
+	if (s != NULL) {						\
+		s->at = i;						\
+		s->why = (w);						\
+	}								\
+	return -1;							\
+} while (0)
 
 /* Skip JSON white space. */
 static size_t
@@ -58,23 +73,31 @@ ws(const char *p, size_t i, size_t len)
  * strings a byte of 0x80 or more is a syntax error anyway.
  */
 static size_t
-scan_string(const char *p, size_t i, size_t len, int *nul, int utf8)
+scan_string(const char *p, size_t i, size_t len, int *nul, int utf8,
+    size_t *bad, const char **why)
 {
 	size_t	 k;
 
+	*why = "a string that does not end";
 	for (i++; i < len; i++) {
+		*bad = i;
 		if (p[i] == '"')
 			return i + 1;
-		if ((unsigned char)p[i] < 0x20)
+		if ((unsigned char)p[i] < 0x20) {
+			*why = "a control character in a string (escape it)";
 			return 0;
+		}
 		if ((unsigned char)p[i] >= 0x80 && utf8) {
-			if ((k = wymcp__utf8_seq(p, i, len)) == 0)
+			if ((k = wymcp__utf8_seq(p, i, len)) == 0) {
+				*why = "invalid UTF-8";
 				return 0;
+			}
 			i += k - 1;
 			continue;
 		}
 		if (p[i] != '\\')
 			continue;
+		*why = "an invalid escape in a string";
 		if (++i >= len)
 			return 0;
 		switch (p[i]) {
@@ -153,12 +176,62 @@ scan_number(const char *p, size_t i, size_t len, int *range)
 	return i;
 }
 
+/*
+ * The string, literal or number at p[i]: the index past it, or 0 when
+ * there is none, with where (*bad) and why (*why).  A string is scanned
+ * as scan_string() says (`utf8'), an integer out of range sets *range.
+ */
+static size_t
+scan_scalar(const char *p, size_t i, size_t len, int *nul, int *range,
+    int utf8, size_t *bad, const char **why)
+{
+	static const char *const lit[] = { "true", "false", "null" };
+	const char	*w;
+	size_t		 n;
+
+	*bad = i;
+	switch (p[i]) {
+	case '"':
+		return scan_string(p, i, len, nul, utf8, bad, why);
+	case 't':
+	case 'f':
+	case 'n':
+		w = lit[p[i] == 't' ? 0 : p[i] == 'f' ? 1 : 2];
+		n = strlen(w);
+		if (len - i >= n && memcmp(p + i, w, n) == 0)
+			return i + n;
+		*why = p[i] == 't' ? "not a value (true?)" : p[i] == 'f' ?
+		    "not a value (false?)" : "not a value (null?)";
+		return 0;
+	default:
+		if ((unsigned char)p[i] >= 0x80) {
+			*why = "a byte of 0x80 or more outside a string";
+			return 0;
+		}
+		if ((n = scan_number(p, i, len, range)) == 0)
+			*why = "not a value";
+		return n;
+	}
+}
+
+/* Why an object or array (`open') is not closed, at the end or not. */
+static const char *
+unclosed(char open, int atend)
+{
+	if (atend)
+		return open == '{' ? "the text ends inside an object" :
+		    "the text ends inside an array";
+	return open == '{' ? "',' or '}' expected in an object" :
+	    "',' or ']' expected in an array";
+}
+
 static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
-	char	 stack[SCAN_DEPTH];	/* '{' or '[' */
-	size_t	 i = 0, n;
-	int	 depth = 0, maxdepth = 0, range = 0, nul = 0;
+	char		 stack[SCAN_DEPTH];	/* '{' or '[' */
+	size_t		 i = 0, n, bad = 0;
+	const char	*why = NULL;
+	int		 depth = 0, maxdepth = 0, range = 0, nul = 0;
 
 	/* Expect a value at p[i]. */
 value:
@@ -166,12 +239,14 @@ value:
 		maxdepth = depth;
 	i = ws(p, i, len);
 	if (i >= len)
-		return -1;
+		BAD("the text ends where a value should be");
 	switch (p[i]) {
 	case '{':
 	case '[':
+		if (depth + 1 == BUILD_DEPTH && s != NULL)
+			s->deep_at = i;
 		if (depth == SCAN_DEPTH)
-			return -1;
+			BAD("nesting too deep");
 		stack[depth++] = p[i];
 		i = ws(p, i + 1, len);
 		if (i < len && p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
@@ -182,44 +257,27 @@ value:
 		if (stack[depth - 1] == '{')
 			goto key;
 		goto value;
-	case '"':
-		if ((n = scan_string(p, i, len, &nul, s != NULL)) == 0)
-			return -1;
-		i = n;
-		goto after;
-	case 't':
-		n = 4;
-		if (len - i < n || memcmp(p + i, "true", n) != 0)
-			return -1;
-		i += n;
-		goto after;
-	case 'f':
-		n = 5;
-		if (len - i < n || memcmp(p + i, "false", n) != 0)
-			return -1;
-		i += n;
-		goto after;
-	case 'n':
-		n = 4;
-		if (len - i < n || memcmp(p + i, "null", n) != 0)
-			return -1;
-		i += n;
-		goto after;
 	default:
-		if ((n = scan_number(p, i, len, &range)) == 0)
-			return -1;
+		if ((n = scan_scalar(p, i, len, &nul, &range, s != NULL,
+		    &bad, &why)) == 0) {
+			i = bad;
+			BAD(why);
+		}
 		i = n;
 		goto after;
 	}
 	/* Expect a member name and a colon, then a value. */
 key:
 	i = ws(p, i, len);
-	if (i >= len || p[i] != '"' ||
-	    (n = scan_string(p, i, len, &nul, s != NULL)) == 0)
-		return -1;
+	if (i >= len || p[i] != '"')
+		BAD("a member name (a string) expected");
+	if ((n = scan_string(p, i, len, &nul, s != NULL, &bad, &why)) == 0) {
+		i = bad;
+		BAD(why);
+	}
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
-		return -1;
+		BAD("':' expected after a member name");
 	i++;
 	goto value;
 	/* After a value: a separator, a close, or the end. */
@@ -230,22 +288,22 @@ after:
 			s->nul = nul;
 			s->depth = maxdepth;
 		}
-		return i == len ? (range ? -2 : 0) : -1;
+		if (i != len)
+			BAD("text after the value");
+		return range ? -2 : 0;
 	}
-	if (i >= len)
-		return -1;
-	if (p[i] == ',') {
+	if (i < len && p[i] == ',') {
 		i++;
 		if (stack[depth - 1] == '{')
 			goto key;
 		goto value;
 	}
-	if (p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
+	if (i < len && p[i] == (stack[depth - 1] == '{' ? '}' : ']')) {
 		depth--;
 		i++;
 		goto after;
 	}
-	return -1;
+	BAD(unclosed(stack[depth - 1], i >= len));
 }
 
 /*
@@ -467,12 +525,14 @@ build_number(struct build *b)
 	return o != NULL ? o : BUILD_FAIL;
 }
 
+static struct json_object *build(struct build *);
+
 /*
- * The value at b->p[b->i] (white space skipped); NULL for null,
- * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ * The object at b->p[b->i] ('{'); BUILD_FAIL out of memory or on a
+ * duplicate member name (b->dup).
  */
 static struct json_object *
-build(struct build *b)
+build_object(struct build *b)
 {
 	struct json_object	*o, *v;
 	struct lh_table		*t;
@@ -481,68 +541,95 @@ build(struct build *b)
 	size_t			 n;
 	char			*name;
 
+	if ((o = json_object_new_object()) == NULL)
+		return BUILD_FAIL;
+	b->i = ws(b->p, b->i + 1, SIZE_MAX);
+	if (b->p[b->i] == '}') {
+		b->i++;
+		return o;
+	}
+	for (;;) {
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (build_string(b, &s, &n) != 0)
+			goto fail;
+		/* json-c cuts a member name at U+0000. */
+		if ((name = strndup(s, strnlen(s, n))) == NULL)
+			goto fail;
+		/*
+		 * What json_object_object_add_ex() does, hashing the name
+		 * once for the duplicate check and the insert.
+		 */
+		t = json_object_get_object(o);
+		h = lh_get_hash(t, name);
+		if (lh_table_lookup_entry_w_hash(t, name, h) != NULL) {
+			b->dup = 1;
+			free(name);
+			goto fail;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
+		if ((v = build(b)) == BUILD_FAIL) {
+			free(name);
+			goto fail;
+		}
+		if (lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
+			free(name);
+			json_object_put(v);
+			goto fail;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (b->p[b->i++] == '}')
+			return o;
+	}
+fail:
+	json_object_put(o);
+	return BUILD_FAIL;
+}
+
+/* The array at b->p[b->i] ('['); BUILD_FAIL as build() says. */
+static struct json_object *
+build_array(struct build *b)
+{
+	struct json_object	*o, *v;
+
+	if ((o = json_object_new_array()) == NULL)
+		return BUILD_FAIL;
+	b->i = ws(b->p, b->i + 1, SIZE_MAX);
+	if (b->p[b->i] == ']') {
+		b->i++;
+		return o;
+	}
+	for (;;) {
+		if ((v = build(b)) == BUILD_FAIL)
+			break;
+		if (json_object_array_add(o, v) != 0) {
+			json_object_put(v);
+			break;
+		}
+		b->i = ws(b->p, b->i, SIZE_MAX);
+		if (b->p[b->i++] == ']')
+			return o;
+	}
+	json_object_put(o);
+	return BUILD_FAIL;
+}
+
+/*
+ * The value at b->p[b->i] (white space skipped); NULL for null,
+ * BUILD_FAIL out of memory or on a duplicate (b->dup).
+ */
+static struct json_object *
+build(struct build *b)
+{
+	struct json_object	*o;
+	const char		*s;
+	size_t			 n;
+
 	b->i = ws(b->p, b->i, SIZE_MAX);
 	switch (b->p[b->i]) {
 	case '{':
-		if ((o = json_object_new_object()) == NULL)
-			return BUILD_FAIL;
-		b->i = ws(b->p, b->i + 1, SIZE_MAX);
-		if (b->p[b->i] == '}') {
-			b->i++;
-			return o;
-		}
-		for (;;) {
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (build_string(b, &s, &n) != 0)
-				goto fail;
-			/* json-c cuts a member name at U+0000. */
-			if ((name = strndup(s, strnlen(s, n))) == NULL)
-				goto fail;
-			/*
-			 * What json_object_object_add_ex() does, hashing
-			 * the name once for the duplicate check and the
-			 * insert.
-			 */
-			t = json_object_get_object(o);
-			h = lh_get_hash(t, name);
-			if (lh_table_lookup_entry_w_hash(t, name, h) != NULL) {
-				b->dup = 1;
-				free(name);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
-			if ((v = build(b)) == BUILD_FAIL) {
-				free(name);
-				goto fail;
-			}
-			if (lh_table_insert_w_hash(t, name, v, h, 0) != 0) {
-				free(name);
-				json_object_put(v);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (b->p[b->i++] == '}')
-				return o;
-		}
+		return build_object(b);
 	case '[':
-		if ((o = json_object_new_array()) == NULL)
-			return BUILD_FAIL;
-		b->i = ws(b->p, b->i + 1, SIZE_MAX);
-		if (b->p[b->i] == ']') {
-			b->i++;
-			return o;
-		}
-		for (;;) {
-			if ((v = build(b)) == BUILD_FAIL)
-				goto fail;
-			if (json_object_array_add(o, v) != 0) {
-				json_object_put(v);
-				goto fail;
-			}
-			b->i = ws(b->p, b->i, SIZE_MAX);
-			if (b->p[b->i++] == ']')
-				return o;
-		}
+		return build_array(b);
 	case '"':
 		if (build_string(b, &s, &n) != 0 ||
 		    (o = json_object_new_string_len(s, (int)n)) == NULL)
@@ -562,9 +649,6 @@ build(struct build *b)
 	default:
 		return build_number(b);
 	}
-fail:
-	json_object_put(o);
-	return BUILD_FAIL;
 }
 
 /*
@@ -581,23 +665,53 @@ fail:
 struct json_object *
 wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 {
+	return wymcp__parse_why(buf, len, fault, NULL);
+}
+
+/*
+ * wymcp__parse_ex(), and for a syntax error, what it is and where
+ * (`err', when not NULL: a static sentence and a byte offset).
+ */
+struct json_object *
+wymcp__parse_why(const char *buf, size_t len, enum wymcp__json_fault *fault,
+    struct wymcp__json_err *err)
+{
 	struct json_object	*obj;
 	struct scan		 s;
 	struct build		 b;
+	const char		*z;
 	int			 rc;
 
 	memset(&s, 0, sizeof(s));
 	*fault = WYMCP__JSON_SYNTAX;
+	if (err != NULL) {
+		err->why = "the body is empty";
+		err->at = 0;
+	}
 	/* json_strict() checks UTF-8: no byte >= 0x80 is valid outside one. */
-	if (len == 0 || len > INT32_MAX || memchr(buf, '\0', len) != NULL)
+	if (len == 0 || len > INT32_MAX)
 		return NULL;
+	if ((z = memchr(buf, '\0', len)) != NULL) {
+		if (err != NULL) {
+			err->why = "a NUL byte";
+			err->at = (size_t)(z - buf);
+		}
+		return NULL;
+	}
 	if ((rc = json_strict(buf, len, &s)) != 0) {
 		if (rc == -2)
 			*fault = WYMCP__JSON_RANGE;
+		else if (err != NULL) {
+			err->why = s.why != NULL ? s.why : "not JSON";
+			err->at = s.at;
+		}
+		if (rc != -2 && s.why != NULL &&
+		    strcmp(s.why, "nesting too deep") == 0)
+			goto deep;
 		return NULL;
 	}
 	if (s.depth >= BUILD_DEPTH)
-		return NULL;
+		goto deep;
 	b.p = buf;
 	b.i = 0;
 	b.len = len;
@@ -618,6 +732,13 @@ wymcp__parse_ex(const char *buf, size_t len, enum wymcp__json_fault *fault)
 	}
 	*fault = s.nul ? WYMCP__JSON_NUL : WYMCP__JSON_OK;
 	return obj;
+deep:
+	if (err != NULL) {
+		err->why = "arrays and objects nested deeper than "
+		    WYMCP__STR(BUILD_DEPTH_MAX);
+		err->at = s.deep_at;
+	}
+	return NULL;
 }
 
 /*

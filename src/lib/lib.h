@@ -76,6 +76,13 @@ enum wymcp__json_fault {
 };
 struct json_object *wymcp__parse_ex(const char *buf, size_t len,
 	    enum wymcp__json_fault *);
+/* A syntax error's sentence (static) and byte offset (from 0). */
+struct wymcp__json_err {
+	const char	*why;
+	size_t		 at;
+};
+struct json_object *wymcp__parse_why(const char *buf, size_t len,
+	    enum wymcp__json_fault *, struct wymcp__json_err *);
 struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);

@@ -1281,6 +1281,33 @@ kw_ref(struct vstate *st, struct json_object *ref, struct json_object *inst,
 }
 
 /*
+ * The keywords that start with 'm': minimum, maximum, minLength,
+ * maxLength, minItems, maxItems (of an array), minProperties,
+ * maxProperties (of an object).  Another passes.
+ */
+static int
+kw_min_max(struct vstate *st, const char *key, struct json_object *val,
+    struct json_object *inst, const struct seg *sg)
+{
+	enum json_type	 t = json_object_get_type(inst);
+
+	if (strcmp(key, "minimum") == 0 || strcmp(key, "maximum") == 0)
+		return kw_number(st, key, val, inst, sg);
+	if (strcmp(key, "minLength") == 0 || strcmp(key, "maxLength") == 0)
+		return kw_length(st, key, val, inst, sg);
+	if ((strcmp(key, "minItems") == 0 || strcmp(key, "maxItems") == 0) &&
+	    t == json_type_array)
+		return kw_count(st, key, val, json_object_array_length(inst),
+		    "items", sg);
+	if ((strcmp(key, "minProperties") == 0 ||
+	    strcmp(key, "maxProperties") == 0) && t == json_type_object)
+		return kw_count(st, key, val,
+		    (size_t)json_object_object_length(inst), "properties",
+		    sg);
+	return V_OK;
+}
+
+/*
  * Apply one keyword of an object schema.  Keywords that do not apply
  * to the instance's type pass (Validation 6: "if the instance is not a
  * ..., validation succeeds").
@@ -1322,22 +1349,7 @@ keyword(struct vstate *st, struct json_object *schema, const char *key,
 			return kw_items(st, schema, inst, sg);
 		break;
 	case 'm':
-		if (strcmp(key, "minimum") == 0 || strcmp(key, "maximum") == 0)
-			return kw_number(st, key, val, inst, sg);
-		if (strcmp(key, "minLength") == 0 ||
-		    strcmp(key, "maxLength") == 0)
-			return kw_length(st, key, val, inst, sg);
-		if ((strcmp(key, "minItems") == 0 ||
-		    strcmp(key, "maxItems") == 0) && t == json_type_array)
-			return kw_count(st, key, val,
-			    json_object_array_length(inst), "items", sg);
-		if ((strcmp(key, "minProperties") == 0 ||
-		    strcmp(key, "maxProperties") == 0) &&
-		    t == json_type_object)
-			return kw_count(st, key, val,
-			    (size_t)json_object_object_length(inst),
-			    "properties", sg);
-		break;
+		return kw_min_max(st, key, val, inst, sg);
 	case 'n':
 		if (strcmp(key, "not") == 0)
 			return kw_not(st, val, inst, sg);

@@ -293,52 +293,17 @@ tpl_parse(const char *s, struct tpl *t, char *err, size_t errlen)
 }
 
 /*
- * Work out the units of m->uri (struct units).  0, or -1 when out of
- * memory.
+ * UTF-8 over the `n' units (their bytes `byte', their positions `pos'):
+ * broken sequences and strays are bad; a good sequence's continuation
+ * units get their lead.
  */
-static int
-units_make(struct wymcp__arena *a, struct match *m)
+static void
+units_utf8(struct units *u, const unsigned char *byte, const uint32_t *pos,
+    size_t n)
 {
-	struct units	*u = &m->u;
-	const char	*s = m->uri;
-	unsigned char	*byte;
-	uint32_t	*pos;
-	size_t		 len = m->len, n = 0, k, i, j, need;
+	size_t		 i, j, need;
 	unsigned int	 c, cp, min;
 
-	if (len >= U_NOLEAD ||
-	    (u->flags = wymcp__arena_alloc(a, len + 1)) == NULL ||
-	    (u->lead = wymcp__arena_alloc(a, (len + 1) *
-	    sizeof(*u->lead))) == NULL ||
-	    (u->badpfx = wymcp__arena_alloc(a, (len + 1) *
-	    sizeof(*u->badpfx))) == NULL ||
-	    (byte = wymcp__arena_alloc(a, len + 1)) == NULL ||
-	    (pos = wymcp__arena_alloc(a, (len + 1) * sizeof(*pos))) == NULL)
-		return -1;
-	memset(u->flags, 0, len + 1);
-	/* The units, in order: their positions and bytes. */
-	for (k = 0; k < len; n++) {
-		pos[n] = (uint32_t)k;
-		u->flags[k] = U_START;
-		u->lead[k] = U_NOLEAD;
-		if (s[k] == '%' && k + 2 < len && ishex(s[k + 1]) &&
-		    ishex(s[k + 2])) {
-			byte[n] = (unsigned char)(hexval(s[k + 1]) << 4 |
-			    hexval(s[k + 2]));
-			u->lead[k + 1] = u->lead[k + 2] = U_NOLEAD;
-			k += 3;
-		} else {
-			byte[n] = (unsigned char)s[k];
-			if (s[k] == '%')
-				u->flags[k] |= U_BAD;	/* not an octet */
-			k++;
-		}
-		if (byte[n] == 0)
-			u->flags[pos[n]] |= U_BAD;
-		if ((byte[n] & 0xc0) == 0x80)
-			u->flags[pos[n]] |= U_CONT;
-	}
-	/* UTF-8 over the units: broken sequences and strays are bad. */
 	for (i = 0; i < n; i += 1 + need) {
 		c = byte[i];
 		need = 0;
@@ -374,6 +339,54 @@ units_make(struct wymcp__arena *a, struct match *m)
 		for (j = 1; j <= need; j++)
 			u->lead[pos[i + j]] = pos[i];
 	}
+}
+
+/*
+ * Work out the units of m->uri (struct units).  0, or -1 when out of
+ * memory.
+ */
+static int
+units_make(struct wymcp__arena *a, struct match *m)
+{
+	struct units	*u = &m->u;
+	const char	*s = m->uri;
+	unsigned char	*byte;
+	uint32_t	*pos;
+	size_t		 len = m->len, n = 0, k;
+
+	if (len >= U_NOLEAD ||
+	    (u->flags = wymcp__arena_alloc(a, len + 1)) == NULL ||
+	    (u->lead = wymcp__arena_alloc(a, (len + 1) *
+	    sizeof(*u->lead))) == NULL ||
+	    (u->badpfx = wymcp__arena_alloc(a, (len + 1) *
+	    sizeof(*u->badpfx))) == NULL ||
+	    (byte = wymcp__arena_alloc(a, len + 1)) == NULL ||
+	    (pos = wymcp__arena_alloc(a, (len + 1) * sizeof(*pos))) == NULL)
+		return -1;
+	memset(u->flags, 0, len + 1);
+	/* The units, in order: their positions and bytes. */
+	for (k = 0; k < len; n++) {
+		pos[n] = (uint32_t)k;
+		u->flags[k] = U_START;
+		u->lead[k] = U_NOLEAD;
+		if (s[k] == '%' && k + 2 < len && ishex(s[k + 1]) &&
+		    ishex(s[k + 2])) {
+			byte[n] = (unsigned char)(hexval(s[k + 1]) << 4 |
+			    hexval(s[k + 2]));
+			u->lead[k + 1] = u->lead[k + 2] = U_NOLEAD;
+			k += 3;
+		} else {
+			byte[n] = (unsigned char)s[k];
+			if (s[k] == '%')
+				u->flags[k] |= U_BAD;	/* not an octet */
+			k++;
+		}
+		if (byte[n] == 0)
+			u->flags[pos[n]] |= U_BAD;
+		if ((byte[n] & 0xc0) == 0x80)
+			u->flags[pos[n]] |= U_CONT;
+	}
+	units_utf8(u, byte, pos, n);
 	u->badpfx[0] = 0;
 	for (k = 0; k < len; k++)
 		u->badpfx[k + 1] = u->badpfx[k] +

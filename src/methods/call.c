@@ -35,6 +35,36 @@ tool_body(struct wymcp_ctx *ctx, void *arg)
 }
 
 /*
+ * The arguments a tool's body reads: `args' with the default of each
+ * declared parameter it lacks (wymcp.h "Parameters declared once"); a
+ * copy owned by the request, `args' itself when nothing is missing.
+ * The requestState binds the arguments as the client sent them.
+ */
+static struct json_object *
+with_defaults(struct wymcp_ctx *ctx, struct json_object *args,
+    struct json_object *defaults)
+{
+	struct json_object	*o = NULL;
+
+	json_object_object_foreach(defaults, k, v) {
+		if (json_object_object_get_ex(args, k, NULL))
+			continue;
+		if (o == NULL) {
+			if ((o = wymcp_own(ctx, json_object_new_object())) ==
+			    NULL)
+				return NULL;
+			json_object_object_foreach(args, ak, av)
+				if (json_object_object_add(o, ak,
+				    json_object_get(av)))
+					return NULL;
+		}
+		if (json_object_object_add(o, k, json_object_get(v)))
+			return NULL;
+	}
+	return o != NULL ? o : args;
+}
+
+/*
  * The answers this round carries: the sealed requestState's (earlier
  * rounds), with this round's inputResponses merged over them
  * (basic/patterns/mrtr.mdx).  Answers preset on the context (the
@@ -397,6 +427,9 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		goto nomem;
 	tb.def = t->def;
 	tb.args = args;
+	if (t->defaults != NULL &&
+	    (tb.args = with_defaults(ctx, args, t->defaults)) == NULL)
+		goto nomem;
 	tb.res = res;
 	if (!wymcp__round(ctx, r, name, args, tool_body, &tb, &rc))
 		return;

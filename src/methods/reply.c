@@ -127,8 +127,9 @@ wymcp__reply_scope(struct wymcp_ctx *ctx, struct wymcp__reply *r,
  * The one mapping from a handler's failure to the wire: out of memory
  * is -32603 (500); WYMCP_ERR_NOTFOUND is "Resource not found" for
  * `subject` (a URI: -32602 with data.uri, -32002 for a 2025-11-25
- * client, server/resources.mdx "Error Handling"); anything else is the
- * handler's fault: logged with `subject`, and -32603 (500) with
+ * client, server/resources.mdx "Error Handling"); WYMCP_ERR_REFUSED is
+ * the code and sentence the handler gave wymcp_refuse(); anything else
+ * is the handler's fault: logged with `subject`, and -32603 (500) with
  * `message` to the client, which must not see the handler's internals.
  */
 void
@@ -147,6 +148,17 @@ wymcp__reply_err(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		wymcp__reply_error(ctx, r, 200, ctx->req.legacy ?
 		    WYMCP__RESOURCE_NOT_FOUND : WYMCP__INVALID_PARAMS,
 		    "Resource not found", data);
+		return;
+	case WYMCP_ERR_REFUSED:
+		/* wymcp_refuse(): the handler's code and sentence. */
+		message = wymcp__why_for(ctx, rc);
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: refused: %s", subject,
+		    message != NULL ? message : "(no reason)");
+		wymcp__reply_error(ctx, r, ctx->call.why_code ==
+		    WYMCP_RPC_INTERNAL_ERROR ? 500 : 200,
+		    ctx->call.why_code != 0 ? ctx->call.why_code :
+		    WYMCP_RPC_INVALID_PARAMS, message != NULL ? message :
+		    "Refused", NULL);
 		return;
 	default:
 		wymcp__ctx_log(ctx, WYMCP_LOG_ERR, "%s: %s", subject,

@@ -585,6 +585,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	task_key(&ctx, t, stored(&ctx, t->context, "key"));
 	ctx.call.answers = stored(&ctx, t->answers, NULL);
 	ctx.call.in_task = 1;
+	ctx.call.task_id = t->id;
 	args = stored(&ctx, t->args, NULL);
 	if (srv->timeout_ms > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() +

@@ -68,6 +68,24 @@ prefix_eq(const unsigned char *a, const unsigned char *b, int bits)
 	return ((a[full] ^ b[full]) & (0xff << (8 - rest)) & 0xff) == 0;
 }
 
+/* The prefix length after the '/' (NULL: none, `max'), or -1. */
+static int
+prefix_len(const char *s, int max)
+{
+	int	 bits = 0;
+
+	if (s == NULL)
+		return max;
+	if (*s == '\0' || strlen(s) > 3)
+		return -1;
+	for (; *s != '\0'; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		bits = bits * 10 + (*s - '0');
+	}
+	return bits > max ? -1 : bits;
+}
+
 /*
  * ADDR[/BITS]: an IPv4 address (BITS 0 to 32) or an IPv6 one, maybe in
  * brackets (BITS 0 to 128), without host bits beyond the prefix.
@@ -78,7 +96,7 @@ prog_peer_parse(const char *spec, struct prog_peer *p, char *err,
 {
 	struct in_addr	 a4;
 	struct in6_addr	 a6;
-	char		 buf[INET6_ADDRSTRLEN + 8], *addr, *slash, *q;
+	char		 buf[INET6_ADDRSTRLEN + 8], *addr, *slash;
 	size_t		 len;
 	int		 bits, max, i, have, mask;
 
@@ -118,26 +136,10 @@ prog_peer_parse(const char *spec, struct prog_peer *p, char *err,
 		return -1;
 	}
 
-	bits = max;
-	if (slash != NULL) {
-		if (*slash == '\0' || strlen(slash) > 3) {
-			snprintf(err, errlen, "%s: the prefix length is 0 to "
-			    "%d", spec, max);
-			return -1;
-		}
-		for (bits = 0, q = slash; *q != '\0'; q++) {
-			if (*q < '0' || *q > '9') {
-				snprintf(err, errlen, "%s: the prefix length "
-				    "is 0 to %d", spec, max);
-				return -1;
-			}
-			bits = bits * 10 + (*q - '0');
-		}
-		if (bits > max) {
-			snprintf(err, errlen, "%s: the prefix length is 0 to "
-			    "%d", spec, max);
-			return -1;
-		}
+	if ((bits = prefix_len(slash, max)) == -1) {
+		snprintf(err, errlen, "%s: the prefix length is 0 to %d", spec,
+		    max);
+		return -1;
 	}
 	p->bits = max == 32 ? bits + 96 : bits;
 

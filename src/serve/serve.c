@@ -138,6 +138,29 @@ fail(struct wymcp_ctx *ctx, struct wymcp__reply *r, int status, int code,
 }
 
 /*
+ * -32700 for a body that is not JSON, saying what is wrong and where:
+ * the byte offset (from 0) in the message and as data.offset.
+ */
+static void
+parse_error(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__json_err *e)
+{
+	struct json_object	*data;
+	const char		*msg;
+
+	msg = wymcp_printf(ctx, "Parse error: %s at byte %zu of the body",
+	    e->why, e->at);
+	if ((data = json_object_new_object()) != NULL &&
+	    json_object_object_add(data, "offset",
+	    json_object_new_int64((int64_t)e->at))) {
+		json_object_put(data);
+		data = NULL;
+	}
+	fail(ctx, r, 400, WYMCP__PARSE_ERROR, msg != NULL ? msg :
+	    "Parse error: Invalid JSON", data);
+}
+
+/*
  * Read the body into the server's reusable buffer.  Returns 0 with
  * *len, 1 when it is larger than the limit (413), 2 when
  * CONTENT_LENGTH is not a number (400), -1 on I/O error.
@@ -197,18 +220,29 @@ read_body(struct wymcp_server *srv, const struct wymcp_io *io,
 /*
  * Check a mirrored header against the body's value
  * (streamable-http.mdx "Standard headers").  `sentinel` allows the
- * base64 form (Mcp-Name).  Returns NULL when it matches, else the reason.
+ * base64 form (Mcp-Name).  `carries' says what it carries, for the
+ * message of a missing one, which also gives the value the body asks
+ * for (when it is visible ASCII).  Returns NULL when it matches, else
+ * the reason.
  */
 static const char *
 mirror(struct wymcp_ctx *ctx, const char *hname, const char *hval,
-    const char *body, int sentinel)
+    const char *body, int sentinel, const char *carries)
 {
 	const char	*v = NULL, *why;
 	size_t		 vlen;
 
-	if (hval == NULL)
+	if (carries == NULL)
+		carries = "the body's value";
+	/* Missing: say what it carries, and the value it must have. */
+	if (hval == NULL && body != NULL && wymcp__header_chars_ok(body))
 		why = wymcp_printf(ctx, "Header mismatch: %s header is "
-		    "missing", hname);
+		    "missing: it carries %s, here %s: %s", hname, carries,
+		    hname, wymcp__ctx_quote(ctx, body));
+	else if (hval == NULL)
+		why = wymcp_printf(ctx, "Header mismatch: %s header is "
+		    "missing: it carries %s%s", hname, carries, sentinel ?
+		    " (as =?base64?...?= when it is not visible ASCII)" : "");
 	else if (!wymcp__header_chars_ok(hval))
 		why = wymcp_printf(ctx, "Header mismatch: %s header has "
 		    "invalid characters", hname);
@@ -325,7 +359,7 @@ mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
 	*mp = m = wymcp__method_find(ctx->req.method);
 	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_METHOD);
 	if ((h != NULL || !legacy) && (why = mirror(ctx, "Mcp-Method", h,
-	    ctx->req.method, 0)) != NULL)
+	    ctx->req.method, 0, "the body's method")) != NULL)
 		return why;
 	h = wymcp__param(ctx, WYMCP__P_HTTP_MCP_NAME);
 	if ((h != NULL || !legacy) &&
@@ -334,7 +368,8 @@ mirrored(struct wymcp_ctx *ctx, int legacy, const struct wymcp__method **mp)
 	    json_object_object_get_ex(ctx->req.params, m->name_param, &v) &&
 	    json_object_is_type(v, json_type_string) &&
 	    (why = mirror(ctx, "Mcp-Name", h, json_object_get_string(v),
-	    1)) != NULL)
+	    1, wymcp_printf(ctx, "params.%s of %s", m->name_param,
+	    ctx->req.method))) != NULL)
 		return why;
 	/* Mcp-Param-* against the tool's x-mcp-header arguments. */
 	if (strcmp(ctx->req.method, "tools/call") == 0)
@@ -463,7 +498,8 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		return;
 	}
 	if ((why = mirror(ctx, "MCP-Protocol-Version", wymcp__param(ctx,
-	    WYMCP__P_HTTP_MCP_PROTOCOL_VERSION), ctx->req.version, 0)) !=
+	    WYMCP__P_HTTP_MCP_PROTOCOL_VERSION), ctx->req.version, 0,
+	    "the _meta's io.modelcontextprotocol/protocolVersion")) !=
 	    NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
@@ -557,6 +593,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
 	const char		*rm, *extra, *allow = NULL;
 	enum wymcp__json_fault	 fault;
+	struct wymcp__json_err	 jerr;
 	enum wymcp_err		 rc;
 	unsigned long		 limit;
 	size_t			 len = 0;
@@ -667,8 +704,8 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		else
 			fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
 			    "Payload too large", NULL);
-	} else if ((ctx.req.msg = wymcp__parse_ex(srv->readbuf, len,
-	    &fault)) == NULL) {
+	} else if ((ctx.req.msg = wymcp__parse_why(srv->readbuf, len,
+	    &fault, &jerr)) == NULL) {
 		if (fault == WYMCP__JSON_NULL)
 			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
 			    "Invalid Request: not a JSON-RPC request object",
@@ -684,8 +721,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		else if (fault == WYMCP__JSON_NOMEM)
 			wymcp__reply_nomem(&ctx, &r);
 		else
-			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
-			    "Parse error: Invalid JSON", NULL);
+			parse_error(&ctx, &r, &jerr);
 	} else
 		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL, len);
 

@@ -288,6 +288,45 @@ fail:
 }
 
 /*
+ * The icons of the serverInfo `info' into `card': for server.json
+ * (`registry'), only those the registry takes, saying how many were
+ * left out.  0, or -1 when out of memory.
+ */
+static int
+card_icons(const struct wymcp_server *srv, struct json_object *card,
+    struct json_object *info, int registry)
+{
+	struct json_object	*icons, *ic, *ok;
+	size_t			 i, dropped = 0;
+
+	if (!json_object_object_get_ex(info, "icons", &icons))
+		return 0;
+	if ((ok = json_object_new_array()) == NULL ||
+	    wymcp__put_new(card, "icons", ok))
+		return -1;
+	for (i = 0; i < json_object_array_length(icons); i++) {
+		ic = json_object_array_get_idx(icons, i);
+		if (registry && !registry_icon(ic)) {
+			dropped++;
+			continue;
+		}
+		if (json_object_array_add(ok, json_object_get(ic))) {
+			json_object_put(ic);
+			return -1;
+		}
+	}
+	if (json_object_array_length(ok) == 0)
+		json_object_object_del(card, "icons");
+	if (dropped > 0)
+		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "server.json: %zu "
+		    "icon%s left out: the registry takes only https: icons "
+		    "(src of %d characters at most, a PNG, JPEG, SVG or WebP "
+		    "mimeType)", dropped, dropped == 1 ? "" : "s",
+		    ICON_SRC_MAX);
+	return 0;
+}
+
+/*
  * The server card (`registry' 0: for a request, with the `versions' it
  * takes) or the registry's server.json (1) for the endpoint at `url'
  * (NULL: no remote).  A new object, or NULL with why in `why' (no name
@@ -297,10 +336,9 @@ struct json_object *
 wymcp__card_build(const struct wymcp_server *srv, const char *url,
     struct json_object *versions, int registry, char *why, size_t whylen)
 {
-	struct json_object	*info, *card = NULL, *v, *icons, *ic, *ok;
+	struct json_object	*info, *card = NULL, *v, *ic;
 	const char		*name, *desc;
 	char			 nbuf[NAME_MAX_LEN + 1], dbuf[512];
-	size_t			 i, dropped = 0;
 
 	if (!json_object_object_get_ex(srv->result_meta, WYMCP__META_SERVER,
 	    &info) || !json_object_object_get_ex(info, "name", &v) ||
@@ -341,30 +379,8 @@ wymcp__card_build(const struct wymcp_server *srv, const char *url,
 	if (json_object_object_get_ex(info, "websiteUrl", &v) &&
 	    wymcp__put_str(card, "websiteUrl", json_object_get_string(v)))
 		goto fail;
-	if (json_object_object_get_ex(info, "icons", &icons)) {
-		if ((ok = json_object_new_array()) == NULL ||
-		    wymcp__put_new(card, "icons", ok))
-			goto fail;
-		for (i = 0; i < json_object_array_length(icons); i++) {
-			ic = json_object_array_get_idx(icons, i);
-			if (registry && !registry_icon(ic)) {
-				dropped++;
-				continue;
-			}
-			if (json_object_array_add(ok, json_object_get(ic))) {
-				json_object_put(ic);
-				goto fail;
-			}
-		}
-		if (json_object_array_length(ok) == 0)
-			json_object_object_del(card, "icons");
-	}
-	if (dropped > 0)
-		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "server.json: %zu "
-		    "icon%s left out: the registry takes only https: icons "
-		    "(src of %d characters at most, a PNG, JPEG, SVG or WebP "
-		    "mimeType)", dropped, dropped == 1 ? "" : "s",
-		    ICON_SRC_MAX);
+	if (card_icons(srv, card, info, registry) != 0)
+		goto fail;
 	if (url != NULL) {
 		if ((v = json_object_new_array()) == NULL ||
 		    wymcp__put_new(card, "remotes", v))

@@ -84,6 +84,132 @@ say(char *err, size_t errlen, const char *fmt, ...)
 }
 
 /*
+ * The whole of the existing key file `path', its status in `st', its
+ * length in *lenp; NULL with why in `err'.  The caller wipes and
+ * frees it.
+ */
+static char *
+read_old(const char *path, struct stat *st, size_t *lenp, char *err,
+    size_t errlen)
+{
+	char	*old = NULL;
+	size_t	 oldlen = 0;
+	ssize_t	 n;
+	int	 ofd;
+
+	if ((ofd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		say(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	/* All errors from here on use goto fail. */
+	if (fstat(ofd, st) == -1) {
+		say(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size > KEYFILE_MAX) {
+		say(err, errlen, "%s: not a regular file of at most %d bytes",
+		    path, KEYFILE_MAX);
+		goto fail;
+	}
+	if ((old = malloc((size_t)st->st_size + 1)) == NULL) {
+		say(err, errlen, "out of memory");
+		goto fail;
+	}
+	while (oldlen < (size_t)st->st_size + 1) {
+		n = read(ofd, old + oldlen, (size_t)st->st_size + 1 - oldlen);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1) {
+			say(err, errlen, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		oldlen += (size_t)n;
+	}
+	if (oldlen > (size_t)st->st_size) {
+		say(err, errlen, "%s: file grew while being read", path);
+		goto fail;
+	}
+	close(ofd);
+	*lenp = oldlen;
+	return old;
+fail:
+	if (old != NULL) {
+		sodium_memzero(old, oldlen);
+		free(old);
+	}
+	close(ofd);
+	return NULL;
+}
+
+/*
+ * Write `line' (the new key) then `old' into PATH.tmp (O_EXCL, 0600,
+ * the owner of `st' when run as root), fsync(2), rename(2) it over
+ * `path'.  Nothing changes on failure.
+ */
+static enum wymcp_err
+rewrite(const char *path, const struct stat *st, const char *line,
+    size_t linelen, const char *old, size_t oldlen, char *err,
+    size_t errlen)
+{
+	char	*tmp;
+	int	 fd, created = 0;
+
+	if ((tmp = malloc(strlen(path) + 5)) == NULL) {
+		say(err, errlen, "out of memory");
+		return WYMCP_ERR_STATE;
+	}
+	snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1) {
+		if (errno == EEXIST)
+			say(err, errlen, "%s exists: another --generate-key "
+			    "is running, or one was interrupted (remove the "
+			    "file)", tmp);
+		else
+			say(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	/* All errors from here on use goto fail, which removes tmp. */
+	created = 1;
+	if (geteuid() == 0 && fchown(fd, st->st_uid, st->st_gid) == -1) {
+		say(err, errlen, "%s: chown: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (write_all(fd, line, linelen) == -1 ||
+	    write_all(fd, old, oldlen) == -1 ||
+	    (oldlen > 0 && old[oldlen - 1] != '\n' &&
+	     write_all(fd, "\n", 1) == -1) ||
+	    fsync(fd) == -1) {
+		say(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (close(fd) == -1) {
+		fd = -1;
+		say(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) == -1) {
+		say(err, errlen, "rename %s to %s: %s", tmp, path,
+		    strerror(errno));
+		goto fail;
+	}
+	free(tmp);
+	sync_dir(path);
+	return WYMCP_OK;
+fail:
+	if (fd != -1)
+		close(fd);
+	if (created)
+		(void)unlink(tmp);
+	free(tmp);
+	return WYMCP_ERR_STATE;
+}
+
+/*
  * Put a fresh random key first in the key file `path'.  A new file is
  * created with mode 0600 (O_EXCL).  An existing one is rewritten through
  * PATH.tmp (also O_EXCL, 0600, same owner when run as root): new key,
@@ -94,11 +220,10 @@ wymcp_state_key_generate(const char *path, char *err, size_t errlen)
 {
 	unsigned char	 key[KEY_BYTES];
 	char		 line[2 * KEY_BYTES + 1], hex[2 * KEY_BYTES + 1];
-	char		*old = NULL, *tmp = NULL, why[256];
+	char		*old = NULL, why[256];
 	size_t		 oldlen = 0, nkeys;
-	ssize_t		 n;
 	struct stat	 st;
-	int		 fd = -1, ofd = -1, created = 0;
+	int		 fd;
 	enum wymcp_err	 rc = WYMCP_ERR_STATE;
 
 	if (path == NULL)
@@ -120,117 +245,31 @@ wymcp_state_key_generate(const char *path, char *err, size_t errlen)
 		    fsync(fd) == -1) {
 			say(err, errlen, "%s: %s", path, strerror(errno));
 			(void)unlink(path);
-			goto out;
+		} else {
+			sync_dir(path);
+			rc = WYMCP_OK;
 		}
-		sync_dir(path);
-		rc = WYMCP_OK;
-		goto out;
-	}
-	if (errno != EEXIST) {
+		close(fd);
+	} else if (errno != EEXIST)
 		say(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-
 	/*
-	 * The file exists: read it whole, check it is a key file, and
-	 * write the new one beside it.  After this point all errors use
-	 * "goto out", which removes a temporary file we created.
+	 * The file exists: read it whole, check it is a key file (only a
+	 * file the loader would read, keys, blank lines and '#' comments,
+	 * is rewritten: --generate-key pointed at the wrong file
+	 * refuses), and write the new one beside it.
 	 */
-	if ((ofd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
-	    fstat(ofd, &st) == -1) {
-		say(err, errlen, "%s: %s", path, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > KEYFILE_MAX) {
-		say(err, errlen, "%s: not a regular file of at most %d bytes",
-		    path, KEYFILE_MAX);
-		goto out;
-	}
-	if ((old = malloc((size_t)st.st_size + 1)) == NULL) {
-		say(err, errlen, "out of memory");
-		goto out;
-	}
-	while (oldlen < (size_t)st.st_size + 1) {
-		n = read(ofd, old + oldlen, (size_t)st.st_size + 1 - oldlen);
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1) {
-			say(err, errlen, "%s: %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		oldlen += (size_t)n;
-	}
-	if (oldlen > (size_t)st.st_size) {
-		say(err, errlen, "%s: file grew while being read", path);
-		goto out;
-	}
-	/*
-	 * Only a file the loader would read (keys, blank lines and '#'
-	 * comments) is rewritten: --generate-key pointed at the wrong
-	 * file refuses.
-	 */
-	if (wymcp__keyfile_parse(old, oldlen, NULL, &nkeys, why,
-	    sizeof(why)) == -1) {
+	else if ((old = read_old(path, &st, &oldlen, err, errlen)) == NULL)
+		;
+	else if (wymcp__keyfile_parse(old, oldlen, NULL, &nkeys, why,
+	    sizeof(why)) == -1)
 		say(err, errlen, "%s:%s: not a key file; not rewriting it",
 		    path, why);
-		goto out;
-	}
-	if ((tmp = malloc(strlen(path) + 5)) == NULL) {
-		say(err, errlen, "out of memory");
-		goto out;
-	}
-	snprintf(tmp, strlen(path) + 5, "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	if (fd == -1) {
-		if (errno == EEXIST)
-			say(err, errlen, "%s exists: another --generate-key "
-			    "is running, or one was interrupted (remove the "
-			    "file)", tmp);
-		else
-			say(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	created = 1;
-	if (geteuid() == 0 && fchown(fd, st.st_uid, st.st_gid) == -1) {
-		say(err, errlen, "%s: chown: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, line, sizeof(line)) == -1 ||
-	    write_all(fd, old, oldlen) == -1 ||
-	    (oldlen > 0 && old[oldlen - 1] != '\n' &&
-	     write_all(fd, "\n", 1) == -1) ||
-	    fsync(fd) == -1) {
-		say(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	if (close(fd) == -1) {
-		fd = -1;
-		say(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) == -1) {
-		say(err, errlen, "rename %s to %s: %s", tmp, path,
-		    strerror(errno));
-		goto out;
-	}
-	created = 0;
-	sync_dir(path);
-	rc = WYMCP_OK;
-out:
+	else
+		rc = rewrite(path, &st, line, sizeof(line), old, oldlen, err,
+		    errlen);
 	sodium_memzero(key, sizeof(key));
 	sodium_memzero(line, sizeof(line));
 	sodium_memzero(hex, sizeof(hex));
-	if (fd != -1)
-		close(fd);
-	if (ofd != -1)
-		close(ofd);
-	if (created)
-		(void)unlink(tmp);
-	free(tmp);
 	if (old != NULL) {
 		sodium_memzero(old, oldlen);
 		free(old);

@@ -281,14 +281,60 @@ set_member(struct json_object *o, const char *k, const char *v)
 	return v == NULL ? 0 : wymcp__put_str(o, k, v);
 }
 
+/*
+ * The operator's Implementation `info' checked: a name and a version
+ * not empty, texts in UTF-8, the website an http(s) URL, the icons (in
+ * *iconsp, parsed; NULL: none; the caller puts them).  0, or -1 with
+ * errmsg.
+ */
+static int
+info_check(struct wymcp_server *srv, const struct wymcp_server_info *info,
+    struct json_object **iconsp)
+{
+	char	 why[256];
+
+	*iconsp = NULL;
+	if ((info->name != NULL && *info->name == '\0') ||
+	    (info->version != NULL && *info->version == '\0')) {
+		wymcp__seterr(srv, "the server's name and version cannot be "
+		    "empty");
+		return -1;
+	}
+	if (!wymcp__text_ok(info->name) || !wymcp__text_ok(info->title) ||
+	    !wymcp__text_ok(info->version) ||
+	    !wymcp__text_ok(info->description) ||
+	    !wymcp__text_ok(info->instructions)) {
+		wymcp__seterr(srv, "the server's name, title, version, "
+		    "description and instructions must be UTF-8");
+		return -1;
+	}
+	if (info->website_url != NULL && *info->website_url != '\0' &&
+	    !url_ok(info->website_url)) {
+		wymcp__seterr(srv, "the server's website URL must be an "
+		    "http: or https: URL");
+		return -1;
+	}
+	if (info->icons == NULL || *info->icons == '\0')
+		return 0;
+	if ((*iconsp = parse(srv, "server", "icons", info->icons)) == NULL)
+		return -1;
+	if (!wymcp__icons_ok(*iconsp, why, sizeof(why))) {
+		wymcp__seterr(srv, "server: %s", why);
+		json_object_put(*iconsp);
+		*iconsp = NULL;
+		return -1;
+	}
+	return 0;
+}
+
 enum wymcp_err
 wymcp_server_set_info(struct wymcp_server *srv,
     const struct wymcp_server_info *in, size_t size)
 {
 	struct wymcp_server_info info;
 	struct json_object	*set = NULL, *icons = NULL;
-	char			 why[256], *ins = NULL;
-	enum wymcp_err		 rc = WYMCP_ERR_INVAL;
+	char			*ins = NULL;
+	enum wymcp_err		 rc;
 
 	if (srv == NULL)
 		return WYMCP_ERR_INVAL;
@@ -298,35 +344,8 @@ wymcp_server_set_info(struct wymcp_server *srv,
 	}
 	memset(&info, 0, sizeof(info));
 	memcpy(&info, in, size < sizeof(info) ? size : sizeof(info));
-	if ((info.name != NULL && *info.name == '\0') ||
-	    (info.version != NULL && *info.version == '\0')) {
-		wymcp__seterr(srv, "the server's name and version cannot be "
-		    "empty");
+	if (info_check(srv, &info, &icons) != 0)
 		return WYMCP_ERR_INVAL;
-	}
-	if (!wymcp__text_ok(info.name) || !wymcp__text_ok(info.title) ||
-	    !wymcp__text_ok(info.version) ||
-	    !wymcp__text_ok(info.description) ||
-	    !wymcp__text_ok(info.instructions)) {
-		wymcp__seterr(srv, "the server's name, title, version, "
-		    "description and instructions must be UTF-8");
-		return WYMCP_ERR_INVAL;
-	}
-	if (info.website_url != NULL && *info.website_url != '\0' &&
-	    !url_ok(info.website_url)) {
-		wymcp__seterr(srv, "the server's website URL must be an "
-		    "http: or https: URL");
-		return WYMCP_ERR_INVAL;
-	}
-	if (info.icons != NULL && *info.icons != '\0') {
-		if ((icons = parse(srv, "server", "icons", info.icons)) ==
-		    NULL)
-			return WYMCP_ERR_INVAL;
-		if (!wymcp__icons_ok(icons, why, sizeof(why))) {
-			wymcp__seterr(srv, "server: %s", why);
-			goto fail;
-		}
-	}
 	/* All errors from here on use goto fail. */
 	rc = WYMCP_ERR_NOMEM;
 	wymcp__seterr(srv, "out of memory");

@@ -32,6 +32,7 @@ wymcp__tool_clear(struct wymcp__tool *t)
 	json_object_put(t->input);
 	json_object_put(t->output);
 	json_object_put(t->reqcaps);
+	json_object_put(t->defaults);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -177,21 +178,16 @@ nomem:
 }
 
 /*
- * Check one tool declaration and build its registration: parsed schemas
- * and the Tool object tools/list sends.  Returns WYMCP_OK or an error
- * with the reason in errmsg; `t` is untouched on error.
+ * Check the declaration `def' of module `mod' into `decl': its name,
+ * run function and description, the members added after 0.2 read from
+ * a copy cut at the module's stride (a member its header lacked reads
+ * as 0), its scopes.  WYMCP_OK, or an error with errmsg.
  */
-enum wymcp_err
-wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
-    const struct wymcp_tool *def, struct wymcp__tool *t)
+static enum wymcp_err
+tool_decl(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_tool *def, struct wymcp_tool *decl)
 {
-	struct json_object	*l = NULL, *in = NULL, *out = NULL;
-	struct json_object	*ann = NULL, *caps = NULL;
-	struct wymcp_tool	 decl;
-	char			 why[256];
-	size_t			 stride;
-	int			 app_only = 0;
-	enum wymcp_err		 rc = WYMCP_ERR_SCHEMA;
+	size_t	 stride;
 
 	if (!wymcp__tool_name_ok(def->name)) {
 		wymcp__seterr(srv, "module %s: tool name '%s' is not 1 to 128 "
@@ -204,61 +200,127 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 		    "are required", def->name);
 		return WYMCP_ERR_INVAL;
 	}
-	/*
-	 * Members added after 0.2 are read from this copy, cut at the
-	 * module's stride: a member its header lacked reads as 0.
-	 */
 	stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
-	memset(&decl, 0, sizeof(decl));
-	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
-	if (decl.scopes != NULL && !scopes_ok(decl.scopes)) {
+	memset(decl, 0, sizeof(*decl));
+	memcpy(decl, def, stride < sizeof(*decl) ? stride : sizeof(*decl));
+	if (decl->scopes != NULL && !scopes_ok(decl->scopes)) {
 		wymcp__seterr(srv, "tool %s: scopes '%s' is not a list of "
 		    "OAuth scope-tokens (RFC 6749 3.3) separated by spaces",
-		    def->name, decl.scopes);
+		    def->name, decl->scopes);
 		return WYMCP_ERR_INVAL;
 	}
-	if (decl.scopes != NULL && *decl.scopes == '\0')
-		decl.scopes = NULL;
-	/* All errors from here on use goto fail. */
-	in = def->input_schema == NULL ?
-	    json_tokener_parse("{\"type\":\"object\"}") :
-	    parse_object(srv, def->name, "input_schema", def->input_schema);
-	if (in == NULL)
-		goto fail;
-	if (wymcp__schema_check(in, why, sizeof(why)) != 1) {
-		wymcp__seterr(srv, "tool %s: input_schema: %s", def->name, why);
-		goto fail;
+	if (decl->scopes != NULL && *decl->scopes == '\0')
+		decl->scopes = NULL;
+	if ((decl->params != NULL && def->input_schema != NULL) ||
+	    (decl->output != NULL && def->output_schema != NULL)) {
+		wymcp__seterr(srv, "tool %s: declare params or input_schema, "
+		    "output or output_schema, not both", def->name);
+		return WYMCP_ERR_SCHEMA;
 	}
-	if (def->output_schema != NULL &&
-	    (out = parse_object(srv, def->name, "output_schema",
-	    def->output_schema)) == NULL)
-		goto fail;
-	if (def->annotations != NULL &&
-	    (ann = parse_object(srv, def->name, "annotations",
-	    def->annotations)) == NULL)
-		goto fail;
-	if (def->required_caps != NULL &&
-	    (caps = parse_object(srv, def->name, "required_caps",
-	    def->required_caps)) == NULL)
-		goto fail;
+	return WYMCP_OK;
+}
 
-	if ((l = json_object_new_object()) == NULL) {
-		rc = WYMCP_ERR_NOMEM;
-		wymcp__seterr(srv, "out of memory");
-		goto fail;
+/*
+ * The JSON of `def' (its members past 0.2 read from `decl'): its input
+ * schema (derived from params, or checked; an object without one),
+ * output schema, annotations, required capabilities and the params'
+ * defaults, into `js' (in that order; NULL: not declared).  WYMCP_OK,
+ * or an error with errmsg; the caller puts them either way.
+ */
+static enum wymcp_err
+tool_json(struct wymcp_server *srv, const struct wymcp_tool *def,
+    const struct wymcp_tool *decl, struct json_object *js[5])
+{
+	char		 why[256];
+	enum wymcp_err	 rc;
+
+	if (decl->params != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "params",
+		    decl->params, 1, &js[0], &js[4])) != WYMCP_OK)
+			return rc;
+	} else if ((js[0] = def->input_schema == NULL ?
+	    json_tokener_parse("{\"type\":\"object\"}") :
+	    parse_object(srv, def->name, "input_schema",
+	    def->input_schema)) == NULL)
+		return WYMCP_ERR_SCHEMA;
+	if (wymcp__schema_check(js[0], why, sizeof(why)) != 1) {
+		wymcp__seterr(srv, "tool %s: input_schema: %s", def->name, why);
+		return WYMCP_ERR_SCHEMA;
 	}
+	if (decl->output != NULL) {
+		if ((rc = wymcp__params_schema(srv, def->name, "output",
+		    decl->output, 0, &js[1], NULL)) != WYMCP_OK)
+			return rc;
+	} else if (def->output_schema != NULL &&
+	    (js[1] = parse_object(srv, def->name, "output_schema",
+	    def->output_schema)) == NULL)
+		return WYMCP_ERR_SCHEMA;
+	if (def->annotations != NULL &&
+	    (js[2] = parse_object(srv, def->name, "annotations",
+	    def->annotations)) == NULL)
+		return WYMCP_ERR_SCHEMA;
+	if (def->required_caps != NULL &&
+	    (js[3] = parse_object(srv, def->name, "required_caps",
+	    def->required_caps)) == NULL)
+		return WYMCP_ERR_SCHEMA;
+	return WYMCP_OK;
+}
+
+/*
+ * The Tool object tools/list sends for `def', with references of its
+ * own to the schemas and annotations of `js' (tool_json()); NULL when
+ * out of memory.
+ */
+static struct json_object *
+tool_listing(const struct wymcp_tool *def, struct json_object *js[4])
+{
+	struct json_object	*l;
+
+	if ((l = json_object_new_object()) == NULL)
+		return NULL;
 	json_object_object_add(l, "name", json_object_new_string(def->name));
 	if (def->title != NULL)
 		json_object_object_add(l, "title",
 		    json_object_new_string(def->title));
 	json_object_object_add(l, "description",
 	    json_object_new_string(def->description));
-	json_object_object_add(l, "inputSchema", json_object_get(in));
+	json_object_object_add(l, "inputSchema", json_object_get(js[0]));
+	if (js[1] != NULL)
+		json_object_object_add(l, "outputSchema",
+		    json_object_get(js[1]));
+	if (js[2] != NULL)
+		json_object_object_add(l, "annotations",
+		    json_object_get(js[2]));
+	return l;
+}
+
+/*
+ * Check one tool declaration and build its registration: parsed schemas
+ * and the Tool object tools/list sends.  Returns WYMCP_OK or an error
+ * with the reason in errmsg; `t` is untouched on error.
+ */
+enum wymcp_err
+wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_tool *def, struct wymcp__tool *t)
+{
+	struct json_object	*l = NULL, *js[5] = { NULL };
+	struct wymcp_tool	 decl;
+	char			 why[256];
+	size_t			 i;
+	int			 app_only = 0;
+	enum wymcp_err		 rc;
+
+	if ((rc = tool_decl(srv, mod, def, &decl)) != WYMCP_OK)
+		return rc;
+	/* All errors from here on use goto fail. */
+	if ((rc = tool_json(srv, def, &decl, js)) != WYMCP_OK)
+		goto fail;
 	/* The listing holds its own references: ours are put on failure. */
-	if (out != NULL)
-		json_object_object_add(l, "outputSchema", json_object_get(out));
-	if (ann != NULL)
-		json_object_object_add(l, "annotations", json_object_get(ann));
+	if ((l = tool_listing(def, js)) == NULL) {
+		rc = WYMCP_ERR_NOMEM;
+		wymcp__seterr(srv, "out of memory");
+		goto fail;
+	}
 	/* Its name for their errors, which only icons and _meta can have. */
 	if (decl.icons != NULL || decl.meta != NULL)
 		snprintf(why, sizeof(why), "tool %s", def->name);
@@ -287,19 +349,125 @@ wymcp__tool_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 	t->def = def;
 	t->decl = decl;
 	t->mod = mod;
-	t->input = in;
-	t->output = out;
-	t->reqcaps = caps;
+	t->input = js[0];
+	t->output = js[1];
+	t->reqcaps = js[3];
+	t->defaults = js[4];
 	t->app_only = app_only;
-	json_object_put(ann);
+	json_object_put(js[2]);
 	return WYMCP_OK;
 fail:
 	json_object_put(l);
-	json_object_put(in);
-	json_object_put(out);
-	json_object_put(ann);
-	json_object_put(caps);
+	for (i = 0; i < WYMCP_NELEM(js); i++)
+		json_object_put(js[i]);
 	return rc;
+}
+
+/*
+ * Whether `mod' is a module this library can read: its ABI, the sizes
+ * of its tables' elements (in *stride, the tools'), its info.  Sets
+ * errmsg when not.
+ */
+static enum wymcp_err
+module_check(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const char *path, size_t *stride)
+{
+	/* A module built against 0.1 ends after `tools'. */
+	if (mod == NULL || mod->abi != WYMCP_ABI_VERSION ||
+	    !WYMCP__HAS(mod, tools) || mod->name == NULL || (mod->tools ==
+	    NULL && (!WYMCP__HAS(mod, prompts) || (mod->resources == NULL &&
+	    mod->templates == NULL && mod->prompts == NULL)))) {
+		wymcp__seterr(srv, "%s: not a wymcp module of ABI %d",
+		    path != NULL ? path : "module", WYMCP_ABI_VERSION);
+		return WYMCP_ERR_MODULE;
+	}
+	*stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
+	if (*stride < WYMCP__TOOL_SIZE_0_2 || WYMCP__STRIDE(mod,
+	    resource_size, WYMCP__RESOURCE_SIZE_0_2) <
+	    WYMCP__RESOURCE_SIZE_0_2 || WYMCP__STRIDE(mod, prompt_size,
+	    WYMCP__PROMPT_SIZE_0_2) < WYMCP__PROMPT_SIZE_0_2 ||
+	    WYMCP__STRIDE(mod, prompt_arg_size, WYMCP__PROMPT_ARG_SIZE_0_2) <
+	    WYMCP__PROMPT_ARG_SIZE_0_2) {
+		wymcp__seterr(srv, "%s: module %s declares table elements "
+		    "smaller than any wymcp header has", path != NULL ? path :
+		    "module", mod->name);
+		return WYMCP_ERR_MODULE;
+	}
+	return wymcp__module_info_check(srv, mod);
+}
+
+/*
+ * Prepare the `n' tools of `mod' (elements `stride' bytes apart) into
+ * `nt': all, or none (those prepared are cleared again) with errmsg
+ * saying why: a tool registered already, or declared twice in `mod'.
+ */
+static enum wymcp_err
+prepare_tools(struct wymcp_server *srv, const struct wymcp_module *mod,
+    size_t stride, struct wymcp__tool *nt, size_t n)
+{
+	uint32_t	*seen;
+	size_t		 i, nseen = 16;
+	enum wymcp_err	 rc = WYMCP_OK;
+
+	/* The names seen so far in this module (NULL: they are scanned). */
+	while (nseen < 2 * n)
+		nseen *= 2;
+	seen = calloc(nseen, sizeof(*seen));
+	for (i = 0; i < n; i++) {
+		memset(&nt[i], 0, sizeof(*nt));
+		if (registered(srv, TOOL_AT(mod, i, stride)->name)) {
+			wymcp__seterr(srv, "module %s: tool %s is already "
+			    "registered", mod->name,
+			    TOOL_AT(mod, i, stride)->name);
+			rc = WYMCP_ERR_DUP;
+		} else
+			rc = wymcp__tool_prepare(srv, mod,
+			    TOOL_AT(mod, i, stride), &nt[i]);
+		/* A duplicate inside this module counts too. */
+		if (rc == WYMCP_OK && declared_twice(mod, stride, i, seen,
+		    nseen)) {
+			wymcp__seterr(srv, "module %s: tool %s is declared "
+			    "twice", mod->name, TOOL_AT(mod, i, stride)->name);
+			wymcp__tool_clear(&nt[i]);
+			rc = WYMCP_ERR_DUP;
+		}
+		if (rc != WYMCP_OK)
+			break;
+	}
+	free(seen);
+	if (rc != WYMCP_OK)
+		while (i-- > 0)
+			wymcp__tool_clear(&nt[i]);
+	return rc;
+}
+
+/*
+ * A module was added: the serverInfo, the tools' index and their
+ * digests made again.
+ */
+static void
+module_added(struct wymcp_server *srv, const struct wymcp_module *mod)
+{
+	/*
+	 * On failure the serverInfo stays the one before.  A module with
+	 * neither instructions nor server_info changes neither: a lazy
+	 * server (CGI) does not build it again (a parse and a
+	 * serialization) for such a module.  A long-lived one does, which
+	 * leaves it after the tools on the heap: a tools/call with 10,000
+	 * tools loaded measured 1.3% cheaper so (t/bench/start.py).
+	 */
+	if (!srv->lazy ||
+	    (WYMCP__HAS(mod, instructions) && mod->instructions != NULL) ||
+	    (WYMCP__HAS(mod, server_info) && mod->server_info != NULL))
+		(void)wymcp__server_info_build(srv);
+	if (wymcp__tools_index(srv) != WYMCP_OK) {
+		/* The module stays; its lookups fall back to a scan. */
+		wymcp__seterr(srv, "out of memory");
+	}
+	/* The identity of the tools, with these: now, or on first use. */
+	srv->digested = 0;
+	if (!srv->lazy)
+		(void)wymcp__tools_digest(srv);
 }
 
 /*
@@ -312,31 +480,10 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 {
 	struct wymcp__tool	*nt;
 	struct wymcp__module	*nm;
-	uint32_t		*seen;
-	size_t			 n, i, stride, nseen = 16;
+	size_t			 n, i, stride;
 	enum wymcp_err		 rc;
 
-	/* A module built against 0.1 ends after `tools'. */
-	if (mod == NULL || mod->abi != WYMCP_ABI_VERSION ||
-	    !WYMCP__HAS(mod, tools) || mod->name == NULL || (mod->tools ==
-	    NULL && (!WYMCP__HAS(mod, prompts) || (mod->resources == NULL &&
-	    mod->templates == NULL && mod->prompts == NULL)))) {
-		wymcp__seterr(srv, "%s: not a wymcp module of ABI %d",
-		    path != NULL ? path : "module", WYMCP_ABI_VERSION);
-		return WYMCP_ERR_MODULE;
-	}
-	stride = WYMCP__STRIDE(mod, tool_size, WYMCP__TOOL_SIZE_0_2);
-	if (stride < WYMCP__TOOL_SIZE_0_2 || WYMCP__STRIDE(mod, resource_size,
-	    WYMCP__RESOURCE_SIZE_0_2) < WYMCP__RESOURCE_SIZE_0_2 ||
-	    WYMCP__STRIDE(mod, prompt_size, WYMCP__PROMPT_SIZE_0_2) <
-	    WYMCP__PROMPT_SIZE_0_2 || WYMCP__STRIDE(mod, prompt_arg_size,
-	    WYMCP__PROMPT_ARG_SIZE_0_2) < WYMCP__PROMPT_ARG_SIZE_0_2) {
-		wymcp__seterr(srv, "%s: module %s declares table elements "
-		    "smaller than any wymcp header has", path != NULL ? path :
-		    "module", mod->name);
-		return WYMCP_ERR_MODULE;
-	}
-	if ((rc = wymcp__module_info_check(srv, mod)) != WYMCP_OK)
+	if ((rc = module_check(srv, mod, path, &stride)) != WYMCP_OK)
 		return rc;
 	for (n = 0; mod->tools != NULL && n < WYMCP__COUNT(mod, ntools) &&
 	    TOOL_AT(mod, n, stride)->name != NULL; n++)
@@ -356,37 +503,9 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	if (nm == NULL)
 		goto nomem;
 	srv->mods = nm;
-	/* The names seen so far in this module (NULL: they are scanned). */
-	while (nseen < 2 * n)
-		nseen *= 2;
-	seen = calloc(nseen, sizeof(*seen));
-	for (i = 0; i < n; i++) {
-		memset(&nt[srv->ntools + i], 0, sizeof(*nt));
-		if (registered(srv, TOOL_AT(mod, i, stride)->name)) {
-			wymcp__seterr(srv, "module %s: tool %s is already "
-			    "registered", mod->name,
-			    TOOL_AT(mod, i, stride)->name);
-			rc = WYMCP_ERR_DUP;
-		} else
-			rc = wymcp__tool_prepare(srv, mod,
-			    TOOL_AT(mod, i, stride),
-		    &nt[srv->ntools + i]);
-		/* A duplicate inside this module counts too. */
-		if (rc == WYMCP_OK && declared_twice(mod, stride, i, seen,
-		    nseen)) {
-			wymcp__seterr(srv, "module %s: tool %s is declared "
-			    "twice", mod->name, TOOL_AT(mod, i, stride)->name);
-			wymcp__tool_clear(&nt[srv->ntools + i]);
-			rc = WYMCP_ERR_DUP;
-		}
-		if (rc != WYMCP_OK) {
-			while (i-- > 0)
-				wymcp__tool_clear(&nt[srv->ntools + i]);
-			free(seen);
-			return rc;
-		}
-	}
-	free(seen);
+	if ((rc = prepare_tools(srv, mod, stride, &nt[srv->ntools], n)) !=
+	    WYMCP_OK)
+		return rc;
 	nm[srv->nmods].handle = handle;
 	nm[srv->nmods].mod = mod;
 	nm[srv->nmods].path = NULL;
@@ -408,26 +527,7 @@ add_module(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	srv->nmods++;
 	srv->ntools += n;
-	/*
-	 * On failure the serverInfo stays the one before.  A module with
-	 * neither instructions nor server_info changes neither: a lazy
-	 * server (CGI) does not build it again (a parse and a
-	 * serialization) for such a module.  A long-lived one does, which
-	 * leaves it after the tools on the heap: a tools/call with 10,000
-	 * tools loaded measured 1.3% cheaper so (t/bench/start.py).
-	 */
-	if (!srv->lazy ||
-	    (WYMCP__HAS(mod, instructions) && mod->instructions != NULL) ||
-	    (WYMCP__HAS(mod, server_info) && mod->server_info != NULL))
-		(void)wymcp__server_info_build(srv);
-	if (wymcp__tools_index(srv) != WYMCP_OK) {
-		/* The module stays; its lookups fall back to a scan. */
-		wymcp__seterr(srv, "out of memory");
-	}
-	/* The identity of the tools, with these: now, or on first use. */
-	srv->digested = 0;
-	if (!srv->lazy)
-		(void)wymcp__tools_digest(srv);
+	module_added(srv, mod);
 	return WYMCP_OK;
 nomem:
 	wymcp__seterr(srv, "out of memory");

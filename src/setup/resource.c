@@ -130,23 +130,18 @@ fail:
 }
 
 /*
- * Check one resource or template declaration and build its listing
- * object.  `tab`/`n` are the entries registered so far (this module's
- * included), for the duplicate check.  WYMCP_OK, or an error with the
- * reason in errmsg and `out` untouched.
+ * The URI of resource or template `def' (`kind') of `mod', its name,
+ * its texts, and that no entry of `tab' (`n' of them) has it: WYMCP_OK,
+ * or an error with errmsg.
  */
 static enum wymcp_err
-resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
-    const struct wymcp_resource *def, size_t stride, int template,
-    const struct wymcp__resource *tab, size_t n, struct wymcp__resource *out)
+resource_check(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_resource *def, int template,
+    const struct wymcp__resource *tab, size_t n)
 {
-	const char		*kind = template ? "template" : "resource";
-	struct json_object	*l = NULL, *ann = NULL, *meta;
-	struct wymcp_resource	 decl;
-	const char		*mime;
-	char			 why[256], who[160], *filetext = NULL;
-	size_t			 i;
-	enum wymcp_err		 rc;
+	const char	*kind = template ? "template" : "resource";
+	char		 why[256];
+	size_t		 i;
 
 	if (!wymcp__utf8_valid(def->uri, strlen(def->uri))) {
 		wymcp__seterr(srv, "module %s: a %s URI is not UTF-8",
@@ -186,51 +181,107 @@ resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
 			    "registered", mod->name, kind, def->uri);
 			return WYMCP_ERR_DUP;
 		}
-	/* Members added after 0.2, read from a copy cut at the stride. */
-	memset(&decl, 0, sizeof(decl));
-	memcpy(&decl, def, stride < sizeof(decl) ? stride : sizeof(decl));
-	snprintf(who, sizeof(who), "module %s: %s %s", mod->name, kind,
-	    def->uri);
-	if ((def->read != NULL) + (decl.text != NULL) + (decl.file !=
+	return WYMCP_OK;
+}
+
+/*
+ * The members added after 0.2 of `def' (`who' in errors), read into
+ * `decl' from a copy cut at the module's `stride', checked: one of a
+ * read function, a text and a file; the mime type (*mimep: an MCP
+ * App's by default under ui://); the text; the size.  WYMCP_OK, or
+ * WYMCP_ERR_INVAL with errmsg.
+ */
+static enum wymcp_err
+resource_decl(struct wymcp_server *srv, const struct wymcp_resource *def,
+    size_t stride, int template, const char *who,
+    struct wymcp_resource *decl, const char **mimep)
+{
+	memset(decl, 0, sizeof(*decl));
+	memcpy(decl, def, stride < sizeof(*decl) ? stride : sizeof(*decl));
+	if ((def->read != NULL) + (decl->text != NULL) + (decl->file !=
 	    NULL) != 1 || (template && def->read == NULL)) {
 		wymcp__seterr(srv, "%s: a read function, a text or a file "
 		    "is required, and only one of them (a template needs a "
 		    "read function)", who);
 		return WYMCP_ERR_INVAL;
 	}
-	mime = def->mime;
+	*mimep = def->mime;
 	if (!template && strncmp(def->uri, "ui://", 5) == 0) {
-		if (mime == NULL)
-			mime = WYMCP_APP_MIME;
-		else if (strcasecmp(mime, WYMCP_APP_MIME) != 0) {
+		if (*mimep == NULL)
+			*mimep = WYMCP_APP_MIME;
+		else if (strcasecmp(*mimep, WYMCP_APP_MIME) != 0) {
 			wymcp__seterr(srv, "%s: an MCP Apps resource (ui://) "
 			    "has the mime type " WYMCP_APP_MIME " (others are "
-			    "reserved), not '%s'", who, mime);
+			    "reserved), not '%s'", who, *mimep);
 			return WYMCP_ERR_INVAL;
 		}
 	}
-	if (decl.text != NULL && !wymcp__text_ok(decl.text)) {
+	if (decl->text != NULL && !wymcp__text_ok(decl->text)) {
 		wymcp__seterr(srv, "%s: text is not UTF-8", who);
 		return WYMCP_ERR_INVAL;
 	}
-	if (decl.size < 0 || (template && decl.size != 0)) {
+	if (decl->size < 0 || (template && decl->size != 0)) {
 		wymcp__seterr(srv, "%s: size must be 0 (unknown) or the "
 		    "bytes of a fixed resource; a template has none", who);
 		return WYMCP_ERR_INVAL;
 	}
-	if (decl.annotations != NULL) {
-		if ((ann = wymcp__parse(decl.annotations,
-		    strlen(decl.annotations))) == NULL) {
-			wymcp__seterr(srv, "%s: annotations is not valid "
-			    "JSON", who);
-			return WYMCP_ERR_INVAL;
-		}
-		if (!wymcp__annotations_ok(ann, why, sizeof(why))) {
-			json_object_put(ann);
-			wymcp__seterr(srv, "%s: %s", who, why);
-			return WYMCP_ERR_INVAL;
-		}
+	return WYMCP_OK;
+}
+
+/*
+ * The annotations of `decl' (`who' in errors), parsed and checked, in
+ * *annp (NULL: none; the caller puts it).  0, or -1 with errmsg.
+ */
+static int
+resource_annotations(struct wymcp_server *srv, const char *who,
+    const struct wymcp_resource *decl, struct json_object **annp)
+{
+	char	 why[256];
+
+	*annp = NULL;
+	if (decl->annotations == NULL)
+		return 0;
+	if ((*annp = wymcp__parse(decl->annotations,
+	    strlen(decl->annotations))) == NULL) {
+		wymcp__seterr(srv, "%s: annotations is not valid JSON", who);
+		return -1;
 	}
+	if (!wymcp__annotations_ok(*annp, why, sizeof(why))) {
+		json_object_put(*annp);
+		*annp = NULL;
+		wymcp__seterr(srv, "%s: %s", who, why);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Check one resource or template declaration and build its listing
+ * object.  `tab`/`n` are the entries registered so far (this module's
+ * included), for the duplicate check.  WYMCP_OK, or an error with the
+ * reason in errmsg and `out` untouched.
+ */
+static enum wymcp_err
+resource_prepare(struct wymcp_server *srv, const struct wymcp_module *mod,
+    const struct wymcp_resource *def, size_t stride, int template,
+    const struct wymcp__resource *tab, size_t n, struct wymcp__resource *out)
+{
+	struct json_object	*l = NULL, *ann = NULL, *meta;
+	struct wymcp_resource	 decl;
+	const char		*mime;
+	char			 why[256], who[160], *filetext = NULL;
+	enum wymcp_err		 rc;
+
+	if ((rc = resource_check(srv, mod, def, template, tab, n)) !=
+	    WYMCP_OK)
+		return rc;
+	snprintf(who, sizeof(who), "module %s: %s %s", mod->name, template ?
+	    "template" : "resource", def->uri);
+	if ((rc = resource_decl(srv, def, stride, template, who, &decl,
+	    &mime)) != WYMCP_OK)
+		return rc;
+	if (resource_annotations(srv, who, &decl, &ann) != 0)
+		return WYMCP_ERR_INVAL;
 	/* All errors from here on use goto fail. */
 	rc = WYMCP_ERR_NOMEM;
 	wymcp__seterr(srv, "out of memory");

@@ -30,6 +30,7 @@ wymcp_server_new(void)
 	srv->logmax = -1;
 	srv->state_ttl = WYMCP_STATE_TTL_DEFAULT;
 	srv->legacy = 1;
+	srv->exec_uid = srv->exec_gid = -1;
 	if (wymcp__keys_random(srv))
 		goto fail;
 	/* serverInfo, written into every result: frozen (meta.c). */
@@ -50,6 +51,7 @@ wymcp_server_free(struct wymcp_server *srv)
 		return;
 	wymcp__modules_free(srv);
 	wymcp__skills_free(srv);
+	wymcp__execs_free(srv);
 	/* The store layer is above this one: it left its destructor. */
 	if (srv->tasks_free != NULL)
 		srv->tasks_free(srv->tasks);

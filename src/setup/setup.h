@@ -35,6 +35,8 @@ struct wymcp__tool {
 	struct json_object	*input;		/* parsed inputSchema */
 	struct json_object	*output;	/* outputSchema, or NULL */
 	struct json_object	*reqcaps;	/* required caps, or NULL */
+	struct json_object	*defaults;	/* declared params' defaults:
+						   name -> value, or NULL */
 	unsigned char		 digest[32];	/* of the listing (mount id) */
 	int			 digested;	/* digested, listing frozen */
 	struct wymcp__xparam	*xparams;	/* x-mcp-header arguments */
@@ -99,6 +101,53 @@ struct wymcp__skills {
 	struct wymcp__skill_dir	*dirs;
 	size_t			 ndirs;
 };
+
+/*
+ * exec.c: a tool that is a program (wymcp-exec(5)), parsed from its
+ * manifest once at load.  `def' comes first: the tools of an exec set
+ * form a module table whose stride is this structure's size, so the
+ * run function finds its tool from the registration's `def'.
+ */
+struct wymcp__exec_limits {
+	long long	 memory;	/* RLIMIT_AS, bytes */
+	long long	 cpu;		/* RLIMIT_CPU, seconds */
+	long long	 processes;	/* RLIMIT_NPROC, more processes */
+	long long	 output;	/* stdout bytes kept */
+	long long	 files;		/* RLIMIT_NOFILE */
+	long long	 file_size;	/* RLIMIT_FSIZE, bytes */
+};
+struct wymcp__exec {
+	struct wymcp_tool	 def;		/* first: see above */
+	char			*file;		/* the manifest's path */
+	char			*dir;		/* its directory, real */
+	char			**argv;		/* command, argv[0] resolved */
+	size_t			 argc;
+	char			**env;		/* names passed on */
+	size_t			 nenv;
+	char			**rd;		/* paths.read, real */
+	size_t			 nrd;
+	char			**wr;		/* paths.write, real */
+	size_t			 nwr;
+	long			 timeout_ms;	/* "timeout" */
+	long			 grace_ms;	/* "grace": TERM to KILL */
+	struct wymcp__exec_limits lim;
+	int			 hide_stderr;	/* "stderr": "hide" */
+	int			 no_ns;		/* not "namespaces": true */
+	char			*user;		/* "user", or NULL */
+	long long		 uid;		/* its uid, gid; -1: none */
+	long long		 gid;
+	char			*text[10];	/* def's strings, ours */
+};
+/* One wymcp_server_load_exec_dir(): a module of exec tools. */
+struct wymcp__execset {
+	struct wymcp__execset	*next;
+	struct wymcp_module	 mod;
+	struct wymcp__exec	*tools;		/* mod.tools */
+	size_t			 ntools;
+	char			*dir;
+};
+#define WYMCP__EXEC_TIMEOUT	30000	/* ms, without "timeout" */
+#define WYMCP__EXEC_GRACE	2000	/* ms, without "grace" */
 
 /* module.c: a loaded module. */
 struct wymcp__module {
@@ -215,6 +264,9 @@ struct wymcp_server {
 	wymcp_publish_fn	 publish;	/* events go out: listChanged */
 	void			*publish_arg;
 	struct wymcp__skills	 skills;	/* skills.c */
+	struct wymcp__execset	*execs;		/* exec.c: exec tools */
+	long long		 exec_uid;	/* runs' user; -1: none */
+	long long		 exec_gid;
 	struct wymcp__schema_memo memo[WYMCP__SCHEMA_MEMO];
 	size_t			 nmemo;
 	/* The pipeline's body buffer, reused request after request. */
@@ -295,6 +347,11 @@ void	 wymcp__log(const struct wymcp_server *, const char *reqid,
 void	 wymcp__seterr(struct wymcp_server *, const char *fmt, ...)
 	    WYMCP_PRINTF(2, 3);
 
+/* params.c: schemas from parameters declared in C. */
+enum wymcp_err wymcp__params_schema(struct wymcp_server *, const char *tool,
+	    const char *what, const struct wymcp_params *, int input,
+	    struct json_object **schema, struct json_object **defaults);
+
 /* module.c: a module's cache hints. */
 int64_t	 wymcp__module_ttl(const struct wymcp_module *);
 int	 wymcp__module_private(const struct wymcp_module *);
@@ -325,6 +382,14 @@ const struct wymcp__resource *wymcp__resource_ref(
 /* skills.c: the skills directory. */
 int	 wymcp__skill_name_ok(const char *);
 void	 wymcp__skills_free(struct wymcp_server *);
+/* exec.c: exec tool manifests (wymcp-exec(5)). */
+int	 wymcp__exec_parse(const char *name, const char *buf, size_t len,
+	    struct wymcp__exec *, char *err, size_t errlen);
+int	 wymcp__exec_resolve(struct wymcp_server *, const char *dir,
+	    struct wymcp__exec *, char *err, size_t errlen);
+void	 wymcp__exec_clear(struct wymcp__exec *);
+void	 wymcp__execs_free(struct wymcp_server *);
+long long wymcp__exec_size(const char *, long long max);
 /* meta.c: icons, _meta, the server's Implementation. */
 enum wymcp_err wymcp__meta_prepare(struct wymcp_server *, const char *who,
 	    const char *icons, const char *meta, struct json_object *listing);

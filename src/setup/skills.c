@@ -387,6 +387,62 @@ byname(const struct dirent **a, const struct dirent **b)
 	return strcmp((*a)->d_name, (*b)->d_name);
 }
 
+static enum wymcp_err add_dir(struct load *, const char *, const char *,
+		    int);
+
+/*
+ * The child `nm' of the skill's directory `path' (`rel' in the skill,
+ * entry `di' of the directory table, `depth' deep): checked (its name,
+ * inside the skill, a file or a directory not writable by all), added
+ * (a file, or a directory recursively) and listed in its directory.
+ */
+static enum wymcp_err
+add_entry(struct load *ld, size_t di, const char *path, const char *rel,
+    const char *nm, int depth)
+{
+	struct stat	 st;
+	char		 sub[PATH_MAX], subrel[PATH_MAX], *real;
+	int		 isdir = 0;
+	enum wymcp_err	 rc;
+
+	if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, nm) >=
+	    sizeof(sub) || (size_t)snprintf(subrel, sizeof(subrel),
+	    "%s%s%s", rel, *rel ? "/" : "", nm) >= sizeof(subrel))
+		return refuse(ld, path, "a path longer than PATH_MAX");
+	if (!segment_ok(nm))
+		return refuse(ld, sub, "names in a skill are letters, digits, "
+		    "'.', '_', '-' and '~' (URI path segments)");
+	if ((real = realpath(sub, NULL)) == NULL) {
+		wymcp__seterr(ld->srv, "skills: %s: %s", sub,
+		    strerror(errno));
+		return WYMCP_ERR_INVAL;
+	}
+	/* All errors from here on free real. */
+	if (!inside(ld->root, real) || strcmp(ld->root, real) == 0)
+		rc = refuse(ld, sub, "a symbolic link leading out of its "
+		    "skill");
+	else if (stat(real, &st) == -1 || !(S_ISREG(st.st_mode) ||
+	    S_ISDIR(st.st_mode)))
+		rc = refuse(ld, sub, "not a regular file nor a directory");
+	else if (st.st_mode & S_IWOTH)
+		rc = refuse(ld, sub, "writable by every user: anyone could "
+		    "change what agents are told");
+	else if ((isdir = S_ISDIR(st.st_mode)))
+		rc = add_dir(ld, real, subrel, depth + 1);
+	else if (*rel == '\0' && strcmp(nm, "SKILL.md") == 0) {
+		/* Read first, by load_skill(): its listing only. */
+		free(real);
+		return add_child(ld, di, nm, "text/markdown");
+	} else
+		rc = add_file(ld, real, subrel, NULL);
+	free(real);
+	if (rc != WYMCP_OK)
+		return rc;
+	/* The child's listing (a Resource), in this directory. */
+	return add_child(ld, di, nm, isdir ? "inode/directory" :
+	    ld->s.files[ld->s.nfiles - 1].mime);
+}
+
 /*
  * A directory of the skill: `path' on disk, `rel' its path in the skill
  * ("" at the root).  Its files and subdirectories, recursively; its
@@ -397,11 +453,8 @@ add_dir(struct load *ld, const char *path, const char *rel, int depth)
 {
 	struct dirent		**names = NULL;
 	struct wymcp__skill_dir	*d;
-	struct stat		 st;
-	char			 sub[PATH_MAX], subrel[PATH_MAX], *real;
-	const char		*nm;
 	size_t			 di;
-	int			 n, k, isdir;
+	int			 n, k;
 	enum wymcp_err		 rc = WYMCP_OK;
 
 	if (depth > SKILL_DEPTH)
@@ -421,64 +474,10 @@ add_dir(struct load *ld, const char *path, const char *rel, int depth)
 		    strerror(errno));
 		return WYMCP_ERR_INVAL;
 	}
-	for (k = 0; k < n; k++) {
-		nm = names[k]->d_name;
-		if (rc != WYMCP_OK || nm[0] == '.')
-			continue;
-		if ((size_t)snprintf(sub, sizeof(sub), "%s/%s", path, nm) >=
-		    sizeof(sub) || (size_t)snprintf(subrel, sizeof(subrel),
-		    "%s%s%s", rel, *rel ? "/" : "", nm) >= sizeof(subrel)) {
-			rc = refuse(ld, path, "a path longer than PATH_MAX");
-			continue;
-		}
-		if (!segment_ok(nm)) {
-			rc = refuse(ld, sub, "names in a skill are letters, "
-			    "digits, '.', '_', '-' and '~' (URI path "
-			    "segments)");
-			continue;
-		}
-		if ((real = realpath(sub, NULL)) == NULL) {
-			wymcp__seterr(ld->srv, "skills: %s: %s", sub,
-			    strerror(errno));
-			rc = WYMCP_ERR_INVAL;
-			continue;
-		}
-		if (!inside(ld->root, real) || strcmp(ld->root, real) == 0) {
-			free(real);
-			rc = refuse(ld, sub, "a symbolic link leading out of "
-			    "its skill");
-			continue;
-		}
-		if (stat(real, &st) == -1 || !(S_ISREG(st.st_mode) ||
-		    S_ISDIR(st.st_mode))) {
-			free(real);
-			rc = refuse(ld, sub, "not a regular file nor a "
-			    "directory");
-			continue;
-		}
-		if (st.st_mode & S_IWOTH) {
-			free(real);
-			rc = refuse(ld, sub, "writable by every user: anyone "
-			    "could change what agents are told");
-			continue;
-		}
-		isdir = S_ISDIR(st.st_mode);
-		if (isdir) {
-			rc = add_dir(ld, real, subrel, depth + 1);
-		} else if (*rel == '\0' && strcmp(nm, "SKILL.md") == 0) {
-			/* Read first, by load_skill(): its listing only. */
-			free(real);
-			rc = add_child(ld, di, nm, "text/markdown");
-			continue;
-		} else
-			rc = add_file(ld, real, subrel, NULL);
-		free(real);
-		if (rc != WYMCP_OK)
-			continue;
-		/* The child's listing (a Resource), in this directory. */
-		rc = add_child(ld, di, nm, isdir ? "inode/directory" :
-		    ld->s.files[ld->s.nfiles - 1].mime);
-	}
+	for (k = 0; k < n; k++)
+		if (rc == WYMCP_OK && names[k]->d_name[0] != '.')
+			rc = add_entry(ld, di, path, rel, names[k]->d_name,
+			    depth);
 	for (k = 0; k < n; k++)
 		free(names[k]);
 	free(names);
@@ -486,17 +485,15 @@ add_dir(struct load *ld, const char *path, const char *rel, int depth)
 }
 
 /*
- * The skill in directory `name' of `dir' (realpath).  Not a directory:
- * skipped (*skipped 1).
+ * The directory `name' of `dir' (realpath) as a skill's: in
+ * ld->root, checked (inside `dir', not writable by all, its name a
+ * skill name, room for it).  Not a directory: skipped (*skipped 1).
  */
 static enum wymcp_err
-load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
+skill_dir(struct load *ld, const char *dir, const char *name, int *skipped)
 {
-	struct wymcp__skill	*sk = NULL;
-	struct json_object	*fm = NULL, *entry;
-	struct stat		 st;
-	char			 path[PATH_MAX], *real = NULL;
-	enum wymcp_err		 rc;
+	struct stat	 st;
+	char		 path[PATH_MAX];
 
 	*skipped = 0;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >=
@@ -523,9 +520,21 @@ load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
 		    "without '-' first, last or twice in a row");
 	if (ld->s.nskills == SKILLS_MAX)
 		return refuse(ld, path, "at most 4096 skills are served");
-	ld->name = name;
-	ld->nfiles = 0;
-	ld->bytes = 0;
+	return WYMCP_OK;
+}
+
+/*
+ * The files of the skill in ld->root: its SKILL.md (its frontmatter,
+ * checked, in *fmp) and every other file, into ld->res.  On failure
+ * neither is kept.
+ */
+static enum wymcp_err
+skill_files(struct load *ld, struct json_object **fmp)
+{
+	char		 path[PATH_MAX], *real;
+	enum wymcp_err	 rc;
+
+	*fmp = NULL;
 	if ((size_t)snprintf(path, sizeof(path), "%s/SKILL.md", ld->root) >=
 	    sizeof(path))
 		return refuse(ld, ld->root, "a path longer than PATH_MAX");
@@ -541,24 +550,39 @@ load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
 		free(real);
 		return nomem(ld);
 	}
-	rc = add_file(ld, real, "SKILL.md", &fm);
+	rc = add_file(ld, real, "SKILL.md", fmp);
 	free(real);
 	if (rc == WYMCP_OK)
-		rc = check_frontmatter(ld, path, fm);
+		rc = check_frontmatter(ld, path, *fmp);
 	if (rc == WYMCP_OK)
 		rc = add_dir(ld, ld->root, "", 1);
-	if (rc == WYMCP_OK && (sk = grow(&ld->s.skills,
-	    ld->s.nskills, &ld->capskills, sizeof(*sk))) == NULL)
-		rc = nomem(ld);
 	if (rc != WYMCP_OK) {
-		json_object_put(fm);
+		json_object_put(*fmp);
+		*fmp = NULL;
 		json_object_put(ld->res);
 		ld->res = NULL;
-		return rc;
 	}
-	memset(sk, 0, sizeof(*sk));
-	ld->s.nskills++;
-	if ((entry = json_object_new_object()) == NULL) {
+	return rc;
+}
+
+/*
+ * The skill `name' served: its entry (URI, frontmatter `fm', taken,
+ * and ld->res, taken) and its digest.
+ */
+static enum wymcp_err
+skill_entry(struct load *ld, const char *name, struct json_object *fm)
+{
+	struct wymcp__skill	*sk;
+	struct json_object	*entry;
+
+	entry = NULL;
+	if ((sk = grow(&ld->s.skills, ld->s.nskills, &ld->capskills,
+	    sizeof(*sk))) != NULL) {
+		memset(sk, 0, sizeof(*sk));
+		ld->s.nskills++;
+		entry = json_object_new_object();
+	}
+	if (entry == NULL) {
 		json_object_put(fm);
 		json_object_put(ld->res);
 		ld->res = NULL;
@@ -586,6 +610,26 @@ load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
 	if (wymcp__listing_digest(entry, sk->digest))
 		return nomem(ld);
 	return WYMCP_OK;
+}
+
+/*
+ * The skill in directory `name' of `dir' (realpath).  Not a directory:
+ * skipped (*skipped 1).
+ */
+static enum wymcp_err
+load_skill(struct load *ld, const char *dir, const char *name, int *skipped)
+{
+	struct json_object	*fm;
+	enum wymcp_err		 rc;
+
+	if ((rc = skill_dir(ld, dir, name, skipped)) != WYMCP_OK || *skipped)
+		return rc;
+	ld->name = name;
+	ld->nfiles = 0;
+	ld->bytes = 0;
+	if ((rc = skill_files(ld, &fm)) != WYMCP_OK)
+		return rc;
+	return skill_entry(ld, name, fm);
 }
 
 static int

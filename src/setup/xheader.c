@@ -198,19 +198,15 @@ declared_type(struct compile *c, const struct seg *at, struct json_object *s)
 }
 
 /*
- * Check the annotation `v` on the reachable property schema `s` at `at`
- * and record it.  Returns 0, or -1 with errmsg set.
+ * The annotation's value `v` at `at`: a non-empty RFC 9110 token, in
+ * *hp (*lenp bytes).  0, or -1 with errmsg set.
  */
 static int
-record(struct compile *c, const struct seg *at, struct json_object *s,
-    struct json_object *v)
+header_ok(struct compile *c, const struct seg *at, struct json_object *v,
+    const unsigned char **hp, size_t *lenp)
 {
-	struct wymcp__xparam	*x, *nx;
-	const struct seg	*g;
 	const unsigned char	*h;
-	char			 loc[300];
-	size_t			 len, i, n, k;
-	int			 type;
+	size_t			 len, i;
 
 	if (!json_object_is_type(v, json_type_string))
 		return refuse(c, at, "the value must be a string");
@@ -229,43 +225,60 @@ record(struct compile *c, const struct seg *at, struct json_object *s,
 			    "0x%02x, which is not an RFC 9110 token character",
 			    h[i]);
 	}
-	if ((type = declared_type(c, at, s)) < 0)
-		return -1;
+	*hp = h;
+	*lenp = len;
+	return 0;
+}
 
-	if (c->n == c->cap) {
-		k = c->cap == 0 ? 4 : c->cap * 2;
-		if ((nx = reallocarray(c->xp, k, sizeof(*nx))) == NULL)
-			goto nomem;
-		c->xp = nx;
-		c->cap = k;
-	}
-	x = &c->xp[c->n];
-	memset(x, 0, sizeof(*x));
-	x->type = type;
+/*
+ * Fill `x` (zeroed) for header `h` (`len` bytes) at `at`: the property's
+ * path, the header, and its CGI param as the web server names it
+ * (upper case, '-' becomes '_').  0, or -1 when out of memory, `x`
+ * cleared.
+ */
+static int
+xparam_fill(struct wymcp__xparam *x, const struct seg *at,
+    const unsigned char *h, size_t len)
+{
+	const struct seg	*g;
+	size_t			 n, i;
+
 	for (n = 0, g = at; g != NULL; g = g->up)
 		n += g->name;
 	if ((x->path = calloc(n, sizeof(*x->path))) == NULL)
-		goto nomem;
+		return -1;
 	x->npath = n;
 	for (g = at; g != NULL; g = g->up)
 		if (g->name && (x->path[--n] = strdup(g->key)) == NULL)
-			goto nomem_x;
+			goto nomem;
 	if ((x->header = strdup((const char *)h)) == NULL ||
 	    (x->param = malloc(sizeof(XH_PREFIX) + len)) == NULL)
-		goto nomem_x;
-	/* As the web server names it: upper case, '-' becomes '_'. */
+		goto nomem;
 	memcpy(x->param, XH_PREFIX, sizeof(XH_PREFIX) - 1);
 	for (i = 0; i < len; i++)
 		x->param[sizeof(XH_PREFIX) - 1 + i] = h[i] == '-' ? '_' :
 		    (h[i] >= 'a' && h[i] <= 'z') ? (char)(h[i] - 'a' + 'A') :
 		    (char)h[i];
 	x->param[sizeof(XH_PREFIX) - 1 + len] = '\0';
+	return 0;
+nomem:
+	xparam_clear(x);
+	return -1;
+}
 
-	/*
-	 * Unique case-insensitively (tools.mdx), and unique as CGI params:
-	 * "Foo-Bar" and "Foo_Bar" both arrive as HTTP_MCP_PARAM_FOO_BAR,
-	 * so the two could not be told apart.
-	 */
+/*
+ * Whether `x` (at `at`) is unique among those recorded: case-
+ * insensitively (tools.mdx), and as a CGI param: "Foo-Bar" and
+ * "Foo_Bar" both arrive as HTTP_MCP_PARAM_FOO_BAR, so the two could not
+ * be told apart.  0, or -1 with errmsg set.
+ */
+static int
+xparam_unique(struct compile *c, const struct seg *at,
+    const struct wymcp__xparam *x)
+{
+	char	 loc[300];
+	size_t	 k;
+
 	for (k = 0; k < c->n; k++) {
 		if (strcmp(c->xp[k].param, x->param) != 0)
 			continue;
@@ -278,6 +291,41 @@ record(struct compile *c, const struct seg *at, struct json_object *s,
 			refuse(c, at, "\"%.64s\" collides with \"%.64s\" at "
 			    "%s: both arrive as the CGI param %.80s",
 			    x->header, c->xp[k].header, loc, x->param);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Check the annotation `v` on the reachable property schema `s` at `at`
+ * and record it.  Returns 0, or -1 with errmsg set.
+ */
+static int
+record(struct compile *c, const struct seg *at, struct json_object *s,
+    struct json_object *v)
+{
+	struct wymcp__xparam	*x, *nx;
+	const unsigned char	*h = NULL;
+	char			 loc[300];
+	size_t			 len = 0, k;
+	int			 type;
+
+	if (header_ok(c, at, v, &h, &len) != 0 ||
+	    (type = declared_type(c, at, s)) < 0)
+		return -1;
+	if (c->n == c->cap) {
+		k = c->cap == 0 ? 4 : c->cap * 2;
+		if ((nx = reallocarray(c->xp, k, sizeof(*nx))) == NULL)
+			goto nomem;
+		c->xp = nx;
+		c->cap = k;
+	}
+	x = &c->xp[c->n];
+	memset(x, 0, sizeof(*x));
+	x->type = type;
+	if (xparam_fill(x, at, h, len) != 0)
+		goto nomem;
+	if (xparam_unique(c, at, x) != 0) {
 		xparam_clear(x);
 		return -1;
 	}
@@ -296,8 +344,6 @@ record(struct compile *c, const struct seg *at, struct json_object *s,
 		    x->header);
 	c->n++;
 	return 0;
-nomem_x:
-	xparam_clear(x);
 nomem:
 	wymcp__seterr(c->srv, "out of memory");
 	c->rc = WYMCP_ERR_NOMEM;

@@ -202,7 +202,8 @@ wymcp_testing_answer(struct wymcp_ctx *ctx, const char *key,
 
 	clear();
 	if (ctx == NULL || key == NULL || answer == NULL) {
-		why("wymcp_testing_answer: a NULL argument");
+		why("wymcp_testing_answer: %s is NULL", ctx == NULL ? "ctx" :
+		    key == NULL ? "key" : "answer_json");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((a = json_in(ctx, answer, json_type_object)) == NULL) {
@@ -423,8 +424,10 @@ wymcp_testing_run_tool(struct wymcp_ctx *ctx, const struct wymcp_tool *tool,
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || tool == NULL || tool->run == NULL || r == NULL ||
 	    tool->name == NULL) {
-		why("wymcp_testing_run_tool: a NULL argument, or a tool "
-		    "without a name or run()");
+		why("wymcp_testing_run_tool: %s", ctx == NULL ? "ctx is NULL" :
+		    tool == NULL ? "tool is NULL" : r == NULL ?
+		    "round is NULL" : tool->name == NULL ?
+		    "the tool has no name" : "the tool has no run()");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
@@ -472,7 +475,8 @@ wymcp_testing_get_prompt(struct wymcp_ctx *ctx, const char *name,
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || name == NULL || r == NULL) {
-		why("wymcp_testing_get_prompt: a NULL argument");
+		why("wymcp_testing_get_prompt: %s is NULL", ctx == NULL ?
+		    "ctx" : name == NULL ? "name" : "round");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((args = json_in(ctx, args_json != NULL ? args_json : "{}",
@@ -502,7 +506,8 @@ wymcp_testing_read_resource(struct wymcp_ctx *ctx, const char *uri,
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || uri == NULL || r == NULL) {
-		why("wymcp_testing_read_resource: a NULL argument");
+		why("wymcp_testing_read_resource: %s is NULL", ctx == NULL ?
+		    "ctx" : uri == NULL ? "uri" : "round");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((params = json_object_new_object()) == NULL)
@@ -749,7 +754,11 @@ wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
 	if (r != NULL)
 		memset(r, 0, sizeof(*r));
 	if (ctx == NULL || name == NULL || fn == NULL || r == NULL) {
-		why("wymcp_testing_call_tool: a NULL argument");
+		why("wymcp_testing_call_tool: %s", ctx == NULL ? "ctx is NULL" :
+		    name == NULL ? "name is NULL" : r == NULL ?
+		    "round is NULL" : "answer is NULL: pass the callback "
+		    "that answers the tool's questions (one returning NULL "
+		    "for a tool that asks nothing)");
 		return WYMCP_ERR_INVAL;
 	}
 	if ((t = wymcp__ctx_find_tool(ctx, name)) == NULL) {

@@ -4,3 +4,8 @@
 # declare; and proof that the check catches a planted name.
 TESTS += %reldir%/run %reldir%/planted
 EXTRA_DIST += %reldir%/check-doc-names %reldir%/run %reldir%/planted
+# README's curl session against the server quickstart runs (wymcp-try,
+# a private nginx): every shown answer is the server's (77 without
+# nginx or curl).
+TESTS += %reldir%/readme-answers
+EXTRA_DIST += %reldir%/readme-answers

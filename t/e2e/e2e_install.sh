@@ -35,6 +35,9 @@
 #     calls every tool with the TypeScript SDK v1 and v2 clients
 #     (t/e2e/e2e_try.py; npm, cached in _build/sdk-listen), then stops
 #     it with SIGINT and checks that nothing of it is left;
+#   - quickstart's next step from the build tree, nothing installed
+#     (t/e2e/e2e_next_step.sh: the build's wymcp-uninstalled.pc and
+#     wymcp-try);
 #   - installs the example's modules into the staged module directory
 #     (make install of the example), and make uninstall removes every
 #     file.
@@ -460,7 +463,8 @@ if out=$(make -C "$ex" check "${pcenv[@]}" WYMCP_FCGI="$fcgi" 2>&1); then
 else
 	notok "make check of the example" "$(tail -20 <<<"$out")"
 fi
-for t in greet_test weather_test transfer_money_test my_role_test; do
+for t in greet_test weather_test transfer_money_test my_role_test \
+    disk_usage_test deploy_test log_tail_test reindex_test; do
 	line=$(grep "^$t: " <<<"$out")
 	check "${line:-$t: no summary line}" \
 	    grep -qE "^$t: [1-9][0-9]* passed, 0 failed$" <<<"$out"
@@ -513,6 +517,20 @@ else
 	esac
 fi
 
+# quickstart's next step, from this build tree (nothing installed): the
+# example built against its wymcp-uninstalled.pc, tested, served by its
+# wymcp-try.
+out=$(bash "$here/e2e_next_step.sh" "$build" 2>&1)
+rc=$?
+grep -E '^(ok|not ok|#) ' <<<"$out" | sed 's/^\(not \)\{0,1\}ok - /&next step: /'
+passed=$((passed + $(grep -c '^ok ' <<<"$out")))
+failed=$((failed + $(grep -c '^not ok ' <<<"$out")))
+case $rc in
+0 | 1) ;;
+77) note "skipped: quickstart's next step ($out)" ;;
+*) notok "e2e_next_step.sh" "exit $rc: $(tail -5 <<<"$out")" ;;
+esac
+
 # Without --module, the bundled modules themselves: help and echo, never
 # whoami (it shows every assign).  The binary looks in $moduledir, not
 # under DESTDIR: in a mount namespace of its own (root), a tmpfs over
@@ -548,7 +566,8 @@ if out=$(make -C "$ex" install DESTDIR="$dest" \
 else
 	notok "make install of the example puts its modules into the module directory" "$out"
 fi
-for m in greet weather transfer_money my_role; do
+for m in greet weather transfer_money my_role disk_usage deploy log_tail \
+    reindex; do
 	check "installed: $moduledir/$m.so" test -x "$dest$moduledir/$m.so"
 	rm -f "$dest$moduledir/$m.so"
 done

@@ -8,7 +8,7 @@ Run by t/e2e/e2e_install.sh (the install layer of ./runtests) after it
 has installed wymcp into a staging directory and built
 deploy/example-module against it: LD_LIBRARY_PATH points at the staged
 libraries, PATH at the staged bin (wymcp-try finds the wymcp-fcgi
-beside it).  Starts `wymcp-try --principal alice --assign role=admin
+beside it).  Starts `wymcp-try --principal alice --assign role=deployer
 DIR` as a user would (SIGINT as at a terminal), waits for the endpoint
 it prints, then
 
@@ -58,7 +58,7 @@ import e2e_sdk_listen			# the pinned clients  # noqa: E402
 from wymcp_e2e import R, alive, proc_table  # noqa: E402
 
 PRINCIPAL = "alice"
-ASSIGN = ("role", "admin")
+ASSIGN = ("role", "deployer")	# deploy's role check lets it deploy
 
 # Arguments from a JSON schema: its required members (all of them for
 # a question's requested schema), each its default, first enum value,
@@ -273,7 +273,7 @@ def refusals(try_, mods, env):
     busy.bind(("127.0.0.1", 0))
     busy.listen(16)
     cases = [
-        ("no nginx", [mods], {"NGINX": "/nonexistent"},
+        ("no nginx", [mods], {"WYMCP_NGINX": "/nonexistent"},
          "apt install nginx-light"),
         ("no module", [], {}, "no module named"),
         ("a module that is not there", ["nosuch.so"], {},
@@ -319,7 +319,14 @@ def main():
     log = open(os.path.join(cache, "wymcp-try.log"), "w+")
     # Where the example's transfer_money writes (one entry per call).
     ledger = tempfile.mkdtemp(prefix="wymcp-try-ledger.")
-    env = dict(os.environ, TRANSFER_LEDGER=ledger)
+    # Where the example's deploy writes (one record per call).
+    queue = tempfile.mkdtemp(prefix="wymcp-try-queue.")
+    # NGINX set as wymcp-try's own setting was before 0.5 (and as a
+    # user may still set it): nginx must never see it (nginx reads
+    # NGINX itself, as inherited sockets, and says "invalid socket
+    # number").
+    env = dict(os.environ, TRANSFER_LEDGER=ledger, DEPLOY_QUEUE=queue,
+               NGINX=shutil.which("nginx") or "/usr/sbin/nginx")
     refusals(a.try_, a.dir, env)
     argv = [a.try_, "--principal", PRINCIPAL, "--assign", "%s=%s" % ASSIGN,
             a.dir]
@@ -360,6 +367,10 @@ def main():
                     st["port"])
         log.seek(0)
         text = log.read()
+        R.check("invalid socket number" not in text and
+                "NGINX environment" not in text,
+                "nginx never sees NGINX (wymcp-try's is WYMCP_NGINX)",
+                [ln for ln in text.splitlines() if "NGINX" in ln][:3])
         R.check("ERROR: AddressSanitizer" not in text and
                 "runtime error:" not in text, "no sanitizer report")
         if R.failed:
@@ -367,6 +378,7 @@ def main():
                 R.note("wymcp-try: " + line)
         log.close()
         shutil.rmtree(ledger, ignore_errors=True)
+        shutil.rmtree(queue, ignore_errors=True)
     print("%d passed, %d failed" % (R.passed, R.failed))
     return 1 if R.failed else 0
 

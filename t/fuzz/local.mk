@@ -7,7 +7,11 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_uritpl %reldir%/replay_inputs %reldir%/replay_keyfile \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
 	%reldir%/replay_jwks %reldir%/replay_config %reldir%/replay_frontmatter \
-	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_intake
+	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_intake \
+	%reldir%/replay_exec
+# Exec tool manifests (wymcp-exec(5)).
+%canon_reldir%_replay_exec_SOURCES = %reldir%/fuzz_exec.c \
+	%reldir%/replay.c
 %canon_reldir%_replay_serve_SOURCES = %reldir%/fuzz_serve.c \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 # The server card (discovery outside MCP).

@@ -98,6 +98,15 @@ get_fails(struct wymcp_ctx *ctx, struct json_object *args,
 	return WYMCP_ERR_INVAL;
 }
 
+/* A refusal with a reason and a code (wymcp_refuse(), issue 38). */
+static enum wymcp_err
+get_refuses(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_prompt_result *res)
+{
+	return wymcp_refuse(ctx, WYMCP_RPC_INVALID_REQUEST,
+	    "Refused: this prompt is for %s only", "admins");
+}
+
 /* The builders refuse what is not a message; the text says which. */
 static enum wymcp_err
 get_checks(struct wymcp_ctx *ctx, struct json_object *args,
@@ -192,6 +201,8 @@ static const struct wymcp_prompt prompts[] = {
 	    .get = get_fails },
 	{ .name = "checks", .description = "Builder checks",
 	    .get = get_checks },
+	{ .name = "refusing_prompt", .description = "Refuses",
+	    .get = get_refuses },
 	{ .name = NULL }
 };
 
@@ -316,7 +327,7 @@ START_TEST(prompts_list_shape_and_order)
 	call("prompts/list", NULL, NULL);
 	r = expect_result();
 	arr = h_jp(r, "prompts", NULL);
-	ck_assert_uint_eq(json_object_array_length(arr), 6);
+	ck_assert_uint_eq(json_object_array_length(arr), 7);
 	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 0)),
 	    "{\"name\":\"test_simple_prompt\","
 	    "\"description\":\"A simple prompt\"}");
@@ -423,6 +434,14 @@ START_TEST(get_without_messages_is_32603)
 	expect_error(500, WYMCP__INTERNAL_ERROR, NULL);
 	get("failing_prompt", NULL);
 	expect_error(500, WYMCP__INTERNAL_ERROR, NULL);
+}
+END_TEST
+
+START_TEST(get_refusal_says_why)
+{
+	get("refusing_prompt", NULL);
+	expect_error(200, WYMCP__INVALID_REQUEST,
+	    "Refused: this prompt is for admins only");
 }
 END_TEST
 
@@ -794,13 +813,13 @@ START_TEST(register_refuses_duplicate_across_modules)
 {
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
-	ck_assert_uint_eq(srv->nprompts, 6);
+	ck_assert_uint_eq(srv->nprompts, 7);
 	ck_assert_uint_eq(srv->ntemplates, 1);
 	ck_assert_uint_eq(srv->nresources, 1);
 	ck_assert_uint_eq(srv->ncompleters, 1);
 	call("prompts/list", NULL, NULL);
 	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
-	    "prompts", NULL)), 6);
+	    "prompts", NULL)), 7);
 }
 END_TEST
 
@@ -819,6 +838,7 @@ prompt_suite(void)
 	tcase_add_test(tc, get_argument_validation);
 	tcase_add_test(tc, get_unknown_prompt_and_bad_name);
 	tcase_add_test(tc, get_without_messages_is_32603);
+	tcase_add_test(tc, get_refusal_says_why);
 	tcase_add_test(tc, message_builders_refuse_bad_input);
 	tcase_add_test(tc, get_elicits_across_two_rounds);
 	tcase_add_test(tc, get_state_bound_to_arguments);

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -148,6 +149,23 @@ read_ask(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
 	    wymcp_printf(ctx, "%s: %s", uri, json_object_get_string(v)));
 }
 
+/*
+ * A refusal with a reason: {code} is the JSON-RPC code (wymcp_refuse()),
+ * "odd" one outside the spec's, "..", in the name, refused as a path.
+ */
+static enum wymcp_err
+read_refuse(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
+    struct wymcp_resource_result *res)
+{
+	const char	*c = wymcp_arg_str(vars, "code", "");
+
+	if (strstr(c, "..") != NULL)
+		return wymcp_refuse(ctx, 0, "Refused: '%s' has '..'", c);
+	if (strcmp(c, "odd") == 0)
+		return wymcp_refuse(ctx, -32700, "odd code");
+	return wymcp_refuse(ctx, atoi(c), "Refused with %s", c);
+}
+
 static const struct wymcp_resource resources[] = {
 	{ .uri = "test://static-text", .name = "static-text",
 	    .title = "Static text", .description = "A text resource.",
@@ -177,6 +195,8 @@ static const struct wymcp_resource templates[] = {
 	{ .uri = "test://ask/{x}", .name = "ask", .read = read_ask },
 	{ .uri = "test://slow/{a}-{b}-{c}-{d}-{e}-{f}/end", .name = "slow",
 	    .read = read_vars },
+	{ .uri = "test://refuse/{code}", .name = "refuse",
+	    .read = read_refuse },
 	{ .uri = NULL }
 };
 static const struct wymcp_module mod = {
@@ -352,7 +372,7 @@ START_TEST(templates_list_shape_and_order)
 	call("resources/templates/list", NULL, NULL);
 	r = expect_result();
 	arr = h_jp(r, "resourceTemplates", NULL);
-	ck_assert_uint_eq(json_object_array_length(arr), 7);
+	ck_assert_uint_eq(json_object_array_length(arr), 8);
 	ck_assert_str_eq(h_compact(json_object_array_get_idx(arr, 0)),
 	    "{\"uriTemplate\":\"test://template/{id}/data\",\"name\":\"data\","
 	    "\"title\":\"Data\",\"description\":\"Data by id.\","
@@ -524,6 +544,62 @@ START_TEST(read_notfound_from_read_is_not_found)
 {
 	readuri("test://gone");
 	expect_not_found("test://gone");
+}
+END_TEST
+
+/* A read() refuses with its code and its sentence (issue 38). */
+START_TEST(read_refuses_with_code_and_reason)
+{
+	readuri("test://refuse/..%2F..%2Fetc%2Fpasswd");
+	expect_error(200, WYMCP__INVALID_PARAMS,
+	    "Refused: '../../etc/passwd' has '..'");
+	readuri("test://refuse/-32600");
+	expect_error(200, WYMCP__INVALID_REQUEST, "Refused with -32600");
+	readuri("test://refuse/-32007");
+	expect_error(200, -32007, "Refused with -32007");
+	readuri("test://refuse/-32603");
+	expect_error(500, WYMCP__INTERNAL_ERROR, "Refused with -32603");
+	/* 0 is invalid params; a code outside the spec's is -32603. */
+	readuri("test://refuse/0");
+	expect_error(200, WYMCP__INVALID_PARAMS, "Refused with 0");
+	readuri("test://refuse/odd");
+	expect_error(500, WYMCP__INTERNAL_ERROR, "odd code");
+}
+END_TEST
+
+/* wymcp_contents_file(): a file's text, or its last lines. */
+START_TEST(read_file_whole_and_tail)
+{
+	struct wymcp_ctx		 ctx;
+	struct wymcp_resource_result	 rr;
+	char				 path[] = "/tmp/check_resource.XXXXXX";
+	int				 fd;
+
+	ck_assert_int_ge(fd = mkstemp(path), 0);
+	ck_assert_int_eq(write(fd, "a\nb\nc\n", 6), 6);
+	close(fd);
+	wymcp__ctx_init(&ctx, srv, NULL);
+	memset(&rr, 0, sizeof(rr));
+	rr.ctx = &ctx;
+	rr.uri = "test://file";
+	ck_assert_ptr_nonnull(rr.contents = json_object_new_array());
+	ck_assert_int_eq(wymcp_contents_file(&rr, "text/plain", 2, "%s",
+	    path), WYMCP_OK);
+	ck_assert_int_eq(wymcp_contents_file(&rr, NULL, 0, "%s", path),
+	    WYMCP_OK);
+	ck_assert_int_eq(wymcp_contents_file(&rr, NULL, 5, "%s", path),
+	    WYMCP_OK);
+	ck_assert_str_eq(h_compact(rr.contents), "[{\"uri\":\"test://file\","
+	    "\"mimeType\":\"text/plain\",\"text\":\"b\\nc\\n\"},{\"uri\":"
+	    "\"test://file\",\"text\":\"a\\nb\\nc\\n\"},{\"uri\":"
+	    "\"test://file\",\"text\":\"a\\nb\\nc\\n\"}]");
+	unlink(path);
+	ck_assert_int_eq(wymcp_contents_file(&rr, NULL, 0, "%s", path),
+	    WYMCP_ERR_NOTFOUND);
+	ck_assert_int_eq(wymcp_contents_file(&rr, NULL, 0, "%s", "/"),
+	    WYMCP_ERR_IO);
+	json_object_put(rr.contents);
+	wymcp__ctx_free(&ctx);
 }
 END_TEST
 
@@ -846,7 +922,7 @@ START_TEST(register_refuses_duplicates)
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_OK);
 	ck_assert_int_eq(wymcp_server_add_module(srv, &mod), WYMCP_ERR_DUP);
 	ck_assert_uint_eq(srv->nresources, 10);
-	ck_assert_uint_eq(srv->ntemplates, 7);
+	ck_assert_uint_eq(srv->ntemplates, 8);
 	ck_assert_uint_eq(srv->nmods, 1);
 	call("resources/list", NULL, NULL);
 	ck_assert_uint_eq(json_object_array_length(h_jp(expect_result(),
@@ -923,6 +999,8 @@ resource_suite(void)
 	tcase_add_test(tc, read_template_matching_is_bounded);
 	tcase_add_test(tc, read_unknown_uri_is_not_found);
 	tcase_add_test(tc, read_notfound_from_read_is_not_found);
+	tcase_add_test(tc, read_refuses_with_code_and_reason);
+	tcase_add_test(tc, read_file_whole_and_tail);
 	tcase_add_test(tc, read_without_contents_is_32603);
 	tcase_add_test(tc, read_uri_must_be_a_string);
 	tcase_add_test(tc, read_ttl_is_the_modules);

@@ -129,8 +129,42 @@ crash_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_text(res, "survived");
 }
 
+/*
+ * The example's reindex with its final step made once (0.5): a record
+ * in oncedir, the runner dying after it the first time; shards is
+ * declared with a default, reported in steps.
+ */
+static char	 oncedir[64];
+
+static enum wymcp_err
+oncecrash_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	int		 i, n = (int)wymcp_arg_int(args, "shards", 0);
+	enum wymcp_err	 rc;
+	FILE		*f;
+
+	for (i = 1; i <= n; i++)
+		if ((rc = wymcp_progress_step(ctx, n, "Shard %d of %d", i,
+		    n)) != WYMCP_OK)
+			return rc;
+	if ((rc = wymcp_write_once(ctx, oncedir, "reindexed %d\n", n)) !=
+	    WYMCP_OK)
+		return rc;
+	if (access(flagpath, F_OK) != 0) {
+		if ((f = fopen(flagpath, "w")) != NULL)
+			fclose(f);
+		_exit(9);
+	}
+	return wymcp_result_text(res, "Reindexed %d shards.", n);
+}
+
 #define EMPTY	"{\"type\":\"object\"}"
 static const struct wymcp_tool tools[] = {
+	{ .name = "reindex", .description = "d", .run = oncecrash_run,
+	    .params = WYMCP_PARAMS(WYMCP_INT("shards", NULL,
+		WYMCP_RANGE(1, 64), .def = "3")),
+	    .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = "book", .description = "d", .input_schema = EMPTY,
 	    .run = book_run, .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = "quick", .description = "d", .input_schema = EMPTY,
@@ -572,6 +606,44 @@ START_TEST(dead_runner_lease_expires)
 }
 END_TEST
 
+/*
+ * A task whose runner dies after its final step: the next runner runs
+ * it again, wymcp_write_once() finds the record and writes nothing, and
+ * the declared default reaches the body on both runners.
+ */
+START_TEST(final_step_once_across_runners)
+{
+	struct timespec	 ts = { 0, 500 * 1000000L };
+	char		 id[64], cmd[256];
+	pid_t		 pid;
+	int		 st;
+
+	snprintf(oncedir, sizeof(oncedir), "/tmp/check_tasks.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(oncedir));
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
+	    WYMCP_OK);
+	snprintf(id, sizeof(id), "%s", create("alice", "reindex"));
+	release();
+	ck_assert_int_eq(wymcp_server_set_task_limits(srv, 60000, 300),
+	    WYMCP_OK);
+	if ((pid = fork()) == 0)
+		_exit(wymcp_server_run_task(srv) == 1 ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 9);
+	ck_assert_str_eq(status("alice", id), "working");
+	nanosleep(&ts, NULL);
+	srv->tasks->connected_at -= WYMCP__TASK_GRACE_MS;
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "completed");
+	ck_assert_ptr_nonnull(strstr(resp.body, "Reindexed 3 shards."));
+	snprintf(cmd, sizeof(cmd), "test $(ls '%s' | wc -l) -eq 1 && "
+	    "grep -qx 'reindexed 3' '%s'/*", oncedir, oncedir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", oncedir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* How many times `needle' is in `hay'. */
 static int
 count(const char *hay, const char *needle)
@@ -882,6 +954,7 @@ tasks_suite(void)
 	tcase_add_test(tc, cancel_running_task);
 	tcase_add_test(tc, ttl_expiry);
 	tcase_add_test(tc, dead_runner_lease_expires);
+	tcase_add_test(tc, final_step_once_across_runners);
 	tcase_add_test(tc, listen_task_status);
 	tcase_add_test(tc, progress_is_status_message);
 	tcase_add_test(tc, schema_version);

@@ -502,6 +502,63 @@ START_TEST(nul_in_method_uri_prompt_is_32602)
 }
 END_TEST
 
+/* --- errors that say why (issue 38) ------------------------------------- */
+
+/* A missing Mcp-Name says what it carries and the value wanted. */
+START_TEST(missing_mcp_name_says_what_it_carries)
+{
+	post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tasks/get\","
+	    "\"params\":{\"_meta\":" H_META ",\"taskId\":\"t-1a2b\"}}",
+	    "HTTP_HOST=localhost", "HTTP_MCP_METHOD=tasks/get",
+	    "HTTP_MCP_PROTOCOL_VERSION=2026-07-28", NULL);
+	expect_error(400, -32020, "Mcp-Name header is missing: it carries "
+	    "params.taskId of tasks/get, here Mcp-Name: ");
+	expect_error(400, -32020, "t-1a2b");
+	post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\","
+	    "\"params\":{\"_meta\":" H_META ",\"name\":\"text\"}}",
+	    "HTTP_HOST=localhost", "HTTP_MCP_PROTOCOL_VERSION=2026-07-28",
+	    "HTTP_MCP_NAME=text", NULL);
+	expect_error(400, -32020, "Mcp-Method header is missing: it carries "
+	    "the body's method, here Mcp-Method: ");
+}
+END_TEST
+
+/* Bytes that are not UTF-8: -32700, what and where. */
+START_TEST(invalid_utf8_says_where)
+{
+	post("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}",
+	    "HTTP_HOST=localhost", NULL);
+	expect_error(400, -32700, "Parse error: invalid UTF-8 at byte 35 of "
+	    "the body");
+	ck_assert_int_eq(json_object_get_int(h_jp(resp.json, "error", "data",
+	    "offset", NULL)), 35);
+	post("{\"a\":1,}", "HTTP_HOST=localhost", NULL);
+	expect_error(400, -32700, "a member name (a string) expected at "
+	    "byte 7");
+	post("[1,2", "HTTP_HOST=localhost", NULL);
+	expect_error(400, -32700, "the text ends inside an array at byte 4");
+}
+END_TEST
+
+/* 5,000 arrays deep: -32700, the limit and where it was passed. */
+START_TEST(deep_nesting_says_where)
+{
+	char	*body;
+	size_t	 i, n = 5000;
+
+	ck_assert_ptr_nonnull(body = malloc(2 * n + 1));
+	for (i = 0; i < n; i++) {
+		body[i] = '[';
+		body[n + i] = ']';
+	}
+	body[2 * n] = '\0';
+	post(body, "HTTP_HOST=localhost", NULL);
+	free(body);
+	expect_error(400, -32700, "Parse error: arrays and objects nested "
+	    "deeper than 31 at byte 31 of the body");
+}
+END_TEST
+
 /* --- duplicate member names --------------------------------------------- */
 
 START_TEST(duplicate_name_in_params_is_32700)
@@ -755,6 +812,9 @@ wire_suite(void)
 	tcase_add_test(tc, nul_in_argument_value_is_32602);
 	tcase_add_test(tc, nul_in_member_name_is_32602);
 	tcase_add_test(tc, nul_in_method_uri_prompt_is_32602);
+	tcase_add_test(tc, missing_mcp_name_says_what_it_carries);
+	tcase_add_test(tc, invalid_utf8_says_where);
+	tcase_add_test(tc, deep_nesting_says_where);
 	tcase_add_test(tc, duplicate_name_in_params_is_32700);
 	tcase_add_test(tc, duplicate_names_at_any_depth_are_32700);
 	tcase_add_test(tc, quoted_values_are_capped);

@@ -3,6 +3,7 @@
 REGRESS_TESTS = \
 	%reldir%/check_dispatch \
 	%reldir%/check_elicit \
+	%reldir%/check_exec \
 	%reldir%/check_legacy \
 	%reldir%/check_limits \
 	%reldir%/check_list \
@@ -16,7 +17,9 @@ REGRESS_TESTS = \
 check_PROGRAMS += $(REGRESS_TESTS)
 TESTS += $(REGRESS_TESTS) %reldir%/refuse-module %reldir%/trust-module \
 	%reldir%/refuse-backend \
-	%reldir%/check-tasks-pg %reldir%/app-file-module
+	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call \
+	%reldir%/exec-examples
 EXTRA_DIST += %reldir%/refuse-module %reldir%/trust-module \
 	%reldir%/refuse-backend \
-	%reldir%/check-tasks-pg %reldir%/app-file-module
+	%reldir%/check-tasks-pg %reldir%/app-file-module %reldir%/exec-call \
+	%reldir%/exec-examples

@@ -2,6 +2,7 @@
 UNIT_TESTS = \
 	%reldir%/check_apps \
 	%reldir%/check_args \
+	%reldir%/check_author \
 	%reldir%/check_arena \
 	%reldir%/check_card \
 	%reldir%/check_content \
