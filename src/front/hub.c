@@ -512,8 +512,9 @@ fd_raise(int max)
 	if (rl.rlim_cur < want)
 		front_log(WYMCP_LOG_WARNING, "hub: the open-file limit (%llu) "
 		    "is below --max-listeners + %d (%llu): listens past %lld "
-		    "streams are refused (503)", (unsigned long long)rl.rlim_cur,
-		    HUB_FD_SPARE, (unsigned long long)want,
+		    "streams are refused (503)",
+		    (unsigned long long)rl.rlim_cur, HUB_FD_SPARE,
+		    (unsigned long long)want,
 		    (long long)rl.rlim_cur - HUB_FD_SPARE);
 }
 

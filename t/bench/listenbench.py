@@ -34,8 +34,8 @@ and prints the figures beside their targets (issue 20: PSS at most
 from /proc/PID/schedstat over the N-stream publishes; printed, not
 asserted).  Every stream also watches note://all (the N-stream
 fan-out); the one-host publishes are one datagram each to the hub
-socket (SOCK.hub), then the same through wymcp-fcgi --publish.  Without PostgreSQL's initdb part 6 is
-left out (said so).  Python 3 standard library, wrk; descriptors: N
+socket (SOCK.hub), then the same through wymcp-fcgi --publish.
+Without PostgreSQL's initdb part 6 is left out (said so).  Python 3 standard library, wrk; descriptors: N
 client sockets here, 2N in nginx, N in the hub (the hard limit must
 allow it).
 """
