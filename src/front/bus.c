@@ -20,6 +20,7 @@
 #include "store/backend.h"
 
 #define BUS_QUEUE_MAX	65536		/* events waiting to be sent */
+#define BUS_QUEUE_BYTES	(16 * 1024 * 1024)	/* ... and their bytes */
 #define BUS_BACKOFF_MS	200
 #define BUS_BACKOFF_MAX	5000
 
@@ -67,6 +68,7 @@ struct front_bus {
 	int		 backoff;	/* ms */
 	struct bus_msg	*head, *tail;	/* to NOTIFY */
 	size_t		 queued;
+	size_t		 qbytes;
 };
 
 /* Record the bus's failure `what' for the status page and the log. */
@@ -137,6 +139,7 @@ bus_lost(struct front_bus *b, const char *what)
 	}
 	b->tail = NULL;
 	b->queued = 0;
+	b->qbytes = 0;
 	b->busy = 0;
 	b->inflight = 0;
 	if (b->cb.holding(b->cb.arg))
@@ -218,8 +221,8 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 	if (b == NULL || b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
 	    memchr(msg, '\0', len) != NULL)
 		return -1;
-	if (b->queued >= BUS_QUEUE_MAX || (m = malloc(sizeof(*m) + len +
-	    1)) == NULL) {
+	if (b->queued >= BUS_QUEUE_MAX || b->qbytes + len > BUS_QUEUE_BYTES ||
+	    (m = malloc(sizeof(*m) + len + 1)) == NULL) {
 		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
 		    "bus: this one is dispatched here only", b->queued);
 		return -1;
@@ -235,6 +238,7 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 		b->head = m;
 	b->tail = m;
 	b->queued++;
+	b->qbytes += len;
 	__atomic_add_fetch(&b->l->bus_sent, 1, __ATOMIC_RELAXED);
 	bus_pump(b);
 	return 0;
@@ -331,6 +335,7 @@ front_bus_ready(struct front_bus *b)
 				if (b->head == NULL)
 					b->tail = NULL;
 				b->queued--;
+				b->qbytes -= m->len;
 				b->inflight--;
 				if (!ok)
 					b->cb.take(b->cb.arg, m->text, m->len);

@@ -47,6 +47,7 @@
  * the hub ends every stream, which listens again.
  */
 #define SEND_WAIT_MS	20
+#define HAND_WAIT_MS	100		/* a handoff, --publish */
 #define CHANNEL_BUF	(8 * 1024 * 1024)
 
 /* ------------------------------------------------ the shared page */
@@ -285,8 +286,10 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 
 /*
  * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
- * to SEND_WAIT_MS for room in its queue: on the workers' channel
- * `tell' (path NULL), or to the socket at `path'.  0, or -1.
+ * to SEND_WAIT_MS for room in its queue (HAND_WAIT_MS for a handoff or
+ * --publish), `*waited' set when it had to (`waited' may be NULL): on
+ * the workers' channel `tell' (path NULL), or to the socket at `path'.
+ * 0, or -1.
  */
 static int
 to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
@@ -302,7 +305,10 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
 	} cm;
 	struct cmsghdr		*c;
 	long long		 until;
+	int			 wait;
 
+	/* A handoff's client, or a command, may wait; a tool's run not. */
+	wait = fd >= 0 || path != NULL ? HAND_WAIT_MS : SEND_WAIT_MS;
 	if (path != NULL && sendfd == -1 && (sendfd = socket(AF_UNIX,
 	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
@@ -329,7 +335,7 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	until = front_now_ms() + SEND_WAIT_MS;
+	until = front_now_ms() + wait;
 	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
 		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) || front_now_ms() >= until)
