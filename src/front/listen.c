@@ -422,6 +422,10 @@ front_listen_done(const struct front_limits *lim)
 	return h;
 }
 
+#define SHED_LOG_MS	10000		/* a shed event logged at most so often */
+static long long	 shed_logged = -SHED_LOG_MS;
+static unsigned long	 shed_quiet;
+
 /* wymcp_publish_fn: an event of a run, to the hub. */
 void
 front_publish(void *arg, const char *event, size_t len)
@@ -438,9 +442,16 @@ front_publish(void *arg, const char *event, size_t len)
 	if (rc != 0) {
 		/* Shed: the hub ends every stream (they listen again). */
 		__atomic_add_fetch(&l->shed, 1, __ATOMIC_RELEASE);
+		if (front_now_ms() - shed_logged < SHED_LOG_MS) {
+			shed_quiet++;
+			return;
+		}
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
-		    "hub (%s): shed, every listen stream ends",
-		    strerror(errno));
+		    "hub (%s): shed, every listen stream ends (%lu more shed "
+		    "by this process since the last line; counted on the "
+		    "status page)", strerror(errno), shed_quiet);
+		shed_logged = front_now_ms();
+		shed_quiet = 0;
 	}
 }
 

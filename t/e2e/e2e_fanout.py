@@ -14,6 +14,11 @@ default is 10; printed):
      answered call, none of their streams ends, no worker waited for
      room on its channel to the hub (workerWaits 0), nothing was shed
      (eventsShed, endedForShed 0) and no event was refused;
+  S  then 50 listeners, the hub stopped (SIGSTOP) and the rogue module's
+     flood_events called until the workers' channel is full: workers
+     wait (workerWaits), then shed (eventsShed); the hub resumed, every
+     listener's stream ends with its result (endedForShed), the log
+     says why;
   B  three instances A, B and C on one private PostgreSQL bus (e2e_bus.py's
      harness, this host; skipped without initdb), 20 listeners each on
      note://fan; E events (default 6,000) sent as fast as a blocking
@@ -30,6 +35,7 @@ import json
 import os
 import resource
 import selectors
+import signal
 import socket
 import sys
 import threading
@@ -50,6 +56,12 @@ class FanHarness(HubHarness):
         self.tools = ["examples"]
         self.hub_args = ["--max-listeners", str(n + 100),
                          "--max-listeners-per-principal", str(n + 100)]
+
+    def paths(self):
+        HubHarness.paths(self)
+        rogue = os.path.join(self.builddir, "t", "lib", ".libs", "rogue.so")
+        wymcp_e2e.need_built(rogue, hint="make check-listen builds it")
+        self.mods.append(rogue)
 
     def nginx_conf(self, sock, port, port2):
         n = wymcp_e2e.ARGS.listeners
@@ -206,6 +218,49 @@ def part_f(h):
         ls.close()
 
 
+def part_s(h):
+    ls = Listeners(h.port, 50, ["/mcp-anon"])
+    hub = h.hub()
+    st = {}
+    try:
+        R.check(ls.until(lambda d: d["acked"] or d["eof"], 60) and
+                all(d["acked"] for d in ls.st),
+                "S: 50 more listeners acknowledged")
+        os.kill(hub, signal.SIGSTOP)
+        hd = list(std_headers("tools/call", "flood_events").items())
+        end = time.monotonic() + 180
+        calls = 0
+        try:
+            while time.monotonic() < end and not st.get("eventsShed"):
+                Client(h.port).send("POST", "/mcp", enc(rpc(
+                    1, "tools/call", {"name": "flood_events", "arguments": {
+                        "n": 64, "size": 2000}})), hd)
+                calls += 1
+                st = listen_stats(h.port)
+        finally:
+            os.kill(hub, signal.SIGCONT)
+        R.note("S: %d flood_events calls (64 events of 2 KB each) with the "
+               "hub stopped" % calls)
+        R.check(st.get("eventsShed", 0) > 0 and st.get("workerWaits", 0) > 0,
+                "S: the hub stopped, the workers' channel fills: workers "
+                "wait (20 ms at most), then shed, counted",
+                json.dumps(st))
+        ok = ls.until(lambda d: d["result"] or d["eof"], 120)
+        R.check(ok and all(d["result"] for d in ls.st),
+                "S: every listener may have missed an event: its stream ends "
+                "with its result (its client listens again)",
+                "%d of 50 got the result" % sum(d["result"] for d in ls.st))
+        st = listen_stats(h.port)
+        R.check(st.get("endedForShed", 0) >= 50 and st.get("held") == 0,
+                "S: the status page counts the streams ended for it",
+                json.dumps(st))
+        R.check(any("could not reach the hub" in e[3] for e in
+                    wymcp_e2e.log_entries(h.fcgi_log)),
+                "S: the log says an event could not reach the hub")
+    finally:
+        ls.close()
+
+
 def part_b(h):
     import e2e_bus
     why = wymcp_tasks.pg_missing()
@@ -275,6 +330,7 @@ def body(h):
     h.paths()
     h.start()
     part_f(h)
+    part_s(h)
     part_b(h)
 
 
