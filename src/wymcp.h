@@ -1388,14 +1388,20 @@ enum wymcp_err	 wymcp_server_task_depth(struct wymcp_server *,
  * WYMCP_STORE_DOWN when a connection could not be made (`why': the
  * store's words, never a password), WYMCP_STORE_BACK when one is made
  * again after that, WYMCP_STORE_RECONNECT when a connection that broke
- * (`why') was made again at once.  While the store is down, requests
- * that need it are answered HTTP 503 with Retry-After, and the process
- * tries again after a back-off (100 ms, doubling, at most 2 s).
+ * (`why') was made again at once, WYMCP_STORE_SLOW when a task
+ * runner's lease renewal took longer than the lease (`why' says which
+ * task and how long): another runner may have taken the task over
+ * meanwhile.  The time a renewal takes is not the tool's: its time
+ * limit stops while the store commits.  While the store is down,
+ * requests that need it are answered HTTP 503 with Retry-After, and
+ * the process tries again after a back-off (100 ms, doubling, at most
+ * 2 s).
  */
 enum wymcp_store_event {
 	WYMCP_STORE_DOWN = 1,
 	WYMCP_STORE_BACK,
-	WYMCP_STORE_RECONNECT
+	WYMCP_STORE_RECONNECT,
+	WYMCP_STORE_SLOW
 };
 typedef void	(*wymcp_store_watch_fn)(void *arg, enum wymcp_store_event,
 		    const char *why);

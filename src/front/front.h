@@ -275,6 +275,7 @@ struct front_stats {
 	long long	 store_down_since; /* time(3) */
 	unsigned long	 store_reconnects;
 	unsigned long	 store_outages;
+	unsigned long	 store_slow;	/* renewals longer than the lease */
 	int		 store_lock;	/* guards the two below */
 	long long	 store_error_at; /* time(3), 0: none yet */
 	char		 store_error[200];

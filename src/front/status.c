@@ -108,6 +108,14 @@ front_store_watch(void *arg, enum wymcp_store_event ev, const char *why)
 	long long		 since;
 	int			 want;
 
+	if (ev == WYMCP_STORE_SLOW) {
+		/* A lease renewal the store took longer than the lease. */
+		if (s != NULL)
+			__atomic_add_fetch(&s->store_slow, 1,
+			    __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "task store: %s", why);
+		return;
+	}
 	if (s == NULL) {
 		/* One process, nothing to share: say it as it is. */
 		if (ev == WYMCP_STORE_DOWN)
@@ -230,8 +238,9 @@ put_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 	down = __atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE);
 	since = __atomic_load_n(&s->store_down_since, __ATOMIC_RELAXED);
 	n = put(buf, cap, n, ",\"taskStore\":{\"up\":%s,\"reconnects\":%lu,"
-	    "\"outages\":%lu,\"downSince\":", down ? "false" : "true",
-	    s->store_reconnects, s->store_outages);
+	    "\"outages\":%lu,\"slowRenewals\":%lu,\"downSince\":",
+	    down ? "false" : "true", s->store_reconnects, s->store_outages,
+	    s->store_slow);
 	n = down ? put(buf, cap, n, "%lld", since) : put(buf, cap, n, "null");
 	n = put(buf, cap, n, ",\"lastError\":");
 	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
@@ -504,9 +513,13 @@ prom_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 	    "# HELP wymcp_task_store_outages_total Times the task store "
 	    "could not be reached.\n"
 	    "# TYPE wymcp_task_store_outages_total counter\n"
-	    "wymcp_task_store_outages_total %lu\n",
+	    "wymcp_task_store_outages_total %lu\n"
+	    "# HELP wymcp_task_store_slow_renewals_total Lease renewals "
+	    "the task store took longer than the lease.\n"
+	    "# TYPE wymcp_task_store_slow_renewals_total counter\n"
+	    "wymcp_task_store_slow_renewals_total %lu\n",
 	    !__atomic_load_n(&s->store_down, __ATOMIC_ACQUIRE),
-	    s->store_reconnects, s->store_outages);
+	    s->store_reconnects, s->store_outages, s->store_slow);
 }
 
 /* The page as Prometheus text into buf; its length. */

@@ -295,7 +295,8 @@ wymcp__tasks_cancel(struct wymcp_ctx *ctx, struct wymcp__reply *r)
  * The runner's side.  A run's io writes nowhere (a task's progress and
  * log lines have no stream), and its gone() is how wymcp_cancelled()
  * learns of tasks/cancel: every LOOK_MS at most it reads the mark and
- * renews the lease.
+ * renews the lease.  The store's time is not the tool's: while the
+ * renewal commits, the time limit stops (renew()).
  */
 struct runner {
 	struct wymcp_server	*srv;
@@ -345,6 +346,36 @@ renew_fn(struct wymcp__task *t, void *arg)
 	return 1;
 }
 
+/*
+ * Renew the lease in the store with `c', the tool's time limit stopped
+ * meanwhile: a store slow to commit (a busy disk, a row another session
+ * holds) costs the tool none of its time.  While the store works, the
+ * deadline is twice the lease away, so that the worker's watch stops a
+ * runner stuck in a store that long (the task is another runner's by
+ * then); after, the tool's deadline moves on by what the store took.
+ * A renewal that took longer than the lease is told to the store watch
+ * (WYMCP_STORE_SLOW): the status page counts it.
+ */
+static int
+renew(struct runner *ru, struct change *c)
+{
+	struct wymcp_ctx	*ctx = ru->ctx;
+	long long		 deadline = ctx->out.deadline, start, spent;
+	long			 limit = ctx->out.limit_ms;
+	int			 rc;
+
+	start = wymcp__clock_ms();
+	if (deadline > 0)
+		wymcp__deadline_set(ctx, start + 2LL * c->renew, limit);
+	rc = wymcp__store_modify(ru->srv, ru->id, renew_fn, c);
+	spent = wymcp__clock_ms() - start;
+	if (deadline > 0)
+		wymcp__deadline_set(ctx, deadline + spent, limit);
+	if (spent > c->renew)
+		wymcp__store_slow(ru->srv, ru->id, spent, c->renew);
+	return rc;
+}
+
 static int
 task_gone(void *arg)
 {
@@ -357,16 +388,16 @@ task_gone(void *arg)
 	now = wymcp__now_ms();
 	if (now - ru->looked < LOOK_MS)
 		return 0;
-	ru->looked = now;
 	memset(&c, 0, sizeof(c));
 	c.claim = ru->claim;
 	c.renew = (int)wymcp__store_lease(ru->srv);
 	/* The tool's last progress or log line, when it is new. */
 	if (ru->ctx->call.task_msg != ru->told)
 		c.message = ru->told = ru->ctx->call.task_msg;
-	if (wymcp__store_modify(ru->srv, ru->id, renew_fn, &c) == 0 &&
-	    c.cancelled)
+	if (renew(ru, &c) == 0 && c.cancelled)
 		ru->cancelled = 1;
+	/* From the end of this look: a slow store is looked at less. */
+	ru->looked = wymcp__now_ms();
 	return ru->cancelled;
 }
 
@@ -545,6 +576,19 @@ outcome(struct wymcp__reply *r, struct wymcp__task *out)
 	out->status = WYMCP__TASK_COMPLETED;
 }
 
+/*
+ * The tool is done: storing its outcome is the store's time, as a
+ * renewal is.  The watch gives it twice the lease (the task is another
+ * runner's after that), not what is left of the tool's.
+ */
+static void
+store_time(struct wymcp_server *srv, struct wymcp_ctx *ctx)
+{
+	if (ctx->out.deadline > 0)
+		wymcp__deadline_set(ctx, wymcp__clock_ms() +
+		    2 * wymcp__store_lease(srv), ctx->out.limit_ms);
+}
+
 /* Run claimed task `t' once, into *out. */
 static void
 run_task(struct wymcp_server *srv, const struct wymcp__task *t,
@@ -619,6 +663,7 @@ done:
 		out->result = out->pending = NULL;
 	}
 	json_object_put(r.body);
+	store_time(srv, &ctx);
 	wymcp__ctx_publish(&ctx, 1);
 	wymcp__ctx_free(&ctx);
 }

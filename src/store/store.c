@@ -272,9 +272,31 @@ event(struct wymcp_server *srv, struct wymcp__store *s,
 		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "task store "
 		    "reachable again after %lld s",
 		    (wymcp__now_ms() - s->down_since + 999) / 1000);
+	else if (ev == WYMCP_STORE_SLOW)
+		wymcp__log(srv, NULL, WYMCP_LOG_WARNING, "task store: %s",
+		    why);
 	else
 		wymcp__log(srv, NULL, WYMCP_LOG_INFO, "task store: the "
 		    "connection broke (%s); connected again", why);
+}
+
+/*
+ * A runner's renewal of task `id''s lease of `lease' ms took `spent'
+ * ms, ending after the lease: tell the watch (WYMCP_STORE_SLOW).
+ */
+void
+wymcp__store_slow(struct wymcp_server *srv, const char *id,
+    long long spent, long long lease)
+{
+	char	 why[200];
+
+	if (srv->tasks == NULL)
+		return;
+	snprintf(why, sizeof(why), "task %s: renewing its lease took %lld "
+	    "ms, longer than the lease (%lld ms): the store is slower than "
+	    "the lease, and another runner may take the task over", id,
+	    spent, lease);
+	event(srv, srv->tasks, WYMCP_STORE_SLOW, why);
 }
 
 /*

@@ -98,6 +98,8 @@ int	 wymcp__store_modify(struct wymcp_server *, const char *id,
 	    wymcp__task_fn, void *);
 int	 wymcp__store_fd(struct wymcp_server *);
 long long wymcp__store_lease(const struct wymcp_server *);
+void	 wymcp__store_slow(struct wymcp_server *, const char *id,
+	    long long spent, long long lease);
 
 
 #endif /* WYMCP_STORE_H */

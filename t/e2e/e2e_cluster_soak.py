@@ -83,8 +83,11 @@ Accounting:
     within a minute or two (in a long run only supervisors live 240 s),
     the mean RSS of each kind at the second mark must also be within
     10% of the first's; descriptors of supervisors, hubs and runners
-    alive at the end, quiescent, no more than at their first sample
-    (hubs: their least) plus 2;
+    alive at the end, quiescent (the least of 5 samples 0.3 s apart),
+    no more than their least from 10 s after their first sample plus 2
+    (the sampler sees a supervisor as it is spawned, with 3 descriptors,
+    before its sockets and its pool: a first sample is no base); the
+    judge itself is checked against made-up samples first;
   - no sanitizer report in the logs.
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL", then a Markdown summary
@@ -149,6 +152,14 @@ KINDS = sorted(RECOVER)
 RSS_PCT = 0.10
 RSS_FLOOR_KB = 512
 FD_SLACK = 2
+# A process's descriptors are judged from this long after its first
+# sample: the sampler sees a supervisor the moment it is spawned, with
+# its 3 standard descriptors, before it loaded its modules, opened its
+# sockets and forked its pool (measured: 3, up to 10 while it starts,
+# then 6 or 7 for good).  On a busy machine a restarted host's first
+# sample fell in that start (issue 35: h3's supervisor "3 -> 7").
+FD_SETTLE_S = 10.0
+FD_FINAL_SAMPLES = 5	# at the end, 0.3 s apart: the least is judged
 
 
 def say(msg):
@@ -184,6 +195,7 @@ class Book:
         self.notes = []		# (uri, t0, t1, ok)
         self.reloads = []	# (host, t, changed)
         self.samples = []	# (t, host, kind, pid, rss_kb, fds)
+        self.final_at = None	# monotonic: the final samples from here
         self.kills = {}		# pid -> monotonic time (runners, instances)
         self.orphans = []	# (fault, pids)
         self.h3tmp = []		# (fault, h3's TMPDIR entries) after kills
@@ -1228,6 +1240,44 @@ def judge_listeners(b):
     return st
 
 
+def fd_growth(ss, final):
+    """(settled, end) descriptor counts of one process's samples `ss'
+    (time-ordered, as Book.samples), or None when it is not judged: not
+    alive in the final samples (from `final' on), or no sample between
+    FD_SETTLE_S after its first and the final ones.  settled: the least
+    once it started (a start and a fork or reload in flight only add);
+    end: the least of the final samples (quiescent)."""
+    end = [s[5] for s in ss if s[0] >= final]
+    mid = [s[5] for s in ss if ss[0][0] + FD_SETTLE_S <= s[0] < final]
+    if not end or not mid:
+        return None
+    return min(mid), min(end)
+
+
+def fd_self_test():
+    """The descriptor judge against made-up samples: a start seen at 3,
+    then 7 for good, is no leak; 7 growing to 12 is; a reload's pipe in
+    one final sample is not."""
+    def ss(counts, final_counts):
+        out = [(float(2 * i), "h3", "sup", 1, 4000, c)
+               for i, c in enumerate(counts)]
+        t = 2.0 * len(counts)
+        out += [(t + 0.3 * i, "h3", "sup", 1, 4000, c)
+                for i, c in enumerate(final_counts)]
+        return out, t
+
+    def leak(counts, final_counts):
+        v = fd_growth(*ss(counts, final_counts))
+        return v is not None and v[1] > v[0] + FD_SLACK
+
+    ok = (not leak([3, 3, 9, 7, 7, 7, 7, 8, 7, 7], [7, 7, 7, 7, 7]) and
+          leak([3, 7, 7, 7, 7, 7, 8, 9, 10, 11], [12, 12, 12, 12, 12]) and
+          not leak([7] * 10, [9, 7, 7, 7, 7]) and
+          fd_growth(*ss([3, 5], [7] * 5)) is None)
+    R.check(ok, "the descriptor judge: a start-up sample (3) is no leak, "
+            "growth to 12 is, a pipe in one final sample is not")
+
+
 def judge_procs(c, b, m1, m2, period):
     R.check(not b.orphans, "no worker, runner or hub outlived its "
             "supervisor (%d instance kills)" % sum(
@@ -1244,8 +1294,8 @@ def judge_procs(c, b, m1, m2, period):
     per = collections.defaultdict(list)
     for s in b.samples:
         per[s[3]].append(s)
-    grown, fds_bad, judged = [], [], 0
-    final = max(s[0] for s in b.samples)
+    grown, fds_bad, judged, fds_judged = [], [], 0, 0
+    final = b.final_at
     span = 30 if m2 - m1 < 200 else 240
     for pid, ss in per.items():
         # Judged: a process that lived `span' seconds from 10 s after its
@@ -1264,12 +1314,18 @@ def judge_procs(c, b, m1, m2, period):
                 grown.append("%s %s %d: %d -> %d KiB over %.0f s" % (
                     z[1], z[2], pid, a[4], z[4], z[0] - a[0]))
         kind = ss[0][2]
-        if kind in ("sup", "runner", "hub") and len(ss) > 1 and \
-                ss[-1][0] == final:
-            base = min(s[5] for s in ss[:-1]) if kind == "hub" else ss[0][5]
-            if ss[-1][5] > base + FD_SLACK:
-                fds_bad.append("%s %s %d: %d -> %d" % (
-                    ss[0][1], kind, pid, base, ss[-1][5]))
+        if kind in ("sup", "runner", "hub"):
+            v = fd_growth(ss, final)
+            if v is not None and ss[0][5] < v[0]:
+                # What the old check took for its base (issue 35).
+                say("# %s %s %d: %d descriptors at its first sample "
+                    "(starting), %d settled, %d at the end" % (
+                        ss[0][1], kind, pid, ss[0][5], v[0], v[1]))
+            if v is not None:
+                fds_judged += 1
+                if v[1] > v[0] + FD_SLACK:
+                    fds_bad.append("%s %s %d: %d -> %d" % (
+                        ss[0][1], kind, pid, v[0], v[1]))
     R.check(judged > 0 and not grown, "RSS of every process that lived "
             "%.0f s between +%.0f s and +%.0f s within %d%% or %d KiB over "
             "that time (%d processes)" % (
@@ -1294,9 +1350,12 @@ def judge_procs(c, b, m1, m2, period):
             "and workers at +%.0f s within %d%% of that at +%.0f s" % (
                 b.clock.rel(m2), RSS_PCT * 100, b.clock.rel(m1)),
             "; ".join(kinds_grown))
-    R.check(not fds_bad, "no descriptor leak in supervisors, hubs and "
-            "runners (quiescent at the end against their first "
-            "sample; hubs: their least)", "; ".join(fds_bad[:8]))
+    R.check(fds_judged > 0 and not fds_bad, "no descriptor leak in "
+            "supervisors, hubs and runners (the least of %d quiescent "
+            "samples at the end against the least from %g s after their "
+            "start, plus %d; %d processes)" % (
+                FD_FINAL_SAMPLES, FD_SETTLE_S, FD_SLACK, fds_judged),
+            "; ".join(fds_bad[:8]))
 
 
 # ------------------------------------------------------------ the table
@@ -1433,10 +1492,14 @@ def body(c, args, stops):
     for th in listeners:
         th.join(30)
     ts_out = load.ts_finish(clock) if why is None else None
-    time.sleep(2)			# quiescent: the final sample
+    time.sleep(2)			# quiescent: the final samples
     stop_sample.set()
     smp.join(30)
-    sampler(c, b, stop_sample, 0)
+    b.final_at = time.monotonic()
+    for i in range(FD_FINAL_SAMPLES):
+        if i:
+            time.sleep(0.3)
+        sampler(c, b, stop_sample, 0)
     by = judge_requests(b)
     if ts_out is not None:
         by["ts"]["ok"] += ts_out.get("ok", 0)
@@ -1450,6 +1513,7 @@ def body(c, args, stops):
         m1, m2 = clock.mono0 + 120, min(clock.mono0 + 600, t_end)
     else:
         m1, m2 = clock.mono0 + 30, t_end
+    fd_self_test()
     judge_procs(c, b, m1, m2, period)
     kinds = collections.Counter(f["kind"] for f in b.faults)
     R.check(set(kinds) == set(KINDS) or args.seconds < 60,

@@ -34,7 +34,20 @@ one or two answered through tasks/update when input_required; 300 to
       that is not a task (I): its last round sent twice has one key
       (written, then already written), a new call another.
 
-After each load, once everything settled (60 s at most), the accounting:
+  L   after PG, on the same cluster (its own database): a slow store
+      is not the tool's time.  --request-timeout 2 (a 12 s lease), 2
+      runners; a ledger task of 1 s whose row a psql session holds
+      (SELECT ... FOR UPDATE, from the moment it is claimed) for 3 s,
+      so that its lease renewal (wymcp_cancelled()) waits 3 s: it
+      completes with the tool's text, no time-limit line in the log
+      (fea4807 failed it "Task timed out").  Then one held 14 s, longer
+      than the lease: it completes (another runner may take it over,
+      and finds its effect done), one warning "renewing its lease took
+      N ms, longer than the lease", taskStore.slowRenewals 1 and
+      wymcp_task_store_slow_renewals_total 1.  --lease-only runs L
+      alone (about 25 s).
+
+After each load (PG, S), once everything settled (60 s at most), the accounting:
 
   - every task whose creation was acknowledged (a taskId) completed
     with the tool's text ("ledger ID written" or "ledger ID already
@@ -64,11 +77,11 @@ After each load, once everything settled (60 s at most), the accounting:
 
 Every process it starts (PostgreSQL, wymcp-fcgi, nginx) is stopped by
 PID, on failure or a signal too; it binds 127.0.0.1 and unix sockets
-only.  About 80 s (longer when tasks do not complete: it waits 60 s
+only.  About 105 s (longer when tasks do not complete: it waits 60 s
 for them).  Prints "ok - NAME" or "not ok - NAME: DETAIL" per
 assertion and, last, "N passed, M failed".  Exit 0 when nothing failed,
 1 otherwise, 77 when nginx is not installed.  Without PostgreSQL's
-initdb, PG is skipped (said so) and S runs.  Python 3 standard library
+initdb, PG and L are skipped (said so) and S runs.  Python 3 standard library
 only.
 """
 
@@ -80,6 +93,7 @@ import random
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -88,8 +102,8 @@ import time
 sys.dont_write_bytecode = True
 import wymcp_e2e
 from wymcp_e2e import R, children, log_entries
-from wymcp_tasks import (LedgerHarness, Wire, pg_bindir, pg_ctl, pg_missing,
-                         pg_start, pg_stop)
+from wymcp_tasks import (LedgerHarness, Wire, as_user, pg_bindir, pg_ctl,
+                         pg_missing, pg_start, pg_stop)
 
 STATUS = "/wymcp-status"
 LEASE_S = 15		# --request-timeout 5 + 10: the shortest lease
@@ -198,9 +212,14 @@ class World:
         self.bindir = None
         self.undo = []		# functions putting modes back
         self.threads = []
+        self.procs = []		# psql sessions (L)
 
     def stop(self):
         HALT.set()
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
         while self.undo:
             self.undo.pop()()
         for t in self.threads:
@@ -601,15 +620,17 @@ def fresh_tasks(tr):
             "runners %r" % rs)
     w = Wire(h.port)
     new = []
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30
     for k in range(4):
         while time.monotonic() < deadline:
-            t = tr.create(w, "%sfresh-%d" % (tag.lower(), k + 1), 0, 800)
+            # 2 s of work each: one runner is still busy with the
+            # first when the second is made, however slow the machine.
+            t = tr.create(w, "%sfresh-%d" % (tag.lower(), k + 1), 0, 2000)
             if t is not None:
                 new.append(t)
                 break
             tr.pause(w)
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
     for t in new:
         tr.drive(w, t, deadline)
     done = [t for t in new if t.status == "completed"]
@@ -916,6 +937,135 @@ def section_pg(world):
     judge_pg_log(tr, marks)
 
 
+# ------------------------------------------------------------------ L
+
+LEASE_TIMEOUT_S = 2	# L's --request-timeout: a 12 s lease
+LEASE_L_S = LEASE_TIMEOUT_S + 10
+
+
+def hold_row(world, db, tid, seconds, tag):
+    """A psql session (as the cluster's owner) that waits until task
+    `tid' is claimed (its lease set), then holds its row (SELECT ... FOR
+    UPDATE) for `seconds' and lets it go: every renewal of the lease
+    waits for it, deterministically.  It touches tmp/pg/TAG.locked once
+    it holds the row.  (Popen, the mark's path)."""
+    d = os.path.join(world.tmp, "pg")
+    mark = os.path.join(d, "%s.locked" % tag)
+    script = os.path.join(d, "%s.sql" % tag)
+    with open(script, "w") as f:
+        f.write("BEGIN;\n"
+                "DO $$ DECLARE n int := 0; BEGIN\n"
+                "  LOOP\n"
+                "    PERFORM 1 FROM wymcp_tasks WHERE id = '%s' AND\n"
+                "        lease > 0 AND queued = 1 FOR UPDATE;\n"
+                "    EXIT WHEN FOUND;\n"
+                "    n := n + 1;\n"
+                "    IF n > 3000 THEN RAISE 'never claimed'; END IF;\n"
+                "    PERFORM pg_sleep(0.01);\n"
+                "  END LOOP;\n"
+                "END $$;\n"
+                "\\! touch %s\n"
+                "SELECT pg_sleep(%g);\n"
+                "COMMIT;\n" % (tid, mark, seconds))
+    os.chmod(script, 0o644)
+    p = subprocess.Popen(as_user([os.path.join(world.bindir, "psql"), "-X",
+                                  "-q", "-v", "ON_ERROR_STOP=1", "-h", d,
+                                  "-U", "wymcp", "-d", db, "-f", script]),
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT)
+    world.procs.append(p)
+    return p, mark
+
+
+def held_task(world, h, w, db, label, ms, hold):
+    """A ledger task of `ms' whose row another session holds for `hold'
+    s from its claim on: (tasks/get's final answer, seconds from the
+    lock to the end, psql's exit status and output)."""
+    r = w.tool("ledger", {"id": label, "questions": 0, "ms": ms})
+    tid = (r.get("result") or {}).get("taskId")
+    if tid is None:
+        return r, None, None, "no task handle"
+    p, mark = hold_row(world, db, tid, hold, label)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(mark) and p.poll() is None and \
+            time.monotonic() < deadline:
+        time.sleep(0.01)
+    locked = time.monotonic() if os.path.exists(mark) else None
+    r = w.wait(tid, TERMINAL, hold + 60)
+    took = time.monotonic() - locked if locked is not None else None
+    try:
+        out = p.communicate(timeout=hold + 30)[0]
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out = p.communicate()[0]
+    return r, took, p.returncode, out.decode("utf-8", "replace")
+
+
+def section_lease(world):
+    """L: a store slower than the tool is not the tool's failure.  Its
+    own database on the PG cluster, 2 runners, --request-timeout 2 (a
+    12 s lease); ledger tasks of 1 s whose row a psql session holds from
+    their claim on, so that their lease renewals (wymcp_cancelled(),
+    every 250 ms) wait: for 3 s (longer than the time limit: on fea4807
+    "Task timed out"), then for 13 s (longer than the lease: a warning
+    and taskStore.slowRenewals, not a failure; shorter than the lease
+    plus the watch's 2 s grace, which stops a runner stuck in a store
+    past its lease)."""
+    d = os.path.join(world.tmp, "pg")
+    subprocess.run(as_user([os.path.join(world.bindir, "createdb"), "-h", d,
+                            "-U", "wymcp", "lease"]), check=True)
+    h = StoreHarness(world.builddir, os.path.join(world.tmp, "lease-fcgi"),
+                     "postgresql:///lease?host=%s&user=wymcp" % d)
+    h.extra_fcgi[h.extra_fcgi.index("--request-timeout") + 1] = \
+        str(LEASE_TIMEOUT_S)
+    h.nginx_bin = world.nginx_bin
+    world.hs.append(h)
+    h.paths()
+    h.start()
+    w = Wire(h.port)
+    for label, hold in (("L1", 3.0), ("L2", LEASE_L_S + 2.0)):
+        r, took, rc, out = held_task(world, h, w, "lease", label, 1000, hold)
+        res = r.get("result") or {}
+        R.check(rc == 0, "L: psql held %s's row for %g s from its claim" %
+                (label, hold), "exit %r: %s" % (rc, out[-300:]))
+        # L2's lease runs out: another runner may take it over, and
+        # find its effect done ("already written").
+        R.check(res.get("status") == "completed" and
+                re.search(r"ledger %s (already )?written" % label,
+                          json.dumps(res.get("result"))),
+                "L: %s (1 s of work, limit %d s, renewals held %g s) "
+                "completes with the tool's text" % (label, LEASE_TIMEOUT_S,
+                                                     hold),
+                json.dumps(r)[:300])
+        # Not vacuous: the tool's end waited for the row.
+        R.check(took is not None and took >= hold - 0.5,
+                "L: %s ended after the row was let go" % label,
+                "%r s after the lock" % took)
+    text = open(h.fcgi_log, errors="replace").read()
+    R.check("Task timed out" not in text and
+            "still running" not in text,
+            "L: no time-limit line in the log", "")
+    R.check(len(re.findall(r"\(attempt 1\)", text)) == 2 and
+            len(re.findall(r"\(attempt 2\)", text)) <= 1,
+            "L: L1 ran once (attempt 1); L2 at most twice", "")
+    with open(h.ledger) as f:
+        writes = [ln.split()[3] for ln in f if ln.startswith("write ")]
+    R.check(sorted(writes) == ["L1", "L2"], "L: each wrote once",
+            repr(writes))
+    m = re.findall(r"warning: task store: task \S+: renewing its lease "
+                   r"took (\d+) ms, longer than the lease \((\d+) ms\)",
+                   text)
+    R.check(len(m) == 1 and int(m[0][0]) > int(m[0][1]) ==
+            LEASE_L_S * 1000,
+            "L: the renewal longer than the lease is one warning", repr(m))
+    st, ts, page = task_store_member(h.port)
+    R.check(ts is not None and ts.get("slowRenewals") == 1,
+            "L: taskStore.slowRenewals is 1", page[:300])
+    st, prom = status_page(h.port, prom=True)
+    R.check(prom_value(prom, "wymcp_task_store_slow_renewals_total") == 1,
+            "L: wymcp_task_store_slow_renewals_total is 1", "")
+
+
 def judge_pg_log(tr, marks):
     h = tr.h
     entries = log_entries(h.fcgi_log)
@@ -1034,9 +1184,20 @@ def section_sqlite(world):
         store, ", ".join(os.path.basename(p) for p in files), tr.rel(b)))
     time.sleep(0.2)
     killed = tr.kill_runner()
-    time.sleep(4.0)
-    new = sorted(int(m.group(1)) for pid, _, _, msg in h.log_slice(ro)
-                 for m in [RUNNER_RE.match(msg)] if m and pid == h.sup)
+    # Read-only for 4 s at least, and until the runner that replaces the
+    # killed one has tried the store and said so (on a busy machine it
+    # starts later), 30 s at most.
+    least, deadline = time.monotonic() + 4.0, time.monotonic() + 30.0
+    while True:
+        seen = h.log_slice(ro)
+        new = sorted(int(m.group(1)) for pid, _, _, msg in seen
+                     for m in [RUNNER_RE.match(msg)] if m and pid == h.sup)
+        said = store_lines(seen)
+        now = time.monotonic()
+        if now >= least and (any(p in said for p in new) or
+                             now > deadline):
+            break
+        time.sleep(0.2)
     world.undo.remove(restore)
     restore()
     rw = h.log_size()
@@ -1075,7 +1236,17 @@ def layer(world):
     os.chmod(world.tmp, 0o755)
     started = time.monotonic()
     try:
-        section_pg(world)
+        if not wymcp_e2e.ARGS.lease_only:
+            section_pg(world)
+        else:
+            world.bindir = pg_bindir()
+            pg_start(world.tmp, world.bindir)
+        if world.bindir is not None:
+            HALT.set()
+            for h in world.hs:
+                h.stop()
+            HALT.clear()
+            section_lease(world)
     except wymcp_e2e.Failed as e:
         R.fail("PG: setup", str(e))
     # The first section's processes go before the second starts.
@@ -1086,7 +1257,9 @@ def layer(world):
         pg_stop(world.tmp, world.bindir)
     world.threads = []
     HALT.clear()
-    note("PG took %.1f s" % (time.monotonic() - started))
+    note("PG and L took %.1f s" % (time.monotonic() - started))
+    if wymcp_e2e.ARGS.lease_only:
+        return
     if wymcp_e2e.built_without("sqlite") is not None:
         note("S: skipped (%s)" % wymcp_e2e.built_without("sqlite"))
         return
@@ -1100,7 +1273,10 @@ def main():
         print("SKIP: %s; %s" % (wymcp_e2e.built_without("sqlite"),
                                 pg_missing()))
         return 77
-    return wymcp_e2e.run_layer(World, layer, "the wymcp-fcgi logs")
+    return wymcp_e2e.run_layer(World, layer, "the wymcp-fcgi logs",
+                               options=lambda ap: ap.add_argument(
+                                   "--lease-only", action="store_true",
+                                   help="only L (needs PostgreSQL)"))
 
 
 if __name__ == "__main__":

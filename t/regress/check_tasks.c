@@ -114,6 +114,34 @@ chatty_run(struct wymcp_ctx *ctx, struct json_object *args,
 	return wymcp_result_text(res, "talked");
 }
 
+/*
+ * Looks at wymcp_cancelled() every 20 ms until the file heldpath is
+ * there (10 s at most), then 25 times more (0.5 s: a lease renewal
+ * falls in it), and keeps how long that took in looker_ms.
+ */
+static char		 heldpath[128];
+static long long	 looker_ms;
+
+static enum wymcp_err
+looker_run(struct wymcp_ctx *ctx, struct json_object *args,
+    struct wymcp_result *res)
+{
+	struct timespec	 ts = { 0, 20 * 1000000L };
+	long long	 t0 = wymcp__clock_ms();
+	int		 i;
+
+	for (i = 0; i < 500 && access(heldpath, F_OK) != 0; i++) {
+		(void)wymcp_cancelled(ctx);
+		nanosleep(&ts, NULL);
+	}
+	for (i = 0; i < 25; i++) {
+		(void)wymcp_cancelled(ctx);
+		nanosleep(&ts, NULL);
+	}
+	looker_ms = wymcp__clock_ms() - t0;
+	return wymcp_result_text(res, "looked");
+}
+
 /* Dies the first time (as a SIGKILLed runner would), then completes. */
 static enum wymcp_err
 crash_run(struct wymcp_ctx *ctx, struct json_object *args,
@@ -179,6 +207,8 @@ static const struct wymcp_tool tools[] = {
 	    .run = crash_run, .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = "chatty", .description = "d", .input_schema = EMPTY,
 	    .run = chatty_run, .task_support = WYMCP_TASK_OPTIONAL },
+	{ .name = "looker", .description = "d", .input_schema = EMPTY,
+	    .run = looker_run, .task_support = WYMCP_TASK_OPTIONAL },
 	{ .name = NULL }
 };
 static const struct wymcp_module mod = { .abi = WYMCP_ABI_VERSION,
@@ -644,6 +674,171 @@ START_TEST(final_step_once_across_runners)
 }
 END_TEST
 
+#define HOLD_MS	2500	/* hold_row(): longer than the time limit */
+
+/* hold_row() holds the row: say so to looker_run(). */
+static void
+held_mark(void)
+{
+	FILE	*f;
+
+	if ((f = fopen(heldpath, "w")) != NULL)
+		fclose(f);
+}
+
+#ifdef WITH_SQLITE
+/* hold_row() on SQLite: the write lock (BEGIN IMMEDIATE). */
+static int
+hold_sqlite(const char *id, long ms)
+{
+	struct timespec	 tick = { 0, 5 * 1000000L }, hold;
+	sqlite3		*db;
+	sqlite3_stmt	*st;
+	long long	 lease = 0;
+	int		 i, rc = 1;
+
+	hold.tv_sec = ms / 1000;
+	hold.tv_nsec = ms % 1000 * 1000000L;
+	if (sqlite3_open_v2(dbpath, &db, SQLITE_OPEN_READWRITE, NULL) !=
+	    SQLITE_OK || sqlite3_busy_timeout(db, 10000) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "SELECT lease FROM wymcp_tasks WHERE "
+	    "id = ?1", -1, &st, NULL) != SQLITE_OK)
+		return 1;
+	for (i = 0; i < 2000 && lease == 0; i++) {
+		(void)sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			lease = sqlite3_column_int64(st, 0);
+		(void)sqlite3_reset(st);
+		if (lease == 0)
+			nanosleep(&tick, NULL);
+	}
+	sqlite3_finalize(st);
+	if (lease != 0 && sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL,
+	    NULL) == SQLITE_OK) {
+		held_mark();
+		nanosleep(&hold, NULL);
+		rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK;
+	}
+	sqlite3_close(db);
+	return rc;
+}
+#endif
+
+#ifdef WITH_POSTGRESQL
+/* hold_row() on PostgreSQL: the row, FOR UPDATE. */
+static int
+hold_pg(const char *id, long ms)
+{
+	struct timespec	 tick = { 0, 5 * 1000000L }, hold;
+	const char	*v[1] = { id };
+	PGconn		*c = PQconnectdb(uri);
+	PGresult	*r;
+	int		 i, rc = 1, held = 0;
+
+	hold.tv_sec = ms / 1000;
+	hold.tv_nsec = ms % 1000 * 1000000L;
+	if (PQstatus(c) != CONNECTION_OK)
+		goto done;
+	r = PQexec(c, "BEGIN");
+	PQclear(r);
+	for (i = 0; i < 2000 && !held; i++) {
+		r = PQexecParams(c, "SELECT 1 FROM wymcp_tasks WHERE id = $1 "
+		    "AND lease > 0 FOR UPDATE", 1, NULL, v, NULL, NULL, 0);
+		held = PQresultStatus(r) == PGRES_TUPLES_OK &&
+		    PQntuples(r) == 1;
+		PQclear(r);
+		if (!held)
+			nanosleep(&tick, NULL);
+	}
+	if (held) {
+		held_mark();
+		nanosleep(&hold, NULL);
+		r = PQexec(c, "COMMIT");
+		rc = PQresultStatus(r) != PGRES_COMMAND_OK;
+		PQclear(r);
+	}
+done:
+	PQfinish(c);
+	return rc;
+}
+#endif
+
+/*
+ * In a child: wait until task `id' is claimed (its lease set), then
+ * hold what its runner's lease renewal must write, for `ms', from a
+ * connection of its own, as a busy database would.  Exits 0 when it
+ * held it.
+ */
+static pid_t
+hold_row(const char *id, long ms)
+{
+	pid_t	 pid;
+	int	 rc = 1;
+
+	if ((pid = fork()) != 0)
+		return pid;
+#ifdef WITH_POSTGRESQL
+	if (strncmp(uri, "postgresql:", 11) == 0)
+		rc = hold_pg(id, ms);
+#endif
+#ifdef WITH_SQLITE
+	if (strncmp(uri, "sqlite:", 7) == 0)
+		rc = hold_sqlite(id, ms);
+#endif
+	_exit(rc);
+}
+
+/* What the request hook was told: the furthest deadline, the last. */
+static long long	 hook_far, hook_done;
+
+static void
+hook(void *arg, const struct wymcp_request_info *ri)
+{
+	(void)arg;
+	if (ri->deadline_ms > hook_far)
+		hook_far = ri->deadline_ms;
+	if (ri->done)
+		hook_done = ri->deadline_ms;
+}
+
+/*
+ * A store slow to renew the lease is not the tool's time (issue 35):
+ * looker (0.5 s of work once the row is held, looking at
+ * wymcp_cancelled() every 20 ms) under a 2 s time limit, while another
+ * connection holds the task 2.5 s from its claim on: a renewal waits,
+ * inside the tool's run, and the task completes (fea4807: "Task timed
+ * out").  The program's watch (the request hook) was given twice the
+ * lease (30 s) for the renewal and for storing the outcome, not what
+ * was left of the tool's 2 s.
+ */
+START_TEST(slow_store_not_charged)
+{
+	char		 id[64];
+	pid_t		 pid;
+	int		 st;
+
+	wymcp_server_set_request_timeout(srv, 2000);
+	snprintf(heldpath, sizeof(heldpath), "check_tasks-%ld.held",
+	    (long)getpid());
+	(void)unlink(heldpath);
+	snprintf(id, sizeof(id), "%s", create("alice", "looker"));
+	release();
+	ck_assert_int_ne(pid = hold_row(id, HOLD_MS), -1);
+	looker_ms = hook_far = hook_done = 0;
+	wymcp_server_set_request_fn(srv, hook, NULL);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_int_gt(hook_far - wymcp__clock_ms(), 50000);
+	ck_assert_int_gt(hook_done - wymcp__clock_ms(), 50000);
+	/* Not vacuous: the tool's run waited for the other connection. */
+	ck_assert_int_ge(looker_ms, HOLD_MS - 300);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	(void)unlink(heldpath);
+	ck_assert_str_eq(status("alice", id), "completed");
+	ck_assert_ptr_nonnull(strstr(resp.body, "looked"));
+}
+END_TEST
+
 /* How many times `needle' is in `hay'. */
 static int
 count(const char *hay, const char *needle)
@@ -961,6 +1156,7 @@ tasks_suite(void)
 	tcase_add_test(tc, depth_by_state);
 	tcase_add_test(tc, legacy_runs_at_once);
 	tcase_add_test(tc, quota);
+	tcase_add_test(tc, slow_store_not_charged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -713,7 +713,7 @@ flaky_error(void *hh)
 
 static struct wymcp__store_ops	 flaky_ops;
 static struct wymcp_server	*srv;
-static int			 events[4];
+static int			 events[WYMCP_STORE_SLOW + 1];
 static char			 last_why[300];
 
 static void

@@ -68,7 +68,7 @@ class Wire:
                                           "inputResponses": responses},
                          tid, path)
 
-    def wait(self, tid, want, timeout=20):
+    def wait(self, tid, want, timeout=60):
         deadline = time.monotonic() + timeout
         r = None
         while time.monotonic() < deadline:
