@@ -270,12 +270,13 @@ int	 wymcp__caps_missing(struct json_object *required,
  */
 void	 wymcp__events_publish(struct wymcp_ctx *);
 void	 wymcp__events_forget(struct wymcp_ctx *);
-const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
+const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *,
+	    struct json_object *asked);
 void	 wymcp__idem_key(struct wymcp_ctx *);
 #define WYMCP__SESSION_KEY_LEN	32	/* hex characters */
 int	 wymcp__session_key(struct wymcp_ctx *, char *out);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
-	    struct json_object **answers);
+	    struct json_object **answers, struct json_object **asked);
 /* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */
 #define WYMCP__SESSION_TTL	86400	/* seconds a session id opens */
 const char *wymcp__session_seal(struct wymcp_ctx *, const char *version,

@@ -287,12 +287,36 @@ struct front_stats {
  * cap, and the private directory of the holders' sockets.
  */
 /*
- * Shares per principal (listen streams, held questions): counted in
- * FRONT_SHARES buckets by front_share_bucket() (share.c), an FNV-1a of
- * the principal or, without one, of the client's address.
+ * share.c: shares per principal (listen streams, held questions),
+ * counted exactly: a table in shared memory, made before the fork, of
+ * the principals that hold a share now (by a digest of `who' keyed
+ * with a secret of the table's), room for 2 * `max' of them
+ * (front_shares_bytes(): 24 bytes a slot).  front_share_take(): 1
+ * taken, 0 when the principal holds `per' already, -1 when the table
+ * has no room for one more principal (never merged with another).
+ * `hub': the hub's own count too (given back by
+ * front_shares_hub_died() when it dies).  Safe from any process of the
+ * pool, not from a signal handler.
  */
-#define FRONT_SHARES	1024
-unsigned int	 front_share_bucket(const char *who);
+#define FRONT_SHARE_LEN	16
+struct front_shares;
+size_t		 front_shares_slots(int max);
+size_t		 front_shares_bytes(int max);
+struct front_shares *front_shares_new(int max);
+void		 front_shares_free(struct front_shares *);
+void		 front_share_digest(const struct front_shares *,
+		    const char *who, unsigned char d[FRONT_SHARE_LEN]);
+int		 front_share_take(struct front_shares *,
+		    const unsigned char *d, int per);
+void		 front_share_give(struct front_shares *,
+		    const unsigned char *d, int hub);
+void		 front_share_to_hub(struct front_shares *,
+		    const unsigned char *d);
+void		 front_shares_hub_died(struct front_shares *);
+int		 front_share_count(struct front_shares *,
+		    const unsigned char *d);
+void		 front_shares_figures(struct front_shares *, size_t *used,
+		    size_t *cap, unsigned long *full);
 
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 #define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */
@@ -300,7 +324,7 @@ struct front_relay {
 	int		 asking;
 	int		 max;		/* --max-asking */
 	int		 per;		/* --max-asking-per-principal */
-	int		 share[FRONT_SHARES];	/* held, per principal */
+	struct front_shares *shares;	/* held, per principal */
 	unsigned long	 refused_share;	/* refused past per */
 	char		 dir[96];
 	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
@@ -338,8 +362,8 @@ struct front_limits {
 /*
  * The listen streams' page, shared by the whole pool (hub.c): slots
  * held or reserved now (held; the hub's own in hub_held) for
- * --max-listeners, and per principal (share[], by a hash of the
- * principal or, without one, of the client's address) for
+ * --max-listeners, and per principal (shares, by the principal or,
+ * without one, the client's address: share.c) for
  * --max-listeners-per-principal; the hub's figures for the status page.
  * Every member is read and written with __atomic builtins.
  */
@@ -390,8 +414,7 @@ struct front_listen {
 	int		 bus_lock;	/* guards the two below */
 	long long	 bus_error_at;	/* time(3), 0: none */
 	char		 bus_error[160];
-	int		 share[FRONT_SHARES];
-	int		 hub_share[FRONT_SHARES];
+	struct front_shares *shares;	/* per principal, with the hub's */
 	char		 dir[96];
 	char		 path[108];	/* the hub's socket */
 };
@@ -413,8 +436,8 @@ struct front_listen {
 #define FRONT_HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
-void		 front_listen_unreserve(struct front_listen *, unsigned int,
-		    int hub);
+void		 front_listen_unreserve(struct front_listen *,
+		    const unsigned char *share, int hub);
 int		 front_publish_cmd(const char *event,
 		    const struct wymcp__bus_ops *, const char *bus,
 		    const char *hubpath, char *err, size_t errlen);
@@ -510,7 +533,7 @@ struct front_board {
 	int		 why;		/* FRONT_WHY_*: why it left */
 	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
 	int		 asking;	/* holds a question (relay.c) */
-	unsigned int	 asking_share;	/* ... counted in this bucket */
+	unsigned char	 asking_share[FRONT_SHARE_LEN]; /* ... its principal */
 	char		 method[64];	/* of the request in flight */
 	char		 name[128];	/* its tool, prompt or URI */
 	char		 reqid[64];	/* its id */
@@ -662,6 +685,17 @@ int		 front_status_serve(struct wymcp_server *,
 int		 front_file_check(const struct front_opts *o,
 		    const char *what, const char *verbs, const char *verbed,
 		    const char *path, char *why, size_t whylen);
+/*
+ * options.c: may --config `path' be read, at the start and at each
+ * reload?  As a module is (prog_trusted(), no other user): whoever can
+ * change the file names the modules root loads at the next start.
+ * Refused unless the command line itself (argv, never the file) says
+ * --allow-insecure-files, which warns.  0, or -1 with why in `err'
+ * ("--config PATH: refused: WHY (...)").  A missing file is 0: the
+ * reader says so.
+ */
+int		 front_config_trusted(const char *path, int argc,
+		    char *argv[], char *err, size_t errlen);
 /*
  * backend.c: the task store's back end that `uri' names (sqlite.so,
  * pg.so), loaded by the library (wymcp_backend_load()) once its file

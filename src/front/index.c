@@ -6,8 +6,8 @@
  * (hub.c), its URIs follow a 2025-11-25 session's (un)subscribe
  * (events.c), and it leaves the index when it is freed (stream.c:
  * hub_bury()), not when it is dropped: an event of the same turn may
- * walk a chain that holds it.  It depends on hub.h alone, so that its
- * Check suite (t/unit/check_index.c) builds it alone.
+ * walk a chain that holds it.  It calls nothing of the hub's, so that
+ * its Check suite (t/unit/check_index.c) builds it alone.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "front.h"
 #include "hub.h"
 
 /* FNV-1a of `uri'. */

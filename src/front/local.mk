@@ -14,5 +14,5 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/reload.c %reldir%/backend.c %reldir%/call.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
-	$(FCGI_LIBS) $(JSONC_LIBS)
+	$(FCGI_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

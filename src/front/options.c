@@ -843,6 +843,32 @@ config_path(int argc, char *argv[])
 	return NULL;
 }
 
+int
+front_config_trusted(const char *path, int argc, char *argv[], char *err,
+    size_t errlen)
+{
+	char	 real[PATH_MAX], why[PATH_MAX + 128];
+	int	 i, insecure = 0;
+
+	if (prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real), why,
+	    sizeof(why)) != -1)
+		return 0;
+	/* The file cannot vouch for itself: the command line only. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--allow-insecure-files") == 0)
+			insecure = 1;
+	if (!insecure) {
+		snprintf(err, errlen, "--config %s: refused: %s (its options "
+		    "name the modules loaded as root; --allow-insecure-files "
+		    "on the command line reads it anyway, for a development "
+		    "tree)", path, why);
+		return -1;
+	}
+	front_log(WYMCP_LOG_WARNING, "--config %s: %s: read anyway "
+	    "(--allow-insecure-files)", path, why);
+	return 0;
+}
+
 void
 front_options_read(int argc, char *argv[], struct front_opts *o,
     char ***argvp, char **textp)
@@ -857,6 +883,8 @@ front_options_read(int argc, char *argv[], struct front_opts *o,
 		front_options_parse(argc, argv, o);
 		return;
 	}
+	if (front_config_trusted(path, argc, argv, ebuf, sizeof(ebuf)) != 0)
+		errx(2, "%s", ebuf);
 	if (front_config_argv(path, front_longopts(), argc, argv, &n, argvp,
 	    textp, ebuf, sizeof(ebuf)) != 0)
 		errx(2, "--config %s", ebuf);

@@ -67,8 +67,14 @@ with_defaults(struct wymcp_ctx *ctx, struct json_object *args,
 /*
  * The answers this round carries: the sealed requestState's (earlier
  * rounds), with this round's inputResponses merged over them
- * (basic/patterns/mrtr.mdx).  Answers preset on the context (the
- * testing API's) stand in for a requestState.  Returns 0, or -1 after
+ * (basic/patterns/mrtr.mdx), but only for the questions that state
+ * asked: a first round (no requestState) has no answers, whatever
+ * inputResponses it carries (the seed: answers is %{} on a first
+ * round), and an answer to a question never asked is ignored (mrtr.mdx:
+ * a server SHOULD ignore input responses it does not recognise).  The
+ * tool then asks its question, so that no confirmation is ever taken
+ * from answers sent ahead.  Answers preset on the context (the testing
+ * API's) stand in for a requestState's.  Returns 0, or -1 after
  * replying with the error (-32602 for a malformed inputResponses or a
  * requestState that does not open).
  */
@@ -76,6 +82,8 @@ static int
 answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	struct json_object	*resp = NULL, *st = NULL, *merged;
+	struct json_object	*asked = NULL;
+	int			 ignored = 0;
 
 	if (json_object_object_get_ex(ctx->req.params, "inputResponses",
 	    &resp) &&
@@ -91,29 +99,33 @@ answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return -1;
 	}
 	merged = ctx->call.answers;
-	if (st != NULL &&
-	    wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
+	if (st != NULL && wymcp__unseal(ctx, json_object_get_string(st),
+	    &merged, &asked)) {
 		wymcp__reply_invalid(ctx, r, "Invalid requestState: it may "
 		    "have expired, or belong to another call or user");
 		return -1;
 	}
-	/*
-	 * Nothing to merge over: this round's answers are the answers, as
-	 * they came (the request owns them).
-	 */
-	if (merged == NULL && resp != NULL) {
-		ctx->call.answers = resp;
-		return 0;
-	}
-	if (merged == NULL &&
-	    (merged = wymcp_own(ctx, json_object_new_object())) == NULL)
-		goto nomem;
 	if (resp != NULL) {
-		json_object_object_foreach(resp, k, v)
+		json_object_object_foreach(resp, k, v) {
+			if (asked == NULL ||
+			    !json_object_object_get_ex(asked, k, NULL)) {
+				ignored++;
+				continue;
+			}
+			if (merged == NULL && (merged = wymcp_own(ctx,
+			    json_object_new_object())) == NULL)
+				goto nomem;
 			if (json_object_object_add(merged, k,
 			    json_object_get(v)))
 				goto nomem;
+		}
 	}
+	if (ignored > 0)
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: %d inputResponses "
+		    "ignored: %s", ctx->call.name != NULL ? ctx->call.name :
+		    "-", ignored, st == NULL ? "a first round has no answers "
+		    "(no requestState)" : "the requestState asked no such "
+		    "question");
 	ctx->call.answers = merged;
 	return 0;
 nomem:
@@ -153,7 +165,7 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "needs a key file)", NULL);
 		return;
 	}
-	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
+	if ((tok = wymcp__seal(ctx, run->used, run->pending)) == NULL ||
 	    (res = json_object_new_object()) == NULL) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 		    "Internal error: could not seal the requestState", NULL);

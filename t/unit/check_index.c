@@ -16,6 +16,7 @@
 
 #include <check.h>
 
+#include "front/front.h"
 #include "front/hub.h"
 
 #define NSTREAMS	3000
