@@ -899,3 +899,47 @@ wymcp__relay_open(struct wymcp_ctx *ctx, const char *holder,
 	*blen = len - (size_t)(nl + 1 - msg);
 	return 0;
 }
+
+/*
+ * The audit digest of `args' (wymcp.h, struct wymcp_request_detail):
+ * SipHash-2-4 with a 128-bit output (libsodium's
+ * crypto_shorthash_siphashx24, a keyed function made for short input)
+ * of their canonical JSON, keyed with a key derived from the first
+ * state key (a BLAKE2b of a label keyed by it: the state key is never
+ * used as it is, and never shown), made once per process and key.  32
+ * hex digits and a NUL into out.  The canonical text is built in a
+ * buffer kept between requests (freed when an argument made it larger
+ * than 64 KiB).  0, or -1 without a key or out of memory.
+ */
+int
+wymcp__args_digest(struct wymcp_ctx *ctx, struct json_object *args,
+    char *out)
+{
+	static __thread unsigned char	 dk[crypto_shorthash_siphashx24_KEYBYTES];
+	static __thread unsigned char	 dkid[4];
+	static __thread int		 have;
+	static __thread struct wymcp__buf b;
+	const struct wymcp_server	*srv = ctx->srv;
+	unsigned char			 d[crypto_shorthash_siphashx24_BYTES];
+	int				 rc = -1;
+
+	if (srv == NULL || srv->nkeys == 0)
+		return -1;
+	if (!have || memcmp(dkid, srv->keys[0].id, sizeof(dkid)) != 0) {
+		crypto_generichash(dk, sizeof(dk),
+		    (const unsigned char *)"wymcp-audit-args", 16,
+		    srv->keys[0].key, sizeof(srv->keys[0].key));
+		memcpy(dkid, srv->keys[0].id, sizeof(dkid));
+		have = 1;
+	}
+	b.len = 0;
+	if (canon(&b, args, 0) == 0) {
+		crypto_shorthash_siphashx24(d, (const unsigned char *)b.p,
+		    b.len, dk);
+		sodium_bin2hex(out, 33, d, sizeof(d));
+		rc = 0;
+	}
+	if (b.cap > 65536)
+		wymcp__buf_free(&b);
+	return rc;
+}

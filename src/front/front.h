@@ -107,6 +107,11 @@ struct front_opts {
 	struct prog_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+	const char	 *audit_log;	/* --audit-log, or NULL */
+	int		  audit_headers; /* --audit-headers */
+	const char	**rate_limits;	/* --rate-limit, in order */
+	size_t		  nrate_limits;
+	const char	 *otlp_endpoint; /* --otlp-endpoint, or NULL */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -544,6 +549,73 @@ struct front_board {
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
 
 /*
+ * metrics.c: request durations by method, tool and outcome for the
+ * status page's Prometheus text; the page is made before the first
+ * fork (front_metrics_setup(): -1 out of memory).
+ */
+int		 front_metrics_setup(void);
+int		 front_metrics_on(void);
+void		 front_metrics_record(const char *method, const char *name,
+		    const char *outcome, long long us);
+size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
+
+/*
+ * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
+ * first fork, as the workers' user (forks the exporter; -1: logged);
+ * front_otlp_send() hands a span's line over without waiting (or drops
+ * it, counted).
+ */
+int		 front_otlp_setup(const char *url);
+int		 front_otlp_on(void);
+void		 front_otlp_reaped(pid_t);
+void		 front_otlp_send(const char *line, size_t len);
+void		 front_otlp_counts(unsigned long *queued,
+		    unsigned long *dropped, unsigned long *exported,
+		    unsigned long *failed);
+
+/*
+ * ratelimit.c: token buckets per principal per tool (--rate-limit),
+ * in a table the supervisor makes before the first fork
+ * (front_rates_new(); NULL: out of memory) that every worker takes
+ * from.  front_rate_rule() adds a rule "NAME=RATE" (-1: malformed);
+ * front_rate_take() takes a token of `who' for `tool' (declared rate
+ * `decl', or NULL) at `now' (ms, CLOCK_MONOTONIC): 0, or the ms to wait.
+ * front_rate_admit() is the library's admission hook, its argument
+ * the table.
+ */
+#define FRONT_RATE_SLOTS	65536	/* a power of two */
+struct front_rates;
+struct front_rates *front_rates_new(void);
+void		 front_rates_free(struct front_rates *);
+const struct front_rates *front_rates_current(void);
+int		 front_rate_rule(const char *);
+void		 front_rate_rules_free(void);
+size_t		 front_rate_nrules(void);
+long		 front_rate_take(struct front_rates *, const char *who,
+		    const char *tool, const char *decl, long long now);
+void		 front_rate_counts(const struct front_rates *,
+		    unsigned long *refused, unsigned long *full,
+		    size_t *pairs);
+long		 front_rate_admit(void *, const struct wymcp_admit *);
+
+/*
+ * audit.c: the audit line (--audit-log PATH|syslog|stderr).
+ * front_audit_open() before the first fork (-1: logged); the
+ * supervisor's SIGUSR1 calls front_audit_reopen(); a worker calls
+ * front_audit_begin() as a request begins, front_audit_out() for what
+ * it writes, and watch.c's hook front_audit_request() as it ends.
+ */
+int		 front_audit_open(const char *spec);
+int		 front_audit_on(void);
+void		 front_audit_reopen(void);
+void		 front_audit_counts(unsigned long *lines,
+		    unsigned long *failed);
+void		 front_audit_begin(char *const *env);
+void		 front_audit_out(size_t);
+void		 front_audit_request(const struct wymcp_request_info *);
+
+/*
+ * main.c: logging.  Lines go to stderr as
  * log.c: logging.  Lines go to stderr as
  * "wymcp-fcgi[PID]: LEVEL: [id REQID] message", one write(2) each.
  */

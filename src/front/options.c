@@ -43,6 +43,8 @@ static void	 opt_relay_listen(const struct front_optdef *, const char *,
 		    struct front_opts *);
 static void	 opt_bus(const struct front_optdef *, const char *,
 		    struct front_opts *);
+static void	 opt_rate_limit(const struct front_optdef *, const char *,
+		    struct front_opts *);
 static void	 opt_help(const struct front_optdef *, const char *,
 		    struct front_opts *);
 static void	 opt_version(const struct front_optdef *, const char *,
@@ -166,6 +168,20 @@ const struct front_optdef front_optdefs[] = {
 	    "default: loopback only)") },
 	{ NUM("slow-log-ms", slow_ms, UINT, 0, 3600000, 0, R, "MS",
 	    "log requests slower than MS (0: off)") },
+	{ STR("audit-log", audit_log, R, "PATH|syslog|stderr",
+	    "one JSON line per request (SIGUSR1\n"
+	    "reopens PATH)") },
+	{ STR("otlp-endpoint", otlp_endpoint, R, "URL",
+	    "a span per request to this OTLP/HTTP\n"
+	    "collector (http://HOST:PORT[/PATH])") },
+	{ FLAG("audit-headers", audit_headers, 0,
+	    "the same facts as Wymcp-* response\n"
+	    "headers, for the web server's log") },
+	{ LIST("rate-limit", rate_limits, nrate_limits, R,
+	    "TOOL=N/s|min|h[,burst=B]",
+	    "calls of TOOL (* for any) a principal\n"
+	    "may make (repeatable; per instance)"),
+	    .parse = opt_rate_limit },
 	{ PEERS("allow-peer", peers, npeers, R,
 	    "accept FastCGI connections from these\n"
 	    "addresses only (repeatable)") },
@@ -629,6 +645,20 @@ opt_bus(const struct front_optdef *d, const char *s, struct front_opts *o)
 	    strncmp(s, "postgres://", 11) != 0)
 		errx(2, "--bus: neither postgresql://... nor none");
 	o->bus = s;
+}
+
+/* --rate-limit TOOL=RATE (wymcp_rate_parse()), or exit. */
+static void
+opt_rate_limit(const struct front_optdef *d, const char *s,
+    struct front_opts *o)
+{
+	struct wymcp_rate	 r;
+	const char		*eq = strchr(s, '=');
+
+	if (eq == NULL || eq == s || wymcp_rate_parse(eq + 1, &r) != 0)
+		errx(2, "--rate-limit %s: not TOOL=N/UNIT[,burst=B] (UNIT s, "
+		    "min or h; TOOL * for any tool)", s);
+	push(d, o, s);
 }
 
 /*

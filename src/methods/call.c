@@ -364,6 +364,44 @@ legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
  * NULL (no arguments).  The wire (tools.c) and the testing API both
  * call this.
  */
+/*
+ * Rate limits (wymcp_server_set_admit_fn()): a call's first round (no
+ * requestState: a round of a call under way is never refused) asks
+ * the program's hook, which may refuse it for a while: 429 with
+ * Retry-After, and JSON-RPC error -32029 with data.retryAfterMs.  A
+ * task's run is no request and is not asked.  1 when the call goes on.
+ */
+static int
+admitted(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t)
+{
+	struct wymcp_admit	 a;
+	struct json_object	*data;
+	const char		*msg;
+	long			 ms;
+
+	if (ctx->srv->admitfn == NULL || ctx->call.in_task ||
+	    json_object_object_get_ex(ctx->req.params, "requestState", NULL))
+		return 1;
+	a.who = wymcp__ctx_who(ctx);
+	a.tool = t->def->name;
+	a.rate = t->decl.rate;
+	if ((ms = ctx->srv->admitfn(ctx->srv->admitarg, &a)) <= 0)
+		return 1;
+	data = json_object_new_object();
+	json_object_object_add(data, "retryAfterMs",
+	    json_object_new_int64(ms));
+	json_object_object_add(data, "tool", json_object_new_string(a.tool));
+	msg = wymcp_printf(ctx, "Rate limited: tool %s may be called again "
+	    "in %ld ms", a.tool, ms);
+	wymcp__reply_error(ctx, r, 429, WYMCP__RATE_LIMITED,
+	    msg != NULL ? msg : "Rate limited", data);
+	r->retry_after = (int)((ms + 999) / 1000);
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: rate limited for %s "
+	    "(%ld ms)", a.tool, wymcp__ctx_quote(ctx, a.who), ms);
+	return 0;
+}
+
 void
 wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
     const struct wymcp__tool *t, struct json_object *args)
@@ -412,6 +450,9 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "Invalid arguments");
 		return;
 	}
+
+	if (!admitted(ctx, r, t))
+		return;
 
 	/*
 	 * The tasks extension: a tool that may run as a task, on a

@@ -16,6 +16,7 @@ UNIT_TESTS = \
 	%reldir%/check_module \
 	%reldir%/check_options \
 	%reldir%/check_peer \
+	%reldir%/check_ratelimit \
 	%reldir%/check_rpc \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
@@ -38,6 +39,10 @@ TESTS += $(UNIT_TESTS)
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
 %canon_reldir%_check_peer_LDADD = src/prog/libprog.la $(LDADD)
+
+# wymcp-fcgi's rate limits (src/front/ratelimit.c, included).
+%canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c
+%canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
 
 # wymcp-fcgi's shares per principal (src/front/share.c, included).
 %canon_reldir%_check_share_SOURCES = %reldir%/check_share.c
