@@ -146,8 +146,6 @@ class IntakeHarness(BusHarness):
                    self.socks["a"]),
             loc % ("a-status", "", self.socks["a"]),
             loc % ("b-status", "", self.socks["b"])])
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "intake", locs, self.conns)
 
