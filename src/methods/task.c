@@ -628,6 +628,12 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 		ctx.who.scopes = json_object_get_string(v);
 	task_key(&ctx, t, stored(&ctx, t->context, "key"));
 	ctx.call.answers = stored(&ctx, t->answers, NULL);
+	/* The creating request's span: the run's parent (detail.c). */
+	if ((v = stored(&ctx, t->context, "traceparent")) != NULL &&
+	    (ctx.req.meta = wymcp_own(&ctx, json_object_new_object())) !=
+	    NULL)
+		json_object_object_add(ctx.req.meta, "traceparent",
+		    json_object_get(v));
 	ctx.call.in_task = 1;
 	ctx.call.task_id = t->id;
 	args = stored(&ctx, t->args, NULL);
@@ -662,9 +668,10 @@ done:
 		free(out->pending);
 		out->result = out->pending = NULL;
 	}
-	json_object_put(r.body);
 	store_time(srv, &ctx);
-	wymcp__ctx_publish(&ctx, 1);
+	/* The run's detail (an audit line, a span), as a request's. */
+	wymcp__ctx_done(&ctx, 0, r.body, 0);
+	json_object_put(r.body);
 	wymcp__ctx_free(&ctx);
 }
 
