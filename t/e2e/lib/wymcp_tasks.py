@@ -175,6 +175,20 @@ def pg_stop(tmp, bindir):
             pass
 
 
+def wait_serving(logs, procs, timeout=30):
+    """Until every instance's log ({name: path}) says it is serving;
+    Failed when one of them ({name: Popen}) exited first, or after
+    `timeout' seconds."""
+    deadline = time.monotonic() + timeout
+    while not all(any("serving " in e[3] for e in
+                      wymcp_e2e.log_entries(path))
+                  for path in logs.values()):
+        if time.monotonic() > deadline or any(
+                p.poll() is not None for p in procs.values()):
+            raise wymcp_e2e.Failed("the instances did not start")
+        time.sleep(0.05)
+
+
 def stop_lan(check, nginx=None, procs=(), grace=10, strays=None, net=None,
              tmp=None, bindir=None, what=""):
     """Stop hosts on a LAN with a private PostgreSQL, in the one order:
