@@ -113,6 +113,11 @@ struct wymcp_tool {
 	 */
 	const struct wymcp_params *params;
 	const struct wymcp_params *output;
+	/* Added in 0.5, operators' (read through the element size): */
+	int		 audit_args;	/* 1: the audit detail holds the
+					   arguments (not writeOnly ones) */
+	const char	*rate;		/* "N/s|min|h[,burst=B]" a principal
+					   may call it, or NULL (below) */
 };
 
 /*
@@ -1262,6 +1267,7 @@ void		 wymcp_server_set_request_timeout(struct wymcp_server *,
  * and valid until the hook returns: copy what you keep.  Members may be
  * added at the end.
  */
+struct wymcp_request_detail;
 struct wymcp_request_info {
 	const char	*method;	/* JSON-RPC method, or NULL */
 	const char	*name;		/* tool or prompt name, resource URI */
@@ -1269,6 +1275,8 @@ struct wymcp_request_info {
 	long long	 deadline_ms;	/* CLOCK_MONOTONIC, ms; 0: no limit */
 	int		 done;		/* the response has been written */
 	int		 nomem;		/* memory ran out in this request */
+	/* Added in 0.5: with done, when asked for (below); else NULL. */
+	const struct wymcp_request_detail *detail;
 };
 /*
  * Called whenever something above changes for the request in flight: as
@@ -1281,6 +1289,118 @@ typedef void (*wymcp_request_fn)(void *arg,
     const struct wymcp_request_info *info);
 void		 wymcp_server_set_request_fn(struct wymcp_server *,
 		    wymcp_request_fn, void *arg);
+
+/*
+ * Operators' accounting (added in 0.5): what a request was, for an
+ * audit line (wymcp-fcgi(8) --audit-log).  Filled only when the
+ * program asked for it (wymcp_server_set_request_detail() with
+ * WYMCP_DETAIL_HOOK), and handed to the request hook once, with done
+ * (info->detail, and info->name is the target even where the method
+ * refused it); otherwise the detail is NULL and nothing of it is
+ * computed.  The strings are owned by the request and valid until the
+ * hook returns.
+ *
+ * `outcome' is "complete" (a result), "input_required" (`questions' is
+ * then the JSON array text of the question keys), "task" (a task was
+ * made: `task_id'), "tool_error" (a tool result with isError),
+ * "error" (a JSON-RPC error: `code'), "accepted" (a notification, 202)
+ * or "stream" (a stream handed to the program); NULL when no response
+ * was written (the client went away).  `args_digest' tells two calls'
+ * arguments apart without holding them: 32 hex digits of a SipHash-2-4
+ * keyed with a key derived from the state key (never the key, never the
+ * arguments), over the arguments' canonical JSON (members sorted), the
+ * same for the same arguments under the same first key.  `args' is the
+ * arguments themselves, as JSON, only for a tool that declares
+ * audit_args, with every property its inputSchema marks writeOnly
+ * (at the top level) left out.
+ */
+struct wymcp_request_detail {
+	const char	*principal;	/* NULL: anonymous */
+	const char	*client_name;	/* clientInfo's, or NULL */
+	const char	*client_version; /* clientInfo's, or NULL */
+	const char	*version;	/* protocol revision, or NULL */
+	const char	*outcome;	/* see above, or NULL */
+	const char	*questions;	/* JSON array text, or NULL */
+	const char	*task_id;	/* made or asked about, or NULL */
+	const char	*args_digest;	/* 32 hex digits, or NULL */
+	const char	*args;		/* JSON text (audit_args), or NULL */
+	const char	*traceparent;	/* params._meta's, or NULL */
+	const char	*target;	/* tool, prompt or URI, or NULL */
+	/* With WYMCP_DETAIL_TRACE: the request's span, hex (else NULL). */
+	const char	*trace_id;	/* 32 digits */
+	const char	*span_id;	/* 16 digits */
+	const char	*parent_span_id; /* 16 digits, or NULL: a root */
+	int		 task_run;	/* 1: a task runner's run of task_id,
+					   not a request (status 0) */
+	long		 code;		/* JSON-RPC error code, or 0 */
+	int		 round;		/* answers the call carried */
+	int		 status;	/* HTTP status, 0: none written */
+	size_t		 bytes_in;	/* of the body read */
+};
+/*
+ * What to compute (0: nothing, the default): WYMCP_DETAIL_HOOK, the
+ * detail handed to the request hook; WYMCP_DETAIL_HEADERS, the same
+ * facts as response headers a web server can log and hide (Wymcp-
+ * Principal, Wymcp-Client, Wymcp-Target, Wymcp-Round, Wymcp-Outcome,
+ * Wymcp-Code, Wymcp-Task, Wymcp-Args-Digest; values of printable ASCII,
+ * any other byte %-encoded; not on a streamed response, whose head goes
+ * out before its outcome is known).
+ */
+/*
+ * Rate limits (added in 0.5; wymcp-fcgi(8) --rate-limit).  A rate is
+ * "N/UNIT" with UNIT s, min or h (also sec, second, minute, hour), N a
+ * whole number from 1 to 1000000 (no leading zero), and optionally
+ * ",burst=B", B from 1
+ * to 1000000 (default N): a token bucket of B tokens refilled at N a
+ * UNIT.  wymcp_rate_parse() reads one into *r: 0, or -1 (*r untouched)
+ * for anything else.  A tool's `rate' is checked so when its module is
+ * loaded (a bad one refuses the module).
+ */
+struct wymcp_rate {
+	double		 per_s;		/* tokens a second */
+	unsigned int	 burst;		/* the bucket's size */
+};
+int		 wymcp_rate_parse(const char *, struct wymcp_rate *r);
+/*
+ * The admission of a tools/call, asked once per call, at its first
+ * round (a request without requestState), after its arguments are
+ * checked and before it runs or becomes a task: a round of a call
+ * already under way is never refused.  `who' is the principal, or
+ * "addr:" and the client's address without one; `rate' the tool's
+ * declared rate, or NULL.  The hook returns 0 to let the call run, or
+ * the milliseconds to wait before a call may be admitted: the call is
+ * then answered HTTP 429 with Retry-After (whole seconds, at least 1)
+ * and JSON-RPC error WYMCP_CODE_RATE_LIMITED with data.retryAfterMs
+ * and data.tool.  NULL (the default) admits every call.
+ */
+#define WYMCP_CODE_RATE_LIMITED	(-32029)
+struct wymcp_admit {
+	const char	*who;		/* principal, or "addr:ADDRESS" */
+	const char	*tool;		/* the tool's name */
+	const char	*rate;		/* its declared rate, or NULL */
+};
+typedef long	(*wymcp_admit_fn)(void *arg, const struct wymcp_admit *);
+void		 wymcp_server_set_admit_fn(struct wymcp_server *,
+		    wymcp_admit_fn, void *arg);
+
+#define WYMCP_DETAIL_HOOK	0x1
+#define WYMCP_DETAIL_HEADERS	0x2
+#define WYMCP_DETAIL_TRACE	0x4	/* the detail's span ids */
+#define WYMCP_DETAIL_OUTCOME	0x8	/* to the hook, only: outcome, code,
+					   round, target, task, status and
+					   bytes (the rest NULL: cheaper) */
+/*
+ * The W3C traceparent (https://www.w3.org/TR/trace-context/) of the
+ * request's own span, for a tool to pass on to what it calls:
+ * "00-TRACEID-SPANID-FLAGS", a child of the context the request came
+ * with (params._meta.traceparent, MCP SEP-414; else the HTTP
+ * traceparent header; a new trace without either or when it is
+ * malformed), the same all through the request.  Owned by the request;
+ * NULL outside a request or out of memory.
+ */
+const char	*wymcp_ctx_traceparent(struct wymcp_ctx *);
+void		 wymcp_server_set_request_detail(struct wymcp_server *,
+		    int flags);
 
 /*
  * The task store (wymcp_task(3)): where tasks live, so that a tools/call

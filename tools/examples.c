@@ -13,8 +13,11 @@
  * _meta logLevel debug), and stops as soon as wymcp_progress() says the
  * client went away.
  *
- * write_note keeps notes as files in a directory ($WYMCP_NOTES_DIR,
- * default /var/lib/wymcp/notes) and note://{name} reads them back;
+ * write_note keeps notes as files in a directory ($WYMCP_NOTES_DIR, else
+ * systemd's $STATE_DIRECTORY/notes, else the first of
+ * /var/lib/wymcp/notes, ~/.local/state/wymcp/notes and
+ * /tmp/wymcp-notes-UID that it can make and write: see notes_dir()),
+ * and note://{name} reads them back;
  * writing one says so to the listen streams subscribed to its URI
  * (notifications/resources/updated) and, for a new name, to those that
  * follow the resource list (resources/list_changed).
@@ -213,27 +216,110 @@ count_slowly_run(struct wymcp_ctx *ctx, struct json_object *args,
 
 #define NOTE_MAX	(4 * 65536)	/* bytes of a note: 65536 characters */
 
-/* The notes' directory. */
-static const char *
-notes_dir(void)
+/*
+ * 0 when `dir' is a directory this process may write in; with `make',
+ * create it and the directories missing above it (mode 0700) first.
+ */
+static int
+make_dir(const char *dir, int make)
 {
-	const char	*d = getenv("WYMCP_NOTES_DIR");
+	char	 p[400], *s;
 
-	return d != NULL && *d != '\0' ? d : "/var/lib/wymcp/notes";
+	if (make && access(dir, F_OK) != 0) {
+		if (strlen(dir) >= sizeof(p)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		strcpy(p, dir);
+		for (s = p + 1; (s = strchr(s, '/')) != NULL; s++) {
+			*s = '\0';
+			if (mkdir(p, 0700) != 0 && errno != EEXIST)
+				return -1;
+			*s = '/';
+		}
+		if (mkdir(p, 0700) != 0 && errno != EEXIST)
+			return -1;
+	}
+	errno = 0;
+	return access(dir, W_OK | X_OK);
 }
 
-/* The file of note `name' into buf: 0, or -1 for a name not allowed. */
+/*
+ * The notes' directory, created (mode 0700) when `make' is set and it
+ * is missing: $WYMCP_NOTES_DIR, or $STATE_DIRECTORY/notes (systemd's
+ * StateDirectory=), as given; else the first of /var/lib/wymcp/notes,
+ * $XDG_STATE_HOME/wymcp/notes (default ~/.local/state) and
+ * $TMPDIR/wymcp-notes-UID (default /tmp; taken only when it is ours
+ * and no one else's) that this process can write, into dir.  0, or
+ * -1 with errno when none can be had.
+ */
 static int
-note_path(const char *name, char *buf, size_t len)
+notes_dir(char *dir, size_t len, int make)
+{
+	const char	*d = getenv("WYMCP_NOTES_DIR"), *h;
+	struct stat	 st;
+
+	/* Given: that one or nothing. */
+	if (d != NULL && *d != '\0')
+		return snprintf(dir, len, "%s", d) < (int)len ?
+		    make_dir(dir, make) : -1;
+	/* systemd's StateDirectory= (several: separated by ':'). */
+	if ((d = getenv("STATE_DIRECTORY")) != NULL && *d != '\0')
+		return snprintf(dir, len, "%.*s/notes", (int)strcspn(d, ":"),
+		    d) < (int)len ? make_dir(dir, make) : -1;
+	snprintf(dir, len, "/var/lib/wymcp/notes");
+	if (make_dir(dir, make) == 0)
+		return 0;
+	if ((h = getenv("XDG_STATE_HOME")) != NULL && *h == '/')
+		d = "wymcp/notes";
+	else {
+		h = getenv("HOME");
+		d = ".local/state/wymcp/notes";
+	}
+	if (h != NULL && *h == '/' && snprintf(dir, len, "%s/%s", h, d) <
+	    (int)len && make_dir(dir, make) == 0)
+		return 0;
+	/* In a shared directory: only one of our own, 0700, no link. */
+	d = getenv("TMPDIR");
+	snprintf(dir, len, "%s/wymcp-notes-%lu", d != NULL && *d == '/' ?
+	    d : "/tmp", (unsigned long)geteuid());
+	if (make_dir(dir, make) != 0)
+		return -1;
+	if (lstat(dir, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077) != 0) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The file of note `name' into buf (its directory made first when
+ * `make' is set): 0, -1 for a name not allowed, -2 (errno set) when
+ * there is no directory for notes.
+ */
+static int
+note_path(const char *name, char *buf, size_t len, int make)
 {
 	size_t	 n = strlen(name);
+	char	 dir[400];
 
 	/* The schema's pattern, again: no path can be named. */
 	if (n == 0 || n > 64 || strspn(name, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != n)
 		return -1;
-	return (size_t)snprintf(buf, len, "%s/%s.txt", notes_dir(), name) <
-	    len ? 0 : -1;
+	if (notes_dir(dir, sizeof(dir), make) != 0) {
+		if (errno == 0)
+			errno = ENAMETOOLONG;
+		return -2;
+	}
+	if ((size_t)snprintf(buf, len, "%s/%s.txt", dir, name) >= len) {
+		errno = ENAMETOOLONG;
+		return -2;
+	}
+	return 0;
 }
 
 /*
@@ -248,11 +334,15 @@ write_note_run(struct wymcp_ctx *ctx, struct json_object *args,
 	const char	*text = wymcp_arg_str(args, "text", "");
 	char		 path[512], tmp[600];
 	size_t		 len = strlen(text);
-	int		 fd, fresh;
+	int		 fd, fresh, rc;
 
-	if (note_path(name, path, sizeof(path)) != 0)
+	if ((rc = note_path(name, path, sizeof(path), 1)) == -1)
 		return wymcp_result_error(res, "A note's name is 1 to 64 "
 		    "letters, digits, '_' or '-'.");
+	if (rc != 0)
+		return wymcp_result_error(res, "The note could not be "
+		    "written: no directory for notes (WYMCP_NOTES_DIR): %s",
+		    strerror(errno));
 	fresh = access(path, F_OK) != 0;
 	snprintf(tmp, sizeof(tmp), "%s.%ld.tmp", path, (long)getpid());
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
@@ -283,7 +373,7 @@ note_read(struct wymcp_ctx *ctx, const char *uri, struct json_object *vars,
 	int		 fd;
 
 	if (note_path(wymcp_arg_str(vars, "name", ""), path,
-	    sizeof(path)) != 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) ==
+	    sizeof(path), 0) != 0 || (fd = open(path, O_RDONLY | O_CLOEXEC)) ==
 	    -1)
 		return WYMCP_ERR_NOTFOUND;
 	if ((buf = wymcp_alloc(ctx, NOTE_MAX + 1)) == NULL) {

@@ -67,6 +67,12 @@ struct wymcp__request {
 	struct json_object	*session_caps;	/* legacy: Mcp-Session-Id's */
 	const char		*version;	/* protocolVersion */
 	int			 legacy;	/* a 2025-11-25 era request */
+	/* Its span (W3C trace context; detail.c), made on first use: */
+	int			 traced;	/* 1: the ids below are made */
+	int			 has_parent;	/* a traceparent came */
+	unsigned char		 trace[16], span[8], parent[8];
+	unsigned char		 trace_flags;
+	const char		*traceparent;	/* ours, for tools */
 };
 
 /* Who asks, and which tools serve them (ctx.c). */
@@ -174,6 +180,8 @@ struct wymcp__out {
 	/* A listen stream the program holds (listen.c): */
 	const struct wymcp_io	*listen_io;	/* io with listen_*, or NULL */
 	int			 handed;	/* the program took it */
+	/* What the request was (detail.c), once made: */
+	struct wymcp_request_detail *detail;
 };
 
 struct wymcp_ctx {
@@ -270,12 +278,13 @@ int	 wymcp__caps_missing(struct json_object *required,
  */
 void	 wymcp__events_publish(struct wymcp_ctx *);
 void	 wymcp__events_forget(struct wymcp_ctx *);
-const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *);
+const char *wymcp__seal(struct wymcp_ctx *, const struct wymcp__used *,
+	    struct json_object *asked);
 void	 wymcp__idem_key(struct wymcp_ctx *);
 #define WYMCP__SESSION_KEY_LEN	32	/* hex characters */
 int	 wymcp__session_key(struct wymcp_ctx *, char *out);
 int	 wymcp__unseal(struct wymcp_ctx *, const char *token,
-	    struct json_object **answers);
+	    struct json_object **answers, struct json_object **asked);
 /* seal.c: the sealed Mcp-Session-Id of a 2025-11-25 client. */
 #define WYMCP__SESSION_TTL	86400	/* seconds a session id opens */
 const char *wymcp__session_seal(struct wymcp_ctx *, const char *version,
@@ -378,6 +387,24 @@ void	 wymcp__ctx_misuse(const struct wymcp_ctx *, const char *fmt, ...)
 void	 wymcp__ctx_log(const struct wymcp_ctx *, int prio,
 	    const char *fmt, ...) WYMCP_PRINTF(3, 4);
 void	 wymcp__ctx_publish(const struct wymcp_ctx *, int done);
+/*
+ * detail.c: the request's end, told to the request hook with its
+ * detail when the program asked for it (wymcp_server_set_request_detail):
+ * the HTTP status written (0: none), the response's body (or NULL), the
+ * bytes of the body read.
+ */
+void	 wymcp__ctx_done(struct wymcp_ctx *, int status,
+	    struct json_object *body, size_t in);
+/* The detail itself, made once, owned by the request (or NULL). */
+const struct wymcp_request_detail *wymcp__detail(struct wymcp_ctx *,
+	    int status, struct json_object *body, size_t in);
+/* detail.c: the request's span ids, made once (see wymcp.h). */
+void	 wymcp__trace(struct wymcp_ctx *);
+/* ctx.c: the principal as the params give it, or NULL (anonymous). */
+const char *wymcp__ctx_principal(const struct wymcp_ctx *);
+/* seal.c: the keyed digest of the arguments, 32 hex digits. */
+int	 wymcp__args_digest(struct wymcp_ctx *, struct json_object *,
+	    char *out);
 
 /* stream.c: SSE responses (basic/transports/streamable-http.mdx). */
 int	 wymcp__stream_init(struct wymcp_ctx *);

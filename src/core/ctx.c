@@ -267,13 +267,37 @@ const char *
 wymcp__ctx_who(struct wymcp_ctx *ctx)
 {
 	const char	*a, *w;
+	char		*buf;
+	size_t		 n;
 
-	if (wymcp__ctx_assigns(ctx) == WYMCP_OK &&
-	    ctx->who.principal != NULL)
+	/* The testing API presets assigns and principal: theirs. */
+	if (ctx->who.assigns != NULL && ctx->who.principal != NULL)
 		return ctx->who.principal;
+	if (ctx->who.assigns == NULL &&
+	    (w = wymcp__ctx_principal(ctx)) != NULL)
+		return w;
 	a = wymcp__param(ctx, WYMCP__P_REMOTE_ADDR);
-	w = wymcp_printf(ctx, "addr:%s", a != NULL ? a : "");
-	return w != NULL ? w : "addr:";
+	n = a != NULL ? strlen(a) : 0;
+	if ((buf = wymcp__arena_alloc(&ctx->arena, n + 6)) == NULL)
+		return "addr:";
+	memcpy(buf, "addr:", 5);
+	memcpy(buf + 5, a != NULL ? a : "", n + 1);
+	return buf;
+}
+
+/*
+ * The principal of the request's params, as wymcp__ctx_assigns() sets
+ * it (WYMCP_PRINCIPAL when present, empty meaning anonymous; else
+ * REMOTE_USER), without building the assigns; NULL: anonymous.
+ */
+const char *
+wymcp__ctx_principal(const struct wymcp_ctx *ctx)
+{
+	const char	*p;
+
+	if ((p = wymcp__param(ctx, WYMCP__P_WYMCP_PRINCIPAL)) == NULL)
+		p = wymcp__param(ctx, WYMCP__P_REMOTE_USER);
+	return p != NULL && *p != '\0' ? p : NULL;
 }
 
 enum wymcp_err

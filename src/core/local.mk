@@ -6,6 +6,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/caps.c \
 	%reldir%/content.c \
 	%reldir%/ctx.c \
+	%reldir%/detail.c \
 	%reldir%/events.c \
 	%reldir%/exec.c \
 	%reldir%/file.c \

@@ -16,12 +16,18 @@
  *			refusal's log line can say which differed
  *	key		16 bytes, the call's idempotency key
  *			(wymcp_idempotency_key()), random at round 1
- *	answers		the answers the run read, compact JSON, or nothing
- *			for none
+ *	answers		the answers the run read and the questions it
+ *			asked, one compact JSON object: an answer's key
+ *			with the answer (an object), a question's key
+ *			with null; or nothing for neither
  *
- * so a state that holds no answer is 85 bytes, 114 characters, and
- * opening one parses nothing.  Any failure to open is one error, never
- * a partial run.
+ * so a state that asks one question (elicit-1) and holds no answer is
+ * 102 bytes, 136 characters.  Only the keys a state asked take this
+ * round's inputResponses (call.c): a first round has no answers (the
+ * seed: answers is %{} on a first round), and an answer to a question
+ * never asked is ignored (basic/patterns/mrtr.mdx: a server SHOULD
+ * ignore input responses it does not recognise).  Any failure to open
+ * is one error, never a partial run.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -42,13 +48,15 @@
 #include "core/core.h"
 
 /*
- * The first byte of a token says what it is and in which layout: 5 was
- * a requestState until it carried the idempotency key, 2 until its
+ * The first byte of a token says what it is and in which layout: 6 was
+ * a requestState until it named the questions asked (an older host
+ * would take their nulls for answers), 5 until it carried the
+ * idempotency key, 2 until its
  * bindings became one BLAKE2b (and 1 before that), so a state an older
  * wymcp sealed is refused as of another version, not as one bound to
  * other arguments.
  */
-#define SEAL_VERSION	6
+#define SEAL_VERSION	7
 #define HEAD_LEN	5
 #define EXPIRY_LEN	4
 #define BIND_LEN	16
@@ -350,12 +358,14 @@ open_token(struct wymcp_ctx *ctx, const char *tok, unsigned char version,
 }
 
 /*
- * Seal the answers an interrupted run read (in the order read) with
- * the request's bindings.  Returns the token (arena-owned) or NULL on
- * failure.
+ * Seal the answers an interrupted run read (in the order read) and the
+ * keys of the questions it asked (`asked', an object: its keys, or
+ * NULL) with the request's bindings.  Returns the token (arena-owned)
+ * or NULL on failure.
  */
 const char *
-wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used)
+wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used,
+    struct json_object *asked)
 {
 	const struct wymcp_server *srv = ctx->srv;
 	const struct wymcp__used *u;
@@ -366,12 +376,20 @@ wymcp__seal(struct wymcp_ctx *ctx, const struct wymcp__used *used)
 
 	if (srv->nkeys == 0)
 		return NULL;
-	/* The answers read, as one object: {"key":answer,...}. */
+	/* As one object: {"key":answer,...,"asked":null,...}. */
 	for (u = used; u != NULL; u = u->next)
 		if (wymcp__json_write_member(&js, u == used ? '{' : ',',
 		    u->key, u->answer) != 0)
 			goto done;
-	if (used != NULL && wymcp__json_write_end(&js) != 0)
+	if (json_object_is_type(asked, json_type_object)) {
+		json_object_object_foreach(asked, k, v) {
+			(void)v;
+			if (wymcp__json_write_member(&js, js.len == 0 ? '{' :
+			    ',', k, NULL) != 0)
+				goto done;
+		}
+	}
+	if (js.len > 0 && wymcp__json_write_end(&js) != 0)
 		goto done;
 	ptlen = FIXED_LEN + js.len;
 	if ((pt = wymcp__arena_alloc(&ctx->arena, ptlen)) == NULL)
@@ -438,14 +456,45 @@ wymcp_idempotency_key(struct wymcp_ctx *ctx)
 }
 
 /*
+ * Split the state's object: the questions it asked (null members) go
+ * to *asked, the answers stay.  0, or -1 for a member that is neither.
+ */
+static int
+split_asked(struct wymcp_ctx *ctx, struct json_object *a,
+    struct json_object **asked)
+{
+	struct json_object	*q = NULL;
+	struct lh_entry		*e, *next;
+
+	for (e = json_object_get_object(a)->head; e != NULL; e = next) {
+		next = e->next;
+		if (lh_entry_v(e) != NULL) {
+			if (!json_object_is_type(lh_entry_v(e),
+			    json_type_object))
+				return -1;
+			continue;
+		}
+		if (q == NULL &&
+		    (q = wymcp_own(ctx, json_object_new_object())) == NULL)
+			return -1;
+		if (json_object_object_add(q, lh_entry_k(e), NULL) != 0)
+			return -1;
+		json_object_object_del(a, lh_entry_k(e));
+	}
+	*asked = q;
+	return 0;
+}
+
+/*
  * Open a requestState and check every binding.  Returns 0 with
- * *answers (request-owned; NULL when the state holds none) or -1; the
- * reason is logged at info level only, since the client gets one
- * message whatever failed.
+ * *answers (request-owned; NULL when the state holds none) and *asked
+ * (the keys of the questions it asked, an object of nulls,
+ * request-owned; NULL for none) or -1; the reason is logged at info
+ * level only, since the client gets one message whatever failed.
  */
 int
 wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
-    struct json_object **answers)
+    struct json_object **answers, struct json_object **asked)
 {
 	struct json_object	*a = NULL;
 	unsigned char		*pt, want[BIND_LEN], tags[TAGS_LEN];
@@ -453,6 +502,7 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 	size_t			 ptlen;
 
 	*answers = NULL;
+	*asked = NULL;
 	if ((pt = open_token(ctx, tok, SEAL_VERSION, TOKEN_MAX, FIXED_LEN,
 	    &ptlen, &why)) == NULL)
 		goto fail;
@@ -482,7 +532,8 @@ wymcp__unseal(struct wymcp_ctx *ctx, const char *tok,
 	why = "malformed answers";
 	js = (const char *)pt + FIXED_LEN;
 	if ((a = wymcp__parse(js, (size_t)ptlen - FIXED_LEN)) == NULL ||
-	    !json_object_is_type(a, json_type_object))
+	    !json_object_is_type(a, json_type_object) ||
+	    split_asked(ctx, a, asked) != 0)
 		goto fail;
 	if ((*answers = wymcp_own(ctx, a)) == NULL)
 		return -1;
@@ -847,4 +898,48 @@ wymcp__relay_open(struct wymcp_ctx *ctx, const char *holder,
 	*body = nl + 1;
 	*blen = len - (size_t)(nl + 1 - msg);
 	return 0;
+}
+
+/*
+ * The audit digest of `args' (wymcp.h, struct wymcp_request_detail):
+ * SipHash-2-4 with a 128-bit output (libsodium's
+ * crypto_shorthash_siphashx24, a keyed function made for short input)
+ * of their canonical JSON, keyed with a key derived from the first
+ * state key (a BLAKE2b of a label keyed by it: the state key is never
+ * used as it is, and never shown), made once per process and key.  32
+ * hex digits and a NUL into out.  The canonical text is built in a
+ * buffer kept between requests (freed when an argument made it larger
+ * than 64 KiB).  0, or -1 without a key or out of memory.
+ */
+int
+wymcp__args_digest(struct wymcp_ctx *ctx, struct json_object *args,
+    char *out)
+{
+	static __thread unsigned char	 dk[crypto_shorthash_siphashx24_KEYBYTES];
+	static __thread unsigned char	 dkid[4];
+	static __thread int		 have;
+	static __thread struct wymcp__buf b;
+	const struct wymcp_server	*srv = ctx->srv;
+	unsigned char			 d[crypto_shorthash_siphashx24_BYTES];
+	int				 rc = -1;
+
+	if (srv == NULL || srv->nkeys == 0)
+		return -1;
+	if (!have || memcmp(dkid, srv->keys[0].id, sizeof(dkid)) != 0) {
+		crypto_generichash(dk, sizeof(dk),
+		    (const unsigned char *)"wymcp-audit-args", 16,
+		    srv->keys[0].key, sizeof(srv->keys[0].key));
+		memcpy(dkid, srv->keys[0].id, sizeof(dkid));
+		have = 1;
+	}
+	b.len = 0;
+	if (canon(&b, args, 0) == 0) {
+		crypto_shorthash_siphashx24(d, (const unsigned char *)b.p,
+		    b.len, dk);
+		sodium_bin2hex(out, 33, d, sizeof(d));
+		rc = 0;
+	}
+	if (b.cap > 65536)
+		wymcp__buf_free(&b);
+	return rc;
 }

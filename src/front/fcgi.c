@@ -94,6 +94,7 @@ fcgi_write(void *arg, const char *buf, size_t len)
 
 	if (resp_status == 0 && len > 11 && strncmp(buf, "Status: ", 8) == 0)
 		resp_status = atoi(buf + 8);
+	front_audit_out(len);
 	while (len > 0) {
 		n = len > INT_MAX ? INT_MAX : (int)len;
 		if (FCGX_PutStr(buf, n, req->out) != n)
@@ -484,6 +485,7 @@ serve_one(struct wymcp_server *srv, FCGX_Request *req,
 	resp_status = 0;
 	if (lim->slow_ms > 0)
 		t0 = mono_ms();
+	front_audit_begin(req->envp);
 	io.env = req->envp;
 	io.read = fcgi_read;
 	io.write = fcgi_write;

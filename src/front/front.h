@@ -107,6 +107,11 @@ struct front_opts {
 	struct prog_peer *status_peers; /* --status-allow, in order */
 	size_t		  nstatus_peers;
 	unsigned int	  slow_ms;	/* --slow-log-ms, 0: none */
+	const char	 *audit_log;	/* --audit-log, or NULL */
+	int		  audit_headers; /* --audit-headers */
+	const char	**rate_limits;	/* --rate-limit, in order */
+	size_t		  nrate_limits;
+	const char	 *otlp_endpoint; /* --otlp-endpoint, or NULL */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -287,12 +292,36 @@ struct front_stats {
  * cap, and the private directory of the holders' sockets.
  */
 /*
- * Shares per principal (listen streams, held questions): counted in
- * FRONT_SHARES buckets by front_share_bucket() (share.c), an FNV-1a of
- * the principal or, without one, of the client's address.
+ * share.c: shares per principal (listen streams, held questions),
+ * counted exactly: a table in shared memory, made before the fork, of
+ * the principals that hold a share now (by a digest of `who' keyed
+ * with a secret of the table's), room for 2 * `max' of them
+ * (front_shares_bytes(): 24 bytes a slot).  front_share_take(): 1
+ * taken, 0 when the principal holds `per' already, -1 when the table
+ * has no room for one more principal (never merged with another).
+ * `hub': the hub's own count too (given back by
+ * front_shares_hub_died() when it dies).  Safe from any process of the
+ * pool, not from a signal handler.
  */
-#define FRONT_SHARES	1024
-unsigned int	 front_share_bucket(const char *who);
+#define FRONT_SHARE_LEN	16
+struct front_shares;
+size_t		 front_shares_slots(int max);
+size_t		 front_shares_bytes(int max);
+struct front_shares *front_shares_new(int max);
+void		 front_shares_free(struct front_shares *);
+void		 front_share_digest(const struct front_shares *,
+		    const char *who, unsigned char d[FRONT_SHARE_LEN]);
+int		 front_share_take(struct front_shares *,
+		    const unsigned char *d, int per);
+void		 front_share_give(struct front_shares *,
+		    const unsigned char *d, int hub);
+void		 front_share_to_hub(struct front_shares *,
+		    const unsigned char *d);
+void		 front_shares_hub_died(struct front_shares *);
+int		 front_share_count(struct front_shares *,
+		    const unsigned char *d);
+void		 front_shares_figures(struct front_shares *, size_t *used,
+		    size_t *cap, unsigned long *full);
 
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 #define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */
@@ -300,7 +329,7 @@ struct front_relay {
 	int		 asking;
 	int		 max;		/* --max-asking */
 	int		 per;		/* --max-asking-per-principal */
-	int		 share[FRONT_SHARES];	/* held, per principal */
+	struct front_shares *shares;	/* held, per principal */
 	unsigned long	 refused_share;	/* refused past per */
 	char		 dir[96];
 	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
@@ -338,8 +367,8 @@ struct front_limits {
 /*
  * The listen streams' page, shared by the whole pool (hub.c): slots
  * held or reserved now (held; the hub's own in hub_held) for
- * --max-listeners, and per principal (share[], by a hash of the
- * principal or, without one, of the client's address) for
+ * --max-listeners, and per principal (shares, by the principal or,
+ * without one, the client's address: share.c) for
  * --max-listeners-per-principal; the hub's figures for the status page.
  * Every member is read and written with __atomic builtins.
  */
@@ -381,8 +410,7 @@ struct front_listen {
 	int		 bus_lock;	/* guards the two below */
 	long long	 bus_error_at;	/* time(3), 0: none */
 	char		 bus_error[160];
-	int		 share[FRONT_SHARES];
-	int		 hub_share[FRONT_SHARES];
+	struct front_shares *shares;	/* per principal, with the hub's */
 	char		 dir[96];
 	char		 path[108];	/* the hub's socket */
 };
@@ -404,8 +432,8 @@ struct front_listen {
 #define FRONT_HUB_MSG_MAX	(64 * 1024)	/* a handoff or an event */
 int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
-void		 front_listen_unreserve(struct front_listen *, unsigned int,
-		    int hub);
+void		 front_listen_unreserve(struct front_listen *,
+		    const unsigned char *share, int hub);
 int		 front_publish_cmd(const char *event,
 		    const struct wymcp__bus_ops *, const char *bus,
 		    const char *hubpath, char *err, size_t errlen);
@@ -499,7 +527,7 @@ struct front_board {
 	int		 why;		/* FRONT_WHY_*: why it left */
 	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
 	int		 asking;	/* holds a question (relay.c) */
-	unsigned int	 asking_share;	/* ... counted in this bucket */
+	unsigned char	 asking_share[FRONT_SHARE_LEN]; /* ... its principal */
 	char		 method[64];	/* of the request in flight */
 	char		 name[128];	/* its tool, prompt or URI */
 	char		 reqid[64];	/* its id */
@@ -510,6 +538,73 @@ struct front_board {
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
 
 /*
+ * metrics.c: request durations by method, tool and outcome for the
+ * status page's Prometheus text; the page is made before the first
+ * fork (front_metrics_setup(): -1 out of memory).
+ */
+int		 front_metrics_setup(void);
+int		 front_metrics_on(void);
+void		 front_metrics_record(const char *method, const char *name,
+		    const char *outcome, long long us);
+size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
+
+/*
+ * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
+ * first fork, as the workers' user (forks the exporter; -1: logged);
+ * front_otlp_send() hands a span's line over without waiting (or drops
+ * it, counted).
+ */
+int		 front_otlp_setup(const char *url);
+int		 front_otlp_on(void);
+void		 front_otlp_reaped(pid_t);
+void		 front_otlp_send(const char *line, size_t len);
+void		 front_otlp_counts(unsigned long *queued,
+		    unsigned long *dropped, unsigned long *exported,
+		    unsigned long *failed);
+
+/*
+ * ratelimit.c: token buckets per principal per tool (--rate-limit),
+ * in a table the supervisor makes before the first fork
+ * (front_rates_new(); NULL: out of memory) that every worker takes
+ * from.  front_rate_rule() adds a rule "NAME=RATE" (-1: malformed);
+ * front_rate_take() takes a token of `who' for `tool' (declared rate
+ * `decl', or NULL) at `now' (ms, CLOCK_MONOTONIC): 0, or the ms to wait.
+ * front_rate_admit() is the library's admission hook, its argument
+ * the table.
+ */
+#define FRONT_RATE_SLOTS	65536	/* a power of two */
+struct front_rates;
+struct front_rates *front_rates_new(void);
+void		 front_rates_free(struct front_rates *);
+const struct front_rates *front_rates_current(void);
+int		 front_rate_rule(const char *);
+void		 front_rate_rules_free(void);
+size_t		 front_rate_nrules(void);
+long		 front_rate_take(struct front_rates *, const char *who,
+		    const char *tool, const char *decl, long long now);
+void		 front_rate_counts(const struct front_rates *,
+		    unsigned long *refused, unsigned long *full,
+		    size_t *pairs);
+long		 front_rate_admit(void *, const struct wymcp_admit *);
+
+/*
+ * audit.c: the audit line (--audit-log PATH|syslog|stderr).
+ * front_audit_open() before the first fork (-1: logged); the
+ * supervisor's SIGUSR1 calls front_audit_reopen(); a worker calls
+ * front_audit_begin() as a request begins, front_audit_out() for what
+ * it writes, and watch.c's hook front_audit_request() as it ends.
+ */
+int		 front_audit_open(const char *spec);
+int		 front_audit_on(void);
+void		 front_audit_reopen(void);
+void		 front_audit_counts(unsigned long *lines,
+		    unsigned long *failed);
+void		 front_audit_begin(char *const *env);
+void		 front_audit_out(size_t);
+void		 front_audit_request(const struct wymcp_request_info *);
+
+/*
+ * main.c: logging.  Lines go to stderr as
  * log.c: logging.  Lines go to stderr as
  * "wymcp-fcgi[PID]: LEVEL: [id REQID] message", one write(2) each.
  */
@@ -651,6 +746,17 @@ int		 front_status_serve(struct wymcp_server *,
 int		 front_file_check(const struct front_opts *o,
 		    const char *what, const char *verbs, const char *verbed,
 		    const char *path, char *why, size_t whylen);
+/*
+ * options.c: may --config `path' be read, at the start and at each
+ * reload?  As a module is (prog_trusted(), no other user): whoever can
+ * change the file names the modules root loads at the next start.
+ * Refused unless the command line itself (argv, never the file) says
+ * --allow-insecure-files, which warns.  0, or -1 with why in `err'
+ * ("--config PATH: refused: WHY (...)").  A missing file is 0: the
+ * reader says so.
+ */
+int		 front_config_trusted(const char *path, int argc,
+		    char *argv[], char *err, size_t errlen);
 /*
  * backend.c: the task store's back end that `uri' names (sqlite.so,
  * pg.so), loaded by the library (wymcp_backend_load()) once its file

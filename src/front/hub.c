@@ -89,23 +89,28 @@ hub_onstop(int sig)
 
 /*
  * A worker's handoff message: the parsed object (the caller's, to put)
- * and its principal's share in `share', or NULL when it is not one.
+ * and the digest of its principal's share in `d' (share.c), or NULL
+ * when it is not one.
  */
 static struct json_object *
-handoff(const char *msg, size_t len, int *share)
+handoff(const struct front_listen *l, const char *msg, size_t len,
+    unsigned char *d)
 {
 	struct json_tokener	*tok;
-	struct json_object	*o = NULL, *v;
+	struct json_object	*o = NULL, *v = NULL;
 
 	if ((tok = json_tokener_new()) != NULL) {
 		o = json_tokener_parse_ex(tok, msg, (int)len);
 		json_tokener_free(tok);
 	}
-	if (o == NULL || !json_object_object_get_ex(o, "share", &v) ||
-	    (*share = json_object_get_int(v)) < 0 || *share >= FRONT_SHARES) {
+	if (o == NULL || !json_object_is_type(o, json_type_object) ||
+	    (json_object_object_get_ex(o, "who", &v) &&
+	    !json_object_is_type(v, json_type_string))) {
 		json_object_put(o);
 		return NULL;
 	}
+	front_share_digest(l->shares, v != NULL ? json_object_get_string(v) :
+	    NULL, d);
 	return o;
 }
 
@@ -118,10 +123,10 @@ static void
 lost(struct hub *h, const char *msg, size_t len)
 {
 	struct json_object	*o;
-	int			 b;
+	unsigned char		 d[FRONT_SHARE_LEN];
 
-	if ((o = handoff(msg, len, &b)) != NULL)
-		front_listen_unreserve(h->l, (unsigned int)b, 0);
+	if ((o = handoff(h->l, msg, len, d)) != NULL)
+		front_listen_unreserve(h->l, d, 0);
 	json_object_put(o);
 	__atomic_add_fetch(&h->l->lost, 1, __ATOMIC_RELAXED);
 	front_log(WYMCP_LOG_ERR, "hub: a stream was lost: no descriptor "
@@ -151,9 +156,10 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	struct epoll_event	 ev;
 	struct stream		*s;
 	size_t			 i;
-	int			 bad = 0, b;
+	unsigned char		 d[FRONT_SHARE_LEN];
+	int			 bad = 0;
 
-	if ((o = handoff(msg, len, &b)) == NULL ||
+	if ((o = handoff(h->l, msg, len, d)) == NULL ||
 	    (s = calloc(1, sizeof(*s))) == NULL) {
 		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
 		close(fd);
@@ -162,10 +168,10 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	}
 	/* The worker's reservation is the hub's now. */
 	__atomic_add_fetch(&h->l->hub_held, 1, __ATOMIC_ACQ_REL);
-	__atomic_add_fetch(&h->l->hub_share[b], 1, __ATOMIC_ACQ_REL);
+	front_share_to_hub(h->l->shares, d);
 	__atomic_add_fetch(&h->l->opened, 1, __ATOMIC_RELAXED);
 	s->fd = fd;
-	s->share = (unsigned int)b;
+	memcpy(s->share, d, sizeof(d));
 	s->rid = json_object_object_get_ex(o, "rid", &v) ?
 	    json_object_get_int(v) : 1;
 	s->lists = json_object_object_get_ex(o, "lists", &v) ?

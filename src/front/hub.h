@@ -39,7 +39,7 @@ struct stream {
 	char		**uris;
 	size_t		 nuris;
 	int		 lists;
-	unsigned int	 share;
+	unsigned char	 share[FRONT_SHARE_LEN]; /* its principal's */
 	long long	 started, wrote;	/* ms */
 	char		*out;		/* waiting to be written */
 	size_t		 outlen, outcap;

@@ -122,6 +122,13 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 		return -1;
 	}
 	memset(l, 0, sizeof(*l));
+	if ((l->shares = front_shares_new(max)) == NULL) {
+		front_log(WYMCP_LOG_ERR, "shares per principal (%zu bytes): "
+		    "%s: listen streams are not held", front_shares_bytes(max),
+		    strerror(errno));
+		(void)munmap(l, sizeof(*l));
+		return -1;
+	}
 	if (sockpath != NULL && strlen(sockpath) + 4 < sizeof(l->path)) {
 		snprintf(l->path, sizeof(l->path), "%s.hub", sockpath);
 		if ((fd = bind_dgram(l->path)) == -1)
@@ -163,6 +170,7 @@ front_listen_setup(struct front_limits *lim, int max, int per,
 	lim->hub_fd = fd;
 	return 0;
 fail:
+	front_shares_free(l->shares);
 	(void)munmap(l, sizeof(*l));
 	return -1;
 }
@@ -183,18 +191,13 @@ void
 front_listen_hub_died(const struct front_limits *lim)
 {
 	struct front_listen	*l = lim->listen;
-	size_t			 i;
 	int			 n;
 
 	if (l == NULL)
 		return;
 	n = __atomic_exchange_n(&l->hub_held, 0, __ATOMIC_ACQ_REL);
 	__atomic_sub_fetch(&l->held, n, __ATOMIC_ACQ_REL);
-	for (i = 0; i < FRONT_SHARES; i++) {
-		n = __atomic_exchange_n(&l->hub_share[i], 0,
-		    __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->share[i], n, __ATOMIC_ACQ_REL);
-	}
+	front_shares_hub_died(l->shares);
 	__atomic_store_n(&l->lists_streams, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->resource_streams, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->hub_up, 0, __ATOMIC_RELAXED);
@@ -205,26 +208,21 @@ front_listen_hub_died(const struct front_limits *lim)
 /* This worker's reservation for the request in flight. */
 static int		 reserved;	/* a slot is ours */
 static int		 handed;	/* ... and the hub has it */
-static unsigned int	 reserved_bucket;
+static unsigned char	 reserved_share[FRONT_SHARE_LEN]; /* its principal */
 static int		 sendfd = -1;	/* unbound: to the hub's path */
 
-/* Take back a slot and a share; `hub': the hub's own counts too. */
+/*
+ * Take back a share (`d', its principal's digest: share.c) and a slot;
+ * `hub': the hub's own counts too.
+ */
 void
-front_listen_unreserve(struct front_listen *l, unsigned int b, int hub)
+front_listen_unreserve(struct front_listen *l, const unsigned char *d,
+    int hub)
 {
-	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-	__atomic_sub_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL);
-	if (hub) {
+	front_share_give(l->shares, d, hub);
+	if (hub)
 		__atomic_sub_fetch(&l->hub_held, 1, __ATOMIC_ACQ_REL);
-		__atomic_sub_fetch(&l->hub_share[b], 1, __ATOMIC_ACQ_REL);
-	}
-}
-
-/* The bucket of who holds the stream (the library's `who'). */
-static unsigned int
-share_of(const struct wymcp_listen *wl)
-{
-	return front_share_bucket(wl->who != NULL ? wl->who : "");
+	__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -237,25 +235,27 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
     const struct wymcp_listen *wl)
 {
 	struct front_listen	*l = lim->listen;
-	unsigned int		 b;
+	unsigned char		 d[FRONT_SHARE_LEN];
+	int			 rc;
 
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
-	b = share_of(wl);
 	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
 		return -1;
 	}
-	if (__atomic_add_fetch(&l->share[b], 1, __ATOMIC_ACQ_REL) > l->per) {
-		front_listen_unreserve(l, b, 0);
+	/* The principal's own share (share.c: exact, never a bucket's). */
+	front_share_digest(l->shares, wl->who, d);
+	if ((rc = front_share_take(l->shares, d, l->per)) != 1) {
+		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
-		return -2;
+		return rc == 0 ? -2 : -1;
 	}
 	reserved = 1;
 	handed = 0;
-	reserved_bucket = b;
+	memcpy(reserved_share, d, sizeof(d));
 	return 0;
 }
 
@@ -344,8 +344,6 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 		json_object_object_add(o, "who",
 		    json_object_new_string(wl->who));
 	json_object_object_add(o, "lists", json_object_new_int(wl->lists));
-	json_object_object_add(o, "share",
-	    json_object_new_int((int)reserved_bucket));
 	if (wl->mount != NULL)
 		json_object_object_add(o, "mount",
 		    json_object_new_string(wl->mount));
@@ -383,7 +381,7 @@ front_listen_done(const struct front_limits *lim)
 	int	 h = handed;
 
 	if (reserved && !handed && lim->listen != NULL)
-		front_listen_unreserve(lim->listen, reserved_bucket, 0);
+		front_listen_unreserve(lim->listen, reserved_share, 0);
 	reserved = handed = 0;
 	return h;
 }

@@ -11,8 +11,10 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
 	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
 	%reldir%/start.c %reldir%/server.c %reldir%/reload.c \
-	%reldir%/backend.c %reldir%/call.c
-%canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS)
+	%reldir%/backend.c %reldir%/call.c %reldir%/audit.c \
+	%reldir%/ratelimit.c %reldir%/otlp.c %reldir%/metrics.c
+%canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
+	$(SODIUM_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \
-	$(FCGI_LIBS) $(JSONC_LIBS)
+	$(FCGI_LIBS) $(JSONC_LIBS) $(SODIUM_LIBS)
 %canon_reldir%_wymcp_fcgi_LDFLAGS = $(AM_LDFLAGS)

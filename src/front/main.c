@@ -348,6 +348,25 @@ drop_and_limit(const struct front_opts *o, const struct front_ident *id)
 		    "--task-runners: tasks are stored here but run only by the "
 		    "runners of another instance sharing the store");
 	front_memory_limit(o->memory);
+	/* As the user the workers run as, who reopen it (audit.c). */
+	if (front_audit_open(o->audit_log) == -1)
+		errx(1, "--audit-log %s: cannot be opened", o->audit_log);
+}
+
+/*
+ * With a pool (fd, not CGI): the status page's histograms (metrics.c)
+ * and the span exporter, a child of the supervisor (otlp.c).
+ */
+static void
+operators(const struct front_opts *o, int fd)
+{
+	if (fd == -1)
+		return;
+	if (o->status_path != NULL && front_metrics_setup() == -1)
+		errx(1, "the status page's histograms: out of memory");
+	if (front_otlp_setup(o->otlp_endpoint) == -1)
+		errx(1, "--otlp-endpoint %s: cannot export there",
+		    o->otlp_endpoint);
 }
 
 /*
@@ -451,6 +470,7 @@ main(int argc, char *argv[])
 		nonblock(relayfd);
 	}
 	drop_and_limit(&opts, &id);
+	operators(&opts, fd);
 
 	pool_limits(&lim, &opts, local);
 	if (fd != -1) {

@@ -43,6 +43,8 @@ static void	 opt_relay_listen(const struct front_optdef *, const char *,
 		    struct front_opts *);
 static void	 opt_bus(const struct front_optdef *, const char *,
 		    struct front_opts *);
+static void	 opt_rate_limit(const struct front_optdef *, const char *,
+		    struct front_opts *);
 static void	 opt_help(const struct front_optdef *, const char *,
 		    struct front_opts *);
 static void	 opt_version(const struct front_optdef *, const char *,
@@ -166,6 +168,20 @@ const struct front_optdef front_optdefs[] = {
 	    "default: loopback only)") },
 	{ NUM("slow-log-ms", slow_ms, UINT, 0, 3600000, 0, R, "MS",
 	    "log requests slower than MS (0: off)") },
+	{ STR("audit-log", audit_log, R, "PATH|syslog|stderr",
+	    "one JSON line per request (SIGUSR1\n"
+	    "reopens PATH)") },
+	{ STR("otlp-endpoint", otlp_endpoint, R, "URL",
+	    "a span per request to this OTLP/HTTP\n"
+	    "collector (http://HOST:PORT[/PATH])") },
+	{ FLAG("audit-headers", audit_headers, 0,
+	    "the same facts as Wymcp-* response\n"
+	    "headers, for the web server's log") },
+	{ LIST("rate-limit", rate_limits, nrate_limits, R,
+	    "TOOL=N/s|min|h[,burst=B]",
+	    "calls of TOOL (* for any) a principal\n"
+	    "may make (repeatable; per instance)"),
+	    .parse = opt_rate_limit },
 	{ PEERS("allow-peer", peers, npeers, R,
 	    "accept FastCGI connections from these\n"
 	    "addresses only (repeatable)") },
@@ -631,6 +647,20 @@ opt_bus(const struct front_optdef *d, const char *s, struct front_opts *o)
 	o->bus = s;
 }
 
+/* --rate-limit TOOL=RATE (wymcp_rate_parse()), or exit. */
+static void
+opt_rate_limit(const struct front_optdef *d, const char *s,
+    struct front_opts *o)
+{
+	struct wymcp_rate	 r;
+	const char		*eq = strchr(s, '=');
+
+	if (eq == NULL || eq == s || wymcp_rate_parse(eq + 1, &r) != 0)
+		errx(2, "--rate-limit %s: not TOOL=N/UNIT[,burst=B] (UNIT s, "
+		    "min or h; TOOL * for any tool)", s);
+	push(d, o, s);
+}
+
 /*
  * One item of the synopsis, `d' as "[--name ARG]" (and "..." when it
  * repeats), or its own `syn', in `buf'.
@@ -843,6 +873,32 @@ config_path(int argc, char *argv[])
 	return NULL;
 }
 
+int
+front_config_trusted(const char *path, int argc, char *argv[], char *err,
+    size_t errlen)
+{
+	char	 real[PATH_MAX], why[PATH_MAX + 128];
+	int	 i, insecure = 0;
+
+	if (prog_trusted(path, (uid_t)-1, NULL, real, sizeof(real), why,
+	    sizeof(why)) != -1)
+		return 0;
+	/* The file cannot vouch for itself: the command line only. */
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--allow-insecure-files") == 0)
+			insecure = 1;
+	if (!insecure) {
+		snprintf(err, errlen, "--config %s: refused: %s (its options "
+		    "name the modules loaded as root; --allow-insecure-files "
+		    "on the command line reads it anyway, for a development "
+		    "tree)", path, why);
+		return -1;
+	}
+	front_log(WYMCP_LOG_WARNING, "--config %s: %s: read anyway "
+	    "(--allow-insecure-files)", path, why);
+	return 0;
+}
+
 void
 front_options_read(int argc, char *argv[], struct front_opts *o,
     char ***argvp, char **textp)
@@ -857,6 +913,8 @@ front_options_read(int argc, char *argv[], struct front_opts *o,
 		front_options_parse(argc, argv, o);
 		return;
 	}
+	if (front_config_trusted(path, argc, argv, ebuf, sizeof(ebuf)) != 0)
+		errx(2, "%s", ebuf);
 	if (front_config_argv(path, front_longopts(), argc, argv, &n, argvp,
 	    textp, ebuf, sizeof(ebuf)) != 0)
 		errx(2, "--config %s", ebuf);

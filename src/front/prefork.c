@@ -79,7 +79,7 @@ struct pool {
 	pid_t			 self;		/* the supervisor's pid */
 };
 
-static volatile sig_atomic_t	 got_chld, got_term, got_hup;
+static volatile sig_atomic_t	 got_chld, got_term, got_hup, got_usr1;
 
 /*
  * Supervisor signal handler: set a flag, nothing else.  The signals
@@ -95,6 +95,9 @@ onsig(int sig)
 		break;
 	case SIGHUP:
 		got_hup = 1;
+		break;
+	case SIGUSR1:
+		got_usr1 = 1;
 		break;
 	default:
 		got_term = 1;
@@ -214,6 +217,7 @@ child(struct pool *p, struct front_board *b, int kind)
 	sa.sa_handler = SIG_DFL;
 	sigemptyset(&sa.sa_mask);
 	(void)sigaction(SIGCHLD, &sa, NULL);
+	(void)sigaction(SIGUSR1, &sa, NULL);	/* a worker's stop */
 	(void)sigprocmask(SIG_SETMASK, &p->workermask, NULL);
 	for (i = 0; i < p->nw; i++)
 		if (p->w[i].pid != -1 && p->w[i].board != NULL)
@@ -520,8 +524,10 @@ reap(struct pool *p, long long now)
 				w = &p->w[i];
 				break;
 			}
-		if (w == NULL)
+		if (w == NULL) {
+			front_otlp_reaped(pid);	/* the span exporter? */
 			continue;
+		}
 		if (w->hub) {
 			/* Its streams are gone: so are their slots. */
 			front_listen_hub_died(p->lim);
@@ -710,8 +716,13 @@ reload_server(struct pool *p)
 	return 1;
 }
 
-/* The signals the supervisor handles. */
-static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+/*
+ * The signals the supervisor handles (SIGUSR1: the audit log was
+ * rotated, audit.c).
+ */
+#define NSIGS	5
+static const int	 sigs[NSIGS] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP,
+			    SIGUSR1 };
 
 /*
  * Block the supervisor's signals (the mask before in *origmask), set
@@ -721,20 +732,20 @@ static const int	 sigs[4] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
  */
 static void
 signals_setup(struct pool *p, sigset_t *origmask, sigset_t *waitmask,
-    struct sigaction osa[4])
+    struct sigaction osa[NSIGS])
 {
 	struct sigaction	 sa;
 	sigset_t		 set;
 	size_t			 i;
 
 	sigemptyset(&set);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSIGS; i++)
 		sigaddset(&set, sigs[i]);
 	if (sigprocmask(SIG_BLOCK, &set, origmask) == -1)
 		err(1, "sigprocmask");
 	*waitmask = *origmask;
 	p->workermask = *origmask;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSIGS; i++)
 		sigdelset(waitmask, sigs[i]);
 	sigdelset(&p->workermask, SIGCHLD);
 	sigaddset(&p->workermask, SIGTERM);
@@ -744,7 +755,7 @@ signals_setup(struct pool *p, sigset_t *origmask, sigset_t *waitmask,
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = onsig;
 	sa.sa_mask = set;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < NSIGS; i++) {
 		sa.sa_flags = sigs[i] == SIGCHLD ? SA_NOCLDSTOP : 0;
 		if (sigaction(sigs[i], &sa, &osa[i]) == -1)
 			err(1, "sigaction");
@@ -841,7 +852,7 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
     front_reload_fn reload)
 {
 	struct pool		 p;
-	struct sigaction	 osa[4];
+	struct sigaction	 osa[NSIGS];
 	struct timespec		 ts;
 	sigset_t		 origmask, waitmask;
 	long long		 now, next;
@@ -872,6 +883,10 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 			stopping = 1;
 			stop_all(&p, now, owned);
 		}
+		if (got_usr1) {
+			got_usr1 = 0;
+			front_audit_reopen();
+		}
 		if (got_hup) {
 			got_hup = 0;
 			if (!stopping && reload_server(&p))
@@ -891,7 +906,7 @@ front_prefork(struct wymcp_server **srvp, int listenfd, int owned,
 
 	front_log(WYMCP_LOG_INFO, "all workers stopped");
 	*srvp = p.srv;
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < NSIGS; i++)
 		(void)sigaction(sigs[i], &osa[i], NULL);
 	(void)sigprocmask(SIG_SETMASK, &origmask, NULL);
 	free(p.w);

@@ -29,8 +29,8 @@
  * --max-asking caps the workers holding at once (the counter, with
  * __atomic builtins; the supervisor gives back the place of a worker
  * that died holding one), and --max-asking-per-principal those one
- * principal holds (a count per bucket of its name: front_share_bucket),
- * so that one principal cannot take every place.  Asking needs a
+ * principal holds (counted exactly per principal: share.c), so that
+ * one principal cannot take every place.  Asking needs a
  * second worker to take the answer: with one worker it is off.
  */
 #ifdef HAVE_CONFIG_H
@@ -126,6 +126,13 @@ front_relay_setup(struct front_limits *lim, int workers, int max_asking,
 		return -1;
 	}
 	memset(r, 0, sizeof(*r));
+	if ((r->shares = front_shares_new(max_asking)) == NULL) {
+		front_log(WYMCP_LOG_ERR, "shares per principal: %s",
+		    strerror(errno));
+		(void)munmap(r, sizeof(*r));
+		(void)rmdir(dir);
+		return -1;
+	}
 	r->max = max_asking;
 	if (per_principal < 0)
 		per_principal = max_asking / 2 > 0 ? max_asking / 2 : 1;
@@ -177,9 +184,8 @@ void
 front_relay_dead(const struct front_limits *lim, struct front_board *b)
 {
 	if (lim->relay != NULL && b != NULL && b->asking) {
+		front_share_give(lim->relay->shares, b->asking_share, 0);
 		__atomic_sub_fetch(&lim->relay->asking, 1, __ATOMIC_SEQ_CST);
-		__atomic_sub_fetch(&lim->relay->share[b->asking_share %
-		    FRONT_SHARES], 1, __ATOMIC_SEQ_CST);
 		b->asking = 0;
 	}
 }
@@ -194,7 +200,7 @@ front_relay_hold(const char *who)
 {
 	struct front_relay	*r;
 	struct sockaddr_un	 sa;
-	unsigned int		 b;
+	unsigned char		 d[FRONT_SHARE_LEN];
 	int			 n;
 
 	if (h.lim == NULL || (r = h.lim->relay) == NULL || h.fd != -1)
@@ -204,18 +210,20 @@ front_relay_hold(const char *who)
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		return NULL;
 	}
-	b = who != NULL ? front_share_bucket(who) : FRONT_SHARES - 1;
-	n = __atomic_add_fetch(&r->share[b], 1, __ATOMIC_SEQ_CST);
-	if (who != NULL && n > r->per) {
-		__atomic_sub_fetch(&r->share[b], 1, __ATOMIC_SEQ_CST);
+	/* Without `who' (an older library) one share of "", no cap. */
+	front_share_digest(r->shares, who != NULL ? who : "", d);
+	if ((n = front_share_take(r->shares, d, who != NULL ? r->per :
+	    r->max)) != 1) {
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&r->refused_share, 1, __ATOMIC_RELAXED);
-		front_log(WYMCP_LOG_WARNING, "a question not asked: its "
-		    "principal holds %d already (--max-asking-per-principal)",
-		    r->per);
+		front_log(WYMCP_LOG_WARNING, n == 0 ? "a question not asked: "
+		    "its principal holds %d already "
+		    "(--max-asking-per-principal)" : "a question not asked: "
+		    "no room for another principal (%d at most)", n == 0 ?
+		    r->per : r->max);
 		return NULL;
 	}
-	h.board->asking_share = b;
+	memcpy(h.board->asking_share, d, sizeof(d));
 	h.board->asking = 1;
 	snprintf(h.local, sizeof(h.local), "%ld.%lu", (long)getpid(), ++h.n);
 	if (r->self[0] != '\0')
@@ -255,10 +263,9 @@ front_relay_release(void)
 		h.path[0] = '\0';
 	}
 	if (h.board != NULL && h.board->asking) {
+		front_share_give(h.lim->relay->shares,
+		    h.board->asking_share, 0);
 		__atomic_sub_fetch(&h.lim->relay->asking, 1,
-		    __ATOMIC_SEQ_CST);
-		__atomic_sub_fetch(&h.lim->relay->share[
-		    h.board->asking_share % FRONT_SHARES], 1,
 		    __ATOMIC_SEQ_CST);
 		h.board->asking = 0;
 	}

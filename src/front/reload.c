@@ -71,6 +71,8 @@ reread_options(char ***argvp, char **textp, char *err, size_t errlen)
 	pid_t			 pid;
 	int			 nargc, st;
 
+	if (front_config_trusted(path, main_argc, main_argv, err, errlen))
+		return NULL;
 	if (front_config_argv(path, front_longopts(), main_argc, main_argv,
 	    &nargc, argvp, textp, err, errlen) != 0)
 		return NULL;

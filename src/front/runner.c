@@ -54,6 +54,7 @@ front_runner(struct wymcp_server *srv, const struct front_limits *lim,
 	front_log(WYMCP_LOG_DEBUG, "task runner ready");
 	while (!stopsig || wymcp_server_task_unstored(srv)) {
 		front_watch_begin();
+		front_audit_begin(NULL);	/* a run's line and span */
 		rc = wymcp_server_run_task(srv);
 		(void)front_watch_end();
 		if (rc > 0) {

@@ -278,6 +278,8 @@ load_exec(struct wymcp_server *srv, const struct front_opts *o,
  * per-process work, done once before the fork, and again at a reload).
  * `cgi': this process serves one request.  NULL with why in `err'.
  */
+static struct front_rates	*rates;		/* the pool's buckets */
+
 struct wymcp_server *
 front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 {
@@ -295,6 +297,35 @@ front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	 * request if it needs it, not by every start.
 	 */
 	wymcp_server_set_lazy(srv, cgi);
+	/*
+	 * Rate limits (ratelimit.c): one table for the pool, made with the
+	 * first server, before the fork, with the start's --rate-limit
+	 * rules; none for CGI, whose every request is a process of its own.
+	 */
+	if (!cgi && rates == NULL) {
+		for (i = 0; i < o->nrate_limits; i++)
+			if (front_rate_rule(o->rate_limits[i]) != 0) {
+				snprintf(err, errlen, "--rate-limit %s: out of "
+				    "memory", o->rate_limits[i]);
+				wymcp_server_free(srv);
+				return NULL;
+			}
+		if ((rates = front_rates_new()) == NULL) {
+			snprintf(err, errlen, "the rate limits' table: out "
+			    "of memory");
+			wymcp_server_free(srv);
+			return NULL;
+		}
+	}
+	if (rates != NULL)
+		wymcp_server_set_admit_fn(srv, front_rate_admit, rates);
+	/* What the operators' features read of each request (audit.c). */
+	wymcp_server_set_request_detail(srv,
+	    (o->audit_log != NULL || o->otlp_endpoint != NULL ?
+	    WYMCP_DETAIL_HOOK : 0) |
+	    (o->otlp_endpoint != NULL ? WYMCP_DETAIL_TRACE : 0) |
+	    (!cgi && o->status_path != NULL ? WYMCP_DETAIL_OUTCOME : 0) |
+	    (o->audit_headers ? WYMCP_DETAIL_HEADERS : 0));
 	wymcp_server_set_request_timeout(srv, (unsigned long)o->timeout *
 	    1000);
 	if (o->max_body > 0)

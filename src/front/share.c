@@ -1,21 +1,319 @@
-/* share.c - the buckets of shares per principal (hub.c, relay.c) */
+/*
+ * share.c - exact shares per principal (hub.c: listen streams,
+ * relay.c: held questions)
+ *
+ * A share is counted per principal, never per bucket of principals:
+ * the table holds each principal that holds a share now, by a 16-byte
+ * BLAKE2b of its name (`who': the principal, or "addr:" and the
+ * client's address) keyed with 32 random bytes drawn when the table is
+ * made, so that nobody can choose two names that meet (a chance
+ * meeting is one in 2^64 per pair), and its counts.  It lives in
+ * shared memory (mmap MAP_SHARED, made before the fork) at the same
+ * address in every process of the pool.
+ *
+ * Open addressing with linear probing: a principal whose count falls
+ * to 0 leaves the table (backward-shift deletion: no tombstones), so
+ * the table holds at most as many principals as hold something.  Its
+ * caller takes an instance slot first (--max-listeners, --max-asking),
+ * so at most `max' principals are in it (a few more for a moment, while
+ * holders give back), and it has the first power of two at least
+ * 2 * max slots (16 at least) of 24 bytes: at most half full, a probe
+ * ends within a short cluster.  48 KiB for the default --max-listeners
+ * 1024, 48 MiB for the largest (1,000,000), of which only the pages
+ * principals land on are ever touched.  Should it be three quarters
+ * full all the same, a new principal is refused (the caller answers
+ * 503 with Retry-After), never merged with another.
+ *
+ * Every change holds a process-shared robust mutex for a few probes.
+ * A process that dies holding it (a worker killed at its time limit)
+ * leaves it to the next taker (EOWNERDEAD), which rebuilds the table
+ * from the slots that hold something before it goes on, so a change
+ * cut short can leave neither a hole in a cluster nor a principal
+ * twice.
+ */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/mman.h>
+
+#include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
 
 #include "front.h"
 
-/* FNV-1a of `s', for the bucket of who holds a share. */
-unsigned int
-front_share_bucket(const char *s)
-{
-	uint32_t	 h = 2166136261u;
+/* One principal's slot: n 0 is an empty slot. */
+struct share_slot {
+	unsigned char	 d[FRONT_SHARE_LEN];	/* keyed digest of `who' */
+	int		 n;		/* shares held */
+	int		 hub;		/* ... of them by the hub */
+};
 
-	for (; *s != '\0'; s++) {
-		h ^= (unsigned char)*s;
-		h *= 16777619u;
+struct front_shares {
+	pthread_mutex_t	 lock;		/* robust, process-shared */
+	unsigned char	 key[crypto_generichash_KEYBYTES];
+	size_t		 cap;		/* slots, a power of two */
+	size_t		 used;		/* principals in the table */
+	unsigned long	 full;		/* new principals refused: no room */
+	size_t		 bytes;		/* the mapping's length */
+	struct share_slot slot[];
+};
+
+size_t
+front_shares_slots(int max)
+{
+	size_t	 cap = 16;
+
+	while (cap < (size_t)(max > 0 ? max : 1) * 2)
+		cap *= 2;
+	return cap;
+}
+
+size_t
+front_shares_bytes(int max)
+{
+	return sizeof(struct front_shares) +
+	    front_shares_slots(max) * sizeof(struct share_slot);
+}
+
+struct front_shares *
+front_shares_new(int max)
+{
+	struct front_shares	*t;
+	pthread_mutexattr_t	 a;
+	size_t			 len = front_shares_bytes(max);
+
+	if (sodium_init() < 0)
+		return NULL;
+	t = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return NULL;
+	if (pthread_mutexattr_init(&a) != 0)
+		goto fail;
+	if (pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
+	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
+	    pthread_mutex_init(&t->lock, &a) != 0) {
+		(void)pthread_mutexattr_destroy(&a);
+		goto fail;
 	}
-	return h % FRONT_SHARES;
+	(void)pthread_mutexattr_destroy(&a);
+	randombytes_buf(t->key, sizeof(t->key));
+	t->cap = front_shares_slots(max);
+	t->bytes = len;
+	return t;
+fail:
+	(void)munmap(t, len);
+	return NULL;
+}
+
+void
+front_shares_free(struct front_shares *t)
+{
+	if (t != NULL)
+		(void)munmap(t, t->bytes);
+}
+
+void
+front_share_digest(const struct front_shares *t, const char *who,
+    unsigned char d[FRONT_SHARE_LEN])
+{
+	if (who == NULL)
+		who = "";
+	crypto_generichash(d, FRONT_SHARE_LEN, (const unsigned char *)who,
+	    strlen(who), t->key, sizeof(t->key));
+}
+
+/* The slot a digest starts its probe at. */
+static size_t
+home(const struct front_shares *t, const unsigned char *d)
+{
+	uint64_t	 h;
+
+	memcpy(&h, d, sizeof(h));
+	return (size_t)h & (t->cap - 1);
+}
+
+/* The slot holding `d', or the empty one that ends its probe; -1: full. */
+static ssize_t
+find(const struct front_shares *t, const unsigned char *d)
+{
+	size_t	 i, k;
+
+	for (k = 0, i = home(t, d); k < t->cap; k++, i = (i + 1) &
+	    (t->cap - 1))
+		if (t->slot[i].n == 0 ||
+		    memcmp(t->slot[i].d, d, FRONT_SHARE_LEN) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/*
+ * Empty slot `i' and move back the slots after it that would no longer
+ * be found (Knuth's algorithm R for linear probing).
+ */
+static void
+remove_at(struct front_shares *t, size_t i)
+{
+	size_t	 j = i, h, m = t->cap - 1;
+
+	for (;;) {
+		t->slot[i].n = 0;
+		t->slot[i].hub = 0;
+		for (;;) {
+			j = (j + 1) & m;
+			if (t->slot[j].n == 0)
+				return;
+			h = home(t, t->slot[j].d);
+			/* Stays when its home is cyclically in (i, j]. */
+			if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+				continue;
+			break;
+		}
+		t->slot[i] = t->slot[j];
+		i = j;
+	}
+}
+
+/*
+ * After a holder died in the middle of a change: put every slot that
+ * holds something back where a probe finds it, each principal once.
+ */
+static void
+rebuild(struct front_shares *t)
+{
+	struct share_slot	*old;
+	size_t			 i, n = t->cap * sizeof(*old);
+	ssize_t			 j;
+
+	if ((old = malloc(n)) == NULL) {
+		/* No memory: forget the counts rather than misplace them. */
+		memset(t->slot, 0, n);
+		t->used = 0;
+		return;
+	}
+	memcpy(old, t->slot, n);
+	memset(t->slot, 0, n);
+	t->used = 0;
+	for (i = 0; i < t->cap; i++) {
+		if (old[i].n <= 0 || (j = find(t, old[i].d)) == -1 ||
+		    t->slot[j].n != 0)
+			continue;
+		t->slot[j] = old[i];
+		t->used++;
+	}
+	free(old);
+}
+
+static void
+lock(struct front_shares *t)
+{
+	if (pthread_mutex_lock(&t->lock) == EOWNERDEAD) {
+		rebuild(t);
+		(void)pthread_mutex_consistent(&t->lock);
+		front_log(WYMCP_LOG_WARNING, "a process died changing the "
+		    "shares per principal: their table is rebuilt");
+	}
+}
+
+static void
+unlock(struct front_shares *t)
+{
+	(void)pthread_mutex_unlock(&t->lock);
+}
+
+int
+front_share_take(struct front_shares *t, const unsigned char *d, int per)
+{
+	ssize_t		 i;
+	int		 rc = 1;
+
+	lock(t);
+	if ((i = find(t, d)) == -1 ||
+	    (t->slot[i].n == 0 && t->used >= t->cap / 4 * 3)) {
+		t->full++;
+		rc = -1;
+	} else if (t->slot[i].n >= per)
+		rc = 0;
+	else {
+		if (t->slot[i].n == 0) {
+			memcpy(t->slot[i].d, d, FRONT_SHARE_LEN);
+			t->slot[i].hub = 0;
+			t->used++;
+		}
+		t->slot[i].n++;
+	}
+	unlock(t);
+	return rc;
+}
+
+void
+front_share_give(struct front_shares *t, const unsigned char *d, int hub)
+{
+	ssize_t		 i;
+
+	lock(t);
+	if ((i = find(t, d)) != -1 && t->slot[i].n > 0) {
+		if (hub && t->slot[i].hub > 0)
+			t->slot[i].hub--;
+		if (--t->slot[i].n == 0) {
+			remove_at(t, (size_t)i);
+			t->used--;
+		}
+	}
+	unlock(t);
+}
+
+void
+front_share_to_hub(struct front_shares *t, const unsigned char *d)
+{
+	ssize_t		 i;
+
+	lock(t);
+	if ((i = find(t, d)) != -1 && t->slot[i].n > t->slot[i].hub)
+		t->slot[i].hub++;
+	unlock(t);
+}
+
+void
+front_shares_hub_died(struct front_shares *t)
+{
+	size_t		 i;
+
+	lock(t);
+	for (i = 0; i < t->cap; i++) {
+		t->slot[i].n -= t->slot[i].hub;
+		t->slot[i].hub = 0;
+	}
+	/* Put the principals that still hold something back in place. */
+	rebuild(t);
+	unlock(t);
+}
+
+int
+front_share_count(struct front_shares *t, const unsigned char *d)
+{
+	ssize_t		 i;
+	int		 n;
+
+	lock(t);
+	n = (i = find(t, d)) != -1 ? t->slot[i].n : 0;
+	unlock(t);
+	return n;
+}
+
+void
+front_shares_figures(struct front_shares *t, size_t *used, size_t *cap,
+    unsigned long *full)
+{
+	lock(t);
+	*used = t->used;
+	*cap = t->cap;
+	*full = t->full;
+	unlock(t);
 }

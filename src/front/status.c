@@ -413,6 +413,15 @@ struct now {
 	const struct front_listen *listen;	/* the hub's, or NULL */
 	size_t			 exec_tools;	/* exec tools served */
 	int			 landlock;	/* their Landlock ABI */
+	/* Operators' (ratelimit.c, audit.c): */
+	int			 rates;		/* a table of buckets */
+	unsigned long		 rate_refused, rate_full;
+	size_t			 rate_pairs;
+	int			 audit;		/* --audit-log */
+	unsigned long		 audit_lines, audit_failed;
+	int			 otlp;		/* --otlp-endpoint */
+	unsigned long		 span_queued, span_dropped, span_exported;
+	unsigned long		 span_failed;
 };
 
 /* Fill *nw for the page. */
@@ -432,6 +441,14 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 	nw->listen = lim->listen;
 	nw->exec_tools = wymcp_server_exec_count(srv);
 	nw->landlock = wymcp_exec_landlock();
+	if ((nw->rates = front_rates_current() != NULL))
+		front_rate_counts(front_rates_current(), &nw->rate_refused,
+		    &nw->rate_full, &nw->rate_pairs);
+	if ((nw->audit = front_audit_on()))
+		front_audit_counts(&nw->audit_lines, &nw->audit_failed);
+	if ((nw->otlp = front_otlp_on()))
+		front_otlp_counts(&nw->span_queued, &nw->span_dropped,
+		    &nw->span_exported, &nw->span_failed);
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -477,6 +494,18 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 	if (nw->exec_tools > 0)
 		n = put(buf, cap, n, ",\"execTools\":{\"tools\":%zu,"
 		    "\"landlockAbi\":%d}", nw->exec_tools, nw->landlock);
+	if (nw->rates)
+		n = put(buf, cap, n, ",\"rateLimits\":{\"refused\":%lu,"
+		    "\"refusedTableFull\":%lu,\"pairs\":%zu}",
+		    nw->rate_refused, nw->rate_full, nw->rate_pairs);
+	if (nw->audit)
+		n = put(buf, cap, n, ",\"audit\":{\"lines\":%lu,"
+		    "\"failed\":%lu}", nw->audit_lines, nw->audit_failed);
+	if (nw->otlp)
+		n = put(buf, cap, n, ",\"spans\":{\"queued\":%lu,"
+		    "\"dropped\":%lu,\"exported\":%lu,\"failed\":%lu}",
+		    nw->span_queued, nw->span_dropped, nw->span_exported,
+		    nw->span_failed);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -573,6 +602,38 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
+	if (nw->rates)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_rate_limited_total Tool calls refused past "
+		    "a rate limit (429).\n"
+		    "# TYPE wymcp_rate_limited_total counter\n"
+		    "wymcp_rate_limited_total %lu\n"
+		    "# HELP wymcp_rate_limit_pairs Principal and tool pairs "
+		    "with a bucket that is not full.\n"
+		    "# TYPE wymcp_rate_limit_pairs gauge\n"
+		    "wymcp_rate_limit_pairs %zu\n", nw->rate_refused,
+		    nw->rate_pairs);
+	if (nw->audit)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_audit_lines_total Audit lines written, and "
+		    "not written.\n"
+		    "# TYPE wymcp_audit_lines_total counter\n"
+		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
+		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
+		    nw->audit_lines, nw->audit_failed);
+	n = front_metrics_prom(buf, cap, n);
+	if (nw->otlp)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_spans_total Spans by fate: queued for the "
+		    "exporter, dropped (queue full), exported, failed (the "
+		    "endpoint did not take them).\n"
+		    "# TYPE wymcp_spans_total counter\n"
+		    "wymcp_spans_total{fate=\"queued\"} %lu\n"
+		    "wymcp_spans_total{fate=\"dropped\"} %lu\n"
+		    "wymcp_spans_total{fate=\"exported\"} %lu\n"
+		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
+		    nw->span_queued, nw->span_dropped, nw->span_exported,
+		    nw->span_failed);
 	return n;
 }
 
@@ -585,7 +646,7 @@ int
 front_status_serve(struct wymcp_server *srv, const struct front_limits *lim,
     FCGX_Request *req)
 {
-	static char	 page[32768];
+	static char	 page[32768 + 128 * 17 * 160];
 	struct now	 nw;
 	char		 head[256];
 	const char	*uri, *q, *accept;

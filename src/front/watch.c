@@ -294,6 +294,8 @@ on_request(void *arg, const struct wymcp_request_info *ri)
 		follow(ri->deadline_ms);
 	if (ri->nomem)
 		nomem = 1;
+	if (ri->done && ri->detail != NULL)
+		front_audit_request(ri);
 }
 
 int

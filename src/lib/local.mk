@@ -8,6 +8,7 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/jsonf.c \
 	%reldir%/jsonrpc.c \
 	%reldir%/meta.c \
+	%reldir%/rate.c \
 	%reldir%/schema.c \
 	%reldir%/text.c \
 	%reldir%/uritpl.c

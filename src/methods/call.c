@@ -67,8 +67,14 @@ with_defaults(struct wymcp_ctx *ctx, struct json_object *args,
 /*
  * The answers this round carries: the sealed requestState's (earlier
  * rounds), with this round's inputResponses merged over them
- * (basic/patterns/mrtr.mdx).  Answers preset on the context (the
- * testing API's) stand in for a requestState.  Returns 0, or -1 after
+ * (basic/patterns/mrtr.mdx), but only for the questions that state
+ * asked: a first round (no requestState) has no answers, whatever
+ * inputResponses it carries (the seed: answers is %{} on a first
+ * round), and an answer to a question never asked is ignored (mrtr.mdx:
+ * a server SHOULD ignore input responses it does not recognise).  The
+ * tool then asks its question, so that no confirmation is ever taken
+ * from answers sent ahead.  Answers preset on the context (the testing
+ * API's) stand in for a requestState's.  Returns 0, or -1 after
  * replying with the error (-32602 for a malformed inputResponses or a
  * requestState that does not open).
  */
@@ -76,6 +82,8 @@ static int
 answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	struct json_object	*resp = NULL, *st = NULL, *merged;
+	struct json_object	*asked = NULL;
+	int			 ignored = 0;
 
 	if (json_object_object_get_ex(ctx->req.params, "inputResponses",
 	    &resp) &&
@@ -91,29 +99,33 @@ answers(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		return -1;
 	}
 	merged = ctx->call.answers;
-	if (st != NULL &&
-	    wymcp__unseal(ctx, json_object_get_string(st), &merged)) {
+	if (st != NULL && wymcp__unseal(ctx, json_object_get_string(st),
+	    &merged, &asked)) {
 		wymcp__reply_invalid(ctx, r, "Invalid requestState: it may "
 		    "have expired, or belong to another call or user");
 		return -1;
 	}
-	/*
-	 * Nothing to merge over: this round's answers are the answers, as
-	 * they came (the request owns them).
-	 */
-	if (merged == NULL && resp != NULL) {
-		ctx->call.answers = resp;
-		return 0;
-	}
-	if (merged == NULL &&
-	    (merged = wymcp_own(ctx, json_object_new_object())) == NULL)
-		goto nomem;
 	if (resp != NULL) {
-		json_object_object_foreach(resp, k, v)
+		json_object_object_foreach(resp, k, v) {
+			if (asked == NULL ||
+			    !json_object_object_get_ex(asked, k, NULL)) {
+				ignored++;
+				continue;
+			}
+			if (merged == NULL && (merged = wymcp_own(ctx,
+			    json_object_new_object())) == NULL)
+				goto nomem;
 			if (json_object_object_add(merged, k,
 			    json_object_get(v)))
 				goto nomem;
+		}
 	}
+	if (ignored > 0)
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: %d inputResponses "
+		    "ignored: %s", ctx->call.name != NULL ? ctx->call.name :
+		    "-", ignored, st == NULL ? "a first round has no answers "
+		    "(no requestState)" : "the requestState asked no such "
+		    "question");
 	ctx->call.answers = merged;
 	return 0;
 nomem:
@@ -153,7 +165,7 @@ input_required(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "needs a key file)", NULL);
 		return;
 	}
-	if ((tok = wymcp__seal(ctx, run->used)) == NULL ||
+	if ((tok = wymcp__seal(ctx, run->used, run->pending)) == NULL ||
 	    (res = json_object_new_object()) == NULL) {
 		wymcp__reply_error(ctx, r, 500, WYMCP__INTERNAL_ERROR,
 		    "Internal error: could not seal the requestState", NULL);
@@ -410,6 +422,44 @@ as_task(struct wymcp_ctx *ctx, struct wymcp__reply *r,
  * NULL (no arguments).  The wire (tools.c) and the testing API both
  * call this.
  */
+/*
+ * Rate limits (wymcp_server_set_admit_fn()): a call's first round (no
+ * requestState: a round of a call under way is never refused) asks
+ * the program's hook, which may refuse it for a while: 429 with
+ * Retry-After, and JSON-RPC error -32029 with data.retryAfterMs.  A
+ * task's run is no request and is not asked.  1 when the call goes on.
+ */
+static int
+admitted(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t)
+{
+	struct wymcp_admit	 a;
+	struct json_object	*data;
+	const char		*msg;
+	long			 ms;
+
+	if (ctx->srv->admitfn == NULL || ctx->call.in_task ||
+	    json_object_object_get_ex(ctx->req.params, "requestState", NULL))
+		return 1;
+	a.who = wymcp__ctx_who(ctx);
+	a.tool = t->def->name;
+	a.rate = t->decl.rate;
+	if ((ms = ctx->srv->admitfn(ctx->srv->admitarg, &a)) <= 0)
+		return 1;
+	data = json_object_new_object();
+	json_object_object_add(data, "retryAfterMs",
+	    json_object_new_int64(ms));
+	json_object_object_add(data, "tool", json_object_new_string(a.tool));
+	msg = wymcp_printf(ctx, "Rate limited: tool %s may be called again "
+	    "in %ld ms", a.tool, ms);
+	wymcp__reply_error(ctx, r, 429, WYMCP__RATE_LIMITED,
+	    msg != NULL ? msg : "Rate limited", data);
+	r->retry_after = (int)((ms + 999) / 1000);
+	wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "tool %s: rate limited for %s "
+	    "(%ld ms)", a.tool, wymcp__ctx_quote(ctx, a.who), ms);
+	return 0;
+}
+
 void
 wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
     const struct wymcp__tool *t, struct json_object *args)
@@ -443,6 +493,9 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		    "Invalid arguments");
 		return;
 	}
+
+	if (!admitted(ctx, r, t))
+		return;
 
 	/*
 	 * The tasks extension: a tool that may run as a task, on a

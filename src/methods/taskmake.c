@@ -128,7 +128,8 @@ wymcp__task_object(const struct wymcp__task *t, const char *result_type,
 /*
  * What a runner needs of the request besides the tool and arguments:
  * {"caps": clientCapabilities, "assigns": {...}, "scopes": "...",
- * "key": the call's idempotency key}.  JSON text owned by the request,
+ * "key": the call's idempotency key, "traceparent": the request's span
+ * (with WYMCP_DETAIL_TRACE)}.  JSON text owned by the request,
  * or NULL when out of memory.
  */
 static const char *
@@ -153,6 +154,11 @@ context_text(struct wymcp_ctx *ctx)
 	if ((key = wymcp_idempotency_key(ctx)) == NULL)
 		return NULL;
 	json_object_object_add(c, "key", json_object_new_string(key));
+	/* With spans, the run's is a child of this request's. */
+	if ((ctx->srv->reqdetail & WYMCP_DETAIL_TRACE) &&
+	    (key = wymcp_ctx_traceparent(ctx)) != NULL)
+		json_object_object_add(c, "traceparent",
+		    json_object_new_string(key));
 	return wymcp__json(c);
 }
 

@@ -37,6 +37,126 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
 }
 
 /*
+ * The audit headers (wymcp.h, WYMCP_DETAIL_HEADERS), built into a
+ * fixed buffer: "Name: value" and CRLF each, a value cut at
+ * AUDIT_VALUE_MAX bytes, any byte but printable ASCII (and '%')
+ * %-encoded, so that a client's clientInfo cannot split the head.
+ * At most 8 headers of 3 * AUDIT_VALUE_MAX bytes: the buffer holds them.
+ */
+#define AUDIT_VALUE_MAX	128
+#define AUDIT_HEAD_MAX	(8 * (24 + 3 * AUDIT_VALUE_MAX + 2) + 1)
+
+struct audit_head {
+	char	 b[AUDIT_HEAD_MAX];
+	size_t	 len;
+};
+
+/* Append `v' (n bytes at most; NULL: nothing) %-encoded. */
+static void
+audit_value(struct audit_head *h, const char *v, size_t *room)
+{
+	static const char	 hex[] = "0123456789ABCDEF";
+	unsigned char		 c;
+
+	for (; v != NULL && *v != '\0' && *room > 0; v++, (*room)--) {
+		c = (unsigned char)*v;
+		if (c > 0x20 && c < 0x7f && c != '%')
+			h->b[h->len++] = (char)c;
+		else {
+			h->b[h->len++] = '%';
+			h->b[h->len++] = hex[c >> 4];
+			h->b[h->len++] = hex[c & 0xf];
+		}
+	}
+}
+
+/* One header, "Name: " v1 [sep v2] CRLF; nothing when v1 is NULL. */
+static void
+audit_header(struct audit_head *h, const char *name, const char *v1,
+    const char *sep, const char *v2)
+{
+	size_t	 room = AUDIT_VALUE_MAX, n = strlen(name);
+
+	if (v1 == NULL)
+		return;
+	memcpy(h->b + h->len, name, n);
+	h->len += n;
+	h->b[h->len++] = ':';
+	h->b[h->len++] = ' ';
+	audit_value(h, v1, &room);
+	if (sep != NULL) {
+		audit_value(h, sep, &room);
+		audit_value(h, v2, &room);
+	}
+	h->b[h->len++] = '\r';
+	h->b[h->len++] = '\n';
+}
+
+/* The decimal digits of v into buf[24]. */
+static const char *
+digits(char *buf, long v)
+{
+	unsigned long	 u = v < 0 ? 0UL - (unsigned long)v : (unsigned long)v;
+	char		*p = buf + 23;
+
+	*p = '\0';
+	do {
+		*--p = (char)('0' + u % 10);
+	} while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	return p;
+}
+
+/*
+ * The audit headers of the response about to be written (r), in the
+ * request's arena; NULL when the program did not ask for them.
+ */
+static const char *
+audit_headers(struct wymcp_ctx *ctx, const struct wymcp__reply *r,
+    size_t in)
+{
+	const struct wymcp_request_detail *d;
+	struct audit_head		 h;
+	char				 num[24];
+
+	if (!(ctx->srv->reqdetail & WYMCP_DETAIL_HEADERS) ||
+	    (d = wymcp__detail(ctx, r->status, r->body, in)) == NULL)
+		return NULL;
+	h.len = 0;
+	audit_header(&h, "Wymcp-Principal", d->principal, NULL, NULL);
+	audit_header(&h, "Wymcp-Client", d->client_name, "/",
+	    d->client_version);
+	audit_header(&h, "Wymcp-Target", d->target, NULL, NULL);
+	if (ctx->req.method != NULL &&
+	    strcmp(ctx->req.method, "tools/call") == 0)
+		audit_header(&h, "Wymcp-Round", digits(num, d->round), NULL,
+		    NULL);
+	audit_header(&h, "Wymcp-Outcome", d->outcome, NULL, NULL);
+	if (d->code != 0)
+		audit_header(&h, "Wymcp-Code", digits(num, d->code), NULL,
+		    NULL);
+	audit_header(&h, "Wymcp-Task", d->task_id, NULL, NULL);
+	audit_header(&h, "Wymcp-Args-Digest", d->args_digest, NULL, NULL);
+	return h.len > 0 ? wymcp__arena_strndup(&ctx->arena, h.b, h.len) :
+	    NULL;
+}
+
+/* "Status: NNN " into head (at least 32 bytes); its length. */
+static size_t
+status_head(char *head, size_t size, int status)
+{
+	if (status < 100 || status > 999)
+		return (size_t)snprintf(head, size, "Status: %d ", status);
+	memcpy(head, "Status: ", 8);
+	head[8] = (char)('0' + status / 100);
+	head[9] = (char)('0' + status / 10 % 10);
+	head[10] = (char)('0' + status % 10);
+	head[11] = ' ';
+	return 12;
+}
+
+/*
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202), written into the server's buffer kept between
  * requests: r's status and body, and its headers: `allow` adds
@@ -47,10 +167,10 @@ out(const struct wymcp_io *io, const char *buf, size_t len)
  */
 static enum wymcp_err
 respond(struct wymcp_server *srv, const struct wymcp_io *io,
-    const struct wymcp__reply *r, const char *allow)
+    const struct wymcp__reply *r, const char *allow, const char *audit)
 {
-	char		 head[2048], num[24], retry[32];
-	const char	*b = NULL, *part[16], *session = r->session;
+	char		 head[8192], num[24], retry[32];
+	const char	*b = NULL, *part[20], *session = r->session;
 	struct json_object *body = r->body;
 	size_t		 blen = 0, n = 0, k, len, i, v;
 	int		 status = r->status;
@@ -86,6 +206,8 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 		    r->retry_after);
 		part[n++] = retry;
 	}
+	if (audit != NULL)	/* AUDIT_HEAD_MAX at most: it fits */
+		part[n++] = audit;
 	if (b != NULL) {
 		part[n++] = "Content-Type: application/json\r\n";
 		part[n++] = "Cache-Control: no-store\r\n";
@@ -94,16 +216,7 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 	part[n++] = num + k;
 	part[n++] = "\r\n\r\n";
 	/* What snprintf("Status: %d %s\r\n...") wrote, piece by piece. */
-	if (status >= 100 && status <= 999) {
-		memcpy(head, "Status: ", 8);
-		head[8] = (char)('0' + status / 100);
-		head[9] = (char)('0' + status / 10 % 10);
-		head[10] = (char)('0' + status % 10);
-		head[11] = ' ';
-		len = 12;
-	} else
-		len = (size_t)snprintf(head, sizeof(head), "Status: %d ",
-		    status);
+	len = status_head(head, sizeof(head), status);
 	for (i = 0; i < n; i++) {
 		k = strlen(part[i]);
 		if (k >= sizeof(head) - len)
@@ -737,10 +850,11 @@ bad_body(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 static enum wymcp_err
 finish(struct wymcp_server *srv, const struct wymcp_io *io,
     struct wymcp_ctx *ctx, struct wymcp__reply *r, int notify, int card,
-    const char *allow)
+    const char *allow, size_t len)
 {
 	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
 	enum wymcp_err		 rc;
+	int			 n;
 
 	/*
 	 * Past the time limit, whatever the method answered (a result, a
@@ -768,14 +882,25 @@ finish(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if (notify || r->body == NULL) {
 		/* 202, or 500 with no body: no header of r's. */
 		bare.status = notify ? 202 : 500;
-		rc = respond(srv, io, &bare, NULL);
+		rc = respond(srv, io, &bare, NULL, notify ?
+		    audit_headers(ctx, &bare, len) : NULL);
 	} else
-		rc = respond(srv, io, r, allow);
+		rc = respond(srv, io, r, allow, audit_headers(ctx, r, len));
 	if (r->status != 0)
 		wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx->req.method != NULL ? ctx->req.method : "-", r->status);
 	wymcp__held_release(ctx);
-	wymcp__ctx_publish(ctx, 1);
+	/* What was written, as the request hook's detail tells it. */
+	if (card != 0)
+		n = card > 0 ? 200 : 0;
+	else if (ctx->out.handed || (ctx->out.cancelled &&
+	    !ctx->out.streaming))
+		n = 0;
+	else if (ctx->out.streaming)
+		n = 200;
+	else
+		n = notify || r->body == NULL ? bare.status : r->status;
+	wymcp__ctx_done(ctx, n, notify ? NULL : r->body, len);
 	json_object_put(r->body);
 	wymcp__ctx_free(ctx);
 	return rc;
@@ -811,7 +936,7 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	else if ((n = read_body(srv, io, wymcp__param(&ctx,
 	    WYMCP__P_CONTENT_LENGTH), &len)) != 0) {
 		if (n < 0) {
-			wymcp__ctx_publish(&ctx, 1);
+			wymcp__ctx_done(&ctx, 0, NULL, 0);
 			wymcp__ctx_free(&ctx);
 			return WYMCP_ERR_IO;
 		}
@@ -826,5 +951,5 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		bad_body(&ctx, &r, fault, &jerr);
 	else
 		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL, len);
-	return finish(srv, io, &ctx, &r, notify, card, allow);
+	return finish(srv, io, &ctx, &r, notify, card, allow, len);
 }

@@ -48,7 +48,7 @@ static const struct wymcp__exec_limits defaults = {
 };
 
 enum { T_NAME, T_TITLE, T_DESC, T_IN, T_OUT, T_ANN, T_CAPS, T_SCOPES,
-	T_ICONS, T_META };
+	T_ICONS, T_META, T_RATE };
 
 /* A failure: "member: why". */
 static int
@@ -339,6 +339,14 @@ member(struct wymcp__exec *x, const char *k, struct json_object *v,
 	} else if (strcmp(k, "_meta") == 0) {
 		if (text_of(x, T_META, v, json_type_object) != 0)
 			return fail(err, errlen, k, "must be an object");
+	} else if (strcmp(k, "rate") == 0) {
+		struct wymcp_rate	 r;
+
+		if (str_of(x, T_RATE, v) != 0 ||
+		    wymcp_rate_parse(x->text[T_RATE], &r) != 0)
+			return fail(err, errlen, k, "must be a rate, "
+			    "\"N/s|min|h[,burst=B]\" (wymcp-fcgi(8), RATE "
+			    "LIMITS)");
 	} else if (strcmp(k, "scopes") == 0) {
 		if (scopes(x, v, &why) != 0)
 			return fail(err, errlen, k, why);
@@ -474,6 +482,7 @@ wymcp__exec_parse(const char *name, const char *buf, size_t len,
 	x->def.scopes = x->text[T_SCOPES];
 	x->def.icons = x->text[T_ICONS];
 	x->def.meta = x->text[T_META];
+	x->def.rate = x->text[T_RATE];
 	rc = 0;
 out:
 	json_object_put(o);

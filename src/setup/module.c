@@ -187,7 +187,8 @@ static enum wymcp_err
 tool_decl(struct wymcp_server *srv, const struct wymcp_module *mod,
     const struct wymcp_tool *def, struct wymcp_tool *decl)
 {
-	size_t	 stride;
+	struct wymcp_rate	 rate;
+	size_t			 stride;
 
 	if (!wymcp__tool_name_ok(def->name)) {
 		wymcp__seterr(srv, "module %s: tool name '%s' is not 1 to 128 "
@@ -211,6 +212,12 @@ tool_decl(struct wymcp_server *srv, const struct wymcp_module *mod,
 	}
 	if (decl->scopes != NULL && *decl->scopes == '\0')
 		decl->scopes = NULL;
+	if (decl->rate != NULL && wymcp_rate_parse(decl->rate, &rate) != 0) {
+		wymcp__seterr(srv, "tool %s: rate '%s' is not N/s, N/min or "
+		    "N/h (N from 1 to 1000000), optionally followed by "
+		    "',burst=B'", def->name, decl->rate);
+		return WYMCP_ERR_INVAL;
+	}
 	if ((decl->params != NULL && def->input_schema != NULL) ||
 	    (decl->output != NULL && def->output_schema != NULL)) {
 		wymcp__seterr(srv, "tool %s: declare params or input_schema, "

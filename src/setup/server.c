@@ -180,6 +180,25 @@ wymcp_server_set_request_fn(struct wymcp_server *srv, wymcp_request_fn fn,
 	srv->reqarg = fn != NULL ? arg : NULL;
 }
 
+void
+wymcp_server_set_request_detail(struct wymcp_server *srv, int flags)
+{
+	if (srv != NULL)
+		srv->reqdetail = flags & (WYMCP_DETAIL_HOOK |
+		    WYMCP_DETAIL_HEADERS | WYMCP_DETAIL_TRACE |
+		    WYMCP_DETAIL_OUTCOME);
+}
+
+void
+wymcp_server_set_admit_fn(struct wymcp_server *srv, wymcp_admit_fn fn,
+    void *arg)
+{
+	if (srv == NULL)
+		return;
+	srv->admitfn = fn;
+	srv->admitarg = fn != NULL ? arg : NULL;
+}
+
 /* The list page size; 0 means WYMCP_PAGE_SIZE_DEFAULT. */
 void
 wymcp_server_set_page_size(struct wymcp_server *srv, size_t n)

@@ -136,7 +136,7 @@ struct wymcp__exec {
 	char			*user;		/* "user", or NULL */
 	long long		 uid;		/* its uid, gid; -1: none */
 	long long		 gid;
-	char			*text[10];	/* def's strings, ours */
+	char			*text[11];	/* def's strings, ours */
 };
 /* One wymcp_server_load_exec_dir(): a module of exec tools. */
 struct wymcp__execset {
@@ -243,6 +243,9 @@ struct wymcp_server {
 	int			 logmax;	/* highest priority logged */
 	wymcp_request_fn	 reqfn;		/* the request hook */
 	void			*reqarg;
+	int			 reqdetail;	/* WYMCP_DETAIL_* */
+	wymcp_admit_fn		 admitfn;	/* rate limits, or NULL */
+	void			*admitarg;
 	unsigned long		 timeout_ms;	/* request time limit, 0 */
 	struct json_object	*result_meta;	/* {"…/serverInfo":{…}} */
 	struct json_object	*info_set;	/* the operator's members */

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """e2e_debian.py - the Debian packages (debian/), built, installed,
-served, reloaded, upgraded and purged on this machine.
+served, reloaded, upgraded and purged on this machine, and the units
+run by a real systemd (systemd-nspawn).
 
   B  the packages built from a clean clone of the source tree's HEAD
      (dpkg-buildpackage -b -uc -us), twice: 0.4.0-1, then 0.4.0-2 (a
@@ -29,6 +30,25 @@ served, reloaded, upgraded and purged on this machine.
   R  a module built against the installed libwymcp-dev (pkg-config)
      dropped into the module directory, then systemctl reload wymcp
      (or SIGHUP, the unit's ExecReload=): tools/list lists it
+  N  a real systemd: the host's tree booted by systemd-nspawn
+     (--volatile=yes -D / --keep-unit --register=no --private-network,
+     the host's /etc bound read-only; systemd-container installed when
+     its version is the host's systemd's, else unpacked with dpkg-deb
+     -x into the test's directory), a private nginx inside as a
+     transient unit on a unix socket of the test's directory, with
+     the installed snippet: systemctl start wymcp.socket (the service
+     not running), the first request starts wymcp.service by socket
+     activation, discover, book_room, progress streamed, a listen
+     stream hearing write_note under the unit's sandbox (the note in
+     StateDirectory= /var/lib/wymcp/notes), the 413s; a module added
+     and systemctl reload wymcp while a client calls tools/list
+     without a pause: no call fails, the module is listed, MainPID
+     kept; wymcp@t1 beside it (its own conf and socket, socket
+     activated); systemctl status of both clean; wymcp-authz.socket
+     and .service (a drop-in in /run with a key file of the test's):
+     socket activation, the metadata, a 401 without a token,
+     systemctl reload, status; systemctl stop of every unit leaves no
+     wymcp process; journalctl of the units holds no warning or error
   U  the config file edited, then 0.4.0-2 installed over 0.4.0-1: the
      key and the edited config kept, the service serves again
   X  the Apache conf enabled again, as an admin leaves it: apt-get
@@ -69,9 +89,15 @@ import sys
 import tempfile
 import time
 
+import json
+
 import wymcp_apache
 import wymcp_e2e
 import wymcp_mrtr
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "e2e"))
+import e2e_fronts			# noqa: E402  the checks, Exchange
 from wymcp_e2e import (R, Client, Failed, children, enc, hlist, report,
                        rpc, std_headers, stop_pid, tail)
 
@@ -494,6 +520,11 @@ def serve_checks(w, label, via):
     _, probs, r = t.three_rounds(["/mcp", "/mcp", "/mcp"])
     report("%s book_room through %s: two questions, then the booking" %
            (label, via), probs, r)
+    # Issue 32, item 6: an oversized body gets wymcp's JSON-RPC 413
+    # through the installed snippet and conf, whichever limit it hits.
+    own = 3 * 1048576 if "nginx" in via else None
+    e2e_fronts.Checks(w, Via("%s %s" % (label, via), w.port,
+                             own_limit=own)).too_large()
 
 
 def test_serve(w):
@@ -728,6 +759,498 @@ def test_purge(w):
     w.forget_user()
 
 
+# ------------------------------------------------- a real systemd (N, Z)
+
+NSPAWN_PKG = "systemd-container"
+BOX_NAME = "wymcp-deb"
+INSTANCE = "t1"
+INSTANCE_CONF = "/etc/wymcp/%s.conf" % INSTANCE
+UNITS = ["wymcp.socket", "wymcp.service", "wymcp@%s.socket" % INSTANCE,
+         "wymcp@%s.service" % INSTANCE, "wymcp-authz.socket",
+         "wymcp-authz.service"]
+
+
+def pkg_version(pkg):
+    rc, out = run(["dpkg-query", "-W", "-f", "${Version}", pkg],
+                  check=False)
+    return out.strip() if rc == 0 else None
+
+
+def find_nspawn(w):
+    """systemd-nspawn: the installed one; else systemd-container from
+    Debian when its version is the host's systemd's (installed, purged
+    at the end with what the packages pulled in); else unpacked
+    (dpkg-deb -x) into the test's directory.  None, with a note, when
+    none can be had."""
+    p = shutil.which("systemd-nspawn")
+    if p is not None:
+        return p
+    host = pkg_version("systemd")
+    rc, out = run(["apt-cache", "policy", NSPAWN_PKG], check=False)
+    m = re.search(r"Candidate:\s*(\S+)", out)
+    cand = m.group(1) if m else None
+    if cand is not None and cand == host:
+        rc, out = run(["apt-get", "install", "-y", "-q",
+                       "--no-install-recommends", NSPAWN_PKG], env=APT_ENV,
+                      log=w.log("apt.log"), check=False)
+        if rc == 0 and shutil.which("systemd-nspawn"):
+            R.note("N installed %s %s (the host's systemd's version; "
+                   "purged at the end)" % (NSPAWN_PKG, cand))
+            return shutil.which("systemd-nspawn")
+    d = os.path.join(w.tmp, "nspawn")
+    os.makedirs(d, exist_ok=True)
+    rc, out = run(["apt-get", "download", "%s=%s" % (NSPAWN_PKG, host)],
+                  cwd=d, check=False)
+    debs = [f for f in os.listdir(d) if f.endswith(".deb")]
+    if rc != 0 or not debs:
+        R.note("N skipped: no systemd-nspawn, and %s %s (the host's "
+               "systemd) cannot be had: %s" % (NSPAWN_PKG, host,
+                                                out[-300:]))
+        return None
+    run(["dpkg-deb", "-x", os.path.join(d, debs[0]), d])
+    p = os.path.join(d, "usr", "bin", "systemd-nspawn")
+    R.note("N %s %s unpacked into %s (the host's systemd left alone)" %
+           (NSPAWN_PKG, host, d))
+    return p if os.access(p, os.X_OK) else None
+
+
+class Box:
+    """The host's own tree booted by systemd-nspawn: --volatile=yes (a
+    tmpfs root with the host's /usr, read-only: the packages installed
+    on the host are there, nothing the container writes stays), the
+    host's /etc bound read-only (the config, the user wymcp; no first
+    boot), --private-network, the test's directory bound in.  Commands
+    run inside with nsenter."""
+
+    def __init__(self, w, nspawn):
+        self.w = w
+        self.nspawn = nspawn
+        self.proc = None
+        self.pid1 = None
+        self.log = w.log("nspawn.log")
+
+    def boot(self, timeout=90):
+        argv = [self.nspawn, "--volatile=yes", "-D", "/", "--keep-unit",
+                "--register=no", "--private-network", "-M", BOX_NAME,
+                "--console=read-only", "--bind-ro=/etc",
+                "--bind=" + self.w.tmp, "-b"]
+        t0 = time.monotonic()
+        with open(self.log, "ab") as f:
+            self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                         stdout=f, stderr=f)
+        deadline = t0 + timeout
+        state = ""
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            if self.pid1 is None:
+                self.pid1 = self.find_init()
+            if self.pid1 is not None:
+                rc, out = self.sh(["systemctl", "is-system-running"])
+                state = out.strip()
+                if state in ("running", "degraded"):
+                    break
+            time.sleep(0.3)
+        took = time.monotonic() - t0
+        if state not in ("running", "degraded"):
+            raise Failed("N systemd-nspawn did not boot within %d s "
+                         "(state %r): %s" % (timeout, state, " | ".join(
+                             tail(self.log, 12))))
+        _, failed = self.sh(["systemctl", "--failed", "--plain",
+                             "--no-legend"])
+        _, ver = self.sh(["systemctl", "--version"])
+        R.note("N systemd-nspawn booted %s in %.1f s (%s)%s" % (
+            ver.splitlines()[0] if ver else "?", took, state,
+            "; failed units, not ours: " + " ".join(
+                ln.split()[0] for ln in failed.splitlines() if ln.split())
+            if failed.strip() else ""))
+        R.check(not any(ln.split()[0].startswith("wymcp")
+                        for ln in failed.splitlines() if ln.split()),
+                "N systemd %s boots in the container; no wymcp unit "
+                "failed" % (ver.split()[1] if ver else "?"), failed)
+
+    def find_init(self):
+        table = wymcp_e2e.proc_table()
+        todo = [self.proc.pid]
+        while todo:
+            p = todo.pop()
+            for c in children(p, table):
+                if wymcp_e2e.comm(c) == "systemd":
+                    return c
+                todo.append(c)
+        return None
+
+    def sh(self, argv, check=False, timeout=120):
+        """Run argv in the container; (exit code, output)."""
+        p = subprocess.run(["nsenter", "-t", str(self.pid1), "-a",
+                            "--wd=/"] + argv, capture_output=True,
+                           stdin=subprocess.DEVNULL, timeout=timeout)
+        out = (p.stdout + p.stderr).decode("utf-8", "replace")
+        if check and p.returncode != 0:
+            raise Failed("in the container: %s: exit %d: %s" % (
+                " ".join(argv), p.returncode, out[-800:]))
+        return p.returncode, out
+
+    def write(self, path, text, mode=0o644):
+        self.sh(["mkdir", "-p", os.path.dirname(path)], check=True)
+        p = subprocess.run(["nsenter", "-t", str(self.pid1), "-a", "sh",
+                            "-c", 'cat >"$1" && chmod %o "$1"' % mode,
+                            "sh", path], input=text.encode(),
+                           capture_output=True)
+        if p.returncode != 0:
+            raise Failed("in the container: writing %s: %s" %
+                         (path, p.stderr.decode()))
+
+    def prop(self, unit, name):
+        _, out = self.sh(["systemctl", "show", "-p", name, "--value",
+                          unit])
+        return out.strip()
+
+    def pids(self, pattern):
+        _, out = self.sh(["pgrep", "-f", pattern])
+        return [int(x) for x in out.split() if x.isdigit()]
+
+    def shutdown(self):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            # nspawn turns SIGTERM into an orderly poweroff.
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(60)
+            except subprocess.TimeoutExpired:
+                stop_pid(self.proc.pid, self.proc, 5)
+        self.proc = None
+
+
+class Via:
+    """A web server the nginx inside the container serves, for
+    e2e_fronts.Checks: a unix socket's path, /mcp, no auth."""
+
+    cgi = False
+    auth = False
+    status = False
+    principal = None
+    assigns = {}
+
+    def __init__(self, name, where, own_limit=None, path="/mcp"):
+        self.name = name
+        self.port = where
+        self.own_limit = own_limit
+        self.path = path
+
+    def headers(self, method, name=None):
+        return list(std_headers(method, name).items())
+
+
+def box_nginx_conf(w):
+    d = w.boxdir
+    return wymcp_e2e.nginx_preamble(d, user="www-data", conns=256) + """\
+	server {{
+		listen unix:{d}/nginx.sock;
+		server_name localhost;
+		# The installed snippet: /mcp on wymcp.socket's socket.
+		include {snippet};
+		# wymcp@{i}: the same, on its own socket.
+		location = /{i} {{
+			include fastcgi_params;
+			fastcgi_param REMOTE_USER "";
+			fastcgi_pass unix:/run/wymcp/{i}.sock;
+			fastcgi_keep_conn off;
+			fastcgi_buffering off;
+			client_max_body_size 1m;
+			error_page 413 = @wymcp_too_large;
+		}}
+		# wymcp-authz, as deploy/nginx/oauth.conf reaches it.
+		location ^~ /.well-known/oauth-protected-resource {{
+			fastcgi_param REQUEST_METHOD  $request_method;
+			fastcgi_param REQUEST_URI     $request_uri;
+			fastcgi_param SERVER_PROTOCOL $server_protocol;
+			fastcgi_pass unix:/run/wymcp/authz.sock;
+			fastcgi_keep_conn off;
+		}}
+		location = /authz-check {{
+			fastcgi_param CONTENT_LENGTH  "";
+			fastcgi_param REQUEST_METHOD  $request_method;
+			fastcgi_param REQUEST_URI     $request_uri;
+			fastcgi_param SERVER_PROTOCOL $server_protocol;
+			fastcgi_param HTTP_AUTHORIZATION $http_authorization;
+			fastcgi_param WYMCP_AUTHZ     check;
+			fastcgi_pass unix:/run/wymcp/authz.sock;
+			fastcgi_keep_conn off;
+		}}
+	}}
+}}
+""".format(d=d, snippet=SNIPPET, i=INSTANCE)
+
+
+def box_get(where, path, headers=()):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(20)
+    s.connect(where)
+    req = "GET %s HTTP/1.0\r\nHost: mcp.example.com\r\n" % path
+    for k, v in headers:
+        req += "%s: %s\r\n" % (k, v)
+    s.sendall((req + "\r\n").encode())
+    raw = b""
+    try:
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            raw += b
+    except OSError as e:
+        raw += b"\r\n\r\n(%r)" % e
+    s.close()
+    head, _, body = raw.partition(b"\r\n\r\n")
+    m = re.match(rb"HTTP/1\.[01] (\d{3})", head)
+    return (int(m.group(1)) if m else None), head.decode("latin-1"), body
+
+
+def tool_names_via(where, path="/mcp"):
+    x = e2e_fronts.Exchange(where, path, enc(rpc(9100, "tools/list")),
+                            list(std_headers("tools/list").items()))
+    x.finish(30)
+    try:
+        return x.status, [t["name"] for t in x.result()["result"]["tools"]]
+    except (KeyError, TypeError):
+        return x.status, None
+
+
+class Load:
+    """tools/list through nginx as fast as one client goes, in a
+    thread, counting what failed."""
+
+    def __init__(self, where):
+        import threading
+        self.where = where
+        self.calls = 0
+        self.failed = []
+        self.stop_ev = threading.Event()
+        self.t = threading.Thread(target=self.loop, daemon=True)
+        self.t.start()
+
+    def loop(self):
+        while not self.stop_ev.is_set():
+            try:
+                st, names = tool_names_via(self.where)
+                if st != 200 or names is None:
+                    self.failed.append("status %r" % st)
+            except OSError as e:
+                self.failed.append(repr(e))
+            self.calls += 1
+
+    def stop(self):
+        self.stop_ev.set()
+        self.t.join(60)
+
+
+def test_systemd(w):
+    """N: the installed units under a real systemd (systemd-nspawn)."""
+    nspawn = find_nspawn(w)
+    if nspawn is None:
+        return
+    # wymcp@t1's config, on the host (the container's /etc is the
+    # host's, read-only); removed before the purge checks.
+    shutil.copy(CONF, INSTANCE_CONF)
+    w.added.append(INSTANCE_CONF)
+    w.boxdir = os.path.join(w.tmp, "box")
+    os.makedirs(w.boxdir)
+    os.chmod(w.boxdir, 0o755)
+    for sub in ("client_body", "fastcgi_temp", "proxy_temp", "scgi_temp",
+                "uwsgi_temp"):
+        os.makedirs(os.path.join(w.boxdir, sub))
+    with open(os.path.join(w.boxdir, "nginx.conf"), "w") as f:
+        f.write(box_nginx_conf(w))
+    shutil.copy("/etc/nginx/fastcgi_params", w.boxdir)
+    box = w.box = Box(w, nspawn)
+    box.boot()
+    where = os.path.join(w.boxdir, "nginx.sock")
+    # nginx inside, as a transient unit of the container's systemd.
+    box.sh(["systemd-run", "--unit=wymcp-test-nginx", "/usr/sbin/nginx",
+            "-p", w.boxdir + "/", "-c", os.path.join(w.boxdir, "nginx.conf"),
+            "-e", os.path.join(w.boxdir, "nginx-error.log"),
+            "-g", "daemon off;"], check=True)
+    deadline = time.monotonic() + 20
+    while not os.path.exists(where) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if not os.path.exists(where):
+        _, out = box.sh(["systemctl", "status", "--no-pager", "-l",
+                         "wymcp-test-nginx"])
+        raise Failed("N nginx did not start in the container: %s %s" % (
+            out[-800:], " | ".join(tail(os.path.join(
+                w.boxdir, "nginx-error.log"), 5))))
+    # The package enables wymcp.service as well as its socket, so the
+    # boot started it: stop both, then start the socket alone.
+    box.sh(["systemctl", "stop", "wymcp.service", "wymcp.socket"],
+           check=True)
+    box.sh(["systemctl", "start", "wymcp.socket",
+            "wymcp@%s.socket" % INSTANCE], check=True)
+    R.check(box.prop("wymcp.socket", "ActiveState") == "active" and
+            box.prop("wymcp.service", "ActiveState") == "inactive",
+            "N systemctl start wymcp.socket: the socket listens, "
+            "wymcp.service not started yet",
+            "%s/%s" % (box.prop("wymcp.socket", "ActiveState"),
+                       box.prop("wymcp.service", "ActiveState")))
+    st, names = tool_names_via(where)
+    R.check(st == 200 and names and "book_room" in names and
+            box.prop("wymcp.service", "ActiveState") == "active",
+            "N the first request through nginx starts wymcp.service by "
+            "socket activation and is answered",
+            "status %r, %r, service %s" % (st, names, box.prop(
+                "wymcp.service", "ActiveState")))
+    f = Via("N (systemd, nginx snippet)", where, own_limit=3 * 1048576)
+    c = e2e_fronts.Checks(w, f)
+    c.discover()
+    c.book_room()
+    c.progress()
+    # A listen under the unit's sandbox hears write_note; the note
+    # lands in the unit's StateDirectory= (no WYMCP_NOTES_DIR).
+    c.listen()
+    name = "n" + re.sub(r"[^A-Za-z0-9]", "", f.name)
+    rc, out = box.sh(["stat", "-c", "%U %a",
+                      "/var/lib/wymcp/notes/%s.txt" % name])
+    R.check(rc == 0 and out.split()[:1] == ["wymcp"],
+            "N write_note under wymcp.service keeps the note in "
+            "/var/lib/wymcp/notes (StateDirectory=wymcp), as wymcp",
+            out.strip())
+    c.too_large()
+    # A module added, then systemctl reload under load.
+    src = "/usr/share/doc/wymcp/examples/example-module/greet.c"
+    _, flags = run(["pkg-config", "--cflags", "--libs", "wymcp"])
+    mod = os.path.join(w.moddir, "greet.so")
+    run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", mod, src] +
+        flags.split())
+    w.added.append(mod)
+    main0 = box.prop("wymcp.service", "MainPID")
+    load = Load(where)
+    time.sleep(1)
+    rc, out = box.sh(["systemctl", "reload", "wymcp.service"])
+    seen = False
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not seen:
+        st, names = tool_names_via(where)
+        seen = bool(names) and "greet" in names
+        time.sleep(0.2)
+    time.sleep(1)
+    load.stop()
+    R.check(rc == 0 and seen, "N systemctl reload wymcp: the module "
+            "added is listed", out)
+    R.check(not load.failed and load.calls > 10, "N no call failed "
+            "during the reload (%d calls of tools/list through nginx)" %
+            load.calls, "; ".join(load.failed[:5]))
+    R.check(box.prop("wymcp.service", "MainPID") == main0,
+            "N the reload kept the supervisor (MainPID %s)" % main0,
+            box.prop("wymcp.service", "MainPID"))
+    os.unlink(mod)
+    w.added.remove(mod)
+    # wymcp@t1 beside it.
+    st, names = tool_names_via(where, "/" + INSTANCE)
+    R.check(st == 200 and names and "book_room" in names and
+            box.prop("wymcp@%s.service" % INSTANCE, "ActiveState") ==
+            "active", "N wymcp@%s beside it: socket-activated by its "
+            "first request, answered on /run/wymcp/%s.sock" %
+            (INSTANCE, INSTANCE), "status %r %r" % (st, names))
+    for u in ("wymcp.service", "wymcp@%s.service" % INSTANCE):
+        rc, out = box.sh(["systemctl", "status", "--no-pager", "-l", u])
+        bad = [ln for ln in out.splitlines() if re.search(
+            r"(?i)\b(error|failed|warning|denied)\b", ln)]
+        R.check(rc == 0 and "active (running)" in out and not bad and
+                box.prop(u, "NRestarts") == "0" and
+                box.prop(u, "Result") == "success",
+                "N systemctl status %s: active (running), no restart, "
+                "nothing wrong in its lines" % u, out[-1500:])
+    test_authz_box(w, box, where)
+    # Stop: nothing of wymcp left.
+    rc, out = box.sh(["systemctl", "stop"] + UNITS)
+    time.sleep(0.5)
+    left = box.pids("/usr/bin/wymcp-")
+    R.check(rc == 0 and not left and all(
+        box.prop(u, "ActiveState") == "inactive" for u in UNITS),
+        "N systemctl stop: every wymcp unit inactive, no wymcp process "
+        "left", "rc %d, left %r: %s" % (rc, left, out))
+    rc, out = box.sh(["journalctl", "--no-pager", "-q", "-p", "warning"] +
+                     sum((["-u", u] for u in UNITS), []))
+    R.check(out.strip() == "", "N the journal of the wymcp units holds "
+            "no error and no warning (journalctl -p warning)",
+            out[-1500:])
+    _, out = box.sh(["journalctl", "--no-pager", "-q"] +
+                    sum((["-u", u] for u in UNITS), []))
+    bad = [ln for ln in out.splitlines()
+           if re.search(r"(?i)\b(error|fatal|refused|denied)\b", ln)]
+    R.check(not bad, "N the wymcp units' own lines in the journal name "
+            "no error", " | ".join(bad[-8:]))
+
+
+def ec_jwk(w):
+    """A P-256 public key as a JWK (openssl makes the pair)."""
+    import base64
+    pem = w.log("authz-key.pem")
+    run(["openssl", "ecparam", "-name", "prime256v1", "-genkey", "-noout",
+         "-out", pem])
+    der = subprocess.run(["openssl", "ec", "-in", pem, "-pubout",
+                          "-outform", "DER"], capture_output=True,
+                         check=True).stdout
+    pt = der[-64:]		# the uncompressed point's x and y
+
+    def b64(b):
+        return base64.urlsafe_b64encode(b).rstrip(b"=").decode()
+    return {"kty": "EC", "crv": "P-256", "x": b64(pt[:32]),
+            "y": b64(pt[32:]), "kid": "test", "alg": "ES256", "use": "sig"}
+
+
+def test_authz_box(w, box, where):
+    """wymcp-authz.socket and .service under systemd, with a key set of
+    its own (a drop-in in /run): socket activation, the metadata, a
+    check refused without a token, reload, status."""
+    jwks = "/run/wymcp-test/jwks.json"
+    box.write(jwks, json.dumps({"keys": [ec_jwk(w)]}))
+    box.write("/run/systemd/system/wymcp-authz.service.d/test.conf",
+              "[Service]\nExecStart=\nExecStart=/usr/bin/wymcp-authz "
+              "--workers 2 --issuer https://auth.example.com --audience "
+              "https://mcp.example.com/mcp --jwks-file %s --scope "
+              "mcp:tools\n" % jwks)
+    box.sh(["systemctl", "daemon-reload"], check=True)
+    box.sh(["systemctl", "start", "wymcp-authz.socket"], check=True)
+    inactive = box.prop("wymcp-authz.service", "ActiveState")
+    st, head, body = box_get(where, "/.well-known/oauth-protected-resource"
+                             "/mcp")
+    try:
+        meta = json.loads(body.decode())
+    except ValueError:
+        meta = None
+    R.check(inactive == "inactive" and st == 200 and
+            isinstance(meta, dict) and meta.get("resource") ==
+            "https://mcp.example.com/mcp" and
+            box.prop("wymcp-authz.service", "ActiveState") == "active",
+            "N wymcp-authz: socket-activated by its first request, the "
+            "protected-resource metadata through nginx",
+            "%s -> %r %r" % (inactive, st, body[:300]))
+    _, jl = box.sh(["journalctl", "--no-pager", "-q", "-n", "15", "-u",
+                    "wymcp-authz.service", "-u", "wymcp-authz.socket"])
+    if st != 200:
+        R.note("N wymcp-authz's journal: %s" % " | ".join(
+            jl.strip().splitlines()))
+    st, head, body = box_get(where, "/authz-check")
+    R.check(st == 401 and "www-authenticate: bearer" in head.lower(),
+            "N wymcp-authz under its unit refuses a request without a "
+            "token: 401 with its challenge", "%r %r" % (st, head[:300]))
+    main0 = box.prop("wymcp-authz.service", "MainPID")
+    rc, out = box.sh(["systemctl", "reload", "wymcp-authz.service"])
+    time.sleep(1)
+    st2, _, _ = box_get(where, "/authz-check")
+    R.check(rc == 0 and st2 == 401 and box.prop(
+        "wymcp-authz.service", "MainPID") == main0,
+        "N systemctl reload wymcp-authz: the same supervisor answers",
+        "rc %d: %s; %r" % (rc, out, st2))
+    rc, out = box.sh(["systemctl", "status", "--no-pager", "-l",
+                      "wymcp-authz.service"])
+    bad = [ln for ln in out.splitlines() if re.search(
+        r"(?i)\b(error|failed|warning|denied)\b", ln)]
+    R.check(rc == 0 and "active (running)" in out and not bad and
+            box.prop("wymcp-authz.service", "NRestarts") == "0",
+            "N systemctl status wymcp-authz: active (running), nothing "
+            "wrong in its lines", out[-1500:])
+
+
 # ---------------------------------------------------------------- world
 
 class World:
@@ -758,6 +1281,8 @@ class World:
         self.apache0 = apache_state()
         self.svc = Service(self)
         self.nginx_bin = wymcp_e2e.find_nginx()
+        self.box = None
+        self.boxdir = None
 
     def forget_user(self):
         """Debian keeps a system user on purge; the test deletes the
@@ -776,6 +1301,9 @@ class World:
         return os.path.join(self.tmp, name)
 
     def cleanup(self):
+        if self.box is not None:
+            self.box.shutdown()
+            self.box = None
         if self.nginx is not None:
             stop_pid(self.nginx.pid, self.nginx, 10)
             self.nginx = None
@@ -859,6 +1387,14 @@ def main():
         test_serve(w)
         test_apache(w)
         test_reload(w)
+        test_systemd(w)
+        if w.box is not None:
+            w.box.shutdown()
+            w.box = None
+        for f in list(w.added):
+            if os.path.exists(f):
+                os.unlink(f)
+            w.added.remove(f)
         test_upgrade(w)
         if w.nginx is not None:
             stop_pid(w.nginx.pid, w.nginx, 10)

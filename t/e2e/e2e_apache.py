@@ -1187,6 +1187,38 @@ class Tests(wymcp_e2e.Tests):
         report("F a 200000-byte body (above mod_fcgid's default "
                "FcgidMaxRequestLen 131072) -> wymcp's 413",
                judge_bare(r, 413), r)
+        # Past FcgidMaxRequestLen itself (2097152), mod_fcgid would
+        # answer an HTML 500: the shipped LimitRequestBody and
+        # ErrorDocument 413 answer wymcp's JSON-RPC error instead.
+        for chunked in (False, True):
+            big = b"x" * 3000000
+            if chunked:
+                body = b"".join(b"%x\r\n%s\r\n" % (65536, big[:65536])
+                                for _ in range(46)) + b"0\r\n\r\n"
+                te = b"Transfer-Encoding: chunked\r\n"
+            else:
+                body, te = big, b"Content-Length: %d\r\n" % len(big)
+            st, raw = self.raw_request(
+                b"POST /mcp HTTP/1.1\r\nHost: localhost\r\n"
+                b"Connection: close\r\n" + te +
+                self.raw_headers(std_headers("tools/call", "echo")) +
+                b"\r\n" + body)
+            head, _, rest = raw.partition(b"\r\n\r\n")
+            try:
+                err = json.loads(rest.decode()).get("error")
+            except (ValueError, AttributeError):
+                err = None
+            if chunked:
+                R.check(st == 500, "F (documented trap) a chunked body "
+                        "of 3000000 bytes (past FcgidMaxRequestLen) -> "
+                        "mod_fcgid's own 500", "status %r %r" %
+                        (st, raw[:300]))
+                continue
+            R.check(st == 413 and b"application/json" in head.lower() and
+                    err == {"code": -32600, "message": "Payload too large"},
+                    "F a body of 3000000 bytes (past FcgidMaxRequestLen) "
+                    "-> wymcp's JSON-RPC 413, from the shipped "
+                    "ErrorDocument", "status %r %r" % (st, raw[:300]))
 
         # Three rounds; the process that served a round is stopped
         # before the next, so every round is a fresh process: only the

@@ -20,7 +20,16 @@ request time limit in the file only (the harness's command line adds
      running set keeps serving the same tools;
   F  at start, a bad file stops the program with status 2 and the file
      and line: an unknown option, a missing value, --config inside the
-     file, a file that is not there.
+     file, a file that is not there;
+  U  (as root) a file that --user (nobody) could change names the
+     modules root loads: at start it is refused with status 2, naming
+     the file and why (the file is nobody's; its directory is nobody's;
+     the file is writable by all; "allow-insecure-files" written in the
+     file itself changes nothing), and read with a warning when the
+     command line says --allow-insecure-files; at SIGHUP the running
+     instance refuses to reload from it ("SIGHUP: reload refused",
+     naming the file and why) and keeps serving, and reloads once the
+     file is root's again.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" and, last, "N passed, M
 failed".  Exit 0 when nothing failed, 1 otherwise, 77 when nginx is not
@@ -191,6 +200,94 @@ def section_f(h):
                 "exit %d: %s" % (p.returncode, p.stderr.strip()[-200:]))
 
 
+def section_u_start(h):
+    """At start, as root with --user nobody: a file nobody can change
+    is refused; --allow-insecure-files on the command line reads it."""
+    import pwd
+    try:
+        nobody = pwd.getpwnam("nobody").pw_uid
+    except KeyError:
+        R.note("U skipped: no user nobody")
+        return None
+    d = os.path.join(h.tmp, "u")
+    os.mkdir(d, 0o755)
+    conf = os.path.join(d, "wymcp.conf")
+
+    def run(extra, text, file_uid=0, dir_uid=0, mode=0o644):
+        with open(conf, "w") as f:
+            f.write(text)
+        os.chmod(conf, mode)
+        os.chown(conf, file_uid, -1)
+        os.chown(d, dir_uid, -1)
+        try:
+            return subprocess.run(
+                [h.prog, "--config", conf, "--user", "nobody",
+                 "--print-server-json", "--public-url",
+                 "http://127.0.0.1/mcp"] + extra, capture_output=True,
+                text=True, timeout=20, stdin=subprocess.DEVNULL)
+        finally:
+            os.chown(conf, 0, -1)
+            os.chown(d, 0, -1)
+    text = "module %s\n" % h.echo
+    for label, kw, why in (
+            ("the file is nobody's", {"file_uid": nobody},
+             "%s is owned by uid %d" % (conf, nobody)),
+            ("its directory is nobody's", {"dir_uid": nobody},
+             "%s is owned by uid %d" % (d, nobody)),
+            ("the file is writable by all", {"mode": 0o666},
+             "writable by others")):
+        p = run([], text, **kw)
+        R.check(p.returncode == 2 and "--config %s: refused: " % conf in
+                p.stderr and why in p.stderr and
+                "--allow-insecure-files" in p.stderr,
+                "U at start, %s: refused, exit 2, naming the file and "
+                "why" % label, "exit %d: %s" % (p.returncode,
+                                                p.stderr.strip()[-300:]))
+    p = run([], text + "allow-insecure-files\n", mode=0o666)
+    R.check(p.returncode == 2 and "refused" in p.stderr,
+            "U 'allow-insecure-files' written in the file itself does not "
+            "make it trusted", "exit %d: %s" % (p.returncode,
+                                                p.stderr.strip()[-200:]))
+    p = run(["--allow-insecure-files"], text, file_uid=nobody)
+    R.check(p.returncode == 0 and '"$schema"' in p.stdout and
+            "read anyway (--allow-insecure-files)" in p.stderr and
+            conf in p.stderr,
+            "U --allow-insecure-files on the command line reads it, with a "
+            "warning naming the file", "exit %d: %s" % (
+                p.returncode, p.stderr.strip()[-300:]))
+    p = run([], text)
+    R.check(p.returncode == 0 and '"$schema"' in p.stdout,
+            "U (control) the same file, root's, is read",
+            "exit %d: %s" % (p.returncode, p.stderr.strip()[-300:]))
+    return nobody
+
+
+def section_u_hup(t, nobody):
+    """At SIGHUP: the running instance's file made nobody's."""
+    h = t.h
+    with open(h.conf, "w") as f:
+        f.write(conf_text([h.echo, h.rogue, h.examples], 30))
+    os.chown(h.conf, nobody, -1)
+    try:
+        mark = t.hup()
+        refused = t.logged(mark, lambda e: e[3].startswith(
+            "SIGHUP: reload refused") and "--config %s: refused: " %
+            h.conf in e[3] and "owned by uid %d" % nobody in e[3], 10)
+        R.check(bool(refused), "U at SIGHUP, a file nobody could change: "
+                "the reload is refused, the log names the file and why",
+                repr(t.entries()[mark:][-3:]))
+        names, p = t.names()
+        R.check(not p and "book_room" in names,
+                "U ... and the running set keeps serving",
+                "%r %r" % (sorted(names), p))
+    finally:
+        os.chown(h.conf, 0, -1)
+    mark = t.hup()
+    hit = t.logged(mark, lambda e: e[3].startswith("SIGHUP: reloaded"), 15)
+    R.check(bool(hit), "U (control) root's again, the file reloads",
+            repr(t.entries()[mark:][-3:]))
+
+
 def body(h):
     h.paths()
     h.start()
@@ -199,6 +296,12 @@ def body(h):
     section_r(t)
     section_b(t)
     section_f(h)
+    if os.geteuid() == 0:
+        nobody = section_u_start(h)
+        if nobody is not None:
+            section_u_hup(t, nobody)
+    else:
+        R.note("U skipped: not root")
 
 
 def main():

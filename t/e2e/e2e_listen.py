@@ -85,6 +85,18 @@ from wymcp_e2e import R, Client, enc, hlist, rpc, std_headers
 from wymcp_listen import STATUS, SUB, HubHarness, Stream, drain, tagged
 
 
+def fnv1a_1024(s):
+    """0.4's bucket of a principal's share: FNV-1a, mod 1024."""
+    h = 2166136261
+    for c in s.encode():
+        h = ((h ^ c) * 16777619) & 0xffffffff
+    return h % 1024
+
+
+MATE = "mallory-63"
+assert fnv1a_1024(MATE) == fnv1a_1024("alice")
+
+
 class ListenHarness(HubHarness):
     hub_args = ["--max-listeners", "5", "--max-listeners-per-principal", "3",
                 "--listen-max-age", "20", "-v", "-v"]
@@ -93,6 +105,16 @@ class ListenHarness(HubHarness):
         HubHarness.__init__(self, builddir, keep)
         self.nworkers = 1
         self.tools = ["examples", "conformance"]
+
+    def nginx_conf(self, sock, port, port2):
+        # /mcp-mate: alice's bucket mate (0.4 counted shares per FNV-1a
+        # of the principal, mod 1024), a location as /mcp-anon is.
+        conf = HubHarness.nginx_conf(self, sock, port, port2)
+        i = conf.index("\t\tlocation = /mcp-anon {\n")
+        j = conf.index("\t\t}\n", i)
+        block = conf[i:j].replace("/mcp-anon", "/mcp-mate")
+        block += "\t\t\tfastcgi_param WYMCP_PRINCIPAL \"%s\";\n" % MATE
+        return conf[:i] + block + "\t\t}\n" + conf[i:]
 
     def paths(self):
         HubHarness.paths(self)
@@ -445,6 +467,21 @@ def body(h):
             "Retry-After:" in c2.headers,
             "C: a principal's share (3) used: 429 with Retry-After",
             "%s / %s" % (c1.status, c2.headers[:300]))
+    line = c2.headers.split("\r\n")[0]
+    R.check(line == "HTTP/1.1 429 Too Many Requests",
+            "C: the 429's status line through nginx is 'HTTP/1.1 429 Too "
+            "Many Requests'", line)
+    # Shares are per principal, not per bucket: alice's bucket mate
+    # (same FNV-1a mod 1024) listens while alice holds her three.
+    m = Stream(port, {"toolsListChanged": True}, "m", path="/mcp-mate")
+    m.wait(lambda s: s.status is not None and (s.status != 200 or
+                                               len(s.frames) >= 1))
+    R.check(m.status == 200 and len(m.frames) >= 1,
+            "C: a principal whose FNV-1a is alice's mod 1024 (%s) has its "
+            "own share: 200 while alice holds hers" % MATE,
+            "%s %r" % (m.status, m.headers[:200]))
+    m.close()
+    wait_stat(h, "held", lambda v: v == 4)
     # Held: quiet, a, b, c1 = 4; one more anonymous makes 5, then 503.
     d1 = Stream(port, {"toolsListChanged": True}, "d1", path="/mcp-anon")
     d1.wait(lambda s: len(s.frames) >= 1)

@@ -9,8 +9,10 @@ over several rounds where every round may land on another process:
 
   E  one instance, two workers, no key file: a three-round book_room
      call whose rounds are served by alternating workers (the other
-     worker is held with SIGSTOP), then a missing answer, a decline and
-     a client without the elicitation capability;
+     worker is held with SIGSTOP), then a missing answer, answers sent
+     ahead of their questions (a first round has no answers: ignored,
+     nothing booked), a decline and a client without the elicitation
+     capability;
   F  two instances sharing one key file made with --generate-key,
      behind one round-robin nginx upstream and behind two pinned
      locations (rounds alternate A, B, A);
@@ -161,6 +163,30 @@ class Tests(wymcp_mrtr.Tests):
         p, st = judge_input(r, rid, {"elicit-2": SIZE_Q})
         report("E round-2 state without inputResponses re-asks elicit-2 "
                "only", p, r)
+
+        # A first round has no answers: answers sent ahead of their
+        # questions (0.4 booked at once) are ignored, and only the
+        # questions a state asked take answers.
+        n_before = len(e.entries())
+        rid, r = self.book("/mcp-e", None, {"elicit-1": ROOM,
+                                            "elicit-2": SIZE})
+        p, st = judge_input(r, rid, {"elicit-1": ROOM_Q})
+        report("E book_room with inputResponses for elicit-1 and elicit-2 "
+               "and no requestState asks elicit-1 (a first round has no "
+               "answers)", p, r)
+        rid, r = self.book("/mcp-e", states[0], {"elicit-1": ROOM,
+                                                 "elicit-2": SIZE})
+        p, st = judge_input(r, rid, {"elicit-2": SIZE_Q})
+        report("E the round-1 state asked elicit-1 only: elicit-2 sent "
+               "ahead is ignored and asked", p, r)
+        booked = [x for x in e.entries()[n_before:]
+                  if x[3].startswith("booked ")]
+        ignored = [x for x in e.entries()[n_before:]
+                   if "inputResponses ignored" in x[3]]
+        R.check(not booked and len(ignored) == 2,
+                "E answers sent ahead booked nothing, and each round "
+                "logged what it ignored", "booked %r ignored %r" %
+                (booked, ignored))
 
         # Decline is an answer.
         rid, r = self.call("/mcp-e", "purge_cache", {})

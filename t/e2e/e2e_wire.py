@@ -306,9 +306,22 @@ class Tests(e2e.Tests):
     # -- S: answers
 
     def answered(self, tool, key, answer):
+        """A first round (which has no answers), then `answer' for
+        `key' with the state it sealed."""
+        rid = self.next_id()
+        params = {"_meta": meta(ALL_CAPS), "name": tool, "arguments": {}}
+        body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                "params": params}
+        r = self.post("/mcp", body, std_headers("tools/call", tool))
+        try:
+            state = r.json["result"]["requestState"]
+        except (TypeError, KeyError, ValueError):
+            state = None
         rid = self.next_id()
         params = {"_meta": meta(ALL_CAPS), "name": tool, "arguments": {},
                   "inputResponses": {key: answer}}
+        if state is not None:
+            params["requestState"] = state
         body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                 "params": params}
         return rid, self.post("/mcp", body, std_headers("tools/call", tool))

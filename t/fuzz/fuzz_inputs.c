@@ -9,7 +9,10 @@
  * input byte picks the tool, the client capabilities and what the
  * rest of the input is:
  *
- *   mode & 3 == 0: the inputResponses value, as JSON text, alone;
+ *   mode & 3 == 0: the inputResponses value, as JSON text, with the
+ *		    genuine requestState of the tool's first round (a
+ *		    first round has no answers: the round after it is
+ *		    the one that reads them);
  *   mode & 3 == 1: the same with a genuine requestState that sealed a
  *		    valid answer to elicit-1 (third round of "two");
  *   mode & 3 == 2: the requestState string (any bytes), with a valid
@@ -224,7 +227,8 @@ static const struct wymcp_tool tools[] = {
 
 static const struct wymcp_module mod = {
 	.abi = WYMCP_ABI_VERSION, .size = sizeof(struct wymcp_module),
-	.name = "fuzzinputs", .tools = tools
+	.name = "fuzzinputs", .tools = tools,
+	.tool_size = sizeof(struct wymcp_tool)
 };
 
 static struct wymcp_server *
@@ -346,6 +350,28 @@ genuine(size_t *len)
 	return s2;
 }
 
+/*
+ * The genuine requestState of `tool''s first round under `meta' (the
+ * questions it asks first), made once per `slot'.
+ */
+static const char *
+first_round(int slot, const char *tool, const char *meta, size_t *len)
+{
+	static char		*st[4];
+	static size_t		 stlen[4];
+	struct json_object	*r;
+
+	if (st[slot] == NULL) {
+		r = serve(tool, meta, NULL, 0, NULL, 0);
+		if ((st[slot] = state_of(r, &stlen[slot])) == NULL)
+			bad("round 1 gave no requestState",
+			    json_object_get_string(r));
+		json_object_put(r);
+	}
+	*len = stlen[slot];
+	return st[slot];
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -363,7 +389,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rlen = size - 1;
 	switch (mode & 3) {
 	case 0:
-		json_object_put(serve(tool, meta, rest, rlen, NULL, 0));
+		st = first_round((int)(mode >> 2 & 3), tool, meta, &slen);
+		json_object_put(serve(tool, meta, rest, rlen, st, slen));
 		break;
 	case 1:
 		st = genuine(&slen);

@@ -6,7 +6,9 @@
  * the body itself and its CONTENT_LENGTH (so every method, tool name and
  * version the fuzzer writes gets past the header checks), then with the
  * mirrored headers of a tools/call of tool "t" and of a tools/list,
- * without CONTENT_LENGTH (read to end of input).  Every response must
+ * without CONTENT_LENGTH (read to end of input); and a body that
+ * carries inputResponses without a requestState once more as the round
+ * after its first (serve_answered()).  Every response must
  * be a well-formed CGI response whose body, when there is one, is one
  * JSON-RPC object in valid UTF-8; anything else aborts.
  */
@@ -381,6 +383,80 @@ serve(const uint8_t *data, size_t size, char *const *env)
 	free(m.out);
 }
 
+/*
+ * Serve `body' (NUL-terminated) with `env' as serve() does; the
+ * requestState of its input_required result (malloc(3)ed), or NULL.
+ */
+static char *
+serve_state(const char *body, char *const *env)
+{
+	struct fuzz_memio	 m;
+	struct wymcp_io		 io;
+	struct json_object	*o, *r, *st;
+	const char		*b;
+	char			*state = NULL;
+	enum wymcp_err		 rc;
+
+	fuzz_memio_io(&m, &io, env, body, strlen(body));
+	if ((rc = wymcp_server_serve(server(), &io)) != WYMCP_OK)
+		fail(wymcp_strerror(rc), &m);
+	check(&m, modern_request((const uint8_t *)body, strlen(body)));
+	if (m.out != NULL && (b = strstr(m.out, "\r\n\r\n")) != NULL &&
+	    (o = json_tokener_parse(b + 4)) != NULL) {
+		if (json_object_object_get_ex(o, "result", &r) &&
+		    json_object_object_get_ex(r, "requestState", &st) &&
+		    json_object_is_type(st, json_type_string) &&
+		    (state = strdup(json_object_get_string(st))) == NULL)
+			abort();
+		json_object_put(o);
+	}
+	free(m.out);
+	return state;
+}
+
+/*
+ * A first round has no answers (methods/call.c): the answer checks are
+ * reached only by the round after the one that asked.  A body that
+ * carries inputResponses and no requestState is served again as that
+ * round: first without its inputResponses (round 1 seals the questions
+ * its arguments ask), then whole with that requestState, both with
+ * `env'.
+ */
+static void
+serve_answered(const uint8_t *data, size_t size, char *const *env)
+{
+	struct json_tokener	*tok;
+	struct json_object	*o, *p, *v, *r = NULL;	/* r: ours */
+	const char		*body;
+	char			*state = NULL;
+
+	if (size > INT32_MAX || (tok = json_tokener_new()) == NULL)
+		return;
+	o = json_tokener_parse_ex(tok, (const char *)data, (int)size);
+	json_tokener_free(tok);
+	if (!json_object_is_type(o, json_type_object) ||
+	    !json_object_object_get_ex(o, "params", &p) ||
+	    !json_object_is_type(p, json_type_object) ||
+	    !json_object_object_get_ex(p, "inputResponses", &v) ||
+	    json_object_object_get_ex(p, "requestState", NULL))
+		goto done;
+	r = json_object_get(v);
+	json_object_object_del(p, "inputResponses");
+	body = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	if ((state = serve_state(body, env)) == NULL)
+		goto done;
+	json_object_object_add(p, "inputResponses", r);
+	r = NULL;
+	json_object_object_add(p, "requestState",
+	    json_object_new_string(state));
+	body = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+	serve((const uint8_t *)body, strlen(body), env);
+done:
+	free(state);
+	json_object_put(r);
+	json_object_put(o);
+}
+
 /* "NAME=value", or "NAME==?base64?…?=" when value is not header-safe. */
 static char *
 header(const char *name, const char *v, size_t vlen)
@@ -510,5 +586,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	serve_mirrored(data, size);
 	serve(data, size, call_env);
 	serve(data, size, list_env);
+	serve_answered(data, size, call_env);
 	return 0;
 }

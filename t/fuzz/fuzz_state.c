@@ -17,10 +17,12 @@
  * from a genuine state), else the next 20 bytes are them; bit 1 takes
  * an expiry five minutes ahead, else the next 4 bytes are it
  * (big-endian); the next 16 bytes are the idempotency key (any key
- * opens); the rest are the answers.  The tool may then get past
- * its first question only if the plaintext binds this call, is
- * unexpired and carries an answer "elicit-1"; whenever the binding is
- * wrong the call must fail with -32602 before the tool runs.
+ * opens); the rest are the answers (objects) and the questions asked
+ * (null).  The tool may then get past its first question only if the
+ * plaintext binds this call, is unexpired and carries an answer
+ * "elicit-1" (an object); whenever the binding is wrong, or a member
+ * is neither an answer nor a question, the call must fail with -32602
+ * before the tool runs.
  *
  * Every response must be one well-formed JSON-RPC response; anything
  * else aborts.
@@ -253,8 +255,17 @@ server(void)
 		abort();
 	}
 	wymcp_server_set_log(srv, fuzz_drop, NULL, WYMCP_LOG_DEBUG);
-	/* Learn the bindings from a genuine state, and check it opens. */
-	r = serve(srv, FIRST, NULL, 0);
+	/*
+	 * Learn the bindings from a genuine state, and check it opens: the
+	 * second round's (a first round has no answers).
+	 */
+	r = serve(srv, NULL, NULL, 0);
+	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==
+	    NULL)
+		abort();
+	r2 = serve(srv, FIRST, st, strlen(st));
+	json_object_put(r);
+	r = r2;
 	if ((st = str(json_object_object_get(r, "result"), "requestState")) ==
 	    NULL || open_token(srv, st, pt, sizeof(pt)) < FIXED)
 		abort();
@@ -280,7 +291,7 @@ seal(struct wymcp_server *srv, const uint8_t *pt, size_t ptlen)
 
 	if ((bin = malloc(binlen)) == NULL)
 		return NULL;
-	bin[0] = 6;	/* seal.c's SEAL_VERSION */
+	bin[0] = 7;	/* seal.c's SEAL_VERSION */
 	memcpy(bin + 1, srv->keys[0].id, 4);
 	memset(bin + 5, 0x5a, 24);
 	crypto_aead_xchacha20poly1305_ietf_encrypt(bin + 29, &clen, pt, ptlen,
@@ -334,7 +345,7 @@ static int
 binds(const uint8_t *pt, size_t len, time_t now, int64_t *expiry,
     int *first)
 {
-	struct json_object	*r = NULL;
+	struct json_object	*r = NULL, *r2;
 	int			 ok;
 
 	*first = 0;
@@ -350,8 +361,17 @@ binds(const uint8_t *pt, size_t len, time_t now, int64_t *expiry,
 	if ((r = wymcp__parse((const char *)pt + FIXED, len - FIXED)) == NULL)
 		return 0;
 	ok = json_object_is_type(r, json_type_object);
+	if (ok) {
+		json_object_object_foreach(r, k, v) {
+			(void)k;
+			if (v != NULL && !json_object_is_type(v,
+			    json_type_object))
+				ok = 0;
+		}
+	}
 	if (ok)
-		*first = json_object_object_get_ex(r, "elicit-1", NULL);
+		*first = json_object_object_get_ex(r, "elicit-1", &r2) &&
+		    r2 != NULL;
 	json_object_put(r);
 	return ok;
 }

@@ -8,7 +8,7 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
 	%reldir%/replay_jwks %reldir%/replay_config %reldir%/replay_frontmatter \
 	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_intake \
-	%reldir%/replay_exec
+	%reldir%/replay_exec %reldir%/replay_rate
 # Exec tool manifests (wymcp-exec(5)).
 %canon_reldir%_replay_exec_SOURCES = %reldir%/fuzz_exec.c \
 	%reldir%/replay.c
@@ -19,6 +19,9 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/memio.c %reldir%/memio.h %reldir%/replay.c
 # JSON templates (wymcp_jsonf(3)).
 %canon_reldir%_replay_jsonf_SOURCES = %reldir%/fuzz_jsonf.c \
+	%reldir%/replay.c
+# A rate limit's text (wymcp_rate_parse(): --rate-limit, a tool's rate).
+%canon_reldir%_replay_rate_SOURCES = %reldir%/fuzz_rate.c \
 	%reldir%/replay.c
 %canon_reldir%_replay_schema_SOURCES = %reldir%/fuzz_schema.c \
 	%reldir%/replay.c

@@ -1595,9 +1595,32 @@ START_TEST(wire_answer_completes_the_call)
 	ck_assert_int_eq(g.runs, 2);
 	ck_assert_int_eq(g.after, 1);
 	ck_assert_int_eq(g.nanswers[1], 1);
-	/* A first-round answer needs no state. */
+}
+END_TEST
+
+/*
+ * A first round has no answers (issue 32 item 5): inputResponses
+ * without a requestState are ignored, whatever they answer, and the
+ * tool asks its first question; only the state's questions take
+ * answers.
+ */
+START_TEST(wire_first_round_has_no_answers)
+{
+	char	 st[4096];
+
 	call("greet", "{\"elicit-1\":" BOB "}", NULL);
-	wire_completed("Hello, Bob!");
+	wire_asked("elicit-1", st, sizeof(st));
+	ck_assert_int_eq(g.nanswers[0], 0);
+	ck_assert_int_eq(g.after, 0);
+	call("two", "{\"elicit-1\":" ALICE ",\"elicit-2\":" BLUE "}", NULL);
+	wire_asked("elicit-1", st, sizeof(st));
+	ck_assert_int_eq(g.after, 0);
+	/* The state asked elicit-1: elicit-2 sent ahead is not taken. */
+	call("two", "{\"elicit-1\":" ALICE ",\"elicit-2\":" BLUE "}", st);
+	wire_asked("elicit-2", st, sizeof(st));
+	ck_assert_int_eq(g.after, 0);
+	call("two", "{\"elicit-2\":" BLUE "}", st);
+	wire_completed("Alice likes blue");
 }
 END_TEST
 
@@ -1638,12 +1661,17 @@ END_TEST
 
 START_TEST(wire_extra_input_response_keys_are_ignored)
 {
+	char	 st[4096];
+
+	call("greet", NULL, NULL);
+	wire_asked("elicit-1", st, sizeof(st));
 	call("greet", "{\"elicit-1\":" ALICE ",\"unknown_extra_key\":"
 	    "{\"action\":\"accept\",\"content\":{\"foo\":\"bar\"}},"
 	    "\"another_unexpected\":{\"action\":\"accept\",\"content\":"
-	    "{\"baz\":123}}}", NULL);
+	    "{\"baz\":123}}}", st);
 	wire_completed("Hello, Alice!");
-	ck_assert_int_eq(g.runs, 1);
+	ck_assert_int_eq(g.runs, 2);
+	ck_assert_int_eq(g.nanswers[1], 1);
 }
 END_TEST
 
@@ -1685,7 +1713,12 @@ START_TEST(wire_answers_sealed_in_request_state_carry_over)
 }
 END_TEST
 
-START_TEST(wire_this_rounds_answers_win_over_sealed_ones)
+/*
+ * An answer to an earlier round's question, sent again with another
+ * value, does not replace the sealed one: the state asked elicit-2
+ * only (0.4 took Bob).
+ */
+START_TEST(wire_sealed_answers_are_not_answered_again)
 {
 	char	 s1[4096], s2[4096];
 
@@ -1694,7 +1727,7 @@ START_TEST(wire_this_rounds_answers_win_over_sealed_ones)
 	call("two", "{\"elicit-1\":" ALICE "}", s1);
 	wire_asked("elicit-2", s2, sizeof(s2));
 	call("two", "{\"elicit-1\":" BOB ",\"elicit-2\":" BLUE "}", s2);
-	wire_completed("Bob likes blue");
+	wire_completed("Alice likes blue");
 }
 END_TEST
 
@@ -1704,10 +1737,10 @@ START_TEST(wire_state_seals_only_answers_the_run_read)
 
 	call("two", NULL, NULL);
 	wire_asked("elicit-1", s1, sizeof(s1));
-	/* elicit-9 is asked by no one: it is not carried on. */
+	/* elicit-9 is asked by no one: no answer, not carried on. */
 	call("two", "{\"elicit-1\":" ALICE ",\"elicit-9\":" BOB "}", s1);
 	wire_asked("elicit-2", s2, sizeof(s2));
-	ck_assert_int_eq(g.nanswers[1], 2);
+	ck_assert_int_eq(g.nanswers[1], 1);
 	call("two", "{\"elicit-2\":" BLUE "}", s2);
 	wire_completed("Alice likes blue");
 	ck_assert_int_eq(g.nanswers[2], 2);
@@ -1751,11 +1784,15 @@ END_TEST
 
 START_TEST(wire_decline_and_cancel_complete_without_asking_again)
 {
-	call("greet", "{\"elicit-1\":" DECLINE "}", NULL);
+	char	 st[4096];
+
+	call("greet", NULL, NULL);
+	wire_asked("elicit-1", st, sizeof(st));
+	call("greet", "{\"elicit-1\":" DECLINE "}", st);
 	wire_completed("action: decline");
-	call("greet", "{\"elicit-1\":" CANCEL "}", NULL);
+	call("greet", "{\"elicit-1\":" CANCEL "}", st);
 	wire_completed("action: cancel");
-	ck_assert_int_eq(g.runs, 2);
+	ck_assert_int_eq(g.runs, 3);
 }
 END_TEST
 
@@ -1940,12 +1977,13 @@ elicit_suite(void)
 	tcase_add_checked_fixture(tc, wire_setup, wire_teardown);
 	tcase_add_test(tc, wire_input_required_result_shape);
 	tcase_add_test(tc, wire_answer_completes_the_call);
+	tcase_add_test(tc, wire_first_round_has_no_answers);
 	tcase_add_test(tc, wire_input_responses_must_be_an_object_of_objects);
 	tcase_add_test(tc, wire_request_state_must_be_a_string);
 	tcase_add_test(tc, wire_extra_input_response_keys_are_ignored);
 	tcase_add_test(tc, wire_missing_answer_is_asked_again);
 	tcase_add_test(tc, wire_answers_sealed_in_request_state_carry_over);
-	tcase_add_test(tc, wire_this_rounds_answers_win_over_sealed_ones);
+	tcase_add_test(tc, wire_sealed_answers_are_not_answered_again);
 	tcase_add_test(tc, wire_state_seals_only_answers_the_run_read);
 	tcase_add_test(tc, wire_a_decline_travels_in_the_state);
 	tcase_add_test(tc,

@@ -848,6 +848,10 @@ START_TEST(manifest_errors)
 	    "\"command\":[\"./t.sh\"]}", "twice");
 	refused("{\"description\":\"d\",\"command\":[\"./t.sh\"],"
 	    "\"paths\":{\"read\":[\"relative\"]}}", "paths.read");
+	refused("{\"description\":\"d\",\"command\":[\"./t.sh\"],"
+	    "\"rate\":\"5/day\"}", "rate: must be a rate");
+	refused("{\"description\":\"d\",\"command\":[\"./t.sh\"],"
+	    "\"rate\":5}", "rate");
 }
 END_TEST
 

@@ -1241,6 +1241,26 @@ START_TEST(held_stream_asks_and_reruns)
 }
 END_TEST
 
+/*
+ * A 2025-11-25 call carries no requestState either: inputResponses it
+ * sends are no answers (a first round has no answers), so every
+ * question still goes out on the held stream.  0.4 took elicit-1's.
+ */
+START_TEST(held_stream_input_responses_are_not_answers)
+{
+	nkeys = 0;
+	rpc("tools/call", "{\"name\":\"ask\",\"inputResponses\":{"
+	    "\"elicit-1\":{\"action\":\"accept\",\"content\":{\"n\":\"x\"}},"
+	    "\"roots-3\":{\"roots\":[]}}}", sid_hdr, "WYMCP_PRINCIPAL=alice",
+	    "HTTP_MCP_PROTOCOL_VERSION=2025-11-25", NULL);
+	ck_assert_int_eq(resp.status, 200);
+	ck_assert_int_eq(count("\"method\":\"elicitation/create\""), 1);
+	ck_assert_int_eq(count("\"method\":\"roots/list\""), 1);
+	ck_assert_int_eq(waits, 3);
+	ck_assert_ptr_nonnull(strstr(resp.body, "success|success|success"));
+}
+END_TEST
+
 START_TEST(held_stream_without_session_asks_nothing)
 {
 	rpc("tools/call", "{\"name\":\"ask\"}", "WYMCP_PRINCIPAL=alice",
@@ -1544,6 +1564,7 @@ legacy_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_checked_fixture(tc, asking_setup, asking_teardown);
 	tcase_add_test(tc, held_stream_asks_and_reruns);
+	tcase_add_test(tc, held_stream_input_responses_are_not_answers);
 	tcase_add_test(tc, held_stream_without_session_asks_nothing);
 	tcase_add_test(tc, max_asking_reached_degrades_to_notsup);
 	tcase_add_test(tc, ask_timeout_is_a_tool_error);

@@ -697,8 +697,15 @@ END_TEST
 
 START_TEST(read_answer_not_matching_schema_is_32602)
 {
-	read_round("test://ask", "\"inputResponses\":{\"why\":"
-	    "{\"action\":\"accept\",\"content\":{\"reason\":5}}}");
+	char	 state[4096], members[8192];
+
+	read_round("test://ask", NULL);
+	snprintf(state, sizeof(state), "%s", json_object_get_string(h_jp(
+	    expect_result(), "requestState", NULL)));
+	snprintf(members, sizeof(members), "\"inputResponses\":{\"why\":"
+	    "{\"action\":\"accept\",\"content\":{\"reason\":5}}},"
+	    "\"requestState\":\"%s\"", state);
+	read_round("test://ask", members);
 	expect_error(200, WYMCP__INVALID_PARAMS, NULL);
 }
 END_TEST

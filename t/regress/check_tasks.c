@@ -492,6 +492,33 @@ START_TEST(book_through_update_twice)
 }
 END_TEST
 
+/*
+ * A first round has no answers, as a task too: a tools/call that makes
+ * a task with inputResponses for both questions stores none of them,
+ * and the run asks elicit-1 (0.4 booked at once).
+ */
+START_TEST(task_first_round_has_no_answers)
+{
+	const char	*id;
+
+	req("alice", EXT, "tools/call", "book", "\"name\":\"book\","
+	    "\"arguments\":{},\"inputResponses\":{\"elicit-1\":{\"action\":"
+	    "\"accept\",\"content\":{\"room\":\"Aurora\"}},\"elicit-2\":"
+	    "{\"action\":\"accept\",\"content\":{\"people\":3}}}");
+	ck_assert_ptr_nonnull(h_result(&resp));
+	ck_assert_str_eq(str(h_result(&resp), "resultType"), "task");
+	id = str(h_result(&resp), "taskId");
+	ck_assert_ptr_nonnull(id);
+	id = strdup(id);
+	ck_assert_int_eq(wymcp_server_run_task(srv), 1);
+	ck_assert_str_eq(status("alice", id), "input_required");
+	ck_assert_ptr_nonnull(json_object_object_get(json_object_object_get(
+	    h_result(&resp), "inputRequests"), "elicit-1"));
+	ck_assert_int_eq(book_writes, 0);
+	free((void *)id);
+}
+END_TEST
+
 /* Another principal's task is "not found", whatever the method. */
 START_TEST(other_principal_not_found)
 {
@@ -1143,6 +1170,7 @@ tasks_suite(void)
 	tcase_add_test(tc, create_get_run_complete);
 	tcase_add_test(tc, undeclared_client);
 	tcase_add_test(tc, book_through_update_twice);
+	tcase_add_test(tc, task_first_round_has_no_answers);
 	tcase_add_test(tc, other_principal_not_found);
 	tcase_add_test(tc, guessed_and_tampered_ids);
 	tcase_add_test(tc, cancel_waiting_task);

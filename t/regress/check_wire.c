@@ -698,15 +698,27 @@ END_TEST
 
 /* --- answers ----------------------------------------------------------- */
 
-/* tools/call `tool` answering key `key` with `answer`. */
+/*
+ * tools/call `tool` answering key `key` with `answer`: a first round
+ * (a first round has no answers), then the answer with its state.
+ */
 static void
 answered(const char *tool, const char *key, const char *answer)
 {
-	char	 params[2048];
+	char		 params[4096], state[1024];
+	const char	*st;
 
 	snprintf(params, sizeof(params), "{\"_meta\":" META_ALL ","
-	    "\"name\":\"%s\",\"inputResponses\":{\"%s\":%s}}", tool, key,
-	    answer);
+	    "\"name\":\"%s\"}", tool);
+	call("tools/call", tool, params, NULL);
+	st = json_object_get_string(h_jp(resp.json, "result", "requestState",
+	    NULL));
+	ck_assert_msg(st != NULL, "%s", resp.body);
+	ck_assert_uint_lt(strlen(st), sizeof(state));
+	snprintf(state, sizeof(state), "%s", st);
+	snprintf(params, sizeof(params), "{\"_meta\":" META_ALL ","
+	    "\"name\":\"%s\",\"inputResponses\":{\"%s\":%s},"
+	    "\"requestState\":\"%s\"}", tool, key, answer, state);
 	call("tools/call", tool, params, NULL);
 }
 

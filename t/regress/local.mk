@@ -1,6 +1,8 @@
 # t/regress: whole requests through wymcp_server_serve() (the harness in
 # t/lib), one suite per behaviour.
 REGRESS_TESTS = \
+	%reldir%/check_admit \
+	%reldir%/check_detail \
 	%reldir%/check_dispatch \
 	%reldir%/check_elicit \
 	%reldir%/check_exec \

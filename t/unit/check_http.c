@@ -3,6 +3,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -569,17 +570,116 @@ START_TEST(content_type_other_rejected)
 }
 END_TEST
 
+/*
+ * The reason phrase of every status wymcp sends (RFC 9110 section 15;
+ * 429: RFC 6585 section 4), written out here again on purpose.
+ */
+static const struct {
+	int		 status;
+	const char	*text;
+} sent[] = {
+	{ 200, "OK" },
+	{ 202, "Accepted" },
+	{ 204, "No Content" },
+	{ 304, "Not Modified" },
+	{ 400, "Bad Request" },
+	{ 401, "Unauthorized" },
+	{ 403, "Forbidden" },
+	{ 404, "Not Found" },
+	{ 405, "Method Not Allowed" },
+	{ 413, "Content Too Large" },
+	{ 415, "Unsupported Media Type" },
+	{ 429, "Too Many Requests" },
+	{ 500, "Internal Server Error" },
+	{ 503, "Service Unavailable" },
+	{ 504, "Gateway Timeout" },
+};
+
+static const char *
+sent_text(int status)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(sent) / sizeof(sent[0]); i++)
+		if (sent[i].status == status)
+			return sent[i].text;
+	return NULL;
+}
+
 START_TEST(status_text_reason_phrases)
 {
-	ck_assert_str_eq(wymcp__status_text(200), "OK");
-	ck_assert_str_eq(wymcp__status_text(202), "Accepted");
-	ck_assert_str_eq(wymcp__status_text(400), "Bad Request");
-	ck_assert_str_eq(wymcp__status_text(403), "Forbidden");
-	ck_assert_str_eq(wymcp__status_text(404), "Not Found");
-	ck_assert_str_eq(wymcp__status_text(405), "Method Not Allowed");
-	ck_assert_str_eq(wymcp__status_text(413), "Payload Too Large");
-	ck_assert_str_eq(wymcp__status_text(415), "Unsupported Media Type");
-	ck_assert_str_eq(wymcp__status_text(500), "Internal Server Error");
+	size_t	 i;
+
+	for (i = 0; i < sizeof(sent) / sizeof(sent[0]); i++)
+		ck_assert_str_eq(wymcp__status_text(sent[i].status),
+		    sent[i].text);
+	/* The one nginx showed as "429 Internal Server Error" (0.4). */
+	ck_assert_str_eq(wymcp__status_text(429), "Too Many Requests");
+	/* A status no RFC names gets no phrase, never a wrong one. */
+	ck_assert_str_eq(wymcp__status_text(299), "");
+	ck_assert_str_eq(wymcp__status_text(0), "");
+	ck_assert_str_eq(wymcp__status_text(1000), "");
+}
+END_TEST
+
+/*
+ * Every status the sources can send: the literal ones of
+ * wymcp__reply_error(), wymcp__reply_no_method(), fail(), the
+ * assignments of a status, and the "Status: NNN Phrase" heads written
+ * by hand (whose phrase must be right too).  Each is in sent[], and
+ * wymcp__status_text() gives its phrase.
+ */
+#define STATUS_GREP	"grep -rhoE '" \
+	"(reply_error|reply_no_method|fail)" \
+	"\\([^,]*, *[^,]*, *[1-5][0-9]{2}\\b|" \
+	"status *= *[1-5][0-9]{2}\\b|" \
+	"\\? *[1-5][0-9]{2} *: *[1-5][0-9]{2}\\b|" \
+	"Status: [1-5][0-9]{2}( [A-Za-z][A-Za-z -]*)?' "
+
+START_TEST(every_status_sent_has_its_phrase)
+{
+	FILE		*p;
+	const char	*top, *c, *want;
+	char		 cmd[1024], line[512], *nl;
+	int		 lines = 0, saw429 = 0, st;
+
+	if ((top = getenv("top_srcdir")) == NULL || *top == '\0')
+		top = ".";
+	snprintf(cmd, sizeof(cmd), STATUS_GREP "'%s/src'", top);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof(line), p) != NULL) {
+		if ((nl = strchr(line, '\n')) != NULL)
+			*nl = '\0';
+		lines++;
+		/* Each three-digit number of the line is a status. */
+		for (c = line; *c != '\0'; c++) {
+			if (c[0] < '1' || c[0] > '5' || c[1] < '0' ||
+			    c[1] > '9' || c[2] < '0' || c[2] > '9' ||
+			    (c > line && c[-1] >= '0' && c[-1] <= '9'))
+				continue;
+			st = (c[0] - '0') * 100 + (c[1] - '0') * 10 +
+			    (c[2] - '0');
+			want = sent_text(st);
+			ck_assert_msg(want != NULL, "status %d is sent (%s) "
+			    "but has no phrase in sent[]", st, line);
+			ck_assert_msg(strcmp(wymcp__status_text(st), want) ==
+			    0, "status %d: '%s', wanted '%s'", st,
+			    wymcp__status_text(st), want);
+			if (st == 429)
+				saw429 = 1;
+			/* A head written by hand: its phrase too. */
+			if (strncmp(line, "Status: ", 8) == 0 && c[3] == ' ')
+				ck_assert_msg(strcmp(c + 4, want) == 0,
+				    "'%s': the phrase of %d is '%s'", line,
+				    st, want);
+			c += 2;
+		}
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	/* The grep found the sources, and the task quota's 429. */
+	ck_assert_int_gt(lines, 40);
+	ck_assert(saw429);
 }
 END_TEST
 
@@ -642,6 +742,7 @@ http_suite(void)
 	tcase_add_test(tc, content_type_json_ok);
 	tcase_add_test(tc, content_type_other_rejected);
 	tcase_add_test(tc, status_text_reason_phrases);
+	tcase_add_test(tc, every_status_sent_has_its_phrase);
 	suite_add_tcase(s, tc);
 	return s;
 }

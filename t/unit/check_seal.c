@@ -376,19 +376,51 @@ START_TEST(state_without_answers_is_short)
 {
 	char	 st[STATE_MAX], st2[STATE_MAX];
 
-	/* A first round has read no answer: the state is only bindings. */
+	/*
+	 * A first round has read no answer: the state is the bindings and
+	 * the key of the question it asked, {"elicit-1":null}.
+	 */
 	call(srv, "ask", "{\"a\":1}", NULL, NULL, NULL);
 	take_state("elicit-1", st);
-	ck_assert_uint_le(strlen(st), 120);
-	/* base64url of 85 bytes, no padding. */
-	ck_assert_uint_eq(strlen(st), 114);
+	/* base64url of 85 + 17 bytes, no padding. */
+	ck_assert_uint_eq(strlen(st), 136);
 	ck_assert_uint_eq(strspn(st, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "abcdefghijklmnopqrstuvwxyz0123456789-_"), strlen(st));
 	/* One answer makes it grow by the answer's JSON, nothing more. */
 	call(srv, "ask", "{\"a\":1}", ALICE, st, NULL);
 	take_state("elicit-2", st2);
-	ck_assert_uint_le(strlen(st2), 114 + (strlen("{\"elicit-1\":") +
-	    strlen(ALICE) + 1) * 4 / 3 + 2);
+	ck_assert_uint_le(strlen(st2), 136 + (strlen(ALICE) + 1) * 4 / 3 + 2);
+}
+END_TEST
+
+/*
+ * A first round has no answers (issue 32 item 5): a tools/call with
+ * inputResponses and no requestState runs as a first round, asking its
+ * first question; a state takes answers only to the questions it
+ * asked.  0.4 took them all.
+ */
+START_TEST(first_round_has_no_answers)
+{
+	char	 st[STATE_MAX];
+
+	call(srv, "ask", "{\"a\":1}", "{\"elicit-1\":{\"action\":\"accept\","
+	    "\"content\":{\"name\":\"Alice\"}},\"elicit-2\":{\"action\":"
+	    "\"accept\",\"content\":{\"color\":\"blue\"}}}", NULL, NULL);
+	take_state("elicit-1", st);
+	ck_assert_int_eq(runs, 1);
+	ck_assert_int_eq(done, 0);
+	/* The state asked elicit-1: elicit-2, sent ahead, is not taken. */
+	call(srv, "ask", "{\"a\":1}", "{\"elicit-1\":{\"action\":\"accept\","
+	    "\"content\":{\"name\":\"Alice\"}},\"elicit-2\":{\"action\":"
+	    "\"accept\",\"content\":{\"color\":\"red\"}}}", st, NULL);
+	take_state("elicit-2", st);
+	ck_assert_int_eq(done, 0);
+	/* Its own question's answer is; a new name for elicit-1 is not. */
+	call(srv, "ask", "{\"a\":1}", "{\"elicit-1\":{\"action\":\"accept\","
+	    "\"content\":{\"name\":\"Mallory\"}},\"elicit-2\":{\"action\":"
+	    "\"accept\",\"content\":{\"color\":\"blue\"}}}", st, NULL);
+	opened();
+	ck_assert_int_eq(done, 1);
 }
 END_TEST
 
@@ -1070,6 +1102,7 @@ seal_suite(void)
 	tcase_add_test(tc, round_trip_opens);
 	tcase_add_test(tc, state_is_not_single_use);
 	tcase_add_test(tc, state_without_answers_is_short);
+	tcase_add_test(tc, first_round_has_no_answers);
 	tcase_add_test(tc, idempotency_key_per_call);
 	tcase_add_test(tc, tampered_state_refused);
 	tcase_add_test(tc, truncated_state_refused);

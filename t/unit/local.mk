@@ -15,9 +15,11 @@ UNIT_TESTS = \
 	%reldir%/check_module \
 	%reldir%/check_options \
 	%reldir%/check_peer \
+	%reldir%/check_ratelimit \
 	%reldir%/check_rpc \
 	%reldir%/check_schema \
 	%reldir%/check_seal \
+	%reldir%/check_share \
 	%reldir%/check_shapes \
 	%reldir%/check_store \
 	%reldir%/check_testing \
@@ -33,6 +35,14 @@ TESTS += $(UNIT_TESTS)
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
 %canon_reldir%_check_peer_LDADD = src/prog/libprog.la $(LDADD)
+
+# wymcp-fcgi's rate limits (src/front/ratelimit.c, included).
+%canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c
+%canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
+
+# wymcp-fcgi's shares per principal (src/front/share.c, included).
+%canon_reldir%_check_share_SOURCES = %reldir%/check_share.c
+%canon_reldir%_check_share_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
 
 # wymcp-fcgi's table of options (a program's files, with libprog).
 %canon_reldir%_check_options_SOURCES = %reldir%/check_options.c \

@@ -53,7 +53,7 @@ def token_key_id(tok):
         b = base64.urlsafe_b64decode(tok + "=" * (-len(tok) % 4))
     except (ValueError, TypeError):
         return None
-    if len(b) < 5 or b[0] != 6:  # SEAL_VERSION (src/core/seal.c)
+    if len(b) < 5 or b[0] != 7:  # SEAL_VERSION (src/core/seal.c)
         return None
     return b[1:5]
 
