@@ -19,7 +19,8 @@
 #include "front.h"
 #include "store/backend.h"
 
-#define BUS_QUEUE_MAX	4096		/* events waiting to be sent */
+#define BUS_QUEUE_MAX	65536		/* events waiting to be sent */
+#define BUS_QUEUE_BYTES	(16 * 1024 * 1024)	/* ... and their bytes */
 #define BUS_BACKOFF_MS	200
 #define BUS_BACKOFF_MAX	5000
 
@@ -60,12 +61,14 @@ struct front_bus {
 	int		 fd;		/* in epoll, or -1 */
 	unsigned int	 events;	/* what epoll waits for on fd */
 	int		 busy;		/* a query is in flight */
+	size_t		 inflight;	/* ... with this many events */
 	int		 missed;	/* down since streams were opened */
 	int		 warned;	/* the outage is logged */
 	long long	 retry_at;	/* ms */
 	int		 backoff;	/* ms */
 	struct bus_msg	*head, *tail;	/* to NOTIFY */
 	size_t		 queued;
+	size_t		 qbytes;
 };
 
 /* Record the bus's failure `what' for the status page and the log. */
@@ -136,7 +139,9 @@ bus_lost(struct front_bus *b, const char *what)
 	}
 	b->tail = NULL;
 	b->queued = 0;
+	b->qbytes = 0;
 	b->busy = 0;
+	b->inflight = 0;
 	if (b->cb.holding(b->cb.arg))
 		b->missed = 1;
 	b->state = BUS_WAIT;
@@ -160,20 +165,48 @@ bus_start(struct front_bus *b)
 	bus_watch(b, EPOLLOUT);
 }
 
-/* Send the next queued NOTIFY, when none is in flight. */
+/*
+ * Send the next NOTIFY, when none is in flight: the events queued, one
+ * a line, as many as FRONT_BUS_PAYLOAD_MAX bytes hold.
+ */
 static void
 bus_pump(struct front_bus *b)
 {
+	static char	 payload[FRONT_BUS_PAYLOAD_MAX + 1];
+	struct bus_msg	*m;
+	size_t		 len = 0, n = 0;
 
 	if (b->state != BUS_UP || b->busy || b->head == NULL)
 		return;
-	if (b->ops->notify(b->db, FRONT_BUS_CHANNEL, b->head->text) != 0) {
+	for (m = b->head; m != NULL; m = m->next) {
+		if (len + (n > 0) + m->len > FRONT_BUS_PAYLOAD_MAX)
+			break;
+		if (n++ > 0)
+			payload[len++] = '\n';
+		memcpy(payload + len, m->text, m->len);
+		len += m->len;
+	}
+	payload[len] = '\0';
+	if (b->ops->notify(b->db, FRONT_BUS_CHANNEL, payload) != 0) {
 		bus_lost(b, "notify");
 		return;
 	}
 	b->busy = 1;
+	b->inflight = n;
+	__atomic_add_fetch(&b->l->bus_notifies, 1, __ATOMIC_RELAXED);
 	if (b->ops->flush(b->db) == 1)
 		bus_watch(b, EPOLLIN | EPOLLOUT);
+}
+
+/*
+ * `ev' on one line, as a NOTIFY carries events: a newline of JSON is
+ * white space (and inside a string not JSON at all).
+ */
+void
+front_bus_oneline(char *ev)
+{
+	for (; (ev = strchr(ev, '\n')) != NULL; ev++)
+		*ev = ' ';
 }
 
 /*
@@ -188,8 +221,8 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 	if (b == NULL || b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
 	    memchr(msg, '\0', len) != NULL)
 		return -1;
-	if (b->queued >= BUS_QUEUE_MAX || (m = malloc(sizeof(*m) + len +
-	    1)) == NULL) {
+	if (b->queued >= BUS_QUEUE_MAX || b->qbytes + len > BUS_QUEUE_BYTES ||
+	    (m = malloc(sizeof(*m) + len + 1)) == NULL) {
 		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
 		    "bus: this one is dispatched here only", b->queued);
 		return -1;
@@ -198,25 +231,43 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 	m->len = len;
 	memcpy(m->text, msg, len);
 	m->text[len] = '\0';
+	front_bus_oneline(m->text);
 	if (b->tail != NULL)
 		b->tail->next = m;
 	else
 		b->head = m;
 	b->tail = m;
 	b->queued++;
+	b->qbytes += len;
 	__atomic_add_fetch(&b->l->bus_sent, 1, __ATOMIC_RELAXED);
 	bus_pump(b);
 	return 0;
 }
 
-/* A notification came: an event of some instance, this one's too. */
+/*
+ * A notification came: events of some instance, this one's too, one a
+ * line (each parsed alone: intake.c).
+ */
 static void
 bus_heard(void *arg, const char *msg, size_t len)
 {
 	struct front_bus	*b = arg;
+	const char		*nl;
+	size_t			 k;
 
-	__atomic_add_fetch(&b->l->bus_received, 1, __ATOMIC_RELAXED);
-	b->cb.take(b->cb.arg, msg, len);
+	while (len > 0) {
+		k = (nl = memchr(msg, '\n', len)) != NULL ?
+		    (size_t)(nl - msg) : len;
+		if (k > 0) {
+			__atomic_add_fetch(&b->l->bus_received, 1,
+			    __ATOMIC_RELAXED);
+			b->cb.take(b->cb.arg, msg, k);
+		}
+		if (nl == NULL)
+			break;
+		msg += k + 1;
+		len -= k + 1;
+	}
 }
 
 /* The bus's socket is ready: connect, take results and notifications. */
@@ -277,15 +328,20 @@ front_bus_ready(struct front_bus *b)
 				b->cb.again(b->cb.arg);
 				b->missed = 0;
 			}
-		} else if ((m = b->head) != NULL) {
+		} else {
 			/* The NOTIFY is done (or failed: then here only). */
-			b->head = m->next;
-			if (b->head == NULL)
-				b->tail = NULL;
-			b->queued--;
-			if (!ok)
-				b->cb.take(b->cb.arg, m->text, m->len);
-			free(m);
+			while (b->inflight > 0 && (m = b->head) != NULL) {
+				b->head = m->next;
+				if (b->head == NULL)
+					b->tail = NULL;
+				b->queued--;
+				b->qbytes -= m->len;
+				b->inflight--;
+				if (!ok)
+					b->cb.take(b->cb.arg, m->text, m->len);
+				free(m);
+			}
+			b->inflight = 0;
 		}
 		bus_pump(b);
 		if (b->state != BUS_UP)

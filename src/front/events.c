@@ -153,10 +153,13 @@ subscribe(struct hub *h, const char *session, const char *uri, int add)
 		    strcmp(s->session, session) != 0)
 			continue;
 		found = 1;
-		if (add)
-			(void)uri_add(&s->uris, &s->nuris, uri);
-		else
+		if (add) {
+			if (uri_add(&s->uris, &s->nuris, uri) == 0)
+				(void)hub_watch(h, s, uri);
+		} else {
+			hub_unwatch(h, s, uri);
 			uri_del(s->uris, &s->nuris, uri);
+		}
 	}
 	if (found || (p = pend_of(h, session, add)) == NULL)
 		return;
@@ -189,59 +192,127 @@ cancel(struct hub *h, const char *who, const char *id)
 	}
 }
 
+/*
+ * One notification, built once: the frame of a stream with a
+ * subscription id is pre (up to the id's place), the id, post; of a
+ * 2025-11-25 stream (no id) bare.  Each stream's FastCGI header is
+ * made as it is queued (stream.c: hub_frame3()).
+ */
+struct once {
+	char	*pre, *bare;
+	size_t	 prelen, barelen;
+};
+#define ONCE_POST	"}}}\n\n"
+
+static int
+once_make(struct once *o, const char *method, const char *extra)
+{
+	static const char fmt[] = "event: message\ndata: {\"jsonrpc\":"
+	    "\"2.0\",\"method\":\"%s\",\"params\":{%s%s";
+	size_t	 len = sizeof(fmt) + strlen(method) + strlen(extra) + 128;
+	int	 n;
+
+	o->pre = malloc(len);
+	o->bare = malloc(len);
+	if (o->pre == NULL || o->bare == NULL)
+		return -1;
+	n = snprintf(o->pre, len, fmt, method, extra, *extra != '\0' ?
+	    ",\"_meta\":{\"" SUB_ID "\":" : "\"_meta\":{\"" SUB_ID "\":");
+	o->prelen = (size_t)n;
+	n = snprintf(o->bare, len, fmt, method, extra, "}}\n\n");
+	o->barelen = (size_t)n;
+	return 0;
+}
+
+static void
+once_free(struct once *o)
+{
+	free(o->pre);
+	free(o->bare);
+}
+
+/* The frame `o' to stream `s': 1 when queued, else 0. */
+static int
+once_to(struct hub *h, struct stream *s, const struct once *o)
+{
+	if (s->ending || s->dead)
+		return 0;
+	if (s->id == NULL)
+		return hub_frame3(h, s, o->bare, o->barelen, NULL, 0, NULL,
+		    0) == 0;
+	return hub_frame3(h, s, o->pre, o->prelen, s->id, strlen(s->id),
+	    ONCE_POST, sizeof(ONCE_POST) - 1) == 0;
+}
+
+/* A resource updated: to the streams watching its URI (the index). */
+static void
+deliver_updated(struct hub *h, const struct front_event *ev)
+{
+	struct json_object	*u;
+	struct watch		*w, *next;
+	struct once		 o = { NULL, NULL, 0, 0 };
+	const char		*x;
+	char			*extra = NULL;
+	unsigned int		 hash;
+	unsigned long		 n = 0;
+
+	if (h->nindex == 0 || (u = json_object_new_object()) == NULL)
+		return;
+	/* "uri":"..." as JSON, escaped as it must be. */
+	json_object_object_add(u, "uri", json_object_new_string(ev->uri));
+	if ((x = json_object_to_json_string_ext(u, JSON_C_TO_STRING_PLAIN)) ==
+	    NULL || strlen(x) < 2 || (extra = strdup(x + 1)) == NULL)
+		goto done;
+	extra[strlen(extra) - 1] = '\0';	/* inside the braces */
+	if (once_make(&o, "notifications/resources/updated", extra) != 0)
+		goto done;
+	hash = hub_uri_hash(ev->uri);
+	for (w = h->index[hash & (h->nindex - 1)]; w != NULL; w = next) {
+		next = w->next;		/* a drop frees no watch this turn */
+		if (w->hash == hash && strcmp(w->uri, ev->uri) == 0)
+			n += once_to(h, w->s, &o);
+	}
+	__atomic_add_fetch(&h->l->frames, n, __ATOMIC_RELAXED);
+done:
+	once_free(&o);
+	free(extra);
+	json_object_put(u);
+}
+
+/* Lists changed: to the streams of each kind (the index). */
+static void
+deliver_lists(struct hub *h, const struct front_event *ev)
+{
+	static const char *const methods[3] = {
+		"notifications/tools/list_changed",
+		"notifications/prompts/list_changed",
+		"notifications/resources/list_changed",
+	};
+	struct stream	*s;
+	struct once	 o;
+	unsigned long	 n = 0;
+	int		 j;
+
+	for (j = 0; j < 3; j++) {
+		if (!(ev->lists & (1 << j)) || h->kind[j] == NULL)
+			continue;
+		if (once_make(&o, methods[j], "") == 0)
+			for (s = h->kind[j]; s != NULL; s = s->knext[j])
+				if (j != 0 || front_sees(s->mount, ev->tools))
+					n += once_to(h, s, &o);
+		once_free(&o);
+	}
+	__atomic_add_fetch(&h->l->frames, n, __ATOMIC_RELAXED);
+}
+
 /* A resource update or a list change: to every stream it concerns. */
 static void
 deliver(struct hub *h, const struct front_event *ev)
 {
-	static const struct {
-		int		 list;
-		const char	*method;
-	} kinds[] = {
-		{ WYMCP_LIST_TOOLS, "notifications/tools/list_changed" },
-		{ WYMCP_LIST_PROMPTS, "notifications/prompts/list_changed" },
-		{ WYMCP_LIST_RESOURCES,
-		    "notifications/resources/list_changed" },
-	};
-	struct json_object	*u = NULL;
-	struct stream		*s, *next;
-	const char		*extra = NULL;
-	size_t			 i, j;
-
-	if (ev->kind == FRONT_EV_UPDATED) {
-		/* "uri":"..." as JSON, escaped as it must be. */
-		if ((u = json_object_new_object()) == NULL)
-			return;
-		json_object_object_add(u, "uri",
-		    json_object_new_string(ev->uri));
-		if ((extra = json_object_to_json_string_ext(u,
-		    JSON_C_TO_STRING_PLAIN)) == NULL || strlen(extra) < 2) {
-			json_object_put(u);
-			return;
-		}
-		extra++;	/* inside the braces: the closing one is cut */
-		((char *)extra)[strlen(extra) - 1] = '\0';
-	}
-	for (s = h->first; s != NULL; s = next) {
-		next = s->next;
-		if (s->ending || s->dead)
-			continue;
-		if (extra != NULL) {
-			for (i = 0; i < s->nuris; i++)
-				if (strcmp(s->uris[i], ev->uri) == 0)
-					break;
-			if (i < s->nuris)
-				(void)hub_notify(h, s,
-				    "notifications/resources/updated", extra);
-			continue;
-		}
-		for (j = 0; j < 3; j++)
-			if ((ev->lists & s->lists & kinds[j].list) &&
-			    (kinds[j].list != WYMCP_LIST_TOOLS ||
-			    front_sees(s->mount, ev->tools)) &&
-			    hub_notify(h, s, kinds[j].method, "") != 0)
-				break;
-	}
-	json_object_put(u);
+	if (ev->kind == FRONT_EV_UPDATED)
+		deliver_updated(h, ev);
+	else
+		deliver_lists(h, ev);
 }
 
 /* An event the hub believes (parsed by intake.c): do what it says. */

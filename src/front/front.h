@@ -396,6 +396,14 @@ struct front_listen {
 	unsigned long	 gone;		/* their client went away */
 	unsigned long	 dropped;	/* their client did not read */
 	unsigned long	 lost;		/* handed without a descriptor */
+	int		 fd_room;	/* streams the hub's open-file limit
+					   allows (hub.c), 0: not known */
+	unsigned long	 no_fd;		/* listens refused for fd_room */
+	unsigned long	 shed;		/* events shed: a worker's the hub
+					   could not take, the hub's own
+					   queue or the bus's full */
+	unsigned long	 shed_ended;	/* streams ended for them */
+	unsigned long	 waits;		/* events a worker waited to send */
 	unsigned long	 events;	/* events in */
 	unsigned long	 frames;	/* notifications out */
 	/* Events refused, by where from (FRONT_SRC_*) and why (intake.h). */
@@ -406,7 +414,8 @@ struct front_listen {
 	int		 bus_up;
 	unsigned long	 bus_connects;
 	unsigned long	 bus_sent;	/* events NOTIFYed */
-	unsigned long	 bus_received;	/* notifications taken */
+	unsigned long	 bus_received;	/* events taken */
+	unsigned long	 bus_notifies;	/* NOTIFYs sent (events batched) */
 	int		 bus_lock;	/* guards the two below */
 	long long	 bus_error_at;	/* time(3), 0: none */
 	char		 bus_error[160];
@@ -450,7 +459,8 @@ int		 front_hub(const struct front_limits *, struct front_board *,
  * could not send; cb->holding says whether the hub holds streams (an
  * outage then may have made them miss events), cb->again that the bus
  * is back after such an outage.  front_bus_send() queues an event (0),
- * or -1 when the bus is not up (the caller dispatches it itself).
+ * or -1 when the bus is not up (the caller dispatches it itself).  A
+ * NOTIFY carries events one a line (front_bus_oneline() makes one).
  */
 #define FRONT_BUS_CHANNEL	"wymcp_events"
 #define FRONT_BUS_PAYLOAD_MAX	7999	/* NOTIFY's limit, less one */
@@ -465,6 +475,7 @@ struct front_bus *front_bus_new(const char *uri,
 		    const struct wymcp__bus_ops *, struct front_listen *,
 		    int ep, const struct front_bus_cb *);
 int		 front_bus_send(struct front_bus *, const char *, size_t);
+void		 front_bus_oneline(char *);
 int		 front_bus_up(const struct front_bus *);
 void		 front_bus_ready(struct front_bus *);
 void		 front_bus_tick(struct front_bus *);

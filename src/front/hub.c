@@ -55,6 +55,8 @@
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -78,8 +80,11 @@
 #define ORPHAN_TRIES	50		/* a relay directory not yet empty */
 #define ORPHAN_WAIT_MS	10		/* ... is tried again after this */
 #define HUB_EVENTS	256		/* epoll events per wait */
+#define HUB_FD_SPARE	64		/* descriptors not for streams */
 
 static volatile sig_atomic_t	 hub_stop;
+
+static void	 fd_check(struct hub *);
 
 static void
 hub_onstop(int sig)
@@ -213,6 +218,11 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	ev.data.ptr = s;
 	if (s->session != NULL && !bad)
 		bad = hub_pending_take(h, s) != 0;
+	if (!bad)
+		bad = hub_index_add(h, s) != 0;
+	if (h->l->max_age > 0)	/* less up to 10%: not all at once */
+		s->deadline = s->started + (long long)h->l->max_age * 1000 -
+		    random() % ((long long)h->l->max_age * 100 + 1);
 	if (bad || (s->id == NULL && s->session == NULL) ||
 	    epoll_ctl(h->ep, EPOLL_CTL_ADD, fd, &ev) == -1) {
 		if (s->id == NULL && s->session == NULL)
@@ -243,6 +253,73 @@ passed(struct msghdr *mh)
 				fd = k;
 		}
 	return fd;
+}
+
+/*
+ * A worker's event, off the channel at once (so that no worker waits
+ * for room in it): applied in slices (drain()).  Past HUB_QUEUE_MAX
+ * bytes waiting it is shed, and every stream ends (shed()).
+ */
+static void
+enqueue(struct hub *h, const char *msg, size_t len)
+{
+	struct qev	*q;
+
+	if (h->qbytes + len > HUB_QUEUE_MAX ||
+	    (q = malloc(sizeof(*q) + len)) == NULL) {
+		__atomic_add_fetch(&h->l->shed, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	q->next = NULL;
+	q->len = len;
+	memcpy(q->text, msg, len);
+	if (h->qtail != NULL)
+		h->qtail->next = q;
+	else
+		h->qhead = q;
+	h->qtail = q;
+	h->qbytes += len;
+}
+
+/* Apply up to HUB_SLICE of the workers' events; 1 when more wait. */
+static int
+drain(struct hub *h)
+{
+	struct qev	*q;
+	int		 i;
+
+	for (i = 0; i < HUB_SLICE && (q = h->qhead) != NULL; i++) {
+		if ((h->qhead = q->next) == NULL)
+			h->qtail = NULL;
+		h->qbytes -= q->len;
+		hub_from_worker(h, q->text, q->len);
+		free(q);
+	}
+	return h->qhead != NULL;
+}
+
+/*
+ * Events were shed (a worker's that could not reach the hub, or the
+ * hub's queue full): every stream may have missed one, and ends with
+ * its result, so that its client listens again and reads afresh.
+ */
+static void
+shed(struct hub *h)
+{
+	unsigned long	 n = __atomic_load_n(&h->l->shed, __ATOMIC_ACQUIRE);
+	long long	 now;
+
+	if (n == h->shed_seen)
+		return;
+	now = front_now_ms();
+	if (h->shed_logged == 0 || now - h->shed_logged >= REFUSAL_LOG_MS) {
+		front_log(WYMCP_LOG_WARNING, "hub: %lu events shed (the "
+		    "workers' channel or the hub's queue was full)",
+		    n - h->shed_seen);
+		h->shed_logged = now;
+	}
+	h->shed_seen = n;
+	hub_end_all(h, "events were shed");
 }
 
 /*
@@ -293,7 +370,7 @@ take(struct hub *h, int fd, int src)
 		else if (mh.msg_flags & MSG_TRUNC)
 			hub_refuse(h, src, FRONT_REF_OVERSIZED, msg, (size_t)n);
 		else if (src == FRONT_SRC_WORKER)
-			hub_from_worker(h, msg, (size_t)n);
+			enqueue(h, msg, (size_t)n);
 		else
 			hub_from_outside(h, src, msg, (size_t)n);
 	}
@@ -357,19 +434,29 @@ static void
 tick(struct hub *h)
 {
 	struct stream	*s, *next;
-	long long	 now = front_now_ms(), age;
+	long long	 now = front_now_ms();
 
-	age = (long long)h->l->max_age * 1000;
 	hub_pending_expire(h);
+	fd_check(h);
 	for (s = h->first; s != NULL; s = next) {
 		next = s->next;
-		if (s->ending)
+		if (s->ending) {
+			if (now >= s->deadline)
+				hub_drop(h, s, "its end was not read");
 			continue;
-		if (age > 0 && now - s->started >= age) {
+		}
+		if (s->deadline > 0 && now >= s->deadline) {
 			__atomic_add_fetch(&h->l->aged, 1, __ATOMIC_RELAXED);
 			(void)hub_end(h, s);
 		} else if (now - s->wrote >= HUB_QUIET_MS)
 			(void)hub_frame(h, s, "keep-alive", 1);
+		else if (s->outlen == 0 && s->out != NULL &&
+		    now - s->wrote >= HUB_IDLE_MS) {
+			/* An idle stream keeps no buffer: thousands wait. */
+			free(s->out);
+			s->out = NULL;
+			s->outcap = 0;
+		}
 	}
 }
 
@@ -386,6 +473,7 @@ stop_all(struct hub *h, long long ms)
 		next = s->next;
 		(void)hub_end(h, s);
 	}
+	hub_flush_dirty(h);
 	until = front_now_ms() + ms;
 	while (h->first != NULL && front_now_ms() < until) {
 		n = epoll_wait(h->ep, evs, HUB_EVENTS, 100);
@@ -400,23 +488,26 @@ stop_all(struct hub *h, long long ms)
 			if (evs[i].events & EPOLLOUT)
 				(void)hub_flush(h, s);
 		}
+		hub_flush_dirty(h);
 		hub_bury(h);
 	}
 	while (h->first != NULL)
 		hub_drop(h, h->first, "stopping");
+	h->dirty = NULL;	/* every one of them dropped */
 	hub_bury(h);
 }
 
 /*
  * Room for `max' streams and the hub's own descriptors: the soft
  * open-file limit raised towards the hard one (systemd's soft 1024
- * would stop the hub short of the default --max-listeners).
+ * would stop the hub short of the default --max-listeners), or said at
+ * start that it cannot be.
  */
 static void
-fd_room(int max)
+fd_raise(int max)
 {
 	struct rlimit	 rl;
-	rlim_t		 want = (rlim_t)(max > 0 ? max : 0) + 64, had;
+	rlim_t		 want = (rlim_t)(max > 0 ? max : 0) + HUB_FD_SPARE, had;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur >= want)
 		return;
@@ -426,9 +517,50 @@ fd_room(int max)
 		rl.rlim_cur = had;	/* a seccomp filter, say */
 	if (rl.rlim_cur < want)
 		front_log(WYMCP_LOG_WARNING, "hub: the open-file limit (%llu) "
-		    "is below --max-listeners + 64 (%llu): streams past it "
-		    "are lost", (unsigned long long)rl.rlim_cur,
-		    (unsigned long long)want);
+		    "is below --max-listeners + %d (%llu): listens past %lld "
+		    "streams are refused (503)",
+		    (unsigned long long)rl.rlim_cur, HUB_FD_SPARE,
+		    (unsigned long long)want,
+		    (long long)rl.rlim_cur - HUB_FD_SPARE);
+}
+
+/* The descriptors the hub has open now. */
+static int
+fd_count(void)
+{
+	DIR		*d;
+	struct dirent	*e;
+	int		 n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return 16;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;		/* the directory's own */
+}
+
+/*
+ * The streams the open-file limit lets the hub hold, for the workers'
+ * front_listen_hold() (a listen past it: 503, before its
+ * acknowledgement): at start and once a tick (prlimit(1) may lower it).
+ */
+static void
+fd_check(struct hub *h)
+{
+	struct rlimit	 rl;
+	long long	 room;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY)
+		room = h->l->max;
+	else
+		room = (long long)rl.rlim_cur - h->fd_base - HUB_FD_SPARE / 2;
+	if (room < 0)
+		room = 0;
+	if (room > h->l->max)
+		room = h->l->max;
+	__atomic_store_n(&h->l->fd_room, (int)room, __ATOMIC_RELEASE);
 }
 
 /*
@@ -581,6 +713,7 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 	struct epoll_event	 evs[HUB_EVENTS];
 	struct hub		 h;
 	struct pend		*p;
+	struct qev		*q;
 	sigset_t		 waitmask;
 	int			 i, n, status = 0, gone;
 
@@ -593,17 +726,23 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 		return keeper(lim, sup);
 	if (front_catch_stop(hub_onstop, &waitmask) == -1)
 		return 1;
-	fd_room(h.l->max + (lim->relay_fd >= 0 ?
+	fd_raise(h.l->max + (lim->relay_fd >= 0 ?
 	    2 * FRONT_RELAY_CONNS_MAX : 0));
 	if (hub_open(&h, srv) == -1)
 		return 1;
+	h.now = front_now_ms();
+	h.fd_base = fd_count() + (lim->relay_fd >= 0 ?
+	    2 * FRONT_RELAY_CONNS_MAX : 0);
+	fd_check(&h);
+	srandom((unsigned int)(getpid() ^ front_now_ms()));
 	__atomic_store_n(&h.l->hub_up, 1, __ATOMIC_RELEASE);
 	front_log(WYMCP_LOG_DEBUG, "hub ready on %s", h.l->path);
 	/* Gone before the parent-death signal was set: stop now. */
 	if (getppid() != sup)
 		hub_stop = SIGTERM;
 	while (!hub_stop) {
-		n = epoll_pwait(h.ep, evs, HUB_EVENTS, -1, &waitmask);
+		n = epoll_pwait(h.ep, evs, HUB_EVENTS, h.qhead != NULL ? 0 :
+		    -1, &waitmask);
 		if (n == -1) {
 			if (errno == EINTR)
 				continue;
@@ -612,8 +751,12 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 			status = 1;
 			break;
 		}
+		h.now = front_now_ms();
 		for (i = 0; i < n; i++)
 			hub_event(&h, &evs[i]);
+		(void)drain(&h);
+		shed(&h);
+		hub_flush_dirty(&h);
 		hub_bury(&h);
 		board->served = h.n;
 	}
@@ -624,6 +767,12 @@ front_hub(const struct front_limits *lim, struct front_board *board,
 	h.bus = NULL;
 	stop_all(&h, gone ? HUB_ORPHAN_MS : HUB_STOP_MS);
 	front_relay_port_stop(h.relay);
+	while (h.qhead != NULL) {	/* every stream ended: none missed */
+		q = h.qhead;
+		h.qhead = q->next;
+		free(q);
+	}
+	free(h.index);
 	while ((p = h.pend) != NULL) {
 		h.pend = p->next;
 		hub_pend_free(p);

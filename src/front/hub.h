@@ -14,6 +14,8 @@
 
 #define HUB_BUF_MAX	(256 * 1024)	/* bytes waiting for one client */
 #define HUB_QUIET_MS	15000		/* a comment after this silence */
+#define HUB_END_MS	30000		/* an end unread this long: dropped */
+#define HUB_IDLE_MS	2000		/* a buffer idle this long: freed */
 
 #define FCGI_VERSION_1		1
 #define FCGI_ABORT_REQUEST	2
@@ -28,6 +30,12 @@
 
 struct stream {
 	struct stream	*prev, *next;	/* in the order they came */
+	struct stream	*dnext;		/* on the hub's dirty list */
+	int		 dirty;		/* ... is on it */
+	long long	 deadline;	/* ms: its end at --listen-max-age,
+					   less up to 10% (jitter); 0: none */
+	struct watch	*watches;	/* its URIs in the hub's index */
+	struct stream	*knext[3], *kprev[3]; /* by list kind */
 	int		 fd;
 	int		 rid;		/* its FastCGI request id */
 	char		*id;		/* the subscription id, JSON; NULL:
@@ -49,6 +57,33 @@ struct stream {
 	unsigned char	 hdr[FCGI_HEADER_LEN];
 	size_t		 hdrlen;	/* header bytes read */
 	size_t		 skip;		/* content and padding to skip */
+};
+
+/*
+ * The hub's index: a URI's watchers (one per stream watching it), in a
+ * hash table of chains; a stream's watches chained through snext.
+ */
+#define HUB_INDEX_MIN	1024		/* buckets, a power of two */
+struct watch {
+	struct watch	*next, *prev;	/* the URI's bucket chain */
+	struct watch	*snext;		/* the stream's */
+	struct stream	*s;
+	unsigned int	 hash;
+	const char	*uri;		/* the stream's copy */
+};
+
+/*
+ * Events of the workers, taken off their channel at once (the channel
+ * then stays empty: no worker waits) and applied in slices of
+ * HUB_SLICE, up to HUB_QUEUE_MAX bytes waiting (past them shed, and
+ * every stream ended: its client listens again).
+ */
+#define HUB_SLICE	512
+#define HUB_QUEUE_MAX	(64 * 1024 * 1024)
+struct qev {
+	struct qev	*next;
+	size_t		 len;
+	char		 text[];
 };
 
 /*
@@ -81,6 +116,16 @@ struct hub {
 	struct front_relay_port	*relay;		/* --relay-listen, or NULL */
 	long long		 refusal_logged; /* ms, 0: never */
 	unsigned long		 refusals_quiet; /* not logged since */
+	long long		 now;		/* ms, at the turn's start */
+	struct stream		*dirty;		/* written to this turn */
+	struct qev		*qhead, *qtail;	/* the workers' events */
+	size_t			 qbytes;
+	unsigned long		 shed_seen;	/* l->shed acted on */
+	long long		 shed_logged;	/* ms */
+	int			 fd_base;	/* descriptors not streams */
+	struct watch		**index;	/* by URI: nindex buckets */
+	size_t			 nindex, nwatch;
+	struct stream		*kind[3];	/* by list kind */
 };
 
 /* stream.c */
@@ -90,8 +135,17 @@ int		 hub_flush(struct hub *, struct stream *);
 int		 hub_frame(struct hub *, struct stream *, const char *data,
 		    int comment);
 int		 hub_end(struct hub *, struct stream *);
-int		 hub_notify(struct hub *, struct stream *, const char *method,
-		    const char *extra);
+int		 hub_frame3(struct hub *, struct stream *, const char *,
+		    size_t, const char *, size_t, const char *, size_t);
+void		 hub_flush_dirty(struct hub *);
+void		 hub_end_all(struct hub *, const char *why);
+
+/* index.c */
+unsigned int	 hub_uri_hash(const char *);
+int		 hub_index_add(struct hub *, struct stream *);
+void		 hub_index_del(struct hub *, struct stream *);
+int		 hub_watch(struct hub *, struct stream *, const char *uri);
+void		 hub_unwatch(struct hub *, struct stream *, const char *uri);
 
 /* events.c */
 void		 hub_pend_free(struct pend *);

@@ -37,7 +37,18 @@
 #include "intake.h"
 #include "store/backend.h"
 
-#define SEND_WAIT_MS	100		/* a full queue: wait this much */
+/*
+ * The workers' channel holds what its send buffer holds (SO_SNDBUF of
+ * the workers' end: CHANNEL_BUF, or net.core.wmem_max without root;
+ * about 1 KiB an event), and the hub empties it into its own queue
+ * first thing each turn: a worker finds it full only when the hub got
+ * no CPU for a while.  It then waits SEND_WAIT_MS at most, and an event
+ * that still cannot go is shed and counted (struct front_listen's shed):
+ * the hub ends every stream, which listens again.
+ */
+#define SEND_WAIT_MS	20
+#define HAND_WAIT_MS	100		/* a handoff, --publish */
+#define CHANNEL_BUF	(8 * 1024 * 1024)
 
 /* ------------------------------------------------ the shared page */
 
@@ -89,7 +100,7 @@ bind_dgram(const char *path)
 static int
 own_channel(struct front_listen *l)
 {
-	int	 sp[2], sz = 4 * 1024 * 1024;
+	int	 sp[2], sz = 4 * 1024 * 1024, wsz = CHANNEL_BUF;
 
 	l->own_fd = l->tell_fd = -1;
 	if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0,
@@ -98,6 +109,14 @@ own_channel(struct front_listen *l)
 	if (setsockopt(sp[0], SOL_SOCKET, SO_RCVBUFFORCE, &sz,
 	    sizeof(sz)) == -1)
 		(void)setsockopt(sp[0], SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	/*
+	 * A connected pair's datagrams are bounded by the sender's buffer,
+	 * not by net.unix.max_dgram_qlen: make it large.
+	 */
+	if (setsockopt(sp[1], SOL_SOCKET, SO_SNDBUFFORCE, &wsz,
+	    sizeof(wsz)) == -1)
+		(void)setsockopt(sp[1], SOL_SOCKET, SO_SNDBUF, &wsz,
+		    sizeof(wsz));
 	l->own_fd = sp[0];
 	l->tell_fd = sp[1];
 	return 0;
@@ -236,14 +255,19 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 {
 	struct front_listen	*l = lim->listen;
 	unsigned char		 d[FRONT_SHARE_LEN];
-	int			 rc;
+	int			 rc, room, held;
 
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
-	if (__atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL) > l->max) {
+	room = __atomic_load_n(&l->fd_room, __ATOMIC_ACQUIRE);
+	held = __atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+	if (held > l->max || held > room) {
+		/* 503 with Retry-After: never an acknowledgement the hub
+		   cannot keep (a descriptor it cannot take). */
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
-		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
+		__atomic_add_fetch(held > l->max ? &l->refused : &l->no_fd, 1,
+		    __ATOMIC_RELAXED);
 		return -1;
 	}
 	/* The principal's own share (share.c: exact, never a bucket's). */
@@ -261,11 +285,14 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 
 /*
  * Send `msg' (and the descriptor `fd', or -1) to the hub, waiting up
- * to SEND_WAIT_MS for room in its queue: on the workers' channel
- * `tell' (path NULL), or to the socket at `path'.  0, or -1.
+ * to SEND_WAIT_MS for room in its queue (HAND_WAIT_MS for a handoff or
+ * --publish), `*waited' set when it had to (`waited' may be NULL): on
+ * the workers' channel `tell' (path NULL), or to the socket at `path'.
+ * 0, or -1.
  */
 static int
-to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
+to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
+    int *waited)
 {
 	struct sockaddr_un	 sun;
 	struct msghdr		 mh;
@@ -277,7 +304,10 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
 	} cm;
 	struct cmsghdr		*c;
 	long long		 until;
+	int			 wait;
 
+	/* A handoff's client, or a command, may wait; a tool's run not. */
+	wait = fd >= 0 || path != NULL ? HAND_WAIT_MS : SEND_WAIT_MS;
 	if (path != NULL && sendfd == -1 && (sendfd = socket(AF_UNIX,
 	    SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
@@ -304,11 +334,13 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd)
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
-	until = front_now_ms() + SEND_WAIT_MS;
+	until = front_now_ms() + wait;
 	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
 		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) || front_now_ms() >= until)
 			return -1;
+		if (waited != NULL)
+			*waited = 1;
 		pfd.fd = tell;
 		pfd.events = POLLOUT;
 		(void)poll(&pfd, 1, 10);
@@ -359,7 +391,8 @@ front_listen_hand(const struct front_limits *lim, FCGX_Request *req,
 	}
 	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
 	if (s != NULL && strlen(s) < FRONT_HUB_MSG_MAX &&
-	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd) == 0)
+	    to_hub(lim->listen->tell_fd, NULL, s, strlen(s), req->ipcFd,
+	    NULL) == 0)
 		rc = 0;
 	json_object_put(o);
 	if (rc == 0)
@@ -386,17 +419,37 @@ front_listen_done(const struct front_limits *lim)
 	return h;
 }
 
+#define SHED_LOG_MS	10000		/* a shed event logged at most so often */
+static long long	 shed_logged = -SHED_LOG_MS;
+static unsigned long	 shed_quiet;
+
 /* wymcp_publish_fn: an event of a run, to the hub. */
 void
 front_publish(void *arg, const char *event, size_t len)
 {
-	const struct front_listen *l = arg;
+	struct front_listen	*l = arg;
+
+	int			 waited = 0, rc;
 
 	if (l == NULL || len >= FRONT_HUB_MSG_MAX)
 		return;
-	if (to_hub(l->tell_fd, NULL, event, len, -1) != 0)
+	rc = to_hub(l->tell_fd, NULL, event, len, -1, &waited);
+	if (waited)	/* counted: a worker should never wait */
+		__atomic_add_fetch(&l->waits, 1, __ATOMIC_RELAXED);
+	if (rc != 0) {
+		/* Shed: the hub ends every stream (they listen again). */
+		__atomic_add_fetch(&l->shed, 1, __ATOMIC_RELEASE);
+		if (front_now_ms() - shed_logged < SHED_LOG_MS) {
+			shed_quiet++;
+			return;
+		}
 		front_log(WYMCP_LOG_WARNING, "an event could not reach the "
-		    "hub: %s", strerror(errno));
+		    "hub (%s): shed, every listen stream ends (%lu more shed "
+		    "by this process since the last line; counted on the "
+		    "status page)", strerror(errno), shed_quiet);
+		shed_logged = front_now_ms();
+		shed_quiet = 0;
+	}
 }
 
 /*
@@ -496,12 +549,13 @@ front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
 		    FRONT_BUS_PAYLOAD_MAX);
 		goto done;
 	}
+	front_bus_oneline(ev);	/* a NOTIFY's events: one a line */
 	if (bus != NULL)
 		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
 	else if (hubpath == NULL)
 		snprintf(err, errlen, "say where: --bus postgresql://..., or "
 		    "--listen unix:PATH of the instance (its hub is PATH.hub)");
-	else if (to_hub(-1, hubpath, ev, strlen(ev), -1) == 0)
+	else if (to_hub(-1, hubpath, ev, strlen(ev), -1, NULL) == 0)
 		rc = 0;
 	else
 		snprintf(err, errlen, "%s: %s", hubpath, strerror(errno));

@@ -9,10 +9,11 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/status.c %reldir%/hub.c %reldir%/intake.h \
 	%reldir%/intake.c %reldir%/bus.c %reldir%/control.c \
 	%reldir%/listen.c %reldir%/hub.h %reldir%/stream.c \
-	%reldir%/events.c %reldir%/config.c %reldir%/options.c \
-	%reldir%/start.c %reldir%/server.c %reldir%/reload.c \
-	%reldir%/backend.c %reldir%/call.c %reldir%/audit.c \
-	%reldir%/ratelimit.c %reldir%/otlp.c %reldir%/metrics.c
+	%reldir%/events.c %reldir%/index.c %reldir%/config.c \
+	%reldir%/options.c %reldir%/start.c %reldir%/server.c \
+	%reldir%/reload.c %reldir%/backend.c %reldir%/call.c \
+	%reldir%/audit.c %reldir%/ratelimit.c %reldir%/otlp.c \
+	%reldir%/metrics.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
 	$(SODIUM_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \

@@ -241,8 +241,8 @@ const struct front_optdef front_optdefs[] = {
 	    "quarter of --max-listeners)") },
 	{ NUM("listen-max-age", listen_age, UINT, 0, 30 * 86400,
 	    FRONT_LISTEN_AGE_DEFAULT, R, "S",
-	    "end a listen stream after S seconds\n"
-	    "(default %D; 0: never)") },
+	    "end a listen stream after S seconds,\n"
+	    "less up to 10% (default %D; 0: never)") },
 	{ STR("bus", bus, R, "URI",
 	    "share events with every instance on\n"
 	    "this PostgreSQL (default: the task\n"

@@ -266,9 +266,9 @@ put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	__atomic_store_n(&w->bus_lock, 0, __ATOMIC_RELEASE);
 	err[sizeof(err) - 1] = '\0';
 	n = put(buf, cap, n, ",\"bus\":{\"up\":%s,\"connects\":%lu,"
-	    "\"eventsSent\":%lu,\"eventsReceived\":%lu,\"lastError\":",
-	    L(bus_up) ? "true" : "false", L(bus_connects), L(bus_sent),
-	    L(bus_received));
+	    "\"eventsSent\":%lu,\"eventsReceived\":%lu,\"notifies\":%lu,"
+	    "\"lastError\":", L(bus_up) ? "true" : "false", L(bus_connects),
+	    L(bus_sent), L(bus_received), L(bus_notifies));
 	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
 	return at != 0 ? put(buf, cap, n, ",\"lastErrorAt\":%lld}", at) :
 	    put(buf, cap, n, ",\"lastErrorAt\":null}");
@@ -330,11 +330,14 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"streams\":{\"listChanged\":%d,\"resourceUpdates\":%d},"
 	    "\"opened\":%lu,\"refused\":%lu,\"ended\":%lu,\"aged\":%lu,"
 	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"lostNoFd\":%lu,"
-	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu",
+	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu,"
+	    "\"descriptorRoom\":%d,\"refusedNoFd\":%lu,\"eventsShed\":%lu,"
+	    "\"endedForShed\":%lu,\"workerWaits\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
-	    L(events), L(frames), L(hub_starts));
+	    L(events), L(frames), L(hub_starts), L(fd_room), L(no_fd),
+	    L(shed), L(shed_ended), L(waits));
 	n = put_refused(l, buf, cap, n);
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);
@@ -369,6 +372,7 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_ended_total{why=\"server\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"client_gone\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"slow_client\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"events_shed\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"no_descriptor\"} %lu\n"
 	    "# HELP wymcp_listen_events_total Events the hub took in.\n"
 	    "# TYPE wymcp_listen_events_total counter\n"
@@ -376,12 +380,20 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "# HELP wymcp_listen_frames_total Notifications the hub sent.\n"
 	    "# TYPE wymcp_listen_frames_total counter\n"
 	    "wymcp_listen_frames_total %lu\n"
+	    "# HELP wymcp_listen_events_shed_total Events shed (a worker's "
+	    "that could not reach the hub, the hub's queue full).\n"
+	    "# TYPE wymcp_listen_events_shed_total counter\n"
+	    "wymcp_listen_events_shed_total %lu\n"
+	    "# HELP wymcp_listen_refused_no_fd_total Listens refused (503) "
+	    "for the hub's open-file limit.\n"
+	    "# TYPE wymcp_listen_refused_no_fd_total counter\n"
+	    "wymcp_listen_refused_no_fd_total %lu\n"
 	    "# HELP wymcp_hub_up Whether the hub takes streams.\n"
 	    "# TYPE wymcp_hub_up gauge\n"
 	    "wymcp_hub_up %d\n",
 	    L(lists_streams), L(resource_streams), L(held), l->max,
-	    L(refused), L(ended), L(gone), L(dropped), L(lost), L(events),
-	    L(frames), L(hub_up));
+	    L(refused), L(ended), L(gone), L(dropped), L(shed_ended),
+	    L(lost), L(events), L(frames), L(shed), L(no_fd), L(hub_up));
 	if (l->bus)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
@@ -395,9 +407,13 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 		    "from the bus.\n"
 		    "# TYPE wymcp_bus_events_total counter\n"
 		    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
-		    "wymcp_bus_events_total{way=\"received\"} %lu\n",
+		    "wymcp_bus_events_total{way=\"received\"} %lu\n"
+		    "# HELP wymcp_bus_notifies_total NOTIFYs sent (events "
+		    "batched, one a line).\n"
+		    "# TYPE wymcp_bus_notifies_total counter\n"
+		    "wymcp_bus_notifies_total %lu\n",
 		    L(bus_up), L(bus_connects), L(bus_sent),
-		    L(bus_received));
+		    L(bus_received), L(bus_notifies));
 	return n;
 }
 #undef L

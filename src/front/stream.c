@@ -63,6 +63,7 @@ hub_bury(struct hub *h)
 
 	while ((s = h->graves) != NULL) {
 		h->graves = s->next;
+		hub_index_del(h, s);
 		for (i = 0; i < s->nuris; i++)
 			free(s->uris[i]);
 		free(s->uris);
@@ -106,12 +107,6 @@ hub_flush(struct hub *h, struct stream *s)
 	if (off > 0 && off < s->outlen)
 		memmove(s->out, s->out + off, s->outlen - off);
 	s->outlen -= off;
-	/* An idle stream keeps no buffer: thousands of them wait. */
-	if (s->outlen == 0 && s->out != NULL) {
-		free(s->out);
-		s->out = NULL;
-		s->outcap = 0;
-	}
 	if ((s->outlen > 0) != s->pollout) {
 		s->pollout = s->outlen > 0;
 		memset(&ev, 0, sizeof(ev));
@@ -127,19 +122,24 @@ hub_flush(struct hub *h, struct stream *s)
 	return 0;
 }
 
-/* Queue `len' bytes for `s'; -1 (dropped) past HUB_BUF_MAX. */
+/*
+ * Room for `len' more bytes in `s''s buffer.  0; or -1 when there is
+ * none: past HUB_BUF_MAX its client does not read, and the event is
+ * shed: the stream ends with its result (over the cap: the end is
+ * always queued), so that the client listens again and reads afresh.
+ */
 static int
-queue(struct hub *h, struct stream *s, const void *p, size_t len)
+room(struct hub *h, struct stream *s, size_t len)
 {
 	char	*nb;
 	size_t	 cap;
 
-	if (s->outlen + len > HUB_BUF_MAX) {
+	if (!s->ending && s->outlen + len > HUB_BUF_MAX) {
 		__atomic_add_fetch(&h->l->dropped, 1, __ATOMIC_RELAXED);
-		front_log(WYMCP_LOG_INFO, "hub: listen %s dropped: its client "
+		front_log(WYMCP_LOG_INFO, "hub: listen %s ends: its client "
 		    "does not read (%d bytes waiting)", s->id != NULL ? s->id :
 		    s->session, HUB_BUF_MAX);
-		hub_drop(h, s, "the client does not read");
+		(void)hub_end(h, s);
 		return -1;
 	}
 	if (s->outlen + len > s->outcap) {
@@ -153,9 +153,102 @@ queue(struct hub *h, struct stream *s, const void *p, size_t len)
 		s->out = nb;
 		s->outcap = cap;
 	}
+	return 0;
+}
+
+/* Written at the end of the turn (hub_flush_dirty()): batched. */
+static void
+mark(struct hub *h, struct stream *s)
+{
+	if (s->dirty)
+		return;
+	s->dirty = 1;
+	s->dnext = h->dirty;
+	h->dirty = s;
+}
+
+/* Queue `len' bytes for `s' (room() made first). */
+static void
+queue(struct stream *s, const void *p, size_t len)
+{
 	memcpy(s->out + s->outlen, p, len);
 	s->outlen += len;
+}
+
+/* A FastCGI record header of `type' for `k' bytes, queued. */
+static void
+header(struct stream *s, int type, size_t k)
+{
+	unsigned char	 hd[FCGI_HEADER_LEN];
+
+	hd[0] = FCGI_VERSION_1;
+	hd[1] = (unsigned char)type;
+	hd[2] = (unsigned char)(s->rid >> 8);
+	hd[3] = (unsigned char)s->rid;
+	hd[4] = (unsigned char)(k >> 8);
+	hd[5] = (unsigned char)k;
+	hd[6] = 0;
+	hd[7] = 0;
+	queue(s, hd, sizeof(hd));
+}
+
+/*
+ * A frame made once for many streams (events.c), in three parts (the
+ * middle one the stream's id): one STDOUT record, copied, no format,
+ * no clock read (the turn's h->now) and no count (the caller's).
+ */
+int
+hub_frame3(struct hub *h, struct stream *s, const char *a, size_t alen,
+    const char *b, size_t blen, const char *c, size_t clen)
+{
+	size_t	 k = alen + blen + clen;
+
+	if (s->dead || k > FCGI_CONTENT_MAX ||
+	    room(h, s, FCGI_HEADER_LEN + k) != 0)
+		return -1;
+	header(s, FCGI_STDOUT, k);
+	queue(s, a, alen);
+	if (blen > 0)
+		queue(s, b, blen);
+	if (clen > 0)
+		queue(s, c, clen);
+	s->wrote = h->now;
+	mark(h, s);
 	return 0;
+}
+
+/* Write every stream written to this turn (one send each). */
+void
+hub_flush_dirty(struct hub *h)
+{
+	struct stream	*s;
+
+	while ((s = h->dirty) != NULL) {
+		h->dirty = s->dnext;
+		s->dirty = 0;
+		if (!s->dead)
+			(void)hub_flush(h, s);
+	}
+}
+
+/* End every stream held (they may have missed an event). */
+void
+hub_end_all(struct hub *h, const char *why)
+{
+	struct stream	*s, *next;
+	unsigned long	 n = 0;
+
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (!s->ending && !s->dead) {
+			n++;
+			(void)hub_end(h, s);
+		}
+	}
+	__atomic_add_fetch(&h->l->shed_ended, n, __ATOMIC_RELAXED);
+	if (n > 0)
+		front_log(WYMCP_LOG_WARNING, "hub: %lu listen streams end: %s "
+		    "(their clients listen again)", n, why);
 }
 
 /* Queue FastCGI records of `type' carrying `len' bytes of `p'. */
@@ -163,29 +256,24 @@ static int
 records(struct hub *h, struct stream *s, int type, const char *p,
     size_t len)
 {
-	unsigned char	 hd[FCGI_HEADER_LEN];
-	size_t		 k;
+	size_t	 k, need;
 
+	need = len + FCGI_HEADER_LEN * (len / FCGI_CONTENT_MAX + 1);
+	if (s->dead || room(h, s, need) != 0)
+		return -1;
 	do {
 		k = len > FCGI_CONTENT_MAX ? FCGI_CONTENT_MAX : len;
-		hd[0] = FCGI_VERSION_1;
-		hd[1] = (unsigned char)type;
-		hd[2] = (unsigned char)(s->rid >> 8);
-		hd[3] = (unsigned char)s->rid;
-		hd[4] = (unsigned char)(k >> 8);
-		hd[5] = (unsigned char)k;
-		hd[6] = 0;
-		hd[7] = 0;
-		if (queue(h, s, hd, sizeof(hd)) != 0 ||
-		    (k > 0 && queue(h, s, p, k) != 0))
-			return -1;
+		header(s, type, k);
+		if (k > 0)
+			queue(s, p, k);
 		p += k;
 		len -= k;
 	} while (len > 0);
+	mark(h, s);
 	return 0;
 }
 
-/* One SSE frame (`data' a JSON text, or a comment) to `s', written. */
+/* One SSE frame (`data' a JSON text, or a comment) to `s', queued. */
 int
 hub_frame(struct hub *h, struct stream *s, const char *data, int comment)
 {
@@ -205,51 +293,28 @@ hub_frame(struct hub *h, struct stream *s, const char *data, int comment)
 	s->wrote = front_now_ms();
 	if (!comment)
 		__atomic_add_fetch(&h->l->frames, 1, __ATOMIC_RELAXED);
-	return hub_flush(h, s);
+	return 0;
 }
 
 /*
  * End `s' gracefully: the listen's result (tagged), the end of stdout,
- * FCGI_END_REQUEST; closed once written.
+ * FCGI_END_REQUEST; closed once written, or dropped HUB_END_MS later
+ * (its client does not read).
  */
 int
 hub_end(struct hub *h, struct stream *s)
 {
 	unsigned char	 body[8] = { 0, 0, 0, 0, 0, 0, 0, 0 };
 
-	if (s->ending)
+	if (s->ending || s->dead)
 		return 0;
-	if (s->end != NULL && hub_frame(h, s, s->end, 0) != 0)
-		return -1;
-	s->ending = 1;
-	if (records(h, s, FCGI_STDOUT, "", 0) != 0 ||
+	s->ending = 1;		/* from here on over HUB_BUF_MAX too */
+	s->deadline = front_now_ms() + HUB_END_MS;
+	if ((s->end != NULL && hub_frame(h, s, s->end, 0) != 0) ||
+	    records(h, s, FCGI_STDOUT, "", 0) != 0 ||
 	    records(h, s, FCGI_END_REQUEST, (const char *)body,
 	    sizeof(body)) != 0)
 		return -1;
-	return hub_flush(h, s);
+	return 0;
 }
 
-/* The notification `method' with params {extra,"_meta":{...}} to `s'. */
-int
-hub_notify(struct hub *h, struct stream *s, const char *method,
-    const char *extra)
-{
-	char	 small[1024], *buf = small;
-	size_t	 len = strlen(method) + strlen(extra) + 96 +
-		    (s->id != NULL ? strlen(s->id) : 0);
-	int	 rc;
-
-	if (len > sizeof(small) && (buf = malloc(len)) == NULL)
-		return -1;
-	if (s->id == NULL)		/* 2025-11-25: no subscription */
-		snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
-		    "\"params\":{%s}}", method, extra);
-	else
-		snprintf(buf, len, "{\"jsonrpc\":\"2.0\",\"method\":\"%s\","
-		    "\"params\":{%s%s\"_meta\":{\"" SUB_ID "\":%s}}}",
-		    method, extra, *extra != '\0' ? "," : "", s->id);
-	rc = hub_frame(h, s, buf, 0);
-	if (buf != small)
-		free(buf);
-	return rc;
-}

@@ -10,11 +10,11 @@ a soft open-file limit of 64 (systemd's 1024 against a larger
   S  the hub raises its soft limit: 150 streams are all acknowledged
      and held, none lost;
   H  (root) the hub's hard limit lowered to 80 under it (prlimit(2)):
-     streams handed over past it end at once (the client sees the
-     connection close after the acknowledgement), the status page
-     counts them as lostNoFd, the log says why, and their slots are
-     given back: the Prometheus wymcp_listen_held equals the streams
-     still open, and once every stream is closed it is 0 again and a
+     the hub sees it within a tick (descriptorRoom on the status page)
+     and listens past it get 503 with Retry-After before any
+     acknowledgement (refusedNoFd), never 200 and an empty end; none is
+     lost (lostNoFd 0), the Prometheus wymcp_listen_held equals the
+     streams open, and once every stream is closed it is 0 again and a
      new listen is held;
   W  (root) started under a hard limit of 64: the hub logs that the
      limit is below --max-listeners + 64.
@@ -121,28 +121,36 @@ def body(h):
                "back is root's)")
         return
     resource.prlimit(hub, resource.RLIMIT_NOFILE, (80, 80))
+    R.check(wait(lambda: 0 < stats(h).get("descriptorRoom", 0) < 80),
+            "H: the hub sees its lowered limit within a tick "
+            "(descriptorRoom)", json.dumps(stats(h)))
+    room = stats(h).get("descriptorRoom", 0)
     ss = open_many(h, 120, 2000)
-    ok = wait(lambda: stats(h).get("lostNoFd", 0) > 0)
     time.sleep(0.5)
     for s in ss:
         s.pump(0.01)
-    gone = [s for s in ss if s.eof]
-    alive = [s for s in ss if not s.eof]
+    held = [s for s in ss if s.status == 200]
+    refused = [s for s in ss if s.status == 503]
     st = stats(h)
-    R.check(ok and gone and st.get("lostNoFd") >= len(gone) - 5,
-            "H: past the hard limit streams are lost, counted as lostNoFd",
-            "%d closed, %r" % (len(gone), st))
-    R.check(all(len(s.frames) >= 1 for s in gone),
-            "H: a lost stream was acknowledged, then closed",
-            json.dumps([s.frames for s in gone[:2]]))
-    R.check(wait(lambda: prom_held(h) == st.get("held") and
-                 stats(h).get("held") == len(alive)),
-            "H: the lost streams' slots are given back (held %r = "
-            "wymcp_listen_held %r = open %d)" % (
-                stats(h).get("held"), prom_held(h), len(alive)))
-    R.check(any("no descriptor left" in e[3] for e in
-                wymcp_e2e.log_entries(h.fcgi_log)),
-            "H: the log says why (no descriptor left)")
+    R.check(len(held) == room and len(refused) == 120 - room,
+            "H: past the limit a listen gets 503, never 200 (%d held = "
+            "descriptorRoom, %d refused)" % (len(held), len(refused)),
+            json.dumps(st))
+    R.check(all(s.frames and not s.eof for s in held),
+            "H: every stream acknowledged is held, none closed after its "
+            "acknowledgement", json.dumps([s.frames for s in held
+                                           if s.eof][:2]))
+    R.check(all("retry-after:" in s.headers.lower() and not s.frames
+                for s in refused),
+            "H: a refused listen says Retry-After, and nothing else",
+            refused[0].headers if refused else "")
+    R.check(st.get("lostNoFd") == 0 and st.get("refusedNoFd") ==
+            len(refused), "H: none lost; refusedNoFd counts the 503s",
+            json.dumps(st))
+    R.check(wait(lambda: prom_held(h) == len(held) and
+                 stats(h).get("held") == len(held)),
+            "H: held %r = wymcp_listen_held %r = open %d" % (
+                stats(h).get("held"), prom_held(h), len(held)))
     for s in ss:
         s.close()
     R.check(wait(lambda: prom_held(h) == 0 and stats(h).get("held") == 0),

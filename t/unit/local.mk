@@ -8,6 +8,7 @@ UNIT_TESTS = \
 	%reldir%/check_content \
 	%reldir%/check_ctx \
 	%reldir%/check_http \
+	%reldir%/check_index \
 	%reldir%/check_intake \
 	%reldir%/check_jsonf \
 	%reldir%/check_jwt \
@@ -31,6 +32,9 @@ TESTS += $(UNIT_TESTS)
 # is a program's file, not the library's).
 %canon_reldir%_check_intake_SOURCES = %reldir%/check_intake.c \
 	src/front/intake.c
+# ... and its index of streams by URI and list kind (src/front/index.c).
+%canon_reldir%_check_index_SOURCES = %reldir%/check_index.c \
+	src/front/index.c
 # The programs' --allow-peer matcher (src/prog/libprog.la: it is not in
 # the library).
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
