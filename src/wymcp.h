@@ -1429,7 +1429,8 @@ enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
  * loaded once a process and stays: a later call, or the store's,
  * takes it as it is, unvetted.  For a program that loads it before it
  * gives up privileges (wymcp-fcgi).  `*obj', when obj is not NULL, is
- * set to the object, whose interface is private to wymcp (its bus).
+ * set to the object (the library's, loaded for the process's life: it
+ * is never freed), whose bus the wymcp_bus_*() calls below reach.
  * WYMCP_OK; WYMCP_ERR_INVAL for a URI of no known kind,
  * WYMCP_ERR_MODULE when the back end was refused, cannot be loaded, or
  * this wymcp was built without it: why (naming the file or the
@@ -1438,6 +1439,59 @@ enum wymcp_err	 wymcp_server_set_task_store(struct wymcp_server *,
 enum wymcp_err	 wymcp_backend_load(const char *uri,
 		    wymcp_file_check_fn check, void *arg, const void **obj,
 		    char *err, size_t errlen);
+/*
+ * The bus (wymcp_task(3) "THE BUS"): events shared by every process of
+ * every host through PostgreSQL's LISTEN/NOTIFY, over the back end `be'
+ * that wymcp_backend_load() gave for a postgresql:// URI.  For a
+ * program's event loop (wymcp-fcgi's hub): nothing here blocks but
+ * wymcp_bus_publish().  wymcp_backend_has_bus() says whether `be'
+ * carries a bus (pg.so does, sqlite.so not).
+ *
+ * wymcp_bus_publish() connects to `uri', says `msg' (text) on
+ * `channel', waits for it and disconnects: WYMCP_OK; WYMCP_ERR_INVAL
+ * without a bus; WYMCP_ERR_IO, why in `err'.  wymcp_bus_start() makes
+ * *bus, the caller's until wymcp_bus_close(), and begins connecting:
+ * WYMCP_OK; WYMCP_ERR_INVAL without a bus (*bus NULL); WYMCP_ERR_NOMEM
+ * (*bus NULL); WYMCP_ERR_IO, when *bus is made but cannot connect
+ * (wymcp_bus_error() says why; close it).  While connecting,
+ * wymcp_bus_poll() advances it and says what to wait for on
+ * wymcp_bus_fd(): WYMCP_BUS_READ or WYMCP_BUS_WRITE, 0 connected, -1
+ * failed.  wymcp_bus_listen() and wymcp_bus_notify() send a query (0,
+ * or -1); wymcp_bus_flush() sends what is buffered (0 done, 1 more to
+ * send, -1); wymcp_bus_input() reads what came (0, -1);
+ * wymcp_bus_done() says whether the query in flight finished: -1 not
+ * yet, 1 it succeeded, 0 it failed.  wymcp_bus_notified() hands each
+ * notification that came to `fn' (its text and length, the bus's,
+ * valid during the call only).  wymcp_bus_bad() says whether the
+ * connection broke; wymcp_bus_error() the last failure in words ("" for
+ * none, and for a NULL bus; the bus's, valid until its next call).
+ * wymcp_bus_fd() is -1 without a connection; wymcp_bus_close(NULL)
+ * does nothing.  A bus is used by one thread at a time and
+ * never across fork(2).
+ */
+struct wymcp_bus;
+#define WYMCP_BUS_READ	1
+#define WYMCP_BUS_WRITE	2
+typedef void (*wymcp_bus_fn)(void *arg, const char *msg, size_t len);
+int		 wymcp_backend_has_bus(const void *be);
+enum wymcp_err	 wymcp_bus_publish(const void *be, const char *uri,
+		    const char *channel, const char *msg, char *err,
+		    size_t errlen);
+enum wymcp_err	 wymcp_bus_start(const void *be, const char *uri,
+		    struct wymcp_bus **bus);
+int		 wymcp_bus_poll(struct wymcp_bus *);
+int		 wymcp_bus_fd(struct wymcp_bus *);
+int		 wymcp_bus_listen(struct wymcp_bus *, const char *channel);
+int		 wymcp_bus_notify(struct wymcp_bus *, const char *channel,
+		    const char *msg);
+int		 wymcp_bus_flush(struct wymcp_bus *);
+int		 wymcp_bus_input(struct wymcp_bus *);
+int		 wymcp_bus_done(struct wymcp_bus *);
+void		 wymcp_bus_notified(struct wymcp_bus *, wymcp_bus_fn fn,
+		    void *arg);
+int		 wymcp_bus_bad(struct wymcp_bus *);
+const char	*wymcp_bus_error(struct wymcp_bus *);
+void		 wymcp_bus_close(struct wymcp_bus *);
 /*
  * The ttlMs of new tasks (0: unlimited; default one hour) and how long
  * a runner's claim on a task lasts before another runner may take it

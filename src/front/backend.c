@@ -1,6 +1,6 @@
 /*
  * backend.c - the files wymcp-fcgi lets the library load or read for
- * it, checked first: the task store's back ends (src/store/backend.h)
+ * it, checked first: the task store's back ends (wymcp_backend_load())
  * and the files a module names (MCP Apps resources)
  *
  * The library is the one loader of a task store's back end (sqlite.so,
@@ -22,7 +22,6 @@
 #include <string.h>
 
 #include "front.h"
-#include "store/backend.h"
 
 int
 front_file_check(const struct front_opts *o, const char *what,
@@ -55,7 +54,7 @@ backend_check(void *arg, const char *path, char *why, size_t whylen)
 	    whylen);
 }
 
-const struct wymcp__backend *
+const void *
 front_backend(const char *uri, const struct front_opts *o, char *err,
     size_t errlen)
 {

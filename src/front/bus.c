@@ -17,7 +17,6 @@
 #include <time.h>
 
 #include "front.h"
-#include "store/backend.h"
 
 #define BUS_QUEUE_MAX	65536		/* events waiting to be sent */
 #define BUS_QUEUE_BYTES	(16 * 1024 * 1024)	/* ... and their bytes */
@@ -26,7 +25,7 @@
 
 /*
  * The bus (--bus postgresql://...): one connection, made without
- * blocking through pg.so's bus operations (store/backend.h: libpq's
+ * blocking through pg.so's bus operations (wymcp_bus_*() of wymcp.h: libpq's
  * PQconnectStart and the rest), that LISTENs on FRONT_BUS_CHANNEL, served
  * by the hub's loop (front_bus_ready(), front_bus_tick()).  While
  * it is up, the events of this instance are NOTIFYed, one query at a
@@ -56,8 +55,8 @@ struct front_bus {
 	int		 ep;		/* the hub's epoll */
 	const char	*uri;
 	enum bus_state	 state;
-	const struct wymcp__bus_ops *ops;	/* pg.so's */
-	void		*db;		/* its connection, or NULL */
+	const void	*be;		/* pg.so: wymcp_backend_load() */
+	struct wymcp_bus *db;		/* its connection, or NULL */
 	int		 fd;		/* in epoll, or -1 */
 	unsigned int	 events;	/* what epoll waits for on fd */
 	int		 busy;		/* a query is in flight */
@@ -76,7 +75,7 @@ static void
 bus_note(struct front_bus *b, const char *what)
 {
 	struct front_listen	*l = b->l;
-	const char		*m = b->ops->error(b->db);
+	const char		*m = wymcp_bus_error(b->db);
 
 	while (__atomic_exchange_n(&l->bus_lock, 1, __ATOMIC_ACQUIRE))
 		;
@@ -91,7 +90,7 @@ static void
 bus_watch(struct front_bus *b, unsigned int events)
 {
 		struct epoll_event	 ev;
-	int			 fd = b->ops->fd(b->db);
+	int			 fd = wymcp_bus_fd(b->db);
 
 	if (fd != b->fd && b->fd >= 0) {
 		(void)epoll_ctl(b->ep, EPOLL_CTL_DEL, b->fd, NULL);
@@ -129,7 +128,7 @@ bus_lost(struct front_bus *b, const char *what)
 	b->warned = 1;
 	bus_watch(b, 0);
 	if (b->db != NULL)
-		b->ops->close(b->db);
+		wymcp_bus_close(b->db);
 	b->db = NULL;
 	/* Events not sent: this instance's listeners still get them. */
 	while ((m = b->head) != NULL) {
@@ -157,7 +156,7 @@ static void
 bus_start(struct front_bus *b)
 {
 
-	if (b->ops->start(b->uri, &b->db) != 0) {
+	if (wymcp_bus_start(b->be, b->uri, &b->db) != WYMCP_OK) {
 		bus_lost(b, "cannot connect");
 		return;
 	}
@@ -187,14 +186,14 @@ bus_pump(struct front_bus *b)
 		len += m->len;
 	}
 	payload[len] = '\0';
-	if (b->ops->notify(b->db, FRONT_BUS_CHANNEL, payload) != 0) {
+	if (wymcp_bus_notify(b->db, FRONT_BUS_CHANNEL, payload) != 0) {
 		bus_lost(b, "notify");
 		return;
 	}
 	b->busy = 1;
 	b->inflight = n;
 	__atomic_add_fetch(&b->l->bus_notifies, 1, __ATOMIC_RELAXED);
-	if (b->ops->flush(b->db) == 1)
+	if (wymcp_bus_flush(b->db) == 1)
 		bus_watch(b, EPOLLIN | EPOLLOUT);
 }
 
@@ -278,11 +277,11 @@ front_bus_ready(struct front_bus *b)
 	int		 ok;
 
 	if (b->state == BUS_CONNECTING) {
-		switch (b->ops->poll(b->db)) {
-		case WYMCP__BUS_READ:
+		switch (wymcp_bus_poll(b->db)) {
+		case WYMCP_BUS_READ:
 			bus_watch(b, EPOLLIN);
 			return;
-		case WYMCP__BUS_WRITE:
+		case WYMCP_BUS_WRITE:
 			bus_watch(b, EPOLLOUT);
 			return;
 		case 0:
@@ -291,7 +290,7 @@ front_bus_ready(struct front_bus *b)
 			bus_lost(b, "connect");
 			return;
 		}
-		if (b->ops->listen(b->db, FRONT_BUS_CHANNEL) != 0) {
+		if (wymcp_bus_listen(b->db, FRONT_BUS_CHANNEL) != 0) {
 			bus_lost(b, "listen");
 			return;
 		}
@@ -299,15 +298,15 @@ front_bus_ready(struct front_bus *b)
 		b->busy = 1;
 		bus_watch(b, EPOLLIN);
 	}
-	if (b->ops->flush(b->db) == -1) {
+	if (wymcp_bus_flush(b->db) == -1) {
 		bus_lost(b, "send");
 		return;
 	}
-	if (b->ops->input(b->db) != 0) {
+	if (wymcp_bus_input(b->db) != 0) {
 		bus_lost(b, "read");
 		return;
 	}
-	while (b->busy && (ok = b->ops->done(b->db)) != -1) {
+	while (b->busy && (ok = wymcp_bus_done(b->db)) != -1) {
 		b->busy = 0;
 		if (b->state == BUS_LISTENING) {
 			if (!ok) {
@@ -347,8 +346,8 @@ front_bus_ready(struct front_bus *b)
 		if (b->state != BUS_UP)
 			return;
 	}
-	b->ops->notified(b->db, bus_heard, b);
-	if (b->ops->bad(b->db))
+	wymcp_bus_notified(b->db, bus_heard, b);
+	if (wymcp_bus_bad(b->db))
 		bus_lost(b, "connection");
 }
 
@@ -362,19 +361,19 @@ front_bus_tick(struct front_bus *b)
 
 
 struct front_bus *
-front_bus_new(const char *uri, const struct wymcp__bus_ops *ops,
+front_bus_new(const char *uri, const void *be,
     struct front_listen *l, int ep, const struct front_bus_cb *cb)
 {
 	struct front_bus	*b;
 
-	if (uri == NULL || ops == NULL || (b = calloc(1, sizeof(*b))) ==
-	    NULL)
+	if (uri == NULL || !wymcp_backend_has_bus(be) ||
+	    (b = calloc(1, sizeof(*b))) == NULL)
 		return NULL;
 	b->cb = *cb;
 	b->l = l;
 	b->ep = ep;
 	b->uri = uri;
-	b->ops = ops;
+	b->be = be;
 	b->fd = -1;
 	bus_start(b);
 	return b;
@@ -395,7 +394,7 @@ front_bus_free(struct front_bus *b)
 		return;
 	if (b->db != NULL) {
 		bus_watch(b, 0);
-		b->ops->close(b->db);
+		wymcp_bus_close(b->db);
 	}
 	while ((m = b->head) != NULL) {
 		b->head = m->next;

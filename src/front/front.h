@@ -5,8 +5,8 @@
 /*
  * The front end is a program, not part of libwymcp: it may print, call
  * err(3) and exit.  Its files share this header only; it reaches the
- * library through the public wymcp.h alone (and the task store's back
- * ends through the types of store/backend.h: backend.c, hub.c).
+ * library through the public wymcp.h alone (the bus too: wymcp_bus_*()
+ * over the back end wymcp_backend_load() gave).
  */
 
 #include <sys/types.h>
@@ -17,9 +17,6 @@
 
 #include "wymcp.h"
 #include "prog/prog.h"
-
-struct wymcp__backend;		/* store/backend.h */
-struct wymcp__bus_ops;
 
 #ifndef WYMCP_MODULEDIR
 #define WYMCP_MODULEDIR		"/usr/local/lib/wymcp"
@@ -361,7 +358,7 @@ struct front_limits {
 	int			 hub_fd;	/* the hub's socket, or -1 */
 	const char		*bus_uri;	/* --bus, or NULL */
 	const char		*keyfile;	/* --state-key-file, or NULL */
-	const struct wymcp__bus_ops *bus;	/* its back end's */
+	const void		*bus;		/* its back end (pg.so) */
 };
 
 /*
@@ -443,9 +440,9 @@ int		 front_listen_setup(struct front_limits *, int max, int per,
 		    unsigned int max_age, const char *sockpath);
 void		 front_listen_unreserve(struct front_listen *,
 		    const unsigned char *share, int hub);
-int		 front_publish_cmd(const char *event,
-		    const struct wymcp__bus_ops *, const char *bus,
-		    const char *hubpath, char *err, size_t errlen);
+int		 front_publish_cmd(const char *event, const void *be,
+		    const char *bus, const char *hubpath, char *err,
+		    size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
 int		 front_hub(const struct front_limits *, struct front_board *,
@@ -471,9 +468,8 @@ struct front_bus_cb {
 	void	 (*again)(void *arg);
 	void	 *arg;
 };
-struct front_bus *front_bus_new(const char *uri,
-		    const struct wymcp__bus_ops *, struct front_listen *,
-		    int ep, const struct front_bus_cb *);
+struct front_bus *front_bus_new(const char *uri, const void *be,
+		    struct front_listen *, int ep, const struct front_bus_cb *);
 int		 front_bus_send(struct front_bus *, const char *, size_t);
 void		 front_bus_oneline(char *);
 int		 front_bus_up(const struct front_bus *);
@@ -773,7 +769,7 @@ int		 front_config_trusted(const char *path, int argc,
  * pg.so), loaded by the library (wymcp_backend_load()) once its file
  * passed front_file_check(); NULL with why in `err'.
  */
-const struct wymcp__backend *front_backend(const char *uri,
+const void	*front_backend(const char *uri,
 		    const struct front_opts *o, char *err, size_t errlen);
 
 /* call.c: --call TOOL, the exit status. */

@@ -35,7 +35,6 @@
 
 #include "front.h"
 #include "intake.h"
-#include "store/backend.h"
 
 /*
  * The workers' channel holds what its send buffer holds (SO_SNDBUF of
@@ -531,13 +530,13 @@ done:
 
 /*
  * wymcp-fcgi --publish: say `spec' to every listener: NOTIFY on the
- * bus `bus' (through its back end's `ops'), or, without one, to the
+ * bus `bus' (through its back end `be'), or, without one, to the
  * hub of the instance whose hub socket is `hubpath'.  0, or -1 with
  * why in `err'.
  */
 int
-front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
-    const char *bus, const char *hubpath, char *err, size_t errlen)
+front_publish_cmd(const char *spec, const void *be, const char *bus,
+    const char *hubpath, char *err, size_t errlen)
 {
 	char		*ev;
 	int		 rc = -1;
@@ -551,7 +550,8 @@ front_publish_cmd(const char *spec, const struct wymcp__bus_ops *ops,
 	}
 	front_bus_oneline(ev);	/* a NOTIFY's events: one a line */
 	if (bus != NULL)
-		rc = ops->publish(bus, FRONT_BUS_CHANNEL, ev, err, errlen);
+		rc = wymcp_bus_publish(be, bus, FRONT_BUS_CHANNEL, ev, err,
+		    errlen) == WYMCP_OK ? 0 : -1;
 	else if (hubpath == NULL)
 		snprintf(err, errlen, "say where: --bus postgresql://..., or "
 		    "--listen unix:PATH of the instance (its hub is PATH.hub)");

@@ -1,7 +1,7 @@
 # src/front: wymcp-fcgi, the FastCGI/CGI front end (a program: it may
-# print and exit; it reaches the library through wymcp.h alone, and the
-# task store's back ends, which it loads, through store/backend.h: it
-# links neither SQLite nor libpq).
+# print and exit; it reaches the library through wymcp.h alone, the
+# task store's back ends and their bus too (wymcp_backend_load(),
+# wymcp_bus_*()): it links neither SQLite nor libpq).
 bin_PROGRAMS += %reldir%/wymcp-fcgi
 %canon_reldir%_wymcp_fcgi_SOURCES = %reldir%/front.h %reldir%/main.c \
 	%reldir%/log.c %reldir%/share.c %reldir%/watch.c %reldir%/fcgi.c \

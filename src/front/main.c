@@ -23,7 +23,6 @@
 #include <unistd.h>
 
 #include "front.h"
-#include "store/backend.h"
 
 /* Free the startup options and the config file's text they point into. */
 static void
@@ -56,7 +55,7 @@ generate_key(const struct front_opts *o)
 static int
 publish(const struct front_opts *o)
 {
-	const struct wymcp__backend *be = NULL;
+	const void	*be = NULL;
 	const char	*bus = o->bus != NULL && strcmp(o->bus, "none") != 0 ?
 			    o->bus : NULL;
 	char		 hub[200], ebuf[512];
@@ -70,8 +69,8 @@ publish(const struct front_opts *o)
 	if (bus != NULL && (be = front_backend(bus, o, ebuf,
 	    sizeof(ebuf))) == NULL)
 		errx(2, "--bus: %s", ebuf);
-	if (front_publish_cmd(o->publish, be != NULL ? be->bus : NULL, bus,
-	    hub[0] != '\0' ? hub : NULL, ebuf, sizeof(ebuf)) != 0) {
+	if (front_publish_cmd(o->publish, be, bus, hub[0] != '\0' ? hub :
+	    NULL, ebuf, sizeof(ebuf)) != 0) {
 		warnx("--publish: %s", ebuf);
 		return 1;
 	}
@@ -181,7 +180,7 @@ static void
 hub_setup(struct front_limits *lim, const struct front_opts *o,
     const char *sockpath)
 {
-	const struct wymcp__backend *be;
+	const void		*be;
 	char			 ebuf[512];
 
 	if (o->workers == 0 || o->max_listeners == 0 ||
@@ -200,7 +199,7 @@ hub_setup(struct front_limits *lim, const struct front_opts *o,
 		if ((be = front_backend(lim->bus_uri, o, ebuf,
 		    sizeof(ebuf))) == NULL)
 			errx(2, "--bus: %s", ebuf);
-		lim->bus = be->bus;
+		lim->bus = be;
 	}
 	lim->listen->bus = lim->bus_uri != NULL;
 }

@@ -280,11 +280,73 @@ load_exec(struct wymcp_server *srv, const struct front_opts *o,
  */
 static struct front_rates	*rates;		/* the pool's buckets */
 
+/*
+ * Rate limits (ratelimit.c): one table for the pool, made with the
+ * first server, before the fork, with the start's --rate-limit rules.
+ * 0, or -1 with why in `err'.
+ */
+static int
+rates_setup(const struct front_opts *o, char *err, size_t errlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->nrate_limits; i++)
+		if (front_rate_rule(o->rate_limits[i]) != 0) {
+			snprintf(err, errlen, "--rate-limit %s: out of memory",
+			    o->rate_limits[i]);
+			return -1;
+		}
+	if ((rates = front_rates_new()) == NULL) {
+		snprintf(err, errlen, "the rate limits' table: out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* --allow-origin: 0, or -1 with why in `err'. */
+static int
+allow_origins(struct wymcp_server *srv, const struct front_opts *o,
+    char *err, size_t errlen)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->norigins; i++)
+		if (wymcp_server_allow_origin(srv, o->origins[i]) !=
+		    WYMCP_OK) {
+			snprintf(err, errlen, "--allow-origin %s: %s",
+			    o->origins[i], wymcp_server_errmsg(srv));
+			return -1;
+		}
+	return 0;
+}
+
+/* --public-url and --public-header: 0, or -1 with why in `err'. */
+static int
+set_public(struct wymcp_server *srv, const struct front_opts *o, char *err,
+    size_t errlen)
+{
+	size_t	 i;
+
+	if (o->public_url != NULL && wymcp_server_set_public_url(srv,
+	    o->public_url) != WYMCP_OK) {
+		snprintf(err, errlen, "--public-url: %s",
+		    wymcp_server_errmsg(srv));
+		return -1;
+	}
+	for (i = 0; i < o->npublic_headers; i++)
+		if (wymcp_server_add_public_header(srv,
+		    o->public_headers[i]) != WYMCP_OK) {
+			snprintf(err, errlen, "--public-header %s: %s",
+			    o->public_headers[i], wymcp_server_errmsg(srv));
+			return -1;
+		}
+	return 0;
+}
+
 struct wymcp_server *
 front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 {
 	struct wymcp_server	*srv;
-	size_t			 i;
 
 	if ((srv = wymcp_server_new()) == NULL) {
 		snprintf(err, errlen, "out of memory");
@@ -297,25 +359,10 @@ front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	 * request if it needs it, not by every start.
 	 */
 	wymcp_server_set_lazy(srv, cgi);
-	/*
-	 * Rate limits (ratelimit.c): one table for the pool, made with the
-	 * first server, before the fork, with the start's --rate-limit
-	 * rules; none for CGI, whose every request is a process of its own.
-	 */
-	if (!cgi && rates == NULL) {
-		for (i = 0; i < o->nrate_limits; i++)
-			if (front_rate_rule(o->rate_limits[i]) != 0) {
-				snprintf(err, errlen, "--rate-limit %s: out of "
-				    "memory", o->rate_limits[i]);
-				wymcp_server_free(srv);
-				return NULL;
-			}
-		if ((rates = front_rates_new()) == NULL) {
-			snprintf(err, errlen, "the rate limits' table: out "
-			    "of memory");
-			wymcp_server_free(srv);
-			return NULL;
-		}
+	/* Rate limits: none for CGI, each request a process of its own. */
+	if (!cgi && rates == NULL && rates_setup(o, err, errlen) != 0) {
+		wymcp_server_free(srv);
+		return NULL;
 	}
 	if (rates != NULL)
 		wymcp_server_set_admit_fn(srv, front_rate_admit, rates);
@@ -332,13 +379,8 @@ front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 		wymcp_server_set_max_body(srv, o->max_body);
 	if (o->modern_only)
 		wymcp_server_set_legacy(srv, 0);
-	for (i = 0; i < o->norigins; i++)
-		if (wymcp_server_allow_origin(srv, o->origins[i]) !=
-		    WYMCP_OK) {
-			snprintf(err, errlen, "--allow-origin %s: %s",
-			    o->origins[i], wymcp_server_errmsg(srv));
-			goto fail;
-		}
+	if (allow_origins(srv, o, err, errlen) != 0)
+		goto fail;
 	wymcp_server_set_file_check(srv, module_file_check, (void *)o);
 	if (load_modules(srv, o, err, errlen) != 0)
 		goto fail;
@@ -350,21 +392,9 @@ front_make_server(const struct front_opts *o, int cgi, char *err, size_t errlen)
 	}
 	if (load_exec(srv, o, err, errlen) != 0)
 		goto fail;
-	if (set_info(srv, o, err, errlen) != 0)
+	if (set_info(srv, o, err, errlen) != 0 ||
+	    set_public(srv, o, err, errlen) != 0)
 		goto fail;
-	if (o->public_url != NULL && wymcp_server_set_public_url(srv,
-	    o->public_url) != WYMCP_OK) {
-		snprintf(err, errlen, "--public-url: %s",
-		    wymcp_server_errmsg(srv));
-		goto fail;
-	}
-	for (i = 0; i < o->npublic_headers; i++)
-		if (wymcp_server_add_public_header(srv,
-		    o->public_headers[i]) != WYMCP_OK) {
-			snprintf(err, errlen, "--public-header %s: %s",
-			    o->public_headers[i], wymcp_server_errmsg(srv));
-			goto fail;
-		}
 	/*
 	 * requestState keys: the file's (read again at a reload: rotated
 	 * keys take effect), or the random key the server made for itself,

@@ -551,6 +551,48 @@ prom_store(const struct front_stats *s, char *buf, size_t cap, size_t n)
 	    s->store_reconnects, s->store_outages, s->store_slow);
 }
 
+/*
+ * The operators' figures at `n' of buf (rate limits, audit lines,
+ * request histograms, spans): the new length.
+ */
+static size_t
+prom_operators(const struct now *nw, char *buf, size_t cap, size_t n)
+{
+	if (nw->rates)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_rate_limited_total Tool calls refused past "
+		    "a rate limit (429).\n"
+		    "# TYPE wymcp_rate_limited_total counter\n"
+		    "wymcp_rate_limited_total %lu\n"
+		    "# HELP wymcp_rate_limit_pairs Principal and tool pairs "
+		    "with a bucket that is not full.\n"
+		    "# TYPE wymcp_rate_limit_pairs gauge\n"
+		    "wymcp_rate_limit_pairs %zu\n", nw->rate_refused,
+		    nw->rate_pairs);
+	if (nw->audit)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_audit_lines_total Audit lines written, and "
+		    "not written.\n"
+		    "# TYPE wymcp_audit_lines_total counter\n"
+		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
+		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
+		    nw->audit_lines, nw->audit_failed);
+	n = front_metrics_prom(buf, cap, n);
+	if (nw->otlp)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_spans_total Spans by fate: queued for the "
+		    "exporter, dropped (queue full), exported, failed (the "
+		    "endpoint did not take them).\n"
+		    "# TYPE wymcp_spans_total counter\n"
+		    "wymcp_spans_total{fate=\"queued\"} %lu\n"
+		    "wymcp_spans_total{fate=\"dropped\"} %lu\n"
+		    "wymcp_spans_total{fate=\"exported\"} %lu\n"
+		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
+		    nw->span_queued, nw->span_dropped, nw->span_exported,
+		    nw->span_failed);
+	return n;
+}
+
 /* The page as Prometheus text into buf; its length. */
 static size_t
 prometheus(const struct front_stats *s, const struct now *nw, char *buf,
@@ -618,39 +660,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
-	if (nw->rates)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_rate_limited_total Tool calls refused past "
-		    "a rate limit (429).\n"
-		    "# TYPE wymcp_rate_limited_total counter\n"
-		    "wymcp_rate_limited_total %lu\n"
-		    "# HELP wymcp_rate_limit_pairs Principal and tool pairs "
-		    "with a bucket that is not full.\n"
-		    "# TYPE wymcp_rate_limit_pairs gauge\n"
-		    "wymcp_rate_limit_pairs %zu\n", nw->rate_refused,
-		    nw->rate_pairs);
-	if (nw->audit)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_audit_lines_total Audit lines written, and "
-		    "not written.\n"
-		    "# TYPE wymcp_audit_lines_total counter\n"
-		    "wymcp_audit_lines_total{outcome=\"written\"} %lu\n"
-		    "wymcp_audit_lines_total{outcome=\"failed\"} %lu\n",
-		    nw->audit_lines, nw->audit_failed);
-	n = front_metrics_prom(buf, cap, n);
-	if (nw->otlp)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_spans_total Spans by fate: queued for the "
-		    "exporter, dropped (queue full), exported, failed (the "
-		    "endpoint did not take them).\n"
-		    "# TYPE wymcp_spans_total counter\n"
-		    "wymcp_spans_total{fate=\"queued\"} %lu\n"
-		    "wymcp_spans_total{fate=\"dropped\"} %lu\n"
-		    "wymcp_spans_total{fate=\"exported\"} %lu\n"
-		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
-		    nw->span_queued, nw->span_dropped, nw->span_exported,
-		    nw->span_failed);
-	return n;
+	return prom_operators(nw, buf, cap, n);
 }
 
 /*

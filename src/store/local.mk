@@ -7,7 +7,8 @@ src_libwymcp_core_la_SOURCES += \
 	%reldir%/backend.h \
 	%reldir%/row.c \
 	%reldir%/task.c \
-	%reldir%/store.c
+	%reldir%/store.c \
+	%reldir%/bus.c
 
 # The back ends: $(pkglibdir)/backend/sqlite.so and pg.so (private: not
 # an ABI of their own; WYMCP_BACKEND_DIR names another directory, the

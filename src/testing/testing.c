@@ -109,13 +109,73 @@ wymcp_testing_free_context(struct wymcp_ctx *ctx)
 	free(ctx);
 }
 
+/* Who calls (o->assigns, principal, scopes): 0, or -1 with the reason. */
+static int
+context_who(struct wymcp_ctx *ctx, const struct wymcp_testing_opts *o)
+{
+	ctx->who.assigns = o->assigns != NULL ?
+	    json_in(ctx, o->assigns, json_type_object) :
+	    wymcp_own(ctx, json_object_new_object());
+	if (ctx->who.assigns == NULL) {
+		why("assigns: not a JSON object");
+		return -1;
+	}
+	json_object_object_foreach(ctx->who.assigns, k, val) {
+		if (!json_object_is_type(val, json_type_string)) {
+			why("assigns: %s is not a string", k);
+			return -1;
+		}
+		/* Internal names are never visible, as on the wire. */
+		if (strncmp(k, "wymcp", 5) == 0 &&
+		    (k[5] == '\0' || k[5] == '_'))
+			json_object_object_del(ctx->who.assigns, k);
+	}
+	if (o->principal != NULL && (ctx->who.principal =
+	    wymcp_strdup(ctx, o->principal)) == NULL)
+		return -1;
+	if (o->scopes != NULL && (ctx->who.scopes =
+	    wymcp_strdup(ctx, o->scopes)) == NULL)
+		return -1;
+	return 0;
+}
+
+/* The request's o->meta and o->answers: 0, or -1 with the reason. */
+static int
+context_request(struct wymcp_ctx *ctx, const struct wymcp_testing_opts *o)
+{
+	struct json_object	*a, *v;
+
+	if (o->meta != NULL) {
+		if ((ctx->req.meta = json_in(ctx, o->meta, json_type_object)) ==
+		    NULL) {
+			why("meta: not a JSON object");
+			return -1;
+		}
+		if (json_object_object_get_ex(ctx->req.meta, WYMCP__META_CAPS,
+		    &a) && json_object_is_type(a, json_type_object))
+			ctx->req.caps = a;
+		if (json_object_object_get_ex(ctx->req.meta,
+		    WYMCP__META_VERSION, &v) &&
+		    json_object_is_type(v, json_type_string))
+			ctx->req.version = json_object_get_string(v);
+	}
+	ctx->call.answers = o->answers != NULL ?
+	    json_in(ctx, o->answers, json_type_object) :
+	    wymcp_own(ctx, json_object_new_object());
+	if (ctx->call.answers == NULL ||
+	    !wymcp__responses_ok(ctx->call.answers)) {
+		why("answers: not a JSON object of objects");
+		return -1;
+	}
+	return 0;
+}
+
 struct wymcp_ctx *
 wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 {
 	static const struct wymcp_testing_opts none;
 	struct wymcp_server	*srv;
 	struct wymcp_ctx	*ctx;
-	struct json_object	*a, *v;
 	size_t			 i;
 
 	clear();
@@ -139,53 +199,9 @@ wymcp_testing_build_context(const struct wymcp_testing_opts *o)
 			why("%s", wymcp_server_errmsg(srv));
 			goto fail;
 		}
-	if (wymcp__ctx_mount(ctx) != WYMCP_OK)
+	if (wymcp__ctx_mount(ctx) != WYMCP_OK ||
+	    context_who(ctx, o) != 0 || context_request(ctx, o) != 0)
 		goto fail;
-	ctx->who.assigns = o->assigns != NULL ?
-	    json_in(ctx, o->assigns, json_type_object) :
-	    wymcp_own(ctx, json_object_new_object());
-	if (ctx->who.assigns == NULL) {
-		why("assigns: not a JSON object");
-		goto fail;
-	}
-	json_object_object_foreach(ctx->who.assigns, k, val) {
-		if (!json_object_is_type(val, json_type_string)) {
-			why("assigns: %s is not a string", k);
-			goto fail;
-		}
-		/* Internal names are never visible, as on the wire. */
-		if (strncmp(k, "wymcp", 5) == 0 &&
-		    (k[5] == '\0' || k[5] == '_'))
-			json_object_object_del(ctx->who.assigns, k);
-	}
-	if (o->principal != NULL && (ctx->who.principal =
-	    wymcp_strdup(ctx, o->principal)) == NULL)
-		goto fail;
-	if (o->scopes != NULL && (ctx->who.scopes =
-	    wymcp_strdup(ctx, o->scopes)) == NULL)
-		goto fail;
-	if (o->meta != NULL) {
-		if ((ctx->req.meta = json_in(ctx, o->meta, json_type_object)) ==
-		    NULL) {
-			why("meta: not a JSON object");
-			goto fail;
-		}
-		if (json_object_object_get_ex(ctx->req.meta, WYMCP__META_CAPS,
-		    &a) && json_object_is_type(a, json_type_object))
-			ctx->req.caps = a;
-		if (json_object_object_get_ex(ctx->req.meta,
-		    WYMCP__META_VERSION, &v) &&
-		    json_object_is_type(v, json_type_string))
-			ctx->req.version = json_object_get_string(v);
-	}
-	ctx->call.answers = o->answers != NULL ?
-	    json_in(ctx, o->answers, json_type_object) :
-	    wymcp_own(ctx, json_object_new_object());
-	if (ctx->call.answers == NULL ||
-	    !wymcp__responses_ok(ctx->call.answers)) {
-		why("answers: not a JSON object of objects");
-		goto fail;
-	}
 	ctx->req.method = "tools/call";
 	return ctx;
 fail:
@@ -736,6 +752,74 @@ answer_all(struct wymcp_ctx *ctx, struct json_object *reqs,
 	return 0;
 }
 
+/*
+ * The tools/call of round `round', with the responses and the
+ * requestState of the round before (NULL: none): the caller's, NULL
+ * when out of memory.
+ */
+static struct json_object *
+round_message(struct wymcp_ctx *ctx, const char *name,
+    struct json_object *args, struct json_object *responses,
+    struct json_object *state, int round)
+{
+	struct json_object	*msg, *params, *meta;
+
+	if ((msg = json_object_new_object()) == NULL)
+		return NULL;
+	if ((params = json_object_new_object()) == NULL)
+		goto fail;
+	json_object_object_add(msg, "params", params);
+	meta = ctx->req.meta != NULL ? json_object_get(ctx->req.meta) :
+	    json_tokener_parse(WYMCP_TESTING_META_NONE);
+	if (wymcp__put_str(msg, "jsonrpc", "2.0") ||
+	    json_object_object_add(msg, "id", json_object_new_int(round)) ||
+	    wymcp__put_str(msg, "method", "tools/call") ||
+	    wymcp__put_str(params, "name", name) ||
+	    json_object_object_add(params, "arguments",
+	    json_object_get(args)) ||
+	    json_object_object_add(params, "_meta", meta))
+		goto fail;
+	if (responses != NULL && json_object_object_add(params,
+	    "inputResponses", json_object_get(responses)))
+		goto fail;
+	if (state != NULL && json_object_object_add(params,
+	    "requestState", json_object_get(state)))
+		goto fail;
+	return msg;
+fail:
+	json_object_put(msg);
+	return NULL;
+}
+
+/*
+ * Serve the round's message `msg' through the exchange *x: *resp is
+ * the response (request-owned).  WYMCP_OK, WYMCP_ERR_NOMEM, or
+ * WYMCP_ERR_IO when the server answered nothing that parses.
+ */
+static enum wymcp_err
+serve_round(struct wymcp_ctx *ctx, const struct wymcp__tool *t,
+    struct json_object *args, struct json_object *msg, struct exchange *x,
+    struct json_object **resp)
+{
+	struct wymcp_io		 io;
+	const char		*text;
+
+	text = wymcp__json(msg);
+	if (buf_add(&x->in, text, strlen(text)))
+		return WYMCP_ERR_NOMEM;
+	memset(&io, 0, sizeof(io));
+	if ((io.env = request_env(ctx, t, args, x->in.len)) == NULL)
+		return WYMCP_ERR_NOMEM;
+	io.read = io_read_in;
+	io.write = io_write;
+	io.arg = x;
+	if (wymcp_server_serve(ctx->srv, &io) != WYMCP_OK ||
+	    x->out.p == NULL ||
+	    (*resp = response_of(ctx, x->out.p)) == NULL)
+		return WYMCP_ERR_IO;
+	return WYMCP_OK;
+}
+
 enum wymcp_err
 wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
     const char *args_json, wymcp_testing_answer_fn fn, void *arg,
@@ -743,10 +827,8 @@ wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
 {
 	const struct wymcp__tool *t;
 	struct exchange		 x;
-	struct wymcp_io		 io;
-	struct json_object	*args, *msg = NULL, *params, *meta, *resp;
+	struct json_object	*args, *msg = NULL, *resp;
 	struct json_object	*responses = NULL, *state = NULL, *v;
-	const char		*text;
 	enum wymcp_err		 rc = WYMCP_OK;
 	int			 round;
 
@@ -776,43 +858,13 @@ wymcp_testing_call_tool(struct wymcp_ctx *ctx, const char *name,
 	for (round = 1; round <= WYMCP_TESTING_MAX_ROUNDS; round++) {
 		rc = WYMCP_ERR_NOMEM;
 		x.in.len = x.in.off = x.out.len = 0;
-		if ((msg = json_object_new_object()) == NULL ||
-		    (params = json_object_new_object()) == NULL)
+		if ((msg = round_message(ctx, name, args, responses, state,
+		    round)) == NULL)
 			goto done;
-		json_object_object_add(msg, "params", params);
-		meta = ctx->req.meta != NULL ?
-		    json_object_get(ctx->req.meta) :
-		    json_tokener_parse(WYMCP_TESTING_META_NONE);
-		if (wymcp__put_str(msg, "jsonrpc", "2.0") ||
-		    json_object_object_add(msg, "id",
-		    json_object_new_int(round)) ||
-		    wymcp__put_str(msg, "method", "tools/call") ||
-		    wymcp__put_str(params, "name", name) ||
-		    json_object_object_add(params, "arguments",
-		    json_object_get(args)) ||
-		    json_object_object_add(params, "_meta", meta))
-			goto done;
-		if (responses != NULL && json_object_object_add(params,
-		    "inputResponses", json_object_get(responses)))
-			goto done;
-		if (state != NULL && json_object_object_add(params,
-		    "requestState", json_object_get(state)))
-			goto done;
-		text = wymcp__json(msg);
-		if (buf_add(&x.in, text, strlen(text)))
-			goto done;
-		memset(&io, 0, sizeof(io));
-		if ((io.env = request_env(ctx, t, args, x.in.len)) == NULL)
-			goto done;
-		io.read = io_read_in;
-		io.write = io_write;
-		io.arg = &x;
+		rc = serve_round(ctx, t, args, msg, &x, &resp);
 		json_object_put(msg);
 		msg = NULL;
-		rc = WYMCP_ERR_IO;
-		if (wymcp_server_serve(ctx->srv, &io) != WYMCP_OK ||
-		    x.out.p == NULL ||
-		    (resp = response_of(ctx, x.out.p)) == NULL)
+		if (rc != WYMCP_OK)
 			goto done;
 		memset(r, 0, sizeof(*r));
 		r->rounds = round;

@@ -85,14 +85,11 @@ class BusHarness:
         where = {}		# name -> what nginx passes to
         if self.netns:
             self.net = wymcp_netns.Net(PORT)
-            self.net.add_lan(self.net.pick_subnets(1)[0])
-            hosts = {n: self.net.add_lan_host("h" + n) for n in NAMES}
+            hosts = self.net.add_lan_hosts(["h" + n for n in NAMES])
         for n in NAMES:
             self.logs[n] = os.path.join(self.tmp, n + ".log")
             if self.net is not None:
-                hh = hosts[n]
-                if not self.net.wait_reachable(hh):
-                    raise wymcp_e2e.Failed("%s not reachable" % hh["addr"])
+                hh = hosts["h" + n]
                 listen = ["--listen", "%s:%d" % (hh["addr"], PORT),
                           "--allow-peer", hh["peer"]]
                 where[n] = "%s:%d" % (hh["addr"], PORT)
@@ -111,14 +108,7 @@ class BusHarness:
                 self.procs[n] = subprocess.Popen(
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
-        deadline = time.monotonic() + 30
-        while not all(any("serving " in e[3] for e in
-                          wymcp_e2e.log_entries(self.logs[n]))
-                      for n in NAMES):
-            if time.monotonic() > deadline or any(
-                    p.poll() is not None for p in self.procs.values()):
-                raise wymcp_e2e.Failed("the instances did not start")
-            time.sleep(0.05)
+        wymcp_tasks.wait_serving(self.logs, self.procs)
         locs = "".join(
             "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
             "\t\t\tfastcgi_pass %s;\n\t\t\tfastcgi_keep_conn off;\n"
@@ -126,26 +116,13 @@ class BusHarness:
             "\t\tlocation = /%s-status {\n\t\t\tinclude fastcgi_params;\n"
             "\t\t\tfastcgi_pass %s;\n\t\t}\n" %
             (n, w, n, w) for n, w in sorted(where.items()))
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "bus", locs, self.conns)
 
     def stop(self):
-        if self.nginx is not None:
-            wymcp_e2e.stop_pid(self.nginx.pid, self.nginx, 10)
-            self.nginx = None
-        for p in self.procs.values():
-            if p.poll() is None:
-                wymcp_e2e.stop_pid(p.pid, p, 10)
-        if self.net is not None:
-            self.net.teardown()
-            left = self.net.leftovers()
-            R.check(not left, "every namespace, veth and bridge this run "
-                    "made is gone", "left: %r" % left)
-            self.net = None
-        if self.tmp:
-            wymcp_tasks.pg_stop(self.tmp, self.bindir)
+        wymcp_tasks.stop_lan(R.check, self.nginx, self.procs.values(),
+                             net=self.net, tmp=self.tmp, bindir=self.bindir)
+        self.nginx = self.net = None
 
     def sanitizer_reports(self):
         hits = []

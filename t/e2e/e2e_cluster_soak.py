@@ -301,11 +301,7 @@ class Cluster:
                          self.small])
         self.mount = self.small
         self.net = wymcp_netns.Net(FCGI_PORT)
-        self.net.add_lan(self.net.pick_subnets(1)[0])
-        nets = {n: self.net.add_lan_host(n) for n in NAMES}
-        for n in NAMES:
-            if not self.net.wait_reachable(nets[n]):
-                raise wymcp_e2e.Failed("%s not reachable" % n)
+        nets = self.net.add_lan_hosts(NAMES)
         self.peer = self.net.lan["peer"]
         for n in NAMES:
             h = dict(nets[n])
@@ -337,6 +333,12 @@ class Cluster:
         for n in NAMES:
             self.start_host(n)
         self.start_nginx()
+
+    def stop_strays(self):
+        """Every process of ours that outlived its supervisor."""
+        for pid in sorted(self.all_pids):
+            if alive(pid) and comm(pid) in ("wymcp-fcgi", "wymcp-hub"):
+                wymcp_e2e.stop_pid(pid, None, 2)
 
     def start_host(self, n):
         h = self.hosts[n]
@@ -427,8 +429,6 @@ class Cluster:
             loc("/" + n, "%s:%d" % (h["addr"], FCGI_PORT)) +
             loc("/%s-status" % n, "%s:%d" % (h["addr"], FCGI_PORT))
             for n, h in sorted(self.hosts.items()))
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
         head = "\tupstream wymcp {\n%s\t}\n" % ups
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "csoak", locs, 512, http_head=head)
@@ -451,25 +451,14 @@ class Cluster:
         return [ln.split(" ") for ln in p.stdout.decode().splitlines()]
 
     def stop(self):
-        if self.nginx is not None:
-            wymcp_e2e.stop_pid(self.nginx.pid, self.nginx, 10)
-            self.nginx = None
-        for h in self.hosts.values():
-            p = h.get("proc")
+        procs = [h.get("proc") for h in self.hosts.values()]
+        for p in procs:
             if p is not None and p.poll() is None:
                 self.all_pids |= set(children(p.pid))
-                wymcp_e2e.stop_pid(p.pid, p, 15)
-        for pid in sorted(self.all_pids):
-            if alive(pid) and comm(pid) in ("wymcp-fcgi", "wymcp-hub"):
-                wymcp_e2e.stop_pid(pid, None, 2)
-        if self.net is not None:
-            self.net.teardown()
-            left = self.net.leftovers()
-            R.check(not left, "every namespace, veth and bridge this run "
-                    "made is gone", "left: %r" % left)
-            self.net = None
-        if self.tmp:
-            wymcp_tasks.pg_stop(self.tmp, self.bindir)
+        wymcp_tasks.stop_lan(R.check, self.nginx, procs, 15,
+                             self.stop_strays, self.net, self.tmp,
+                             self.bindir)
+        self.nginx = self.net = None
         if self.mount is not None:
             # A fault thread may hold a file there a moment longer.
             for _ in range(10):

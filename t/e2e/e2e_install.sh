@@ -219,6 +219,8 @@ check "libwymcp.so is a link to libwymcp.so.0.*" \
 dyn=$(nm -D --defined-only "$dest$libdir/libwymcp.so" 2>/dev/null)
 check "libwymcp.so exports wymcp_server_serve" \
     grep -qw wymcp_server_serve <<<"$dyn"
+check "libwymcp.so exports the bus (wymcp_bus_start, wymcp-fcgi's)" \
+    grep -qw wymcp_bus_start <<<"$dyn"
 if grep -q 'wymcp_testing_' <<<"$dyn"; then
 	notok "libwymcp.so exports no wymcp_testing_* symbol" \
 	    "$(grep wymcp_testing_ <<<"$dyn")"

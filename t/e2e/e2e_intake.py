@@ -122,14 +122,7 @@ class IntakeHarness(BusHarness):
                 self.procs[n] = subprocess.Popen(
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
-        deadline = time.monotonic() + 30
-        while not all(any("serving " in e[3] for e in
-                          wymcp_e2e.log_entries(self.logs[n]))
-                      for n in NAMES):
-            if time.monotonic() > deadline or any(
-                    p.poll() is not None for p in self.procs.values()):
-                raise wymcp_e2e.Failed("the instances did not start")
-            time.sleep(0.05)
+        wymcp_tasks.wait_serving(self.logs, self.procs)
         loc = ("\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
                "%s\t\t\tfastcgi_pass unix:%s;\n"
                "\t\t\tfastcgi_keep_conn off;\n"
@@ -146,8 +139,6 @@ class IntakeHarness(BusHarness):
                    self.socks["a"]),
             loc % ("a-status", "", self.socks["a"]),
             loc % ("b-status", "", self.socks["b"])])
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "intake", locs, self.conns)
 

@@ -549,12 +549,9 @@ class NetHosts(Harness):
         key = self.key = os.path.join(self.tmp, "state.key")
         subprocess.run([self.prog, "--generate-key", key], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.net.add_lan(self.net.pick_subnets(1)[0])
-        hs = [self.net.add_lan_host("h%d" % (i + 1))
-              for i in range(self.NHOSTS)]
-        for h in hs:
-            if not self.net.wait_reachable(h):
-                raise Failed("%s not reachable" % h["addr"])
+        names = ["h%d" % (i + 1) for i in range(self.NHOSTS)]
+        lan = self.net.add_lan_hosts(names)
+        hs = [lan[n] for n in names]
         self.peer = self.net.lan["peer"]
         # An address of the root namespace on the LAN that no host
         # names in --allow-peer.

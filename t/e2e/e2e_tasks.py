@@ -67,7 +67,7 @@ import wymcp_e2e
 import wymcp_netns
 from wymcp_conformance import Harness, say
 from wymcp_tasks import (Wire, pg_bindir, pg_missing, pg_start, pg_stop,
-                         start_nginx)
+                         start_nginx, stop_lan)
 
 STATUS = "/wymcp-status"
 passed = failed = 0
@@ -378,11 +378,9 @@ def section_n(prog, mods, nginx, bindir, tmp):
     skipped = False
     try:
         uri = pg_start(tmp, bindir)
-        net.add_lan(net.pick_subnets(1)[0])
-        hosts = {n: net.add_lan_host("h" + n) for n in "abc"}
+        hosts = {n[1:]: hh for n, hh in
+                 net.add_lan_hosts(["h" + n for n in "abc"]).items()}
         for n, hh in sorted(hosts.items()):
-            if not net.wait_reachable(hh):
-                raise RuntimeError("%s not reachable" % hh["addr"])
             procs[n], logs[n] = start_host(
                 prog, mods, hh, n, uri, tmp,
                 ["--task-runners", "2"] if n == "c" else [])
@@ -392,8 +390,6 @@ def section_n(prog, mods, nginx, bindir, tmp):
             "\t\t\tfastcgi_pass %s:%d;\n"
             "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" %
             (n, hh["addr"], NETNS_PORT) for n, hh in sorted(hosts.items()))
-        with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
         ngx, port = start_nginx(nginx, tmp, "n", locs)
 
         w = Wire(port)
@@ -445,17 +441,8 @@ def section_n(prog, mods, nginx, bindir, tmp):
         # Signals now would only interrupt the cleanup.
         for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
             signal.signal(sig, signal.SIG_IGN)
-        if ngx is not None:
-            wymcp_e2e.stop_pid(ngx.pid, ngx, 10)
-        for p in procs.values():
-            if p.poll() is None:
-                wymcp_e2e.stop_pid(p.pid, p, 10)
-        net.teardown()
-        if net.namespaces:
-            left = net.leftovers()
-            check(not left, "N: every namespace, veth and bridge this run "
-                  "made is gone", "left: %r" % left)
-        pg_stop(tmp, bindir)
+        stop_lan(check, ngx, procs.values(), net=net, tmp=tmp,
+                 bindir=bindir, what="N: ")
         bad = [ln for n in sorted(logs) for ln in log_lines(logs[n])
                if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
         if logs:

@@ -39,6 +39,7 @@
 
 #include <sys/stat.h>
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1098,6 +1099,67 @@ START_TEST(backend_check)
 }
 END_TEST
 
+/*
+ * The bus through wymcp.h: a back end without one (sqlite.so, or none)
+ * is WYMCP_ERR_INVAL and makes nothing; pg.so's publishes, and fails
+ * with why, and its connection is made, fails, and is closed.
+ */
+START_TEST(bus_public)
+{
+	struct wymcp_bus	*bus = NULL;
+	const void		*obj = NULL;
+	char			 err[512];
+#ifdef WITH_POSTGRESQL
+	struct pollfd		 pfd;
+	int			 rc;
+#endif
+
+	ck_assert_int_eq(wymcp_backend_has_bus(NULL), 0);
+	bus = (struct wymcp_bus *)&obj;
+	ck_assert_int_eq(wymcp_bus_start(NULL, "postgresql:///x", &bus),
+	    WYMCP_ERR_INVAL);
+	ck_assert_ptr_null(bus);
+	ck_assert_int_eq(wymcp_bus_publish(NULL, "postgresql:///x", "c", "m",
+	    err, sizeof(err)), WYMCP_ERR_INVAL);
+	ck_assert_str_eq(err, "no bus: the back end carries none");
+	ck_assert_str_eq(wymcp_bus_error(NULL), "");
+	ck_assert_int_eq(wymcp_bus_fd(NULL), -1);
+	wymcp_bus_close(NULL);
+#ifdef WITH_SQLITE
+	ck_assert_int_eq(wymcp_backend_load("sqlite:x.db", NULL, NULL, &obj,
+	    err, sizeof(err)), WYMCP_OK);
+	ck_assert_int_eq(wymcp_backend_has_bus(obj), 0);
+	ck_assert_int_eq(wymcp_bus_start(obj, "sqlite:x.db", &bus),
+	    WYMCP_ERR_INVAL);
+	ck_assert_ptr_null(bus);
+#endif
+#ifdef WITH_POSTGRESQL
+	ck_assert_int_eq(wymcp_backend_load("postgresql:///x", NULL, NULL,
+	    &obj, err, sizeof(err)), WYMCP_OK);
+	ck_assert_int_eq(wymcp_backend_has_bus(obj), 1);
+	/* Port 1 of this host: nothing listens, refused at once. */
+	ck_assert_int_eq(wymcp_bus_publish(obj,
+	    "postgresql://nobody@127.0.0.1:1/none", "c", "m", err,
+	    sizeof(err)), WYMCP_ERR_IO);
+	ck_assert_msg(err[0] != '\0', "publish failed without a reason");
+	if (wymcp_bus_start(obj, "postgresql://nobody@127.0.0.1:1/none",
+	    &bus) == WYMCP_OK) {
+		ck_assert_ptr_nonnull(bus);
+		while ((rc = wymcp_bus_poll(bus)) > 0) {
+			pfd.fd = wymcp_bus_fd(bus);
+			pfd.events = rc == WYMCP_BUS_READ ? POLLIN : POLLOUT;
+			ck_assert_int_ge(poll(&pfd, 1, 10000), 0);
+		}
+		ck_assert_int_eq(rc, -1);
+		ck_assert_int_eq(wymcp_bus_bad(bus), 1);
+	}
+	ck_assert_ptr_nonnull(bus);
+	ck_assert_str_ne(wymcp_bus_error(bus), "");
+	wymcp_bus_close(bus);
+#endif
+}
+END_TEST
+
 /* In a process of its own (CK_FORK): nothing is loaded yet. */
 START_TEST(backend_missing)
 {
@@ -1142,6 +1204,7 @@ store_suite(void)
 	tcase_add_test(tc, row_helpers);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tb, backend_load);
+	tcase_add_test(tb, bus_public);
 	/* It needs a process where nothing was loaded yet. */
 	if (ckfork == NULL || strcmp(ckfork, "no") != 0) {
 		tcase_add_test(tb, backend_missing);

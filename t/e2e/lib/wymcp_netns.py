@@ -185,6 +185,27 @@ class Net:
                (name, ns, vr, lan["bridge"], addr))
         return h
 
+    def add_lan_hosts(self, names):
+        """One LAN (add_lan() on a free subnet) with a host of each name
+        (add_lan_host()), each reachable: {name: host}.  Failed when
+        one is not."""
+        self.add_lan(self.pick_subnets(1)[0])
+        hosts = {n: self.add_lan_host(n) for n in names}
+        for n in names:
+            if not self.wait_reachable(hosts[n]):
+                raise Failed("%s not reachable" % hosts[n]["addr"])
+        return hosts
+
+    def close(self, check, what=""):
+        """teardown(), then check(ok, name, detail) (R.check's
+        signature) that everything made is gone; `what' prefixes the
+        check's name ("N: ")."""
+        self.teardown()
+        if self.namespaces:
+            left = self.leftovers()
+            check(not left, "%severy namespace, veth and bridge this run "
+                  "made is gone" % what, "left: %r" % left)
+
     def wait_reachable(self, h, timeout=10):
         """Until the namespace side answers ARP (ping is not used: a TCP
         connect to a closed port is refused once the link is up)."""

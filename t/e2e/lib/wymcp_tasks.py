@@ -175,13 +175,49 @@ def pg_stop(tmp, bindir):
             pass
 
 
+def wait_serving(logs, procs, timeout=30):
+    """Until every instance's log ({name: path}) says it is serving;
+    Failed when one of them ({name: Popen}) exited first, or after
+    `timeout' seconds."""
+    deadline = time.monotonic() + timeout
+    while not all(any("serving " in e[3] for e in
+                      wymcp_e2e.log_entries(path))
+                  for path in logs.values()):
+        if time.monotonic() > deadline or any(
+                p.poll() is not None for p in procs.values()):
+            raise wymcp_e2e.Failed("the instances did not start")
+        time.sleep(0.05)
+
+
+def stop_lan(check, nginx=None, procs=(), grace=10, strays=None, net=None,
+             tmp=None, bindir=None, what=""):
+    """Stop hosts on a LAN with a private PostgreSQL, in the one order:
+    nginx (a Popen), the instances (Popen objects, None skipped) each
+    given `grace' seconds, then strays() (what outlived them), the
+    network namespaces (wymcp_netns.Net.close(check, what)), and the
+    PostgreSQL cluster in tmp/pg."""
+    if nginx is not None:
+        wymcp_e2e.stop_pid(nginx.pid, nginx, 10)
+    for p in procs:
+        if p is not None and p.poll() is None:
+            wymcp_e2e.stop_pid(p.pid, p, grace)
+    if strays is not None:
+        strays()
+    if net is not None:
+        net.close(check, what)
+    if tmp:
+        pg_stop(tmp, bindir)
+
+
 # ------------------------------------------------------------ the nginx
 
 def start_nginx(nginx, tmp, tag, locs, conns=64, http_head=""):
     """nginx on a free loopback port with `locs' (its config and error
     log in tmp, named by tag; `conns' worker_connections; `http_head'
     in its http block, such as an upstream), once it answers: (Popen,
-    port)."""
+    port).  tmp/fastcgi_params, which locs include, is written."""
+    with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
+        f.write(wymcp_e2e.FASTCGI_PARAMS)
     head = ("user root;\n" if os.geteuid() == 0 else "") + \
         "worker_rlimit_nofile %d;\n" % (conns + 100)
 
