@@ -13,6 +13,7 @@
 #endif
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,14 +90,11 @@ wymcp__param_repeated(const struct wymcp_ctx *ctx, enum wymcp__param k,
 	return 0;
 }
 
-/* Which of the params the pipeline reads is `name` (n bytes)?  -1: none. */
-static int
-param_index(const char *name, size_t n)
-{
-	static const struct {
-		const char	*name;
-		size_t		 len;
-	} p[WYMCP__P_COUNT] = {
+/* The params the pipeline reads, by name. */
+static const struct {
+	const char	*name;
+	size_t		 len;
+} params[WYMCP__P_COUNT] = {
 #define P(k, s)	[WYMCP__P_##k] = { s, sizeof(s) - 1 }
 		P(REQUEST_METHOD, "REQUEST_METHOD"),
 		P(CONTENT_TYPE, "CONTENT_TYPE"),
@@ -121,13 +119,53 @@ param_index(const char *name, size_t n)
 		P(SCRIPT_NAME, "SCRIPT_NAME"),
 		P(PATH_INFO, "PATH_INFO"),
 #undef P
-	};
+};
+
+/*
+ * The params by the length of their names, filled once: bylen[n] holds
+ * 1 + the index of each param of n bytes, then 0 (a longer name is
+ * looked for one by one).  A request passes a
+ * dozen variables or more; each is compared with the few of its length.
+ */
+#define PARAM_LEN_MAX	31
+static unsigned char	 bylen[PARAM_LEN_MAX + 1][WYMCP__P_COUNT + 1];
+static pthread_once_t	 bylen_once = PTHREAD_ONCE_INIT;
+
+static void
+bylen_init(void)
+{
+	size_t	 n, j;
 	int	 k;
 
-	for (k = 0; k < WYMCP__P_COUNT; k++)
-		if (p[k].len == n && p[k].name[n - 1] == name[n - 1] &&
-		    memcmp(p[k].name, name, n) == 0)
+	for (k = 0; k < WYMCP__P_COUNT; k++) {
+		if ((n = params[k].len) > PARAM_LEN_MAX)
+			continue;	/* param_index() scans for it */
+		for (j = 0; bylen[n][j] != 0; j++)
+			continue;
+		bylen[n][j] = (unsigned char)(k + 1);
+	}
+}
+
+/* Which of the params the pipeline reads is `name` (n bytes)?  -1: none. */
+static int
+param_index(const char *name, size_t n)
+{
+	const unsigned char	*c;
+	int			 k;
+
+	if (n > PARAM_LEN_MAX) {
+		for (k = 0; k < WYMCP__P_COUNT; k++)
+			if (params[k].len == n &&
+			    memcmp(params[k].name, name, n) == 0)
+				return k;
+		return -1;
+	}
+	for (c = bylen[n]; *c != 0; c++) {
+		k = *c - 1;
+		if (params[k].name[n - 1] == name[n - 1] &&
+		    memcmp(params[k].name, name, n) == 0)
 			return k;
+	}
 	return -1;
 }
 
@@ -143,6 +181,7 @@ wymcp__ctx_init(struct wymcp_ctx *ctx, struct wymcp_server *srv,
 	const char		*eq;
 	int			 k;
 
+	pthread_once(&bylen_once, bylen_init);
 	memset(ctx, 0, sizeof(*ctx));
 	wymcp__arena_init(&ctx->arena);
 	ctx->srv = srv;

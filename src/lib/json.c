@@ -45,6 +45,7 @@ struct scan {
 	size_t	 deep_at;	/* where nesting reached BUILD_DEPTH */
 	size_t	 at;		/* a syntax error: its byte offset */
 	const char *why;	/* and what it is */
+	const struct wymcp__json_memo *memo;	/* or NULL */
 };
 
 /* A syntax error at p[i]: why, when the caller keeps it. */
@@ -66,6 +67,26 @@ ws(const char *p, size_t i, size_t len)
 	return i;
 }
 
+/* Bytes a string may hold as they are: printable ASCII but " and \\. */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 /*
  * A string starting at p[i] == '"'; returns the index after it or 0.
  * Sets *nul when it holds the escape \u0000.  With `utf8`, its bytes
@@ -76,10 +97,12 @@ static size_t
 scan_string(const char *p, size_t i, size_t len, int *nul, int utf8,
     size_t *bad, const char **why)
 {
-	size_t	 k;
+	size_t		 k, first = i + 1;
 
 	*why = "a string that does not end";
 	for (i++; i < len; i++) {
+		if (plain[(unsigned char)p[i]])
+			continue;	/* the common byte first */
 		*bad = i;
 		if (p[i] == '"')
 			return i + 1;
@@ -117,6 +140,8 @@ scan_string(const char *p, size_t i, size_t len, int *nul, int utf8,
 			return 0;
 		}
 	}
+	if (first < len)
+		*bad = len - 1;		/* where the text ends unclosed */
 	return 0;
 }
 
@@ -225,11 +250,49 @@ unclosed(char open, int atend)
 	    "',' or ']' expected in an array";
 }
 
+/*
+ * The member whose name is p[k] to p[e] (quotes included): when it is
+ * "_meta" and its value (after the colon) the memo's very bytes,
+ * checked when the memo was made, the index after them, else 0.
+ * Nesting `depth' deep, the memo's nesting is added to *maxdepth, and
+ * its \u0000 to *nul; a memo that would come near json-c's depth is
+ * checked again.
+ */
+static size_t
+memo_skip(const char *p, size_t len, size_t k, size_t e,
+    const struct scan *s, int depth, int *maxdepth, int *nul)
+{
+	const struct wymcp__json_memo *m;
+	size_t			 i;
+
+	if (s == NULL || (m = s->memo) == NULL || m->obj == NULL ||
+	    e - k != 7 || memcmp(p + k, "\"_meta\"", 7) != 0 ||
+	    (i = ws(p, e, len)) >= len || p[i] != ':' ||
+	    (i = ws(p, i + 1, len)) >= len || m->len > len - i ||
+	    depth + m->depth + 2 >= BUILD_DEPTH ||
+	    memcmp(p + i, m->text, m->len) != 0)
+		return 0;
+	if (depth + m->depth > *maxdepth)
+		*maxdepth = depth + m->depth;
+	*nul |= m->nul;
+	return i + m->len;
+}
+
+/* The scan's end: what it noted, when the caller keeps it. */
+static void
+scan_done(struct scan *s, int nul, int maxdepth)
+{
+	if (s != NULL) {
+		s->nul = nul;
+		s->depth = maxdepth;
+	}
+}
+
 static int
 json_strict(const char *p, size_t len, struct scan *s)
 {
 	char		 stack[SCAN_DEPTH];	/* '{' or '[' */
-	size_t		 i = 0, n, bad = 0;
+	size_t		 i = 0, n, k, bad = 0;
 	const char	*why = NULL;
 	int		 depth = 0, maxdepth = 0, range = 0, nul = 0;
 
@@ -254,9 +317,7 @@ value:
 			i++;
 			goto after;
 		}
-		if (stack[depth - 1] == '{')
-			goto key;
-		goto value;
+		goto next;
 	default:
 		if ((n = scan_scalar(p, i, len, &nul, &range, s != NULL,
 		    &bad, &why)) == 0) {
@@ -275,6 +336,10 @@ key:
 		i = bad;
 		BAD(why);
 	}
+	if ((k = memo_skip(p, len, i, n, s, depth, &maxdepth, &nul)) != 0) {
+		i = k;
+		goto after;
+	}
 	i = ws(p, n, len);
 	if (i >= len || p[i] != ':')
 		BAD("':' expected after a member name");
@@ -284,16 +349,14 @@ key:
 after:
 	i = ws(p, i, len);
 	if (depth == 0) {
-		if (s != NULL) {
-			s->nul = nul;
-			s->depth = maxdepth;
-		}
+		scan_done(s, nul, maxdepth);
 		if (i != len)
 			BAD("text after the value");
 		return range ? -2 : 0;
 	}
 	if (i < len && p[i] == ',') {
 		i++;
+next:
 		if (stack[depth - 1] == '{')
 			goto key;
 		goto value;
@@ -321,7 +384,12 @@ struct build {
 	size_t		 tmpsz;
 	char		 small[256];
 	int		 dup;		/* an object named a member twice */
+	struct wymcp__json_memo *memo;	/* or NULL */
+	int		 memod;		/* the memo was met or set */
 };
+
+/* The longest _meta text kept for the next request. */
+#define MEMO_MAX	4096
 
 #define BUILD_FAIL	((struct json_object *)(void *)&build_fail)
 static char		 build_fail;
@@ -528,6 +596,58 @@ build_number(struct build *b)
 static struct json_object *build(struct build *);
 
 /*
+ * A member's value at b->p[b->i].  The first "_meta" object of the
+ * text is taken from the memo when the memo holds its very bytes (an
+ * object's bytes end where the object ends, so a prefix match is the
+ * whole value), else built and kept in the memo.
+ */
+static struct json_object *
+build_member(struct build *b, const char *name)
+{
+	struct wymcp__json_memo	*m = b->memo;
+	struct json_object	*v;
+	struct scan		 s;
+	size_t			 at;
+	char			*t;
+
+	if (m == NULL || b->memod || strcmp(name, "_meta") != 0)
+		return build(b);
+	at = ws(b->p, b->i, SIZE_MAX);
+	if (b->p[at] != '{')
+		return build(b);
+	b->memod = 1;
+	if (m->obj != NULL && m->len <= b->len - at &&
+	    memcmp(b->p + at, m->text, m->len) == 0) {
+		b->i = at + m->len;
+		return json_object_get(m->obj);
+	}
+	if ((v = build(b)) == BUILD_FAIL || b->i - at > MEMO_MAX)
+		return v;
+	/* Its nesting and \u0000, for json_strict() to skip it next time. */
+	memset(&s, 0, sizeof(s));
+	if (json_strict(b->p + at, b->i - at, &s) != 0 ||
+	    (t = malloc(b->i - at)) == NULL)
+		return v;
+	wymcp__json_memo_free(m);
+	memcpy(t, b->p + at, b->i - at);
+	m->text = t;
+	m->len = b->i - at;
+	m->depth = s.depth;
+	m->nul = s.nul;
+	m->obj = json_object_get(v);
+	return v;
+}
+
+/* Release what the memo holds; it is empty after. */
+void
+wymcp__json_memo_free(struct wymcp__json_memo *m)
+{
+	json_object_put(m->obj);
+	free(m->text);
+	memset(m, 0, sizeof(*m));
+}
+
+/*
  * The object at b->p[b->i] ('{'); BUILD_FAIL out of memory or on a
  * duplicate member name (b->dup).
  */
@@ -567,7 +687,7 @@ build_object(struct build *b)
 			goto fail;
 		}
 		b->i = ws(b->p, b->i, SIZE_MAX) + 1;	/* : */
-		if ((v = build(b)) == BUILD_FAIL) {
+		if ((v = build_member(b, name)) == BUILD_FAIL) {
 			free(name);
 			goto fail;
 		}
@@ -676,6 +796,15 @@ struct json_object *
 wymcp__parse_why(const char *buf, size_t len, enum wymcp__json_fault *fault,
     struct wymcp__json_err *err)
 {
+	return wymcp__parse_memo(buf, len, fault, err, NULL);
+}
+
+/* wymcp__parse_why(), taking and keeping "_meta" in `memo' (or NULL). */
+struct json_object *
+wymcp__parse_memo(const char *buf, size_t len,
+    enum wymcp__json_fault *fault, struct wymcp__json_err *err,
+    struct wymcp__json_memo *memo)
+{
 	struct json_object	*obj;
 	struct scan		 s;
 	struct build		 b;
@@ -683,6 +812,7 @@ wymcp__parse_why(const char *buf, size_t len, enum wymcp__json_fault *fault,
 	int			 rc;
 
 	memset(&s, 0, sizeof(s));
+	s.memo = memo;
 	*fault = WYMCP__JSON_SYNTAX;
 	if (err != NULL) {
 		err->why = "the body is empty";
@@ -718,6 +848,8 @@ wymcp__parse_why(const char *buf, size_t len, enum wymcp__json_fault *fault,
 	b.tmp = b.small;
 	b.tmpsz = sizeof(b.small);
 	b.dup = 0;
+	b.memo = memo;
+	b.memod = 0;
 	obj = build(&b);
 	if (b.tmp != b.small)
 		free(b.tmp);

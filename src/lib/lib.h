@@ -84,6 +84,25 @@ struct wymcp__json_err {
 };
 struct json_object *wymcp__parse_why(const char *buf, size_t len,
 	    enum wymcp__json_fault *, struct wymcp__json_err *);
+/*
+ * The last "_meta" object a parse built, and its text: a client sends
+ * the same _meta request after request, and the next parse that meets
+ * those bytes takes a reference to the object instead of building it
+ * again, and the syntax check skips those bytes.  The object is
+ * shared: readers only (the request context is read-only to tools).
+ * One per server; wymcp__json_memo_free() at the end.
+ */
+struct wymcp__json_memo {
+	char			*text;	/* the _meta value's bytes */
+	size_t			 len;
+	int			 depth;	/* its nesting, as the scan counts */
+	int			 nul;	/* it holds \u0000 */
+	struct json_object	*obj;	/* a reference held */
+};
+struct json_object *wymcp__parse_memo(const char *buf, size_t len,
+	    enum wymcp__json_fault *, struct wymcp__json_err *,
+	    struct wymcp__json_memo *);
+void	 wymcp__json_memo_free(struct wymcp__json_memo *);
 struct json_object *wymcp__parse(const char *buf, size_t len);
 int	 wymcp__is_null(const char *buf, size_t len);
 int	 wymcp__json_range(const char *buf, size_t len);

@@ -355,6 +355,64 @@ legacy_missing_caps(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 }
 
 /*
+ * The client capabilities tool t requires and the request did not
+ * declare: 1 when the call is refused for them (into r), 0 when none
+ * is missing, -1 out of memory.
+ */
+static int
+caps_refused(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t)
+{
+	const char		*name = t->def->name;
+	struct json_object	*missing, *data;
+	char			*msg;
+	int			 m;
+
+	if ((m = wymcp__caps_missing(t->reqcaps, ctx->req.caps,
+	    &missing)) <= 0)
+		return m;
+	if (ctx->req.legacy) {
+		legacy_missing_caps(ctx, r, name, missing);
+		return 1;
+	}
+	data = json_object_new_object();
+	json_object_object_add(data, "requiredCapabilities", missing);
+	msg = wymcp_printf(ctx, "Tool %s requires client capabilities "
+	    "this request did not declare: %s", name, wymcp__json(missing));
+	wymcp__reply_error(ctx, r, 400, WYMCP__MISSING_CAPABILITY,
+	    msg != NULL ? msg : "Missing required client capability", data);
+	return 1;
+}
+
+/*
+ * The tasks extension for tool t, which may run as a task on a server
+ * with a store: 1 when the call is answered here (a task handle, or
+ * the extension missing for a task-only tool), else 0 (the tool runs
+ * now, perhaps to start a task itself).
+ */
+static int
+as_task(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp__tool *t, struct json_object *args)
+{
+	const char	*name = t->def->name;
+
+	if (wymcp__tasks_declared(ctx) &&
+	    (t->decl.task_support & WYMCP_TASK_LATER))
+		ctx->call.task_ok = 1;	/* at wymcp_task_start() */
+	else if (wymcp__tasks_declared(ctx)) {
+		wymcp__task_create(ctx, r, name, args);
+		return 1;
+	} else if ((t->decl.task_support & ~WYMCP_TASK_LATER) ==
+	    WYMCP_TASK_REQUIRED) {
+		wymcp__reply_tasks_missing(ctx, r, wymcp_printf(ctx,
+		    "Tool %s runs only as a task: declare the "
+		    "extension " WYMCP__TASKS_EXT, name));
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * tools/call once the tool is found (server/tools.mdx "Calling Tools"):
  * the token must hold the tool's scopes (403 with the step-up
  * challenge, basic/authorization), the client must have declared what
@@ -407,7 +465,6 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
     const struct wymcp__tool *t, struct json_object *args)
 {
 	const char		*name = t->def->name;
-	struct json_object	*missing, *data;
 	struct wymcp_result	*res;
 	struct tool_body	 tb;
 	char			 why[256], *msg;
@@ -419,24 +476,10 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 		wymcp__reply_scope(ctx, r, t);
 		return;
 	}
-	if ((m = wymcp__caps_missing(t->reqcaps, ctx->req.caps,
-	    &missing)) < 0)
+	if ((m = caps_refused(ctx, r, t)) < 0)
 		goto nomem;
-	if (m > 0 && ctx->req.legacy) {
-		legacy_missing_caps(ctx, r, name, missing);
+	if (m > 0)
 		return;
-	}
-	if (m > 0) {
-		data = json_object_new_object();
-		json_object_object_add(data, "requiredCapabilities", missing);
-		msg = wymcp_printf(ctx, "Tool %s requires client capabilities "
-		    "this request did not declare: %s", name,
-		    wymcp__json(missing));
-		wymcp__reply_error(ctx, r, 400, WYMCP__MISSING_CAPABILITY,
-		    msg != NULL ? msg : "Missing required client capability",
-		    data);
-		return;
-	}
 	if (args == NULL &&
 	    (args = wymcp_own(ctx, json_object_new_object())) == NULL)
 		goto nomem;
@@ -460,21 +503,9 @@ wymcp__tool_call(struct wymcp_ctx *ctx, struct wymcp__reply *r,
 	 * extension, is answered with a task handle (taskmake.c).
 	 */
 	if (!ctx->call.in_task && t->decl.task_support != 0 &&
-	    ctx->srv->tasks != NULL && !ctx->req.legacy) {
-		if (wymcp__tasks_declared(ctx) &&
-		    (t->decl.task_support & WYMCP_TASK_LATER))
-			ctx->call.task_ok = 1;	/* at wymcp_task_start() */
-		else if (wymcp__tasks_declared(ctx)) {
-			wymcp__task_create(ctx, r, name, args);
-			return;
-		} else if ((t->decl.task_support & ~WYMCP_TASK_LATER) ==
-		    WYMCP_TASK_REQUIRED) {
-			wymcp__reply_tasks_missing(ctx, r, wymcp_printf(ctx,
-			    "Tool %s runs only as a task: declare the "
-			    "extension " WYMCP__TASKS_EXT, name));
-			return;
-		}
-	}
+	    ctx->srv->tasks != NULL && !ctx->req.legacy &&
+	    as_task(ctx, r, t, args))
+		return;
 
 	if ((res = wymcp__result_new(ctx)) == NULL)
 		goto nomem;

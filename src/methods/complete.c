@@ -46,6 +46,147 @@ str_member(struct json_object *o, const char *k)
 }
 
 /*
+ * completion/complete's params: ref, argument and context checked,
+ * their members out.  0, or -1 when the request is answered (into r).
+ */
+static int
+complete_params(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const char **type, const char **refname, const char **aname,
+    const char **value, struct json_object **cargs)
+{
+	struct json_object	*ref, *arg, *cx;
+
+	if (!json_object_object_get_ex(ctx->req.params, "ref", &ref) ||
+	    !json_object_is_type(ref, json_type_object) ||
+	    (*type = str_member(ref, "type")) == NULL) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: ref must be an object with a "
+		    "type");
+		return -1;
+	}
+	if (strcmp(*type, "ref/prompt") == 0)
+		*refname = str_member(ref, "name");
+	else if (strcmp(*type, "ref/resource") == 0)
+		*refname = str_member(ref, "uri");
+	else {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: ref.type must be ref/prompt "
+		    "or ref/resource");
+		return -1;
+	}
+	if (*refname == NULL) {
+		wymcp__reply_invalid(ctx, r, strcmp(*type, "ref/prompt") == 0 ?
+		    "Invalid params: ref.name must be a string" :
+		    "Invalid params: ref.uri must be a string");
+		return -1;
+	}
+	if (!json_object_object_get_ex(ctx->req.params, "argument", &arg) ||
+	    !json_object_is_type(arg, json_type_object) ||
+	    (*aname = str_member(arg, "name")) == NULL ||
+	    (*value = str_member(arg, "value")) == NULL) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: argument must be an object "
+		    "with string name and value");
+		return -1;
+	}
+	if (json_object_object_get_ex(ctx->req.params, "context", &cx) &&
+	    (!json_object_is_type(cx, json_type_object) ||
+	    (json_object_object_get_ex(cx, "arguments", cargs) &&
+	    !strings_object(*cargs)))) {
+		wymcp__reply_invalid(ctx, r,
+		    "Invalid params: context.arguments must be an "
+		    "object of strings");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The module that completes argument `aname' of the prompt or resource
+ * template ref names into *mod: 0, or -1 when the request is answered
+ * (into r).
+ */
+static int
+complete_ref(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const char *type, const char *refname, const char *aname,
+    const struct wymcp_module **mod)
+{
+	const struct wymcp_server	*srv = ctx->srv;
+	const struct wymcp__prompt	*p;
+	const struct wymcp__resource	*res;
+	const struct wymcp_prompt_arg	*a;
+	int				 is_tpl;
+	size_t				 i;
+
+	if (strcmp(type, "ref/prompt") == 0) {
+		if ((p = wymcp__prompt_find(srv, refname)) == NULL) {
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown prompt: %s",
+			    wymcp__ctx_quote(ctx, refname)));
+			return -1;
+		}
+		for (i = 0, a = NULL; p->def->args != NULL &&
+		    (a = WYMCP__PROMPT_ARG(p, i))->name != NULL; i++)
+			if (strcmp(a->name, aname) == 0)
+				break;
+		if (a == NULL || a->name == NULL) {
+			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+			    "Unknown argument "
+			    "of prompt %s: %s", wymcp__ctx_quote(ctx, refname),
+			    wymcp__ctx_quote(ctx, aname)));
+			return -1;
+		}
+		*mod = p->mod;
+		return 0;
+	}
+	if ((res = wymcp__resource_ref(srv, refname, &is_tpl)) == NULL) {
+		wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+		    "Unknown resource "
+		    "template: %s", wymcp__ctx_quote(ctx, refname)));
+		return -1;
+	}
+	if (is_tpl && !wymcp__template_var(refname, aname)) {
+		wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
+		    "Unknown argument "
+		    "of resource template %s: %s",
+		    wymcp__ctx_quote(ctx, refname),
+		    wymcp__ctx_quote(ctx, aname)));
+		return -1;
+	}
+	*mod = res->mod;
+	return 0;
+}
+
+
+/* The result of a completion: its values, total and hasMore. */
+static void
+complete_reply(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    const struct wymcp_completion *c)
+{
+	struct json_object	*o, *co;
+
+	if ((o = wymcp__result_object()) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	if ((co = json_object_new_object()) == NULL ||
+	    json_object_object_add(o, "completion", co)) {
+		json_object_put(co);
+		json_object_put(o);
+		wymcp__reply_nomem(ctx, r);
+		return;
+	}
+	json_object_object_add(co, "values", json_object_get(c->values));
+	if (c->told && c->total >= 0)
+		json_object_object_add(co, "total",
+		    json_object_new_int64(c->total));
+	if (c->told)
+		json_object_object_add(co, "hasMore",
+		    json_object_new_boolean(c->has_more));
+	wymcp__reply_result(ctx, r, o);
+}
+
+/*
  * completion/complete (server/utilities/completion.mdx).  The ref names
  * a prompt ("ref/prompt", by name) or a resource template
  * ("ref/resource", by its uriTemplate; a fixed resource's URI is taken
@@ -59,101 +200,21 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	const struct wymcp_server	*srv = ctx->srv;
 	const struct wymcp_module	*mod;
-	const struct wymcp__prompt	*p;
-	const struct wymcp__resource	*res;
-	const struct wymcp_prompt_arg	*a;
 	struct wymcp_completion		*c;
-	struct json_object		*ref, *arg, *cx, *cargs = NULL, *o, *co;
+	struct json_object		*cargs = NULL;
 	const char			*type, *refname, *aname, *value;
 	enum wymcp_err			 rc;
-	int				 is_tpl;
-	size_t				 i;
 
 	if (srv->nprompts == 0 && srv->ntemplates == 0 &&
 	    srv->ncompleters == 0) {
 		wymcp__reply_no_method(ctx, r, 404);
 		return;
 	}
-	if (!json_object_object_get_ex(ctx->req.params, "ref", &ref) ||
-	    !json_object_is_type(ref, json_type_object) ||
-	    (type = str_member(ref, "type")) == NULL) {
-		wymcp__reply_invalid(ctx, r,
-		    "Invalid params: ref must be an object with a "
-		    "type");
+	if (complete_params(ctx, r, &type, &refname, &aname, &value,
+	    &cargs) != 0)
 		return;
-	}
-	if (strcmp(type, "ref/prompt") == 0)
-		refname = str_member(ref, "name");
-	else if (strcmp(type, "ref/resource") == 0)
-		refname = str_member(ref, "uri");
-	else {
-		wymcp__reply_invalid(ctx, r,
-		    "Invalid params: ref.type must be ref/prompt "
-		    "or ref/resource");
+	if (complete_ref(ctx, r, type, refname, aname, &mod) != 0)
 		return;
-	}
-	if (refname == NULL) {
-		wymcp__reply_invalid(ctx, r, strcmp(type, "ref/prompt") == 0 ?
-		    "Invalid params: ref.name must be a string" :
-		    "Invalid params: ref.uri must be a string");
-		return;
-	}
-	if (!json_object_object_get_ex(ctx->req.params, "argument", &arg) ||
-	    !json_object_is_type(arg, json_type_object) ||
-	    (aname = str_member(arg, "name")) == NULL ||
-	    (value = str_member(arg, "value")) == NULL) {
-		wymcp__reply_invalid(ctx, r,
-		    "Invalid params: argument must be an object "
-		    "with string name and value");
-		return;
-	}
-	if (json_object_object_get_ex(ctx->req.params, "context", &cx) &&
-	    (!json_object_is_type(cx, json_type_object) ||
-	    (json_object_object_get_ex(cx, "arguments", &cargs) &&
-	    !strings_object(cargs)))) {
-		wymcp__reply_invalid(ctx, r,
-		    "Invalid params: context.arguments must be an "
-		    "object of strings");
-		return;
-	}
-
-	if (strcmp(type, "ref/prompt") == 0) {
-		if ((p = wymcp__prompt_find(srv, refname)) == NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
-			    "Unknown prompt: %s",
-			    wymcp__ctx_quote(ctx, refname)));
-			return;
-		}
-		for (i = 0, a = NULL; p->def->args != NULL &&
-		    (a = WYMCP__PROMPT_ARG(p, i))->name != NULL; i++)
-			if (strcmp(a->name, aname) == 0)
-				break;
-		if (a == NULL || a->name == NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
-			    "Unknown argument "
-			    "of prompt %s: %s", wymcp__ctx_quote(ctx, refname),
-			    wymcp__ctx_quote(ctx, aname)));
-			return;
-		}
-		mod = p->mod;
-	} else {
-		if ((res = wymcp__resource_ref(srv, refname, &is_tpl)) ==
-		    NULL) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
-			    "Unknown resource "
-			    "template: %s", wymcp__ctx_quote(ctx, refname)));
-			return;
-		}
-		if (is_tpl && !wymcp__template_var(refname, aname)) {
-			wymcp__reply_invalid(ctx, r, wymcp_printf(ctx,
-			    "Unknown argument "
-			    "of resource template %s: %s",
-			    wymcp__ctx_quote(ctx, refname),
-			    wymcp__ctx_quote(ctx, aname)));
-			return;
-		}
-		mod = res->mod;
-	}
 
 	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 	    wymcp__ctx_mount(ctx) != WYMCP_OK)
@@ -177,22 +238,7 @@ wymcp__complete(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 	} else
 		wymcp_completion_total(c, 0, 0);
 
-	if ((o = wymcp__result_object()) == NULL)
-		goto nomem;
-	if ((co = json_object_new_object()) == NULL ||
-	    json_object_object_add(o, "completion", co)) {
-		json_object_put(co);
-		json_object_put(o);
-		goto nomem;
-	}
-	json_object_object_add(co, "values", json_object_get(c->values));
-	if (c->told && c->total >= 0)
-		json_object_object_add(co, "total",
-		    json_object_new_int64(c->total));
-	if (c->told)
-		json_object_object_add(co, "hasMore",
-		    json_object_new_boolean(c->has_more));
-	wymcp__reply_result(ctx, r, o);
+	complete_reply(ctx, r, c);
 	return;
 nomem:
 	wymcp__reply_nomem(ctx, r);

@@ -345,15 +345,48 @@ listen_refused(struct wymcp_ctx *ctx, struct wymcp__reply *r, int why)
 	r->retry_after = 5;
 }
 
+/*
+ * Task status, the tasks extension's, with a store: 1 when the filter
+ * names taskIds (those the caller may see into `honoured' and w), 0
+ * when it does not, -1 when the request is answered (into r).
+ */
+static int
+task_status(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    struct json_object *n, struct json_object *honoured, struct watched *w)
+{
+	struct json_object	*ids = NULL, *ok;
+
+	if (!json_object_object_get_ex(n, "taskIds", &ids) ||
+	    ctx->srv->tasks == NULL || ids == NULL)
+		return 0;
+	if (!wymcp__tasks_declared(ctx)) {
+		wymcp__reply_tasks_missing(ctx, r, "Task status "
+		    "notifications need the extension " WYMCP__TASKS_EXT);
+		return -1;
+	}
+	if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
+	    (ok = json_object_new_array()) == NULL) {
+		wymcp__reply_nomem(ctx, r);
+		return -1;
+	}
+	json_object_object_add(honoured, "taskIds", ok);
+	if (own_tasks(ctx, ids, ok, w) != 0) {
+		wymcp__reply_store_down(ctx, r);
+		return -1;
+	}
+	return 1;
+}
+
+/* subscriptions/listen: the filter acknowledged, then the stream. */
 void
 wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	const struct wymcp_io	*io = ctx->out.listen_io;
-	struct json_object	*n, *ids, *honoured, *ok, *ack;
+	struct json_object	*n, *honoured, *ack;
 	struct wymcp_listen	 l;
 	struct watched		 w;
 	const char		*bad;
-	int			 rc, hub = 0;
+	int			 rc, tasks, hub = 0;
 
 	if (!json_object_object_get_ex(ctx->req.params, "notifications",
 	    &n)) {
@@ -371,31 +404,10 @@ wymcp__subscriptions_listen(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 		wymcp__reply_nomem(ctx, r);
 		return;
 	}
-	/* Task status: the tasks extension's, with a store. */
-	ids = NULL;
-	if (json_object_object_get_ex(n, "taskIds", &ids) &&
-	    ctx->srv->tasks == NULL)
-		ids = NULL;
-	if (ids != NULL) {
-		if (!wymcp__tasks_declared(ctx)) {
-			wymcp__reply_tasks_missing(ctx, r, "Task status "
-			    "notifications need the extension "
-			    WYMCP__TASKS_EXT);
-			return;
-		}
-		if (wymcp__ctx_assigns(ctx) != WYMCP_OK ||
-		    (ok = json_object_new_array()) == NULL) {
-			wymcp__reply_nomem(ctx, r);
-			return;
-		}
-		json_object_object_add(honoured, "taskIds", ok);
-		if (own_tasks(ctx, ids, ok, &w) != 0) {
-			wymcp__reply_store_down(ctx, r);
-			return;
-		}
-	}
+	if ((tasks = task_status(ctx, r, n, honoured, &w)) < 0)
+		return;
 	/* Lists and resources: held by the program, when it holds any. */
-	if (ids == NULL && io != NULL) {
+	if (tasks == 0 && io != NULL) {
 		if ((rc = pushed(ctx, n, honoured, &l)) < 0 ||
 		    wymcp__ctx_assigns(ctx) != WYMCP_OK ||
 		    (l.id = wymcp__json(ctx->req.id)) == NULL ||

@@ -589,6 +589,34 @@ store_time(struct wymcp_server *srv, struct wymcp_ctx *ctx)
 		    2 * wymcp__store_lease(srv), ctx->out.limit_ms);
 }
 
+/* The run's request context, as the creating request left it. */
+static void
+task_ctx(struct wymcp_ctx *ctx, const struct wymcp__task *t)
+{
+	struct json_object	*v;
+
+	ctx->req.method = "tools/call";
+	ctx->req.idstr = t->id;
+	ctx->req.version = WYMCP_PROTOCOL_VERSION;
+	ctx->req.caps = stored(ctx, t->context, "caps");
+	ctx->who.assigns = stored(ctx, t->context, "assigns");
+	if (ctx->who.assigns == NULL)
+		ctx->who.assigns = wymcp_own(ctx, json_object_new_object());
+	ctx->who.principal = t->principal[0] != '\0' ? t->principal : NULL;
+	if ((v = stored(ctx, t->context, "scopes")) != NULL)
+		ctx->who.scopes = json_object_get_string(v);
+	task_key(ctx, t, stored(ctx, t->context, "key"));
+	ctx->call.answers = stored(ctx, t->answers, NULL);
+	/* The creating request's span: the run's parent (detail.c). */
+	if ((v = stored(ctx, t->context, "traceparent")) != NULL &&
+	    (ctx->req.meta = wymcp_own(ctx, json_object_new_object())) !=
+	    NULL)
+		json_object_object_add(ctx->req.meta, "traceparent",
+		    json_object_get(v));
+	ctx->call.in_task = 1;
+	ctx->call.task_id = t->id;
+}
+
 /* Run claimed task `t' once, into *out. */
 static void
 run_task(struct wymcp_server *srv, const struct wymcp__task *t,
@@ -599,7 +627,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	struct wymcp_io		 io;
 	struct runner		 ru;
 	const struct wymcp__tool *tool;
-	struct json_object	*args, *v;
+	struct json_object	*args;
 	const char		*msg;
 
 	memset(&io, 0, sizeof(io));
@@ -616,26 +644,7 @@ run_task(struct wymcp_server *srv, const struct wymcp__task *t,
 	wymcp__ctx_init(&ctx, srv, NULL);
 	ctx.out.io = &io;
 	ctx.out.gone = task_gone;
-	ctx.req.method = "tools/call";
-	ctx.req.idstr = t->id;
-	ctx.req.version = WYMCP_PROTOCOL_VERSION;
-	ctx.req.caps = stored(&ctx, t->context, "caps");
-	ctx.who.assigns = stored(&ctx, t->context, "assigns");
-	if (ctx.who.assigns == NULL)
-		ctx.who.assigns = wymcp_own(&ctx, json_object_new_object());
-	ctx.who.principal = t->principal[0] != '\0' ? t->principal : NULL;
-	if ((v = stored(&ctx, t->context, "scopes")) != NULL)
-		ctx.who.scopes = json_object_get_string(v);
-	task_key(&ctx, t, stored(&ctx, t->context, "key"));
-	ctx.call.answers = stored(&ctx, t->answers, NULL);
-	/* The creating request's span: the run's parent (detail.c). */
-	if ((v = stored(&ctx, t->context, "traceparent")) != NULL &&
-	    (ctx.req.meta = wymcp_own(&ctx, json_object_new_object())) !=
-	    NULL)
-		json_object_object_add(ctx.req.meta, "traceparent",
-		    json_object_get(v));
-	ctx.call.in_task = 1;
-	ctx.call.task_id = t->id;
+	task_ctx(&ctx, t);
 	args = stored(&ctx, t->args, NULL);
 	if (srv->timeout_ms > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() +

@@ -142,6 +142,20 @@ audit_headers(struct wymcp_ctx *ctx, const struct wymcp__reply *r,
 	    NULL;
 }
 
+/* "Status: NNN " into head (at least 32 bytes); its length. */
+static size_t
+status_head(char *head, size_t size, int status)
+{
+	if (status < 100 || status > 999)
+		return (size_t)snprintf(head, size, "Status: %d ", status);
+	memcpy(head, "Status: ", 8);
+	head[8] = (char)('0' + status / 100);
+	head[9] = (char)('0' + status / 10 % 10);
+	head[10] = (char)('0' + status % 10);
+	head[11] = ' ';
+	return 12;
+}
+
 /*
  * Write the CGI response: Status, headers, then the compact JSON body
  * (none for 202), written into the server's buffer kept between
@@ -202,16 +216,7 @@ respond(struct wymcp_server *srv, const struct wymcp_io *io,
 	part[n++] = num + k;
 	part[n++] = "\r\n\r\n";
 	/* What snprintf("Status: %d %s\r\n...") wrote, piece by piece. */
-	if (status >= 100 && status <= 999) {
-		memcpy(head, "Status: ", 8);
-		head[8] = (char)('0' + status / 100);
-		head[9] = (char)('0' + status / 10 % 10);
-		head[10] = (char)('0' + status % 10);
-		head[11] = ' ';
-		len = 12;
-	} else
-		len = (size_t)snprintf(head, sizeof(head), "Status: %d ",
-		    status);
+	len = status_head(head, sizeof(head), status);
 	for (i = 0; i < n; i++) {
 		k = strlen(part[i]);
 		if (k >= sizeof(head) - len)
@@ -525,76 +530,38 @@ answer(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char *body,
 	*notify = 1;
 }
 
-/* Everything from the parsed body to the method's reply. */
+/* A notification (no id): 202 once its session, if any, opens. */
 static void
-dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
-    int nul, size_t len)
+notification(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify)
+{
+	/*
+	 * A legacy notification's session id must open too
+	 * (2025-11-25 transports: 404 for an unknown session).
+	 */
+	if (wymcp__era(ctx) == WYMCP__ERA_LEGACY &&
+	    wymcp__legacy_session(ctx, r) != 0) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: 404, the "
+		    "Mcp-Session-Id does not open", ctx->req.method);
+		return;
+	}
+	/* A listen's cancel ends it wherever it is held. */
+	if (strcmp(ctx->req.method, "notifications/cancelled") == 0)
+		wymcp__listen_cancelled(ctx);
+	/* basic/transports: an accepted notification is 202. */
+	*notify = 1;
+}
+
+/*
+ * A modern request: its mirrored headers and _meta checked, its
+ * version supported, its method run.
+ */
+static void
+modern(struct wymcp_ctx *ctx, struct wymcp__reply *r)
 {
 	const struct wymcp__method *m;
 	const char		*why;
 	int			 code;
 
-	if (is_response(ctx->req.msg) && wymcp__legacy_on(ctx)) {
-		answer(ctx, r, ctx->srv->readbuf, len, notify);
-		return;
-	}
-	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
-	    &ctx->req.method,
-	    &why)) != 0) {
-		fail(ctx, r, 400, code, why, NULL);
-		return;
-	}
-	ctx->req.idstr = ctx->req.id != NULL ?
-	    wymcp__json_id(&ctx->arena, ctx->req.id) : NULL;
-	/*
-	 * Tools read C strings: a name, URI, member name or value holding
-	 * U+0000 would reach them cut short, or collide with another
-	 * (json-c cuts member names there).  A notification so written is
-	 * not accepted either (basic/transports: an HTTP error status).
-	 */
-	if (nul) {
-		fail(ctx, r, 400, WYMCP__INVALID_PARAMS, "Invalid params: a "
-		    "string in the request holds U+0000", NULL);
-		return;
-	}
-	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
-	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
-	if (ctx->req.id == NULL) {
-		/*
-		 * A legacy notification's session id must open too
-		 * (2025-11-25 transports: 404 for an unknown session).
-		 */
-		if (wymcp__era(ctx) == WYMCP__ERA_LEGACY &&
-		    wymcp__legacy_session(ctx, r) != 0) {
-			wymcp__ctx_log(ctx, WYMCP_LOG_INFO, "%s: 404, the "
-			    "Mcp-Session-Id does not open", ctx->req.method);
-			return;
-		}
-		/* A listen's cancel ends it wherever it is held. */
-		if (strcmp(ctx->req.method, "notifications/cancelled") == 0)
-			wymcp__listen_cancelled(ctx);
-		/* basic/transports: an accepted notification is 202. */
-		*notify = 1;
-		return;
-	}
-	if ((why = repeated(ctx)) != NULL) {
-		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
-		return;
-	}
-	switch (wymcp__era(ctx)) {
-	case WYMCP__ERA_LEGACY:
-		if ((why = mirrored(ctx, 1, &m)) != NULL) {
-			fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
-			return;
-		}
-		wymcp__legacy_dispatch(ctx, r);
-		return;
-	case WYMCP__ERA_REFUSE:
-		wymcp__era_refuse(ctx, r);
-		return;
-	case WYMCP__ERA_MODERN:
-		break;
-	}
 	if ((why = mirrored(ctx, 0, &m)) != NULL) {
 		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
 		return;
@@ -636,6 +603,65 @@ dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
 		return;
 	}
 	m->fn(ctx, r);
+}
+
+/* Everything from the parsed body to the method's reply. */
+static void
+dispatch(struct wymcp_ctx *ctx, struct wymcp__reply *r, int *notify,
+    int nul, size_t len)
+{
+	const struct wymcp__method *m;
+	const char		*why;
+	int			 code;
+
+	if (is_response(ctx->req.msg) && wymcp__legacy_on(ctx)) {
+		answer(ctx, r, ctx->srv->readbuf, len, notify);
+		return;
+	}
+	if ((code = wymcp__envelope(ctx->req.msg, &ctx->req.id,
+	    &ctx->req.method,
+	    &why)) != 0) {
+		fail(ctx, r, 400, code, why, NULL);
+		return;
+	}
+	ctx->req.idstr = ctx->req.id != NULL ?
+	    wymcp__json_id(&ctx->arena, ctx->req.id) : NULL;
+	/*
+	 * Tools read C strings: a name, URI, member name or value holding
+	 * U+0000 would reach them cut short, or collide with another
+	 * (json-c cuts member names there).  A notification so written is
+	 * not accepted either (basic/transports: an HTTP error status).
+	 */
+	if (nul) {
+		fail(ctx, r, 400, WYMCP__INVALID_PARAMS, "Invalid params: a "
+		    "string in the request holds U+0000", NULL);
+		return;
+	}
+	wymcp__ctx_publish(ctx, 0);	/* the method and id are known */
+	json_object_object_get_ex(ctx->req.msg, "params", &ctx->req.params);
+	if (ctx->req.id == NULL) {
+		notification(ctx, r, notify);
+		return;
+	}
+	if ((why = repeated(ctx)) != NULL) {
+		fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+		return;
+	}
+	switch (wymcp__era(ctx)) {
+	case WYMCP__ERA_LEGACY:
+		if ((why = mirrored(ctx, 1, &m)) != NULL) {
+			fail(ctx, r, 400, WYMCP__HEADER_MISMATCH, why, NULL);
+			return;
+		}
+		wymcp__legacy_dispatch(ctx, r);
+		return;
+	case WYMCP__ERA_REFUSE:
+		wymcp__era_refuse(ctx, r);
+		return;
+	case WYMCP__ERA_MODERN:
+		break;
+	}
+	modern(ctx, r);
 }
 
 /*
@@ -692,17 +718,203 @@ wymcp_server_serve(struct wymcp_server *srv, const struct wymcp_io *io)
 	return wymcp_server_serve_io(srv, io, offsetof(struct wymcp_io, gone));
 }
 
+/* Bind the request to the caller's io: the members its structure has. */
+static void
+bind_io(struct wymcp_ctx *ctx, const struct wymcp_io *io, size_t size)
+{
+	ctx->out.io = io;
+	/* A member the caller's structure does not have is absent. */
+	if (size >= offsetof(struct wymcp_io, gone) + sizeof(io->gone))
+		ctx->out.gone = io->gone;
+	if (size >= offsetof(struct wymcp_io, ask_timeout) +
+	    sizeof(io->ask_timeout) && io->ask_hold != NULL &&
+	    io->ask_release != NULL && io->ask_wait != NULL &&
+	    io->ask_forward != NULL) {
+		ctx->out.ask_io = io;
+		ctx->out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
+		    WYMCP_ASK_TIMEOUT_DEFAULT;
+		if (size >= offsetof(struct wymcp_io, ask_hold_as) +
+		    sizeof(io->ask_hold_as))
+			ctx->out.ask_hold_as = io->ask_hold_as;
+	}
+	if (size >= offsetof(struct wymcp_io, listen_hand) +
+	    sizeof(io->listen_hand) && io->listen_hold != NULL &&
+	    io->listen_hand != NULL && ctx->srv->publish != NULL)
+		ctx->out.listen_io = io;
+}
+
+/*
+ * The checks before the body is read: Host and Origin, the card, the
+ * HTTP method, the media type.  1 when one of them answered (into r,
+ * *allow and *card), 0 for a POST to read.
+ */
+static int
+screen(struct wymcp_ctx *ctx, struct wymcp__reply *r, const char **allow,
+    int *card)
+{
+	const char	*rm, *extra;
+
+	extra = wymcp__param(ctx, WYMCP__P_WYMCP_ALLOW_ORIGIN);
+	rm = wymcp__param(ctx, WYMCP__P_REQUEST_METHOD);
+	/*
+	 * A repeated Origin (an origin never holds a comma) is an invalid
+	 * one: 403 (streamable-http.mdx "Security & Endpoint"), since which
+	 * value a check read and which one the browser sent cannot be told.
+	 * A repeated Host is a 400 (RFC 9112 section 3.2).
+	 */
+	if (wymcp__param_repeated(ctx, WYMCP__P_HTTP_HOST, 1)) {
+		fail(ctx, r, 400, WYMCP__INVALID_REQUEST,
+		    "Bad Request: repeated Host header", NULL);
+	} else if (wymcp__card_wanted(ctx)) {
+		/* <endpoint>/server-card: the card, whatever the Origin. */
+		*card = wymcp__card(ctx, r, allow);
+	} else if (wymcp__param_repeated(ctx, WYMCP__P_HTTP_ORIGIN, 1)) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING,
+		    "refused a repeated Origin header");
+		fail(ctx, r, 403, WYMCP__INVALID_REQUEST,
+		    "Forbidden: repeated Origin header", NULL);
+	} else if (!wymcp__host_allowed(ctx->srv, wymcp__param(ctx,
+	    WYMCP__P_HTTP_HOST), extra) || !wymcp__origin_allowed(ctx->srv,
+	    wymcp__param(ctx, WYMCP__P_HTTP_ORIGIN), extra)) {
+		wymcp__ctx_log(ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
+		    "Origin '%s': not in the allow-list (see --allow-origin)",
+		    wymcp__ctx_quote(ctx, wymcp__param(ctx,
+		    WYMCP__P_HTTP_HOST)), wymcp__ctx_quote(ctx,
+		    wymcp__param(ctx, WYMCP__P_HTTP_ORIGIN)));
+		fail(ctx, r, 403, WYMCP__INVALID_REQUEST,
+		    "Forbidden: Host or Origin not allowed", NULL);
+	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
+		/*
+		 * 2025-11-25 transports "Session Management": the server
+		 * MAY answer 405, not allowing clients to terminate
+		 * sessions.  A sealed session id is no state to delete:
+		 * it opens until it expires.
+		 */
+		fail(ctx, r, 405, WYMCP__INVALID_REQUEST,
+		    "Method not allowed: a session id is a sealed token, "
+		    "not state; there is nothing to terminate", NULL);
+		*allow = "POST";
+	} else if (rm != NULL && strcmp(rm, "GET") == 0 &&
+	    ctx->out.listen_io != NULL && wymcp__legacy_on(ctx) &&
+	    wymcp__param(ctx, WYMCP__P_HTTP_MCP_SESSION_ID) != NULL) {
+		/*
+		 * A 2025-11-25 client's stream for its session (without
+		 * one there is no stream at this endpoint: 405 below).
+		 */
+		ctx->req.legacy = 1;
+		ctx->req.method = "GET";
+		if (wymcp__stream_init(ctx) == 0 &&
+		    wymcp__legacy_session(ctx, r) == 0)
+			wymcp__legacy_get(ctx, r);
+	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
+		fail(ctx, r, 405, WYMCP__INVALID_REQUEST,
+		    "Method not allowed: the MCP endpoint accepts POST only",
+		    NULL);
+		*allow = "POST";
+	} else if (!wymcp__content_type_ok(wymcp__param(ctx,
+	    WYMCP__P_CONTENT_TYPE))) {
+		fail(ctx, r, 415, WYMCP__INVALID_REQUEST,
+		    "Unsupported media type: send application/json", NULL);
+	} else
+		return 0;
+	return 1;
+}
+
+/* A body that does not parse: the answer its fault gets. */
+static void
+bad_body(struct wymcp_ctx *ctx, struct wymcp__reply *r,
+    enum wymcp__json_fault fault, const struct wymcp__json_err *jerr)
+{
+	if (fault == WYMCP__JSON_NULL)
+		fail(ctx, r, 400, WYMCP__INVALID_REQUEST,
+		    "Invalid Request: not a JSON-RPC request object",
+		    NULL);
+	else if (fault == WYMCP__JSON_RANGE)
+		fail(ctx, r, 400, WYMCP__INVALID_REQUEST,
+		    "Invalid Request: an integer is beyond the 64-bit "
+		    "range", NULL);
+	else if (fault == WYMCP__JSON_DUPLICATE)
+		fail(ctx, r, 400, WYMCP__PARSE_ERROR,
+		    "Parse error: an object has two members of the "
+		    "same name", NULL);
+	else if (fault == WYMCP__JSON_NOMEM)
+		wymcp__reply_nomem(ctx, r);
+	else
+		parse_error(ctx, r, jerr);
+}
+
+/*
+ * Answer the request and release it: r (taken), or 202 for a
+ * notification, or what the card, the stream or the program did.
+ */
+static enum wymcp_err
+finish(struct wymcp_server *srv, const struct wymcp_io *io,
+    struct wymcp_ctx *ctx, struct wymcp__reply *r, int notify, int card,
+    const char *allow, size_t len)
+{
+	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
+	enum wymcp_err		 rc;
+	int			 n;
+
+	/*
+	 * Past the time limit, whatever the method answered (a result, a
+	 * question, an error) becomes the time-limit error.
+	 */
+	if (!notify && card == 0 && !ctx->out.cancelled &&
+	    wymcp__expired(ctx))
+		timed_out(ctx, r);
+
+	/*
+	 * A request whose method sent a notification is an SSE stream
+	 * (stream.c): its response is the last event, or nothing when
+	 * the client went away (cancellation.mdx: MUST NOT send further
+	 * messages).  Otherwise one JSON response, unless the client was
+	 * seen going away.
+	 */
+	if (card != 0)
+		rc = card > 0 ? WYMCP_OK : WYMCP_ERR_IO;
+	else if (ctx->out.handed)
+		rc = WYMCP_OK;		/* the program holds the stream */
+	else if (ctx->out.streaming)
+		rc = wymcp__stream_final(ctx, r->body);
+	else if (ctx->out.cancelled)
+		rc = WYMCP_ERR_IO;
+	else if (notify || r->body == NULL) {
+		/* 202, or 500 with no body: no header of r's. */
+		bare.status = notify ? 202 : 500;
+		rc = respond(srv, io, &bare, NULL, notify ?
+		    audit_headers(ctx, &bare, len) : NULL);
+	} else
+		rc = respond(srv, io, r, allow, audit_headers(ctx, r, len));
+	if (r->status != 0)
+		wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG, "%s -> %d",
+		    ctx->req.method != NULL ? ctx->req.method : "-", r->status);
+	wymcp__held_release(ctx);
+	/* What was written, as the request hook's detail tells it. */
+	if (card != 0)
+		n = card > 0 ? 200 : 0;
+	else if (ctx->out.handed || (ctx->out.cancelled &&
+	    !ctx->out.streaming))
+		n = 0;
+	else if (ctx->out.streaming)
+		n = 200;
+	else
+		n = notify || r->body == NULL ? bare.status : r->status;
+	wymcp__ctx_done(ctx, n, notify ? NULL : r->body, len);
+	json_object_put(r->body);
+	wymcp__ctx_free(ctx);
+	return rc;
+}
+
 enum wymcp_err
 wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
     size_t size)
 {
 	struct wymcp_ctx	 ctx;
 	struct wymcp__reply	 r = { 0, NULL, NULL, NULL, 0 };
-	struct wymcp__reply	 bare = { 0, NULL, NULL, NULL, 0 };
-	const char		*rm, *extra, *allow = NULL;
+	const char		*allow = NULL;
 	enum wymcp__json_fault	 fault;
 	struct wymcp__json_err	 jerr;
-	enum wymcp_err		 rc;
 	unsigned long		 limit;
 	size_t			 len = 0;
 	int			 notify = 0, card = 0, n;
@@ -712,94 +924,16 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 	    io->read == NULL || io->write == NULL)
 		return WYMCP_ERR_INVAL;
 	wymcp__ctx_init(&ctx, srv, io->env);
-	ctx.out.io = io;
-	/* A member the caller's structure does not have is absent. */
-	if (size >= offsetof(struct wymcp_io, gone) + sizeof(io->gone))
-		ctx.out.gone = io->gone;
-	if (size >= offsetof(struct wymcp_io, ask_timeout) +
-	    sizeof(io->ask_timeout) && io->ask_hold != NULL &&
-	    io->ask_release != NULL && io->ask_wait != NULL &&
-	    io->ask_forward != NULL) {
-		ctx.out.ask_io = io;
-		ctx.out.ask_timeout = io->ask_timeout > 0 ? io->ask_timeout :
-		    WYMCP_ASK_TIMEOUT_DEFAULT;
-		if (size >= offsetof(struct wymcp_io, ask_hold_as) +
-		    sizeof(io->ask_hold_as))
-			ctx.out.ask_hold_as = io->ask_hold_as;
-	}
-	if (size >= offsetof(struct wymcp_io, listen_hand) +
-	    sizeof(io->listen_hand) && io->listen_hold != NULL &&
-	    io->listen_hand != NULL && srv->publish != NULL)
-		ctx.out.listen_io = io;
+	bind_io(&ctx, io, size);
 	/* The clock starts now; the program learns the deadline at once. */
 	if ((limit = time_limit(&ctx)) > 0)
 		wymcp__deadline_set(&ctx, wymcp__clock_ms() + (long long)limit,
 		    (long)limit);
 	else
 		wymcp__ctx_publish(&ctx, 0);
-	extra = wymcp__param(&ctx, WYMCP__P_WYMCP_ALLOW_ORIGIN);
-	rm = wymcp__param(&ctx, WYMCP__P_REQUEST_METHOD);
-
-	/*
-	 * A repeated Origin (an origin never holds a comma) is an invalid
-	 * one: 403 (streamable-http.mdx "Security & Endpoint"), since which
-	 * value a check read and which one the browser sent cannot be told.
-	 * A repeated Host is a 400 (RFC 9112 section 3.2).
-	 */
-	if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_HOST, 1)) {
-		fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
-		    "Bad Request: repeated Host header", NULL);
-	} else if (wymcp__card_wanted(&ctx)) {
-		/* <endpoint>/server-card: the card, whatever the Origin. */
-		card = wymcp__card(&ctx, &r, &allow);
-	} else if (wymcp__param_repeated(&ctx, WYMCP__P_HTTP_ORIGIN, 1)) {
-		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING,
-		    "refused a repeated Origin header");
-		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
-		    "Forbidden: repeated Origin header", NULL);
-	} else if (!wymcp__host_allowed(srv, wymcp__param(&ctx,
-	    WYMCP__P_HTTP_HOST), extra) || !wymcp__origin_allowed(srv,
-	    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN), extra)) {
-		wymcp__ctx_log(&ctx, WYMCP_LOG_WARNING, "refused Host '%s' "
-		    "Origin '%s': not in the allow-list (see --allow-origin)",
-		    wymcp__ctx_quote(&ctx, wymcp__param(&ctx,
-		    WYMCP__P_HTTP_HOST)), wymcp__ctx_quote(&ctx,
-		    wymcp__param(&ctx, WYMCP__P_HTTP_ORIGIN)));
-		fail(&ctx, &r, 403, WYMCP__INVALID_REQUEST,
-		    "Forbidden: Host or Origin not allowed", NULL);
-	} else if (rm != NULL && strcmp(rm, "DELETE") == 0) {
-		/*
-		 * 2025-11-25 transports "Session Management": the server
-		 * MAY answer 405, not allowing clients to terminate
-		 * sessions.  A sealed session id is no state to delete:
-		 * it opens until it expires.
-		 */
-		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
-		    "Method not allowed: a session id is a sealed token, "
-		    "not state; there is nothing to terminate", NULL);
-		allow = "POST";
-	} else if (rm != NULL && strcmp(rm, "GET") == 0 &&
-	    ctx.out.listen_io != NULL && wymcp__legacy_on(&ctx) &&
-	    wymcp__param(&ctx, WYMCP__P_HTTP_MCP_SESSION_ID) != NULL) {
-		/*
-		 * A 2025-11-25 client's stream for its session (without
-		 * one there is no stream at this endpoint: 405 below).
-		 */
-		ctx.req.legacy = 1;
-		ctx.req.method = "GET";
-		if (wymcp__stream_init(&ctx) == 0 &&
-		    wymcp__legacy_session(&ctx, &r) == 0)
-			wymcp__legacy_get(&ctx, &r);
-	} else if (rm == NULL || strcmp(rm, "POST") != 0) {
-		fail(&ctx, &r, 405, WYMCP__INVALID_REQUEST,
-		    "Method not allowed: the MCP endpoint accepts POST only",
-		    NULL);
-		allow = "POST";
-	} else if (!wymcp__content_type_ok(wymcp__param(&ctx,
-	    WYMCP__P_CONTENT_TYPE))) {
-		fail(&ctx, &r, 415, WYMCP__INVALID_REQUEST,
-		    "Unsupported media type: send application/json", NULL);
-	} else if ((n = read_body(srv, io, wymcp__param(&ctx,
+	if (screen(&ctx, &r, &allow, &card))
+		;	/* answered before the body */
+	else if ((n = read_body(srv, io, wymcp__param(&ctx,
 	    WYMCP__P_CONTENT_LENGTH), &len)) != 0) {
 		if (n < 0) {
 			wymcp__ctx_done(&ctx, 0, NULL, 0);
@@ -812,72 +946,10 @@ wymcp_server_serve_io(struct wymcp_server *srv, const struct wymcp_io *io,
 		else
 			fail(&ctx, &r, 413, WYMCP__INVALID_REQUEST,
 			    "Payload too large", NULL);
-	} else if ((ctx.req.msg = wymcp__parse_why(srv->readbuf, len,
-	    &fault, &jerr)) == NULL) {
-		if (fault == WYMCP__JSON_NULL)
-			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
-			    "Invalid Request: not a JSON-RPC request object",
-			    NULL);
-		else if (fault == WYMCP__JSON_RANGE)
-			fail(&ctx, &r, 400, WYMCP__INVALID_REQUEST,
-			    "Invalid Request: an integer is beyond the 64-bit "
-			    "range", NULL);
-		else if (fault == WYMCP__JSON_DUPLICATE)
-			fail(&ctx, &r, 400, WYMCP__PARSE_ERROR,
-			    "Parse error: an object has two members of the "
-			    "same name", NULL);
-		else if (fault == WYMCP__JSON_NOMEM)
-			wymcp__reply_nomem(&ctx, &r);
-		else
-			parse_error(&ctx, &r, &jerr);
-	} else
-		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL, len);
-
-	/*
-	 * Past the time limit, whatever the method answered (a result, a
-	 * question, an error) becomes the time-limit error.
-	 */
-	if (!notify && card == 0 && !ctx.out.cancelled &&
-	    wymcp__expired(&ctx))
-		timed_out(&ctx, &r);
-
-	/*
-	 * A request whose method sent a notification is an SSE stream
-	 * (stream.c): its response is the last event, or nothing when
-	 * the client went away (cancellation.mdx: MUST NOT send further
-	 * messages).  Otherwise one JSON response, unless the client was
-	 * seen going away.
-	 */
-	if (card != 0)
-		rc = card > 0 ? WYMCP_OK : WYMCP_ERR_IO;
-	else if (ctx.out.handed)
-		rc = WYMCP_OK;		/* the program holds the stream */
-	else if (ctx.out.streaming)
-		rc = wymcp__stream_final(&ctx, r.body);
-	else if (ctx.out.cancelled)
-		rc = WYMCP_ERR_IO;
-	else if (notify || r.body == NULL) {
-		/* 202, or 500 with no body: no header of r's. */
-		bare.status = notify ? 202 : 500;
-		rc = respond(srv, io, &bare, NULL, notify ?
-		    audit_headers(&ctx, &bare, len) : NULL);
-	} else
-		rc = respond(srv, io, &r, allow, audit_headers(&ctx, &r, len));
-	if (r.status != 0)
-		wymcp__ctx_log(&ctx, WYMCP_LOG_DEBUG, "%s -> %d",
-		    ctx.req.method != NULL ? ctx.req.method : "-", r.status);
-	wymcp__held_release(&ctx);
-	/* What was written, as the request hook's detail tells it. */
-	if (card != 0)
-		n = card > 0 ? 200 : 0;
-	else if (ctx.out.handed || (ctx.out.cancelled && !ctx.out.streaming))
-		n = 0;
-	else if (ctx.out.streaming)
-		n = 200;
+	} else if ((ctx.req.msg = wymcp__parse_memo(srv->readbuf, len,
+	    &fault, &jerr, &srv->metamemo)) == NULL)
+		bad_body(&ctx, &r, fault, &jerr);
 	else
-		n = notify || r.body == NULL ? bare.status : r.status;
-	wymcp__ctx_done(&ctx, n, notify ? NULL : r.body, len);
-	json_object_put(r.body);
-	wymcp__ctx_free(&ctx);
-	return rc;
+		dispatch(&ctx, &r, &notify, fault == WYMCP__JSON_NUL, len);
+	return finish(srv, io, &ctx, &r, notify, card, allow, len);
 }

@@ -75,6 +75,7 @@ wymcp_server_free(struct wymcp_server *srv)
 		explicit_bzero(srv->keys, srv->nkeys * sizeof(*srv->keys));
 	free(srv->keys);
 	free(srv->readbuf);
+	wymcp__json_memo_free(&srv->metamemo);
 	wymcp__buf_free(&srv->writebuf);
 	free(srv);
 }

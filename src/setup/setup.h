@@ -275,6 +275,7 @@ struct wymcp_server {
 	/* The pipeline's body buffer, reused request after request. */
 	char			*readbuf;
 	size_t			 readbufsz;
+	struct wymcp__json_memo	 metamemo;	/* the last params._meta */
 	struct wymcp__buf	 writebuf;	/* the response body */
 	char			 errmsg[512];	/* last failure */
 	/* Discovery outside MCP (card.c, serve/card.c). */

@@ -19,8 +19,11 @@ out.  The count is the same run after run (no timing is involved).
 
 The FastCGI client and the params come from t/e2e/lib/wymcp_e2e.py
 (PYTHONPATH).  The table goes to stdout and, with --out, to a file.  Figures are
-printed, never asserted here: the budgets of the performance issue are
-shown beside them (ok / over) for the reader.
+printed, never asserted here: the goals of the performance issues are
+shown beside them (pass, or FAIL and by how much) for the reader:
+issue 33's a tools/call at most 0.90x the floor, server/discover at
+most 80k instructions, a call with 10,000 tools loaded at most 1.03x a
+call with one.
 """
 
 import argparse
@@ -218,7 +221,7 @@ def build(tmp, b):
     subprocess.run(["cc", "-O2", "-o", bare, os.path.join(HERE, "bare.c"),
                     "-lfcgi"] + flags, check=True)
     many = {}
-    for n in (1, 5, 100, 200, 1000):
+    for n in (1, 100, 200, 1000, 10000):
         so = os.path.join(tmp, "many%d.so" % n)
         subprocess.run(["cc", "-O2", "-shared", "-fPIC", "-DNTOOLS=%d" % n,
                         "-I" + os.path.join(SRC, "src"), "-o", so,
@@ -315,10 +318,10 @@ def run(a, b, prog, mods, tmp, valgrind):
              lambda s: ok(s, rpc("tools/list", {}))),
         Case("tools/list, 1000 tools, all 10 pages", wymcp(many[1000]),
              listing),
-        Case("tools/call t0001, 5 tools loaded", wymcp(many[5]),
+        Case("tools/call t0001, 1 tool loaded", wymcp(many[1]),
              lambda s: ok(s, rpc("tools/call", {"name": "t0001",
                                  "arguments": {"text": "hi"}}, "t0001"))),
-        Case("tools/call t0001, 1000 tools loaded", wymcp(many[1000]),
+        Case("tools/call t0001, 10000 tools loaded", wymcp(many[10000]),
              lambda s: ok(s, rpc("tools/call", {"name": "t0001",
                                  "arguments": {"text": "hi"}}, "t0001"))),
         Case("round 1 of book_room (seals)", wymcp(examples),
@@ -342,34 +345,41 @@ def run(a, b, prog, mods, tmp, valgrind):
     floor = res.get("floor: bare libfcgi + json-c echo", float("nan"))
     plain = res.get("tools/call echo", float("nan"))
     res = collections.defaultdict(lambda: float("nan"), res)
-    ratios = [
-        ("tools/call echo / floor", plain / floor, 1.15),
+    # (what, figure, goal, how it is shown): issue 33's goals (the
+    # request path back under 0.3's cost) first, then the budgets of
+    # earlier rounds.
+    goals = [
+        ("tools/call echo / floor", plain / floor, 0.90, "%.3f"),
+        ("server/discover, instructions", res["server/discover"], 80000,
+         "%.0f"),
+        ("call with 10000 tools / with 1",
+         res["tools/call t0001, 10000 tools loaded"] /
+         res["tools/call t0001, 1 tool loaded"], 1.03, "%.3f"),
         ("audit + limits + spans on / off", res["tools/call echo, "
-         "audit + limits + spans on"] / plain, 1.10),
+         "audit + limits + spans on"] / plain, 1.10, "%.2f"),
         ("round 1 / plain call", res["round 1 of book_room (seals)"] /
-         plain, 1.3),
+         plain, 1.3, "%.2f"),
         ("round 2 / plain call",
-         res["round 2 of book_room (opens, seals)"] / plain, 1.5),
-        ("call with 1000 tools / with 5",
-         res["tools/call t0001, 1000 tools loaded"] /
-         res["tools/call t0001, 5 tools loaded"], 1.03),
+         res["round 2 of book_room (opens, seals)"] / plain, 1.5, "%.2f"),
         # A first page of 100 tools either way, with a nextCursor:
         # only the catalogue's size differs.
         ("list of 1000, first page / of 200",
          res["tools/list, 1000 tools, first page"] /
-         res["tools/list, 200 tools, first page"], 1.03),
+         res["tools/list, 200 tools, first page"], 1.03, "%.2f"),
     ]
     lines = ["", "instructions per request (callgrind, N2 %d - N1 %d "
              "requests, one process, no web server)" % (a.n2, a.n1), ""]
-    lines += ["%-44s %12s" % ("request", "instructions")]
+    lines += ["%-44s %12s %8s" % ("request", "instructions", "/ floor")]
     for c in cases:
-        lines.append("%-44s %12.0f" % (c.label, res[c.label]))
-    lines += ["", "%-44s %8s %8s" % ("ratio", "now", "budget")]
-    for name, v, budget in ratios:
+        lines.append("%-44s %12.0f %8.3f" % (c.label, res[c.label],
+                                             res[c.label] / floor))
+    lines += ["", "%-36s %10s %10s" % ("goal", "now", "at most")]
+    for name, v, goal, fmt in goals:
         if v != v:
             continue		# a case left out (--only)
-        lines.append("%-44s %8.2f %8.2f  %s" % (
-            name, v, budget, "ok" if v <= budget else "over"))
+        lines.append("%-36s %10s %10s  %s" % (
+            name, fmt % v, fmt % goal, "pass" if v <= goal else
+            "FAIL (over by %.1f%%)" % ((v / goal - 1) * 100)))
     text = "\n".join(lines) + "\n"
     sys.stdout.write(text)
     if a.out:

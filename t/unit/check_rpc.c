@@ -183,6 +183,97 @@ START_TEST(parse_deep_nesting_rejected)
 }
 END_TEST
 
+/* parse with a memo: `text' parsed; *f its fault; the object (put it). */
+static struct json_object *
+memo_parse(struct wymcp__json_memo *m, const char *text,
+    enum wymcp__json_fault *f)
+{
+	struct wymcp__json_err	 e;
+
+	return wymcp__parse_memo(text, strlen(text), f, &e, m);
+}
+
+/*
+ * The _meta memo: the same bytes give the very object again, other
+ * bytes a new one; what the text around it says (a duplicate, \u0000,
+ * a syntax error, nesting) is still seen; the memo's own \u0000 and
+ * depth count as if its bytes had been read.
+ */
+START_TEST(parse_meta_memo)
+{
+	struct wymcp__json_memo	 m;
+	struct json_object	*a, *b, *ma, *mb, *p;
+	enum wymcp__json_fault	 f;
+	const char *r1 = "{\"id\":1,\"params\":{\"_meta\":{\"v\":\"x\","
+	    "\"c\":{\"e\":{}}},\"n\":1}}";
+	const char *r2 = "{\"id\":2,\"params\":{\"_meta\":{\"v\":\"x\","
+	    "\"c\":{\"e\":{}}},\"n\":2}}";
+	char	 deep[256];
+	int	 d;
+
+	memset(&m, 0, sizeof(m));
+	a = memo_parse(&m, r1, &f);
+	ck_assert_int_eq(f, WYMCP__JSON_OK);
+	ck_assert_ptr_nonnull(m.obj);
+	b = memo_parse(&m, r2, &f);
+	ck_assert_int_eq(f, WYMCP__JSON_OK);
+	ck_assert(json_object_object_get_ex(a, "params", &p));
+	ck_assert(json_object_object_get_ex(p, "_meta", &ma));
+	ck_assert(json_object_object_get_ex(b, "params", &p));
+	ck_assert(json_object_object_get_ex(p, "_meta", &mb));
+	ck_assert_ptr_eq(ma, mb);
+	ck_assert_str_eq(json_object_to_json_string_ext(b,
+	    JSON_C_TO_STRING_PLAIN), r2);
+	json_object_put(a);
+	json_object_put(b);
+	/* Other bytes: a new object, kept for the next. */
+	a = memo_parse(&m, "{\"params\":{\"_meta\":{\"v\":\"y\"}}}", &f);
+	ck_assert_int_eq(f, WYMCP__JSON_OK);
+	ck_assert(json_object_object_get_ex(a, "params", &p));
+	ck_assert(json_object_object_get_ex(p, "_meta", &mb));
+	ck_assert_ptr_ne(ma, mb);
+	ck_assert_ptr_eq(m.obj, mb);
+	json_object_put(a);
+	/* The text around a memo'd _meta is still checked. */
+	ck_assert_ptr_null(memo_parse(&m, "{\"params\":{\"_meta\":"
+	    "{\"v\":\"y\"},\"_meta\":{\"v\":\"y\"}}}", &f));
+	ck_assert_int_eq(f, WYMCP__JSON_DUPLICATE);
+	ck_assert_ptr_null(memo_parse(&m, "{\"params\":{\"_meta\":"
+	    "{\"v\":\"y\"}}", &f));
+	ck_assert_int_eq(f, WYMCP__JSON_SYNTAX);
+	ck_assert_ptr_null(memo_parse(&m, "{\"params\":{\"_meta\":"
+	    "{\"v\":\"y\"}}}x", &f));
+	ck_assert_int_eq(f, WYMCP__JSON_SYNTAX);
+	/* A memo holding \u0000 flags the text that repeats it. */
+	a = memo_parse(&m, "{\"_meta\":{\"v\":\"\\u0000\"}}", &f);
+	ck_assert_int_eq(f, WYMCP__JSON_NUL);
+	json_object_put(a);
+	a = memo_parse(&m, "{\"_meta\":{\"v\":\"\\u0000\"}}", &f);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_int_eq(f, WYMCP__JSON_NUL);
+	json_object_put(a);
+	/* A memo met deep in the text counts its own nesting. */
+	a = memo_parse(&m, "{\"_meta\":{\"a\":[[[[[[[[[[1]]]]]]]]]]}}", &f);
+	ck_assert_int_eq(f, WYMCP__JSON_OK);
+	json_object_put(a);
+	/* 19 arrays around: 31 deep, taken; 20: 32, refused. */
+	for (d = 19; d <= 20; d++) {
+		memset(deep, '[', (size_t)d);
+		snprintf(deep + d, sizeof(deep) - (size_t)d, "{\"_meta\":"
+		    "{\"a\":[[[[[[[[[[1]]]]]]]]]]}}");
+		memset(deep + strlen(deep), ']', (size_t)d);
+		deep[strlen("{\"_meta\":{\"a\":[[[[[[[[[[1]]]]]]]]]]}}") +
+		    2 * (size_t)d] = '\0';
+		a = memo_parse(&m, deep, &f);
+		ck_assert_int_eq(f, d == 19 ? WYMCP__JSON_OK :
+		    WYMCP__JSON_SYNTAX);
+		json_object_put(a);
+	}
+	wymcp__json_memo_free(&m);
+	ck_assert_ptr_null(m.obj);
+}
+END_TEST
+
 /* wymcp__parse_ex() on a literal: the fault, the object put. */
 static enum wymcp__json_fault
 fault_of(const char *s)
@@ -746,6 +837,7 @@ rpc_suite(void)
 	tcase_add_test(tc, parse_duplicate_members_rejected);
 	tcase_add_test(tc, parse_many_objects_counted);
 	tcase_add_test(tc, parse_nul_escape_flagged);
+	tcase_add_test(tc, parse_meta_memo);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("envelope");
