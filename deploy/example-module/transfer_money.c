@@ -1,4 +1,4 @@
-/* transfer_money.c - two questions, then the one write: see README */
+/* transfer_money.c - two questions, then the one write: see wymcp(7) */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -640,7 +640,7 @@ def table(a, fast, res, pss, rss, nproc, slowres, note):
     keys = [s.key for s in fast]
     heads = {"bare": "floor", "barec": "floor-c", "wymcp": "wymcp",
              "ts": "TS SDK v2"}
-    # Lines of at most 72 characters: README quotes the table.
+    # Lines of at most 72 characters: t/README quotes the table.
     lines = ["", "tools/call echo behind one nginx, wrk -t 2: medians of %d "
              "interleaved" % a.rounds,
              "rounds of %d s; floors and wymcp: %d workers%s" % (

@@ -247,7 +247,7 @@ def run(a, b, prog, mods, tmp, valgrind):
             return v + list(extra)
         return argv
 
-    # What operators turn on (README "Operators"): the audit line, a
+    # What operators turn on (deploy/README, 11 to 13): the audit line, a
     # rate limit every call passes and spans (to a port nobody listens
     # on: the worker's side is the same); then the audit headers too
     # (for those who keep one log instead: shown, not budgeted).

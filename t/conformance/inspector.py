@@ -6,7 +6,8 @@ Usage: inspector.py [--builddir DIR] [--cache DIR] [--keep] [--verbose]
 Serves the bundled modules (help, echo, whoami, examples) the way
 ./quickstart does: wymcp-fcgi behind a private nginx on a free loopback
 port, WYMCP_ASSIGN_ROLE "developer" set by nginx.  Then runs the
-Inspector's CLI with its default options, as the README shows:
+Inspector's CLI with its default options, as wymcp(7) shows (THE MCP
+INSPECTOR):
 
     npx @modelcontextprotocol/inspector --cli http://127.0.0.1:PORT/mcp \\
         --method tools/list

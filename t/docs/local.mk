@@ -9,3 +9,7 @@ EXTRA_DIST += %reldir%/check-doc-names %reldir%/run %reldir%/planted
 # nginx or curl).
 TESTS += %reldir%/readme-answers
 EXTRA_DIST += %reldir%/readme-answers
+# README is a front door: at most 400 lines, the two commands shown, the
+# rest pointed to (wymcp(7), deploy/README, t/README).
+TESTS += %reldir%/readme-length
+EXTRA_DIST += %reldir%/readme-length

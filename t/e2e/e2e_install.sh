@@ -184,6 +184,7 @@ want=("$prefix/bin/wymcp-fcgi" "$prefix/bin/wymcp-try"
 	"$moduledir/help.so" "$moduledir/echo.so" "$moduledir/whoami.so"
 	"$moduledir/examples.so"
 	"$prefix/share/man/man8/wymcp-fcgi.8"
+	"$prefix/share/man/man7/wymcp.7" "$prefix/share/man/man5/wymcp-exec.5"
 	"$prefix/share/wymcp/skills/mcp-module-authoring/SKILL.md"
 	"$prefix/share/wymcp/skills/mcp-module-authoring/templates/module.c"
 	"$prefix/share/wymcp/skills/wymcp-operations/SKILL.md")

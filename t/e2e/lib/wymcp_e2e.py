@@ -836,7 +836,7 @@ class Harness:
 		}}
 		location = /mcp-anon {{
 {common}		}}
-		# A param given twice (README, deploy/nginx): nginx sends
+		# A param given twice (deploy/README, deploy/nginx): nginx sends
 		# both, in order, and wymcp reads the last; a header param
 		# given twice is a repeated header.
 		location = /mcp-twice {{
