@@ -182,17 +182,21 @@ ll_restrict(const struct wymcp__spawn *sp)
 	return 0;
 }
 
-/* In the child: an rlimit, soft and hard. */
+/* In the child: an rlimit, soft `cur' and hard `max'. */
 static int
-lim(int res, long long v)
+lim(int res, long long cur, long long max)
 {
 	struct rlimit	 rl;
 
 	/* Never above what the worker may: its own limit stays. */
-	if (getrlimit(res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
-	    (rlim_t)v > rl.rlim_max)
-		v = (long long)rl.rlim_max;
-	rl.rlim_cur = rl.rlim_max = (rlim_t)v;
+	if (getrlimit(res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY) {
+		if ((rlim_t)max > rl.rlim_max)
+			max = (long long)rl.rlim_max;
+		if (cur > max)
+			cur = max;
+	}
+	rl.rlim_cur = (rlim_t)cur;
+	rl.rlim_max = (rlim_t)max;
 	return setrlimit(res, &rl);
 }
 
@@ -320,6 +324,7 @@ child(const struct wymcp__spawn *sp)
 {
 	const struct wymcp__exec_limits *l = &sp->x->lim;
 	sigset_t	 none;
+	long long	 n;
 	int		 sig, ns;
 
 	if (setsid() == -1)
@@ -338,11 +343,12 @@ child(const struct wymcp__spawn *sp)
 		(void)signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
-	if (lim(RLIMIT_AS, l->memory) != 0 ||
-	    lim(RLIMIT_CPU, l->cpu) != 0 ||
-	    lim(RLIMIT_NOFILE, l->files) != 0 ||
-	    lim(RLIMIT_FSIZE, l->file_size) != 0 ||
-	    lim(RLIMIT_CORE, 0) != 0)
+	/* Past limits.cpu SIGXCPU, which the program may see; then KILL. */
+	if (lim(RLIMIT_AS, l->memory, l->memory) != 0 ||
+	    lim(RLIMIT_CPU, l->cpu, l->cpu + 1) != 0 ||
+	    lim(RLIMIT_NOFILE, l->files, l->files) != 0 ||
+	    lim(RLIMIT_FSIZE, l->file_size, l->file_size) != 0 ||
+	    lim(RLIMIT_CORE, 0, 0) != 0)
 		die(SETRLIMIT_FAILED);
 	if (sp->uid >= 0 && (uid_t)sp->uid != geteuid()) {
 		if (setgroups(0, NULL) != 0 || setgid((gid_t)sp->gid) != 0 ||
@@ -358,8 +364,8 @@ child(const struct wymcp__spawn *sp)
 	 * In a namespace of its own the run's processes alone count;
 	 * else every process of its user does (machine_threads()).
 	 */
-	if ((ns || sp->nproc > 0) &&
-	    lim(RLIMIT_NPROC, ns ? l->processes + 1 : sp->nproc) != 0)
+	n = ns ? l->processes + 1 : sp->nproc;
+	if ((ns || sp->nproc > 0) && lim(RLIMIT_NPROC, n, n) != 0)
 		die(SETRLIMIT_FAILED);
 	if (ll_restrict(sp) != 0)
 		die("Landlock refused the rules");

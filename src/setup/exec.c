@@ -40,7 +40,7 @@
 /* The defaults of "limits" (wymcp-exec(5)). */
 static const struct wymcp__exec_limits defaults = {
 	512LL << 20,	/* memory */
-	0,		/* cpu: the timeout, rounded up */
+	0,		/* cpu: the timeout, rounded up, plus 1 */
 	32,		/* processes */
 	1LL << 20,	/* output */
 	64,		/* files */
@@ -470,8 +470,9 @@ wymcp__exec_parse(const char *name, const char *buf, size_t len,
 		fail(err, errlen, "command", "is required");
 		goto out;
 	}
+	/* A second above the timeout, which then stops a run first. */
 	if (x->lim.cpu == 0)
-		x->lim.cpu = (x->timeout_ms + 999) / 1000;
+		x->lim.cpu = (x->timeout_ms + 999) / 1000 + 1;
 	x->def.name = x->text[T_NAME];
 	x->def.title = x->text[T_TITLE];
 	x->def.description = x->text[T_DESC];
