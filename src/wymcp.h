@@ -1118,9 +1118,11 @@ void		 wymcp_server_set_log(struct wymcp_server *, wymcp_log_fn,
  * and returns this holder's address (visible ASCII, up to 255
  * characters; the sealed request id carries it), or NULL when no place
  * is free: the tool's question then answers WYMCP_ERR_NOTSUP.
- * ask_release() gives the place back; it is called once the response
- * is out.  ask_wait() waits up to `ms` milliseconds for an answer
- * relayed to this holder, and hands each that arrives to take(), which
+ * ask_release() gives the place back; it is called once the tool is
+ * done, before the response is written (a client's next call, sent
+ * as soon as it reads this one's result, finds the place free).
+ * ask_wait() waits up to `ms` milliseconds for an answer relayed to
+ * this holder, and hands each that arrives to take(), which
  * returns 1 when it was one this request waits for, 0 when not; it
  * returns 1 once take() said 1, 0 when the time is up, 2 when the peer
  * went away, -1 on error.  ask_forward() delivers `msg` (a client's

@@ -863,6 +863,12 @@ finish(struct wymcp_server *srv, const struct wymcp_io *io,
 	if (!notify && card == 0 && !ctx->out.cancelled &&
 	    wymcp__expired(ctx))
 		timed_out(ctx, r);
+	/*
+	 * The held place goes back before the response goes out: a client
+	 * sends its next call as soon as it reads this one's result, and
+	 * that call must find its principal's place free.
+	 */
+	wymcp__held_release(ctx);
 
 	/*
 	 * A request whose method sent a notification is an SSE stream
@@ -889,7 +895,6 @@ finish(struct wymcp_server *srv, const struct wymcp_io *io,
 	if (r->status != 0)
 		wymcp__ctx_log(ctx, WYMCP_LOG_DEBUG, "%s -> %d",
 		    ctx->req.method != NULL ? ctx->req.method : "-", r->status);
-	wymcp__held_release(ctx);
 	/* What was written, as the request hook's detail tells it. */
 	if (card != 0)
 		n = card > 0 ? 200 : 0;

@@ -13,6 +13,7 @@
 
 int	(*h_gone)(void *);
 const struct h_asker *h_ask;
+size_t	 h_released_at;
 
 /* In-memory request body and response buffer. */
 struct h_io {
@@ -64,7 +65,9 @@ h_hold(void *arg)
 static void
 h_release(void *arg)
 {
-	(void)arg;
+	struct h_io	*io = arg;
+
+	h_released_at = io->outlen;
 	h_ask->release();
 }
 

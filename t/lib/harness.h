@@ -66,6 +66,8 @@ struct h_asker {
 	unsigned int	  timeout;
 };
 extern const struct h_asker *h_ask;
+/* The bytes h_serve() had written when release() was last called. */
+extern size_t	 h_released_at;
 /* resp->json.error.code, or 0 when the response is not an error. */
 int		 h_code(const struct h_resp *);
 /* resp->json.result, or NULL. */

@@ -1167,6 +1167,8 @@ asking_teardown(void)
 	teardown();
 }
 
+static const char *final;	/* where the last event begins */
+
 /* tools/call ask as alice with the session id; the final result. */
 static struct json_object *
 call_ask(void)
@@ -1180,11 +1182,13 @@ call_ask(void)
 	ck_assert_int_eq(resp.status, 200);
 	json_object_put(resp.json);
 	resp.json = NULL;
+	final = NULL;
 	/* The last event is the response. */
 	if ((p = strstr(resp.body, "\"result\":{\"content\"")) == NULL)
 		return NULL;
 	while (p > resp.body && strncmp(p, "data: ", 6) != 0)
 		p--;
+	final = p;
 	p += 6;
 	line = strndup(p, strcspn(p, "\n"));
 	resp.json = json_tokener_parse(line);
@@ -1226,6 +1230,12 @@ START_TEST(held_stream_asks_and_reruns)
 	/* One place held for the whole call, given back once. */
 	ck_assert_int_eq(holds, 1);
 	ck_assert_int_eq(releases, 1);
+	/*
+	 * ... before the result went out: a client's next call, sent once
+	 * it reads the result, finds the principal's place free.
+	 */
+	ck_assert_ptr_nonnull(final);
+	ck_assert_uint_le(h_released_at, (size_t)(final - resp.headers));
 	ck_assert_int_eq(waits, 3);
 	/* The id is sealed, not a counter. */
 	ck_assert_uint_gt(strlen(last_id), 60);
