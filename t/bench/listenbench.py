@@ -504,6 +504,10 @@ def main():
                               ncpu / 1000.0 / nf),
             "%-44s %10.2f" % ("reader CPU us per frame (listenread.c)",
                               rcpu / 1000.0 / nf),
+            "%-44s %10.1f" % ("their CPU for one event to %d / %d CPUs, "
+                              "ms" % (a.streams, os.cpu_count()),
+                              (cpu + ncpu + rcpu) / 1e6 / a.publishes /
+                              os.cpu_count()),
             "(%d publishes each: one datagram to the hub socket; the "
             "time is to the last frame read by t/bench/listenread.c, one "
             "epoll loop over every stream; load average %.1f)" % (
