@@ -23,7 +23,8 @@ each), then, in one run:
      and p99 of the K; the same for note://all (all N streams), with
      the CPU time per frame of the hub, of nginx's workers and of the
      reader (below), from /proc/PID/task/*/schedstat over the N-stream
-     publishes;
+     publishes, and the three together for one event divided by the
+     CPUs (the floor under the N-stream time on this machine);
   6. then, the first instance stopped, three instances A, B and C on one
      private PostgreSQL bus (t/e2e/e2e_bus.py's harness: as root with
      ip(8), hosts in network namespaces, else three instances on this
