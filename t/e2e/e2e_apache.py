@@ -20,6 +20,10 @@ substituted, nothing else changed):
      nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE; the
      server card at /mcp/server-card and /mcp-public/server-card,
      without credentials;
+  H  the audit headers (wymcp-fcgi --audit-headers) through the
+     shipped file: a tools/call's and an HTTP error's Wymcp-* headers
+     are in Apache's access log (its wymcp_audit format, from the notes
+     mod_headers took) and not in the client's response;
   S  SSE passthrough: a FastCGI responder in this script writes four
      events 0.4 s apart; through the shipped worker (flushpackets=on)
      they arrive as written, through a worker without it they arrive
@@ -356,7 +360,8 @@ class World(wymcp_e2e.Harness):
 
     def start_fcgi(self):
         argv = [self.prog, "--listen", "unix:" + self.sock,
-                "--workers", str(WORKERS), "--max-body", str(MAX_BODY), "-vv"]
+                "--workers", str(WORKERS), "--max-body", str(MAX_BODY), "-vv",
+                "--audit-headers"]
         if self.root:
             # Apache's children run as nobody; the socket is 0660.
             argv += ["--user", "nobody", "--group", "nogroup"]
@@ -403,6 +408,8 @@ class World(wymcp_e2e.Harness):
 	# The shipped file, as shipped (socket and password file paths
 	# substituted).
 	Include "{path}"
+	# Its audit headers' notes, in the log format it ships.
+	CustomLog "{audit}" wymcp_audit
 
 	# Test-only locations.
 	# CGIPassAuth, as the shipped file's comment describes it.
@@ -443,7 +450,10 @@ class World(wymcp_e2e.Harness):
 	</Location>
 </VirtualHost>
 """.format(port=port, path=path, sock=self.sock, htpasswd=self.htpasswd,
-           fake=fake)
+           fake=fake, audit=self.audit_log())
+
+    def audit_log(self):
+        return os.path.join(self.proxy.dir, "audit.log")
 
     def fcgid_conf(self, port):
         a = self.fcgid
@@ -698,6 +708,61 @@ class Tests(wymcp_e2e.Tests):
 
     # -- A: mod_proxy_fcgi, the shipped file
 
+    def test_audit_headers(self):
+        """H: wymcp-fcgi --audit-headers behind the shipped file: its
+        Wymcp-* headers reach Apache's log (the wymcp_audit format),
+        never the client."""
+        rid, r = self.tool("echo", {"text": "audit"})
+        leak = [(k, v) for k, v in r.headers
+                if k.lower().startswith("wymcp-")]
+        R.check(r.status == 200 and not leak,
+                "H the client sees none of the Wymcp-* audit headers",
+                "%s %r" % (r.brief(), leak))
+        line, deadline = None, time.monotonic() + 10
+        while line is None and time.monotonic() < deadline:
+            for ln in tail(self.w.audit_log(), 1000):
+                try:
+                    x = json.loads(ln)
+                except ValueError:
+                    continue
+                if x.get("target") == "echo" and \
+                        x.get("args_digest") not in (None, "-"):
+                    line = x
+            if line is None:
+                time.sleep(0.05)
+        line = line or {}
+        R.check(line.get("principal") == "alice" and
+                line.get("client", "").startswith("e2e/") and
+                line.get("round") == "0" and
+                line.get("outcome") == "complete" and
+                line.get("code") == "-" and line.get("status") == 200 and
+                line.get("mcp_method") == "tools/call" and
+                re.fullmatch(r"[0-9a-f]{32}", line.get("args_digest", "")),
+                "H Apache's access log carries the call's audit headers "
+                "(principal, client, target, round, outcome, digest)",
+                json.dumps(line) + " | " + " | ".join(
+                    tail(self.w.audit_log(), 3)))
+        # An HTTP error (Mcp-Name not the body's tool: 400): wymcp's
+        # headers are in the same table, and go the same way.
+        n = len(tail(self.w.audit_log(), 1000))
+        rid, r = self.call("tools/call", {"name": "echo", "arguments": {}},
+                           name="whoami")
+        leak = [k for k, _ in r.headers if k.lower().startswith("wymcp-")]
+        got = []
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            got = tail(self.w.audit_log(), 1000)[n:]
+            if not got:
+                time.sleep(0.05)
+        try:
+            x = json.loads(got[-1])
+        except (ValueError, IndexError):
+            x = {}
+        R.check(r.status == 400 and not leak and x.get("status") == 400 and
+                x.get("outcome") == "error" and x.get("code", "-") != "-",
+                "H an HTTP error's headers too: logged, not sent",
+                "%s %r %r" % (r.brief(), leak, got[-1:]))
+
     def test_proxy(self):
         w = self.w
         log = w.fcgi_log
@@ -718,6 +783,8 @@ class Tests(wymcp_e2e.Tests):
             text = self.text_of(r) or ""
             p += ["help text lacks %r" % t for t in tools if t not in text]
         report("A tools/call help lists the mounted tools", p, r)
+        self.test_audit_headers()
+
         rid, r = self.tool("echo", {"text": "h\u00e9llo \"q\""})
         p = judge_result(r, rid, check_compact=True)
         if not p and r.json["result"].get("content") != \
