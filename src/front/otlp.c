@@ -134,14 +134,7 @@ parse_url(const char *url)
 	    strpbrk(p, " \r\n") != NULL)
 		return -1;
 	snprintf(path, sizeof(path), "%s", p);
-	/* OTLP/HTTP's signal paths: /v1/traces' sibling, or PATH/v1/... */
-	n = strlen(path);
-	if (n >= 10 && strcmp(path + n - 10, "/v1/traces") == 0)
-		snprintf(mpath, sizeof(mpath), "%.*s/v1/metrics",
-		    (int)(n - 10), path);
-	else
-		snprintf(mpath, sizeof(mpath), "%.*s/v1/metrics",
-		    (int)(n - (path[n - 1] == '/')), path);
+	front_otlpm_path(path, mpath, sizeof(mpath));
 	return 0;
 }
 

@@ -416,3 +416,15 @@ front_otlpm_cap(void)
 {
 	return (size_t)OTLPM_SETS * 1536 + 2048;
 }
+
+void
+front_otlpm_path(const char *traces, char *out, size_t cap)
+{
+	size_t	 n = strlen(traces);
+
+	if (n >= 10 && strcmp(traces + n - 10, "/v1/traces") == 0)
+		n -= 10;
+	else if (n > 0 && traces[n - 1] == '/')
+		n--;
+	snprintf(out, cap, "%.*s/v1/metrics", (int)n, traces);
+}

@@ -33,5 +33,11 @@ size_t		 front_otlpm_body(const struct front_otlpm *,
 		    const char *resource, const char *version, long long now_ns,
 		    char *buf, size_t cap);
 size_t		 front_otlpm_cap(void);
+/*
+ * The metrics' path beside the spans' (OTLP/HTTP's signal paths): a
+ * last /v1/traces replaced by /v1/metrics, else /v1/metrics appended
+ * (no doubled slash); into out (cap bytes, 16 more than traces needs).
+ */
+void		 front_otlpm_path(const char *traces, char *out, size_t cap);
 
 #endif

@@ -252,6 +252,26 @@ START_TEST(bounded)
 }
 END_TEST
 
+START_TEST(paths)
+{
+	static const char *const cases[][2] = {
+		{ "/v1/traces", "/v1/metrics" },
+		{ "/otlp/v1/traces", "/otlp/v1/metrics" },
+		{ "/", "/v1/metrics" },
+		{ "/collector/", "/collector/v1/metrics" },
+		{ "/collector", "/collector/v1/metrics" },
+		{ "/v1/traces/x", "/v1/traces/x/v1/metrics" },
+	};
+	char	 out[64];
+	size_t	 i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		front_otlpm_path(cases[i][0], out, sizeof(out));
+		ck_assert_str_eq(out, cases[i][1]);
+	}
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -263,6 +283,7 @@ suite(void)
 	tcase_add_test(tc, outcomes);
 	tcase_add_test(tc, not_spans);
 	tcase_add_test(tc, bounded);
+	tcase_add_test(tc, paths);
 	suite_add_tcase(s, tc);
 	return s;
 }
