@@ -362,19 +362,24 @@ catch_term(void)
 	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
-/* What is in the pipe now, without waiting: 0 when the writers are gone. */
-static int
+/*
+ * What is in the pipe now, without waiting, and no more than it holds
+ * (writers that go on writing do not keep the exporter from ending).
+ */
+static void
 drain(int in_fd, struct batch *bt, struct metrics *mt, char *in,
     size_t cap, size_t *inl)
 {
+	size_t	 total = 0;
 	ssize_t	 n;
 
 	(void)fcntl(in_fd, F_SETFL, O_NONBLOCK);
-	while ((n = read(in_fd, in + *inl, cap - *inl)) > 0) {
+	while (total < OTLP_PIPE &&
+	    (n = read(in_fd, in + *inl, cap - *inl)) > 0) {
+		total += (size_t)n;
 		*inl += (size_t)n;
 		take_lines(bt, mt, in, inl);
 	}
-	return n != 0;
 }
 
 /* How long the loop may wait: to the batch's or the metrics' time. */
@@ -436,7 +441,7 @@ exporter(int in_fd, pid_t sup)
 		if (mt.m != NULL && mono_ms() >= mt.next)
 			post_metrics(&mt);
 	}
-	(void)drain(in_fd, &bt, &mt, in, sizeof(in), &inl);
+	drain(in_fd, &bt, &mt, in, sizeof(in), &inl);
 	flush(&bt);
 	post_metrics(&mt);
 	_exit(0);
