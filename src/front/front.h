@@ -560,12 +560,14 @@ size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
  * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
  * first fork, as the workers' user (forks the exporter; -1: logged);
  * front_otlp_send() hands a span's line over without waiting (or drops
- * it, counted).
+ * it, counted); front_otlp_stop(), the supervisor's last call, lets the
+ * exporter make its last posts.
  */
 int		 front_otlp_setup(const char *url,
 		    unsigned int metrics_interval_s);
 int		 front_otlp_on(void);
 void		 front_otlp_reaped(pid_t);
+void		 front_otlp_stop(void);
 void		 front_otlp_send(const char *line, size_t len);
 void		 front_otlp_counts(unsigned long *queued,
 		    unsigned long *dropped, unsigned long *exported,

@@ -486,6 +486,7 @@ main(int argc, char *argv[])
 	front_reload_init(&opts, &lim, argc, argv);
 	rc = fd == -1 ? front_cgi(srv, &lim) :
 	    serve(&srv, fd, &lim, &opts, sockpath);
+	front_otlp_stop();
 	wymcp_server_free(srv);
 	front_reload_done();
 	free_start_options(&opts, cfg_argv, cfg_text);

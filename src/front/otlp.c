@@ -44,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,6 +65,7 @@
 #define OTLP_WAIT_MS	1000		/* a batch waits no longer */
 #define OTLP_IO_MS	2000		/* connect, send and answer */
 #define OTLP_PIPE	(1024 * 1024)	/* the queue, when allowed */
+#define OTLP_STOP_MS	(2 * OTLP_IO_MS + 1000)	/* its last posts */
 
 /* The counts the pool shares. */
 struct otlp_page {
@@ -552,6 +554,29 @@ front_otlp_counts(unsigned long *queued, unsigned long *dropped,
 	*dropped = __atomic_load_n(&page->dropped, __ATOMIC_RELAXED);
 	*exported = __atomic_load_n(&page->exported, __ATOMIC_RELAXED);
 	*failed = __atomic_load_n(&page->failed, __ATOMIC_RELAXED);
+}
+
+/*
+ * The supervisor ends: tell the exporter (SIGTERM) and wait for it, up
+ * to OTLP_STOP_MS, so that its last posts (what the pipe holds, the
+ * last batch, the metrics) are made before a service manager ends what
+ * is left (systemd's KillMode=mixed SIGKILLs it once the main process
+ * is gone).
+ */
+void
+front_otlp_stop(void)
+{
+	long long	 deadline;
+	int		 st;
+
+	if (page == NULL || exporter_pid <= 0 || getpid() != sup_pid)
+		return;
+	(void)kill(exporter_pid, SIGTERM);
+	deadline = mono_ms() + OTLP_STOP_MS;
+	while (waitpid(exporter_pid, &st, WNOHANG) == 0 &&
+	    mono_ms() < deadline)
+		(void)poll(NULL, 0, 10);
+	exporter_pid = -1;
 }
 
 void

@@ -46,7 +46,9 @@ page, --otlp-endpoint) runs behind a private nginx.  Proves:
      not take;
   E  wymcp-fcgi again with --otlp-metrics-interval 3600: no post during
      the calls, and the one the exporter makes as it stops (SIGTERM to
-     the supervisor) carries them: nothing of the last interval is lost.
+     the supervisor) carries them: nothing of the last interval is lost;
+     the supervisor waits for it (systemd's KillMode=mixed would SIGKILL
+     an exporter left behind).
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed";
 exit 77 without nginx or npm.  Python 3 standard library only.
@@ -575,12 +577,23 @@ def section_e(h, node, otel):
         want = known_calls(h, 400)
         spans(spath, sum(want.values()))
         early = metric_posts(mpath)
+        # As systemd's KillMode=mixed: SIGTERM to the supervisor alone;
+        # once it is gone, what is left would be SIGKILLed.
+        exp, sup = exporter(h), h.sup
+        os.kill(sup, signal.SIGTERM)
+        end = time.monotonic() + 30
+        while wymcp_e2e.alive(sup) and time.monotonic() < end:
+            time.sleep(0.01)
+        left = exp is not None and wymcp_e2e.alive(exp)
         h.stop()
         posts = metric_posts(mpath, 1, 15)
         R.check(not early and len(posts) == 1 and counts(posts[0]) == want,
                 "E: --otlp-metrics-interval 3600: the calls' points are "
                 "posted as wymcp-fcgi stops", "early %d, posts %s, want %r" %
                 (len(early), json.dumps(posts)[:400], want))
+        R.check(exp is not None and not left,
+                "E: the supervisor ends after the exporter's last post, "
+                "not before", "exporter %r left %r" % (exp, left))
     finally:
         if recv.poll() is None:
             wymcp_e2e.stop_pid(recv.pid, recv, 5)
