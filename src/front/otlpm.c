@@ -374,14 +374,14 @@ point(struct out *o, const struct point *p, long long start, long long now)
 		attr(o, "network.transport", "tcp");
 	}
 	put(o, "],\"startTimeUnixNano\":\"%lld\",\"timeUnixNano\":\"%lld\","
-	    "\"count\":\"%llu\",\"sum\":%.9g,\"bucketCounts\":[", start, now,
+	    "\"count\":\"%llu\",\"sum\":%.15g,\"bucketCounts\":[", start, now,
 	    p->count, p->sum);
 	for (i = 0; i <= NBOUNDS; i++)
 		put(o, "%s\"%llu\"", i > 0 ? "," : "", p->b[i]);
 	put(o, "],\"explicitBounds\":[");
 	for (i = 0; i < NBOUNDS; i++)
 		put(o, "%s%g", i > 0 ? "," : "", bounds[i]);
-	put(o, "],\"min\":%.9g,\"max\":%.9g}", p->min, p->max);
+	put(o, "],\"min\":%.15g,\"max\":%.15g}", p->min, p->max);
 }
 
 size_t
@@ -414,7 +414,7 @@ front_otlpm_body(const struct front_otlpm *m, const char *resource,
 size_t
 front_otlpm_cap(void)
 {
-	return (size_t)OTLPM_SETS * 1536 + 2048;
+	return (size_t)OTLPM_SETS * 2048 + 2048;
 }
 
 void

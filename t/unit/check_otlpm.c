@@ -252,6 +252,30 @@ START_TEST(bounded)
 }
 END_TEST
 
+/* Every set with its longest strings: the request still fits. */
+START_TEST(worst)
+{
+	char	 a[512];
+	int	 i;
+
+	for (i = 0; i < 300; i++) {
+		ck_assert_int_eq(span(2, 300000000000LL + i,
+		    A("mcp.method.name", "notifications/resources/list_changed")
+		    "," A("error.type", "-2147483648") ","
+		    A("mcp.protocol.version", "2026-07-28") ","
+		    "{\"key\":\"gen_ai.tool.name\",\"value\":{}}"), 1);
+		snprintf(a, sizeof(a), A("mcp.method.name", "tools/call") ","
+		    A("error.type", "tool_error") ","
+		    A("mcp.protocol.version", "2026-07-28") ","
+		    A("gen_ai.tool.name", "%062d"), i);
+		ck_assert_int_eq(span(2, 300000000000LL + i, a), 1);
+	}
+	ck_assert_uint_eq(front_otlpm_sets(m), 256);
+	ck_assert_uint_gt(front_otlpm_body(m, "", "0.4", T0, buf,
+	    front_otlpm_cap()), 0);
+}
+END_TEST
+
 START_TEST(paths)
 {
 	static const char *const cases[][2] = {
@@ -284,6 +308,7 @@ suite(void)
 	tcase_add_test(tc, not_spans);
 	tcase_add_test(tc, bounded);
 	tcase_add_test(tc, paths);
+	tcase_add_test(tc, worst);
 	suite_add_tcase(s, tc);
 	return s;
 }
