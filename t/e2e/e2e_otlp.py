@@ -478,11 +478,15 @@ def known_calls(h, rid):
 
 def section_x(h, mpath, spath):
     """The histogram at /v1/metrics, by the official proto types."""
-    server = [s for s in spans(spath) if s.get("kind") == "SPAN_KIND_SERVER"]
+    def server():
+        return [s for s in spans(spath)
+                if s.get("kind") == "SPAN_KIND_SERVER"]
 
     def total(post):
         return sum(counts(post).values())
-    posts = metric_posts(mpath, 1, 20, lambda p: total(p) == len(server))
+    # Both settle once the exporter has read every span: compare anew.
+    posts = metric_posts(mpath, 1, 30, lambda p: total(p) == len(server()))
+    server = server()
     R.check(posts and not any("error" in p for p in posts),
             "X: every metrics post maps onto the official "
             "ExportMetricsServiceRequest",
