@@ -289,6 +289,7 @@ struct metrics {
 	char			*b;
 	size_t			 cap;
 	long long		 next;	/* the next post, monotonic ms */
+	unsigned long		 told;	/* overflow counted on the page */
 };
 
 /* Post the metrics' points (when there are any). */
@@ -301,8 +302,6 @@ post_metrics(struct metrics *mt)
 	if (mt->m == NULL)
 		return;
 	mt->next = mono_ms() + (long long)interval_s * 1000;
-	__atomic_store_n(&page->metric_overflow,
-	    front_otlpm_overflowed(mt->m), __ATOMIC_RELAXED);
 	if ((len = front_otlpm_body(mt->m, service, WYMCP_VERSION, wall_ns(),
 	    mt->b, mt->cap)) == 0)
 		return;
@@ -323,8 +322,14 @@ take_lines(struct batch *bt, struct metrics *mt, char *in, size_t *inl)
 
 	while ((nl = memchr(p, '\n', (size_t)(in + *inl - p))) != NULL) {
 		n = (size_t)(nl - p);
-		if (mt->m != NULL)
-			(void)front_otlpm_take(mt->m, p, n);
+		/* The page's overflow count outlives an exporter's points. */
+		if (mt->m != NULL && front_otlpm_take(mt->m, p, n) == 1 &&
+		    front_otlpm_overflowed(mt->m) > mt->told) {
+			__atomic_add_fetch(&page->metric_overflow,
+			    front_otlpm_overflowed(mt->m) - mt->told,
+			    __ATOMIC_RELAXED);
+			mt->told = front_otlpm_overflowed(mt->m);
+		}
 		if (bt->n >= OTLP_BATCH || n + 1 > bt->cap - 1024 - bt->len)
 			flush(bt);
 		if (n + 1 <= bt->cap - 1024 - bt->len) {

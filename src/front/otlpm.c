@@ -19,7 +19,8 @@
  * are bounded: a method the conventions do not name is "_OTHER", a tool
  * or prompt is named only when the call did not fail as a JSON-RPC
  * error (a name a client made up makes no set), a protocol version is
- * kept only when it looks like one (YYYY-MM-DD); past OTLPM_SETS - 1
+ * kept only when wymcp serves it (a header a client made up makes no
+ * set either); past OTLPM_SETS - 1
  * sets, a span is counted in the overflow set (otel.metric.overflow =
  * true, as the metrics SDK specification has it for a cardinality
  * limit) and in front_otlpm_overflowed().  The points are cumulative
@@ -39,6 +40,7 @@
 
 #include <json-c/json.h>
 
+#include "wymcp.h"
 #include "otlpm.h"
 
 #define OTLPM_SETS	256	/* attribute sets, the overflow's included */
@@ -183,11 +185,21 @@ fit_error(const char *s)
 	return n > 0 && n <= 11 && strspn(s, "0123456789") == n;
 }
 
+/* The revisions wymcp serves (methods/discover.c's, and its own). */
+static const char *const versions[] = {
+	WYMCP_PROTOCOL_VERSION, "2025-11-25", "2025-06-18", "2025-03-26",
+	"2024-11-05", NULL
+};
+
 static int
 fit_version(const char *s)
 {
-	return strlen(s) == 10 && strspn(s, "0123456789-") == 10 &&
-	    s[4] == '-' && s[7] == '-';
+	const char *const *vp;
+
+	for (vp = versions; *vp != NULL; vp++)
+		if (strcmp(*vp, s) == 0)
+			return 1;
+	return 0;
 }
 
 /* Fill *key from a's values, bounded as the header says. */

@@ -237,8 +237,8 @@ def attrs(s):
 
 
 def raw(port, headers=(), meta_tp=None, name="book_room", rid=7,
-        method="tools/call", caps=None):
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        method="tools/call", caps=None, version="2026-07-28"):
+    meta = {"io.modelcontextprotocol/protocolVersion": version,
             "io.modelcontextprotocol/clientInfo": {"name": "raw",
                                                    "version": "1"},
             "io.modelcontextprotocol/clientCapabilities": caps or {}}
@@ -476,6 +476,23 @@ def known_calls(h, rid):
     return want
 
 
+def made_up(h, mpath, last):
+    """Protocol versions a client made up: counted, in no set of theirs."""
+    def total(post):
+        return sum(counts(post).values())
+    for i in range(3):
+        raw(h.port, rid=350 + i, version="2031-01-0%d" % (i + 1))
+    posts = metric_posts(mpath, 0, 20,
+                         lambda p: total(p) == total(last) + 3)
+    dps = (histogram(posts[-1])[1].get("histogram") or {}).get(
+        "dataPoints") or [] if posts else []
+    vs = {attrs(dp).get("mcp.protocol.version") for dp in dps}
+    R.check(posts and total(posts[-1]) == total(last) + 3 and
+            not any(v and v.startswith("2031") for v in vs),
+            "X: three calls with protocol versions a client made up are "
+            "counted, in no set of their own", repr(sorted(map(str, vs))))
+
+
 def section_x(h, mpath, spath):
     """The histogram at /v1/metrics, by the official proto types."""
     def server():
@@ -546,6 +563,7 @@ def section_x(h, mpath, spath):
             "X: the points' attributes: mcp.protocol.version, "
             "gen_ai.operation.name, network.transport, "
             "rpc.response.status_code; sums > 0", json.dumps(a)[:500])
+    made_up(h, mpath, last)
     R.check(int(dps and list(dps.values())[0]["startTimeUnixNano"]) ==
             int(histogram(base)[1]["histogram"]["dataPoints"][0]
                 ["startTimeUnixNano"]) and

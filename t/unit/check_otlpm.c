@@ -180,7 +180,7 @@ START_TEST(outcomes)
 	/* A task's run (INTERNAL) is not a request. */
 	ck_assert_int_eq(span(1, 1000, CALL("book_room")), 0);
 	ck_assert_int_eq(span(2, 1000, A("mcp.method.name", "x/made-up") ","
-	    A("mcp.protocol.version", "1999") "," A("error.type", "boom")), 1);
+	    A("mcp.protocol.version", "2031-01-01") "," A("error.type", "boom")), 1);
 	ck_assert_uint_eq(front_otlpm_sets(m), 4);
 	h = body();
 	p = dp(h, 1);
