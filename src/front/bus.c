@@ -38,6 +38,12 @@
  * and once it is back every stream that was open meanwhile is ended
  * gracefully, so that its client listens again and reads the lists
  * afresh instead of trusting a stream that missed events.
+ *
+ * The other hosts' streams missed this instance's events of the outage
+ * (and any the queue could not hold, or a NOTIFY that failed carried):
+ * those events are shed on the bus (counted), and the first NOTIFY the
+ * bus takes again begins with a gap (control.c), sealed under the state
+ * key, on which every other hub ends its streams the same way.
  */
 
 enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
@@ -61,8 +67,12 @@ struct front_bus {
 	unsigned int	 events;	/* what epoll waits for on fd */
 	int		 busy;		/* a query is in flight */
 	size_t		 inflight;	/* ... with this many events */
-	int		 missed;	/* down since streams were opened */
+	int		 missed;	/* was down: held streams end */
 	int		 warned;	/* the outage is logged */
+	int		 gap;		/* events shed: a gap to send */
+	int		 gapping;	/* ... in the NOTIFY in flight */
+	unsigned long	 shed_quiet;	/* shed, not logged since */
+	long long	 shed_logged;	/* ms, 0: never */
 	long long	 retry_at;	/* ms */
 	int		 backoff;	/* ms */
 	struct bus_msg	*head, *tail;	/* to NOTIFY */
@@ -83,6 +93,30 @@ bus_note(struct front_bus *b, const char *what)
 	    *m != '\0' ? ": " : "", (int)strcspn(m, "\n"), m);
 	l->bus_error_at = (long long)time(NULL);
 	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * `n' events of this instance did not reach the bus (dispatched here
+ * only): counted, logged at most once a minute, and a gap to send.
+ */
+void
+front_bus_shed(struct front_bus *b, size_t n)
+{
+	long long	 now = front_now_ms();
+
+	if (b == NULL || n == 0)
+		return;
+	__atomic_add_fetch(&b->l->bus_shed, n, __ATOMIC_RELAXED);
+	b->gap = 1;
+	b->shed_quiet += n;
+	if (b->shed_logged != 0 && now - b->shed_logged < 60000)
+		return;
+	front_log(WYMCP_LOG_WARNING, "hub: %lu events shed on the bus (%s): "
+	    "this instance's listeners got them; the other hosts' streams "
+	    "end when the bus takes this hub's gap", b->shed_quiet,
+	    b->state != BUS_UP ? "the bus is down" : "its queue is full");
+	b->shed_logged = now;
+	b->shed_quiet = 0;
 }
 
 /* Wait on the bus's socket for `events' (0: not at all). */
@@ -119,6 +153,7 @@ static void
 bus_lost(struct front_bus *b, const char *what)
 {
 	struct bus_msg	*m;
+	size_t		 n = 0;
 
 	bus_note(b, what);
 	if (!b->warned)
@@ -135,15 +170,19 @@ bus_lost(struct front_bus *b, const char *what)
 		b->head = m->next;
 		b->cb.take(b->cb.arg, m->text, m->len);
 		free(m);
+		n++;
 	}
 	b->tail = NULL;
+	b->state = BUS_WAIT;
+	front_bus_shed(b, n);
+	if (b->gapping)
+		b->gap = 1;
+	b->gapping = 0;
 	b->queued = 0;
 	b->qbytes = 0;
 	b->busy = 0;
 	b->inflight = 0;
-	if (b->cb.holding(b->cb.arg))
-		b->missed = 1;
-	b->state = BUS_WAIT;
+	b->missed = 1;
 	b->backoff = b->backoff == 0 ? BUS_BACKOFF_MS :
 	    b->backoff * 2 > BUS_BACKOFF_MAX ? BUS_BACKOFF_MAX :
 	    b->backoff * 2;
@@ -165,23 +204,54 @@ bus_start(struct front_bus *b)
 }
 
 /*
- * Send the next NOTIFY, when none is in flight: the events queued, one
- * a line, as many as FRONT_BUS_PAYLOAD_MAX bytes hold.
+ * The gap first: sealed now (its time is the NOTIFY's), at the start
+ * of `payload'; its length, 0 when none is due or it cannot be made.
+ */
+static size_t
+bus_gap(struct front_bus *b, char *payload)
+{
+	char	*g;
+	size_t	 len;
+
+	if (!b->gap)
+		return 0;
+	b->gap = 0;
+	if ((g = b->cb.gap(b->cb.arg)) == NULL ||
+	    (len = strlen(g)) > FRONT_BUS_PAYLOAD_MAX) {
+		front_log(WYMCP_LOG_WARNING, "hub: no gap sealed for the "
+		    "events shed on the bus: the other hosts' streams are "
+		    "not told");
+		free(g);
+		return 0;
+	}
+	memcpy(payload, g, len);
+	free(g);
+	b->gapping = 1;
+	return len;
+}
+
+/*
+ * Send the next NOTIFY, when none is in flight: a gap when one is due,
+ * then the events queued, one a line, as many as FRONT_BUS_PAYLOAD_MAX
+ * bytes hold.
  */
 static void
 bus_pump(struct front_bus *b)
 {
 	static char	 payload[FRONT_BUS_PAYLOAD_MAX + 1];
 	struct bus_msg	*m;
-	size_t		 len = 0, n = 0;
+	size_t		 len, n = 0;
 
-	if (b->state != BUS_UP || b->busy || b->head == NULL)
+	if (b->state != BUS_UP || b->busy || (b->head == NULL && !b->gap))
+		return;
+	if ((len = bus_gap(b, payload)) == 0 && b->head == NULL)
 		return;
 	for (m = b->head; m != NULL; m = m->next) {
-		if (len + (n > 0) + m->len > FRONT_BUS_PAYLOAD_MAX)
+		if (len + (len > 0) + m->len > FRONT_BUS_PAYLOAD_MAX)
 			break;
-		if (n++ > 0)
+		if (len > 0)
 			payload[len++] = '\n';
+		n++;
 		memcpy(payload + len, m->text, m->len);
 		len += m->len;
 	}
@@ -193,6 +263,8 @@ bus_pump(struct front_bus *b)
 	b->busy = 1;
 	b->inflight = n;
 	__atomic_add_fetch(&b->l->bus_notifies, 1, __ATOMIC_RELAXED);
+	if (b->gapping)
+		__atomic_add_fetch(&b->l->gaps_sent, 1, __ATOMIC_RELAXED);
 	if (wymcp_bus_flush(b->db) == 1)
 		bus_watch(b, EPOLLIN | EPOLLOUT);
 }
@@ -217,13 +289,13 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 {
 	struct bus_msg	*m;
 
-	if (b == NULL || b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
-	    memchr(msg, '\0', len) != NULL)
+	if (b == NULL)
 		return -1;
-	if (b->queued >= BUS_QUEUE_MAX || b->qbytes + len > BUS_QUEUE_BYTES ||
+	if (b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
+	    memchr(msg, '\0', len) != NULL || b->queued >= BUS_QUEUE_MAX ||
+	    b->qbytes + len > BUS_QUEUE_BYTES ||
 	    (m = malloc(sizeof(*m) + len + 1)) == NULL) {
-		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
-		    "bus: this one is dispatched here only", b->queued);
+		front_bus_shed(b, 1);
 		return -1;
 	}
 	m->next = NULL;
@@ -322,11 +394,13 @@ front_bus_ready(struct front_bus *b)
 			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
 			    b->warned ? " again" : "");
 			b->warned = 0;
-			/* Streams that may have missed events: listen again. */
-			if (b->missed) {
+			/*
+			 * Streams held now may have missed other hosts'
+			 * events (open during the outage): listen again.
+			 */
+			if (b->missed && b->cb.holding(b->cb.arg))
 				b->cb.again(b->cb.arg);
-				b->missed = 0;
-			}
+			b->missed = 0;
 		} else {
 			/* The NOTIFY is done (or failed: then here only). */
 			while (b->inflight > 0 && (m = b->head) != NULL) {
@@ -336,11 +410,16 @@ front_bus_ready(struct front_bus *b)
 				b->queued--;
 				b->qbytes -= m->len;
 				b->inflight--;
-				if (!ok)
+				if (!ok) {
 					b->cb.take(b->cb.arg, m->text, m->len);
+					front_bus_shed(b, 1);
+				}
 				free(m);
 			}
 			b->inflight = 0;
+			if (!ok && b->gapping)
+				b->gap = 1;
+			b->gapping = 0;
 		}
 		bus_pump(b);
 		if (b->state != BUS_UP)

@@ -14,11 +14,20 @@
  * not taken the same frame before (the last CONTROL_SEEN are kept):
  * anyone may NOTIFY on the bus, but only a host holding the state key
  * can say a command there (wymcp-fcgi(8), "Events and commands").
+ *
+ * A hub that shed events bound for the bus (bus.c) seals a "gap",
+ *
+ *   {"v":1,"k":"gap","from":HEX16,"n":HEX16}
+ *
+ * FROM its own id (random, made at its start), N a fresh nonce, so that
+ * two gaps of one second are two frames: every other hub that opens it
+ * ends its streams (events.c); its own, coming back, is ignored.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <stdio.h>
@@ -44,7 +53,22 @@ struct front_control {
 		long long	 t;
 	}			 seen[CONTROL_SEEN];
 	size_t			 nseen;
+	char			 id[FRONT_GAP_ID_LEN + 1]; /* this hub's */
 };
+
+static void	tohex(const unsigned char *, size_t, char *);
+
+/* FRONT_GAP_ID_LEN random hex digits into `out'; 0, or -1. */
+static int
+random_hex(char *out)
+{
+	unsigned char	 r[FRONT_GAP_ID_LEN / 2];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	tohex(r, sizeof(r), out);
+	return 0;
+}
 
 struct front_control *
 front_control_new(struct wymcp_server *srv, const char *keyfile)
@@ -53,6 +77,10 @@ front_control_new(struct wymcp_server *srv, const char *keyfile)
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
+	if (random_hex(c->id) != 0) {
+		free(c);
+		return NULL;
+	}
 	c->srv = srv;
 	if ((c->keyfile = keyfile) != NULL && stat(keyfile, &c->st) == -1)
 		memset(&c->st, 0, sizeof(c->st));
@@ -174,6 +202,29 @@ front_control_seal(struct front_control *c, const char *msg, size_t len)
 		out = strdup(s);
 	json_object_put(o);
 	return out;
+}
+
+char *
+front_control_gap(struct front_control *c)
+{
+	char	 body[64 + 2 * FRONT_GAP_ID_LEN], nonce[FRONT_GAP_ID_LEN + 1];
+	int	 n;
+
+	if (c == NULL || random_hex(nonce) != 0)
+		return NULL;
+	n = snprintf(body, sizeof(body), "{\"v\":1,\"k\":\"gap\","
+	    "\"from\":\"%s\",\"n\":\"%s\"}", c->id, nonce);
+	if (n < 0 || (size_t)n >= sizeof(body))
+		return NULL;
+	return front_control_seal(c, body, (size_t)n);
+}
+
+int
+front_control_ours(const struct front_control *c,
+    const struct front_event *ev)
+{
+	return c != NULL && ev->kind == FRONT_EV_GAP && ev->from != NULL &&
+	    strcmp(ev->from, c->id) == 0;
 }
 
 int

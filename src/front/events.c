@@ -315,6 +315,36 @@ deliver(struct hub *h, const struct front_event *ev)
 		deliver_lists(h, ev);
 }
 
+/*
+ * Another hub's gap (control.c, sealed: it verified): it shed events
+ * bound for the bus, which this hub's streams may have missed; each
+ * ends with its result, so that its client listens again and reads
+ * afresh.  This hub's own gap, come back, ends nothing: its streams had
+ * its events.
+ */
+static void
+gap(struct hub *h, const struct front_event *ev)
+{
+	struct stream	*s, *next;
+	unsigned long	 n = 0;
+
+	if (front_control_ours(h->ctl, ev))
+		return;
+	__atomic_add_fetch(&h->l->gaps_in, 1, __ATOMIC_RELAXED);
+	for (s = h->first; s != NULL; s = next) {
+		next = s->next;
+		if (!s->ending && !s->dead) {
+			n++;
+			(void)hub_end(h, s);
+		}
+	}
+	__atomic_add_fetch(&h->l->gap_ended, n, __ATOMIC_RELAXED);
+	if (n > 0)
+		front_log(WYMCP_LOG_WARNING, "hub: hub %s shed events on the "
+		    "bus: %lu listen streams end (their clients listen "
+		    "again)", ev->from, n);
+}
+
 /* An event the hub believes (parsed by intake.c): do what it says. */
 static void
 apply(struct hub *h, const struct front_event *ev)
@@ -332,6 +362,9 @@ apply(struct hub *h, const struct front_event *ev)
 	case FRONT_EV_UNSUBSCRIBE:
 		subscribe(h, ev->session, ev->uri,
 		    ev->kind == FRONT_EV_SUBSCRIBE);
+		break;
+	case FRONT_EV_GAP:
+		gap(h, ev);
 		break;
 	case FRONT_EV_SEALED:
 		break;		/* opened first: never applied as it is */
@@ -416,8 +449,10 @@ seal_send(struct hub *h, const char *msg, size_t len)
 	int	 rc;
 
 	if (!front_bus_up(h->bus) ||
-	    (frame = front_control_seal(h->ctl, msg, len)) == NULL)
+	    (frame = front_control_seal(h->ctl, msg, len)) == NULL) {
+		front_bus_shed(h->bus, 1);	/* with a bus: shed there */
 		return -1;
+	}
 	rc = front_bus_send(h->bus, frame, strlen(frame));
 	free(frame);
 	return rc;
@@ -470,9 +505,20 @@ hub_bus_again(void *arg)
 {
 	struct hub	*h = arg;
 	struct stream	*s, *next;
+	unsigned long	 n = 0;
 
 	for (s = h->first; s != NULL; s = next) {
 		next = s->next;
+		if (!s->ending && !s->dead)
+			n++;
 		(void)hub_end(h, s);
 	}
+	__atomic_add_fetch(&h->l->gap_ended, n, __ATOMIC_RELAXED);
+}
+
+/* Events of this hub were shed on the bus: the gap to tell the others. */
+char *
+hub_bus_gap(void *arg)
+{
+	return front_control_gap(((struct hub *)arg)->ctl);
 }

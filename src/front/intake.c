@@ -11,6 +11,7 @@
  *   {"v":1,"k":"cancel","who":WHO,"id":ID}	(workers, sealed)
  *   {"v":1,"k":"subscribe"|"unsubscribe","session":KEY,"uri":URI}
  *   {"v":1,"k":"sealed","kid":HEX8,"t":SECONDS,"mac":B64URL,"e":EVENT}
+ *   {"v":1,"k":"gap","from":HEX16,"n":HEX16}	(sealed only)
  *
  * Nothing here trusts what it reads: a member of the wrong type (JSON
  * null included) refuses the whole event, members it does not know are
@@ -111,6 +112,19 @@ cancel_of(struct json_object *o, struct front_event *ev)
 	return FRONT_REF_NONE;
 }
 
+/* A member of exactly FRONT_GAP_ID_LEN lower-case hex digits; or NULL. */
+static const char *
+hexid(struct json_object *o, const char *name)
+{
+	const char	*s;
+
+	if ((s = str(o, name, FRONT_GAP_ID_LEN, NULL)) == NULL ||
+	    strlen(s) != FRONT_GAP_ID_LEN ||
+	    strspn(s, "0123456789abcdef") != FRONT_GAP_ID_LEN)
+		return NULL;
+	return s;
+}
+
 /* "sealed": the frame's members, checked by hub.c against the key. */
 static enum front_refusal
 sealed_of(struct json_object *o, struct front_event *ev)
@@ -154,6 +168,11 @@ members(struct json_object *o, const char *k, int from,
 			return FRONT_REF_COMMAND;
 		ev->kind = FRONT_EV_SEALED;
 		control = 0;
+	} else if (strcmp(k, "gap") == 0) {
+		/* Only a hub says it, and only sealed. */
+		if (from != FRONT_FROM_SEALED)
+			return FRONT_REF_COMMAND;
+		ev->kind = FRONT_EV_GAP;
 	} else
 		return FRONT_REF_KIND;
 	/* Outside says data; a sealed body carries control only. */
@@ -176,6 +195,11 @@ members(struct json_object *o, const char *k, int from,
 		    FRONT_REF_NONE : FRONT_REF_MALFORMED;
 	case FRONT_EV_SEALED:
 		return sealed_of(o, ev);
+	case FRONT_EV_GAP:
+		ev->from = hexid(o, "from");
+		ev->nonce = hexid(o, "n");
+		return ev->from != NULL && ev->nonce != NULL ?
+		    FRONT_REF_NONE : FRONT_REF_MALFORMED;
 	}
 	return FRONT_REF_KIND;
 }
