@@ -341,11 +341,58 @@ bus_heard(void *arg, const char *msg, size_t len)
 	}
 }
 
+/* LISTEN is done: the bus is up. */
+static void
+bus_is_up(struct front_bus *b)
+{
+	b->state = BUS_UP;
+	b->backoff = 0;
+	__atomic_store_n(&b->l->bus_up, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&b->l->bus_connects, 1, __ATOMIC_RELAXED);
+	front_log(b->warned ? WYMCP_LOG_WARNING : WYMCP_LOG_INFO,
+	    "hub: listening on the bus%s", b->warned ? " again" : "");
+	b->warned = 0;
+	/*
+	 * Streams held now may have missed other hosts' events (open
+	 * during the outage): listen again.
+	 */
+	if (b->missed && b->cb.holding(b->cb.arg))
+		b->cb.again(b->cb.arg);
+	b->missed = 0;
+}
+
+/*
+ * The NOTIFY in flight is done (`ok'), or failed: then its events are
+ * dispatched here only (shed on the bus), and its gap is due again.
+ */
+static void
+bus_notified(struct front_bus *b, int ok)
+{
+	struct bus_msg	*m;
+
+	while (b->inflight > 0 && (m = b->head) != NULL) {
+		b->head = m->next;
+		if (b->head == NULL)
+			b->tail = NULL;
+		b->queued--;
+		b->qbytes -= m->len;
+		b->inflight--;
+		if (!ok) {
+			b->cb.take(b->cb.arg, m->text, m->len);
+			front_bus_shed(b, 1);
+		}
+		free(m);
+	}
+	b->inflight = 0;
+	if (!ok && b->gapping)
+		b->gap = 1;
+	b->gapping = 0;
+}
+
 /* The bus's socket is ready: connect, take results and notifications. */
 void
 front_bus_ready(struct front_bus *b)
 {
-	struct bus_msg	*m;
 	int		 ok;
 
 	if (b->state == BUS_CONNECTING) {
@@ -385,42 +432,9 @@ front_bus_ready(struct front_bus *b)
 				bus_lost(b, "listen");
 				return;
 			}
-			b->state = BUS_UP;
-			b->backoff = 0;
-			__atomic_store_n(&b->l->bus_up, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&b->l->bus_connects, 1,
-			    __ATOMIC_RELAXED);
-			front_log(b->warned ? WYMCP_LOG_WARNING :
-			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
-			    b->warned ? " again" : "");
-			b->warned = 0;
-			/*
-			 * Streams held now may have missed other hosts'
-			 * events (open during the outage): listen again.
-			 */
-			if (b->missed && b->cb.holding(b->cb.arg))
-				b->cb.again(b->cb.arg);
-			b->missed = 0;
-		} else {
-			/* The NOTIFY is done (or failed: then here only). */
-			while (b->inflight > 0 && (m = b->head) != NULL) {
-				b->head = m->next;
-				if (b->head == NULL)
-					b->tail = NULL;
-				b->queued--;
-				b->qbytes -= m->len;
-				b->inflight--;
-				if (!ok) {
-					b->cb.take(b->cb.arg, m->text, m->len);
-					front_bus_shed(b, 1);
-				}
-				free(m);
-			}
-			b->inflight = 0;
-			if (!ok && b->gapping)
-				b->gap = 1;
-			b->gapping = 0;
-		}
+			bus_is_up(b);
+		} else
+			bus_notified(b, ok);
 		bus_pump(b);
 		if (b->state != BUS_UP)
 			return;
