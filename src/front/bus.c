@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "front.h"
+#include "intake.h"
 
 #define BUS_QUEUE_MAX	65536		/* events waiting to be sent */
 #define BUS_QUEUE_BYTES	(16 * 1024 * 1024)	/* ... and their bytes */
@@ -43,7 +44,8 @@
  * (and any the queue could not hold, or a NOTIFY that failed carried):
  * those events are shed on the bus (counted), and the first NOTIFY the
  * bus takes again begins with a gap (control.c), sealed under the state
- * key, on which every other hub ends its streams the same way.
+ * key, naming the list kinds and URIs shed (or all), on which every
+ * other hub ends the same way the streams that may have missed them.
  */
 
 enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
@@ -70,6 +72,7 @@ struct front_bus {
 	int		 missed;	/* was down: held streams end */
 	int		 warned;	/* the outage is logged */
 	int		 gap;		/* events shed: a gap to send */
+	struct front_gapset gs;		/* ... for these streams */
 	int		 gapping;	/* ... in the NOTIFY in flight */
 	unsigned long	 shed_quiet;	/* shed, not logged since */
 	long long	 shed_logged;	/* ms, 0: never */
@@ -95,26 +98,75 @@ bus_note(struct front_bus *b, const char *what)
 	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* Forget what the gap was to say. */
+static void
+gapset_clear(struct front_gapset *g)
+{
+	size_t	 i;
+
+	for (i = 0; i < g->nuris; i++)
+		free(g->uris[i]);
+	memset(g, 0, sizeof(*g));
+}
+
 /*
- * `n' events of this instance did not reach the bus (dispatched here
- * only): counted, logged at most once a minute, and a gap to send.
+ * The streams that may miss the event `msg' (NULL: not data, or not
+ * known) added to those the gap names: its list kinds, its URI; past
+ * FRONT_GAPSET_URIS of them, every stream.
+ */
+static void
+gapset_add(struct front_gapset *g, const char *msg, size_t len)
+{
+	struct front_event	 ev;
+	size_t			 i;
+
+	if (g->all)
+		return;
+	if (msg == NULL || front_intake(msg, len, FRONT_FROM_OUTSIDE, &ev) !=
+	    FRONT_REF_NONE) {
+		g->all = 1;
+		return;
+	}
+	if (ev.kind == FRONT_EV_LIST)
+		g->lists |= ev.lists;
+	else if (ev.kind != FRONT_EV_UPDATED)
+		g->all = 1;	/* sealed stream control: whose, unknown */
+	else {
+		for (i = 0; i < g->nuris; i++)
+			if (strcmp(g->uris[i], ev.uri) == 0)
+				break;
+		if (i == g->nuris && (g->nuris == FRONT_GAPSET_URIS ||
+		    (g->uris[g->nuris] = strdup(ev.uri)) == NULL))
+			g->all = 1;
+		else if (i == g->nuris)
+			g->nuris++;
+	}
+	front_event_clear(&ev);
+}
+
+/*
+ * The event `msg' of this instance (NULL: one that is not data) did not
+ * reach the bus (dispatched here only): counted, logged at most once a
+ * minute, and a gap to send for the streams that may miss it.
  */
 void
-front_bus_shed(struct front_bus *b, size_t n)
+front_bus_shed(struct front_bus *b, const char *msg, size_t len)
 {
 	long long	 now = front_now_ms();
 
-	if (b == NULL || n == 0)
+	if (b == NULL)
 		return;
-	__atomic_add_fetch(&b->l->bus_shed, n, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&b->l->bus_shed, 1, __ATOMIC_RELAXED);
 	b->gap = 1;
-	b->shed_quiet += n;
+	gapset_add(&b->gs, msg, len);
+	b->shed_quiet++;
 	if (b->shed_logged != 0 && now - b->shed_logged < 60000)
 		return;
-	front_log(WYMCP_LOG_WARNING, "hub: %lu events shed on the bus (%s): "
-	    "this instance's listeners got them; the other hosts' streams "
-	    "end when the bus takes this hub's gap", b->shed_quiet,
-	    b->state != BUS_UP ? "the bus is down" : "its queue is full");
+	front_log(WYMCP_LOG_WARNING, "hub: events shed on the bus (%s; %lu "
+	    "since the last line): this instance's listeners got them, the "
+	    "other hosts' streams that may miss them end when the bus takes "
+	    "this hub's gap", b->state != BUS_UP ? "the bus is down" :
+	    "its queue is full", b->shed_quiet);
 	b->shed_logged = now;
 	b->shed_quiet = 0;
 }
@@ -153,7 +205,6 @@ static void
 bus_lost(struct front_bus *b, const char *what)
 {
 	struct bus_msg	*m;
-	size_t		 n = 0;
 
 	bus_note(b, what);
 	if (!b->warned)
@@ -166,17 +217,16 @@ bus_lost(struct front_bus *b, const char *what)
 		wymcp_bus_close(b->db);
 	b->db = NULL;
 	/* Events not sent: this instance's listeners still get them. */
+	b->state = BUS_WAIT;
 	while ((m = b->head) != NULL) {
 		b->head = m->next;
 		b->cb.take(b->cb.arg, m->text, m->len);
+		front_bus_shed(b, m->text, m->len);
 		free(m);
-		n++;
 	}
 	b->tail = NULL;
-	b->state = BUS_WAIT;
-	front_bus_shed(b, n);
-	if (b->gapping)
-		b->gap = 1;
+	if (b->gapping)		/* its streams are not known any more */
+		b->gap = b->gs.all = 1;
 	b->gapping = 0;
 	b->queued = 0;
 	b->qbytes = 0;
@@ -216,8 +266,9 @@ bus_gap(struct front_bus *b, char *payload)
 	if (!b->gap)
 		return 0;
 	b->gap = 0;
-	if ((g = b->cb.gap(b->cb.arg)) == NULL ||
-	    (len = strlen(g)) > FRONT_BUS_PAYLOAD_MAX) {
+	g = b->cb.gap(b->cb.arg, &b->gs);
+	gapset_clear(&b->gs);
+	if (g == NULL || (len = strlen(g)) > FRONT_BUS_PAYLOAD_MAX) {
 		front_log(WYMCP_LOG_WARNING, "hub: no gap sealed for the "
 		    "events shed on the bus: the other hosts' streams are "
 		    "not told");
@@ -295,7 +346,7 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 	    memchr(msg, '\0', len) != NULL || b->queued >= BUS_QUEUE_MAX ||
 	    b->qbytes + len > BUS_QUEUE_BYTES ||
 	    (m = malloc(sizeof(*m) + len + 1)) == NULL) {
-		front_bus_shed(b, 1);
+		front_bus_shed(b, msg, len);
 		return -1;
 	}
 	m->next = NULL;
@@ -379,13 +430,13 @@ bus_notified(struct front_bus *b, int ok)
 		b->inflight--;
 		if (!ok) {
 			b->cb.take(b->cb.arg, m->text, m->len);
-			front_bus_shed(b, 1);
+			front_bus_shed(b, m->text, m->len);
 		}
 		free(m);
 	}
 	b->inflight = 0;
-	if (!ok && b->gapping)
-		b->gap = 1;
+	if (!ok && b->gapping)	/* as above */
+		b->gap = b->gs.all = 1;
 	b->gapping = 0;
 }
 
@@ -493,5 +544,6 @@ front_bus_free(struct front_bus *b)
 		b->head = m->next;
 		free(m);
 	}
+	gapset_clear(&b->gs);
 	free(b);
 }

@@ -204,19 +204,62 @@ front_control_seal(struct front_control *c, const char *msg, size_t len)
 	return out;
 }
 
-char *
-front_control_gap(struct front_control *c)
-{
-	char	 body[64 + 2 * FRONT_GAP_ID_LEN], nonce[FRONT_GAP_ID_LEN + 1];
-	int	 n;
+_Static_assert(FRONT_GAPSET_URIS <= FRONT_GAP_URIS_MAX,
+    "a gap names no more URIs than intake.c takes");
 
-	if (c == NULL || random_hex(nonce) != 0)
+/* The gap's body: every stream (`g' NULL or all), or those of `g'. */
+static char *
+gap_body(const struct front_control *c, const struct front_gapset *g)
+{
+	static const char *const kinds[] = { "tools", "prompts",
+		"resources" };
+	struct json_object	*o, *a;
+	char			 nonce[FRONT_GAP_ID_LEN + 1], *out = NULL;
+	const char		*s;
+	size_t			 i;
+
+	if (random_hex(nonce) != 0 || (o = json_object_new_object()) == NULL)
 		return NULL;
-	n = snprintf(body, sizeof(body), "{\"v\":1,\"k\":\"gap\","
-	    "\"from\":\"%s\",\"n\":\"%s\"}", c->id, nonce);
-	if (n < 0 || (size_t)n >= sizeof(body))
+	json_object_object_add(o, "v", json_object_new_int(1));
+	json_object_object_add(o, "k", json_object_new_string("gap"));
+	json_object_object_add(o, "from", json_object_new_string(c->id));
+	json_object_object_add(o, "n", json_object_new_string(nonce));
+	if (g != NULL && !g->all) {
+		a = json_object_new_array();
+		for (i = 0; i < 3; i++)
+			if (g->lists & (1 << i))
+				json_object_array_add(a,
+				    json_object_new_string(kinds[i]));
+		json_object_object_add(o, "lists", a);
+		a = json_object_new_array();
+		for (i = 0; i < g->nuris; i++)
+			json_object_array_add(a,
+			    json_object_new_string(g->uris[i]));
+		json_object_object_add(o, "uris", a);
+	}
+	if ((s = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) != NULL)
+		out = strdup(s);
+	json_object_put(o);
+	return out;
+}
+
+char *
+front_control_gap(struct front_control *c, const struct front_gapset *g)
+{
+	char	*body, *frame;
+
+	if (c == NULL || (body = gap_body(c, g)) == NULL)
 		return NULL;
-	return front_control_seal(c, body, (size_t)n);
+	frame = front_control_seal(c, body, strlen(body));
+	free(body);
+	/* Its URIs too long for one NOTIFY: then every stream. */
+	if (frame != NULL && strlen(frame) > FRONT_BUS_PAYLOAD_MAX &&
+	    g != NULL && !g->all) {
+		free(frame);
+		return front_control_gap(c, NULL);
+	}
+	return frame;
 }
 
 int

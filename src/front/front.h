@@ -466,10 +466,19 @@ int		 front_hub(const struct front_limits *, struct front_board *,
  * NOTIFY carries events one a line (front_bus_oneline() makes one).
  * An event of this instance that does not reach the bus (the bus down,
  * its queue full, a NOTIFY that failed; front_bus_shed() for one the
- * caller could not offer) is shed there: the other hosts' listeners
- * miss it, so as soon as the bus can carry it, a sealed gap (cb->gap,
- * control.c) goes first in the next NOTIFY.
+ * caller could not offer, `msg' NULL when it is not data) is shed there:
+ * the other hosts' listeners miss it, so as soon as the bus can carry
+ * it, a sealed gap (cb->gap, control.c) goes first in the next NOTIFY,
+ * saying which streams may have missed what was shed (struct
+ * front_gapset: the list kinds and URIs of its events, or all).
  */
+#define FRONT_GAPSET_URIS	16	/* URIs named, past them all */
+struct front_gapset {
+	int	 all;			/* every stream */
+	int	 lists;			/* WYMCP_LIST_* or'd */
+	char	*uris[FRONT_GAPSET_URIS];	/* owned */
+	size_t	 nuris;
+};
 #define FRONT_BUS_CHANNEL	"wymcp_events"
 #define FRONT_BUS_PAYLOAD_MAX	7999	/* NOTIFY's limit, less one */
 struct front_bus;
@@ -477,13 +486,15 @@ struct front_bus_cb {
 	void	 (*take)(void *arg, const char *msg, size_t len);
 	int	 (*holding)(void *arg);
 	void	 (*again)(void *arg);
-	char	*(*gap)(void *arg);	/* a sealed gap (new), or NULL */
+	char	*(*gap)(void *arg, const struct front_gapset *);
+					/* a sealed gap (new), or NULL */
 	void	 *arg;
 };
 struct front_bus *front_bus_new(const char *uri, const void *be,
 		    struct front_listen *, int ep, const struct front_bus_cb *);
 int		 front_bus_send(struct front_bus *, const char *, size_t);
-void		 front_bus_shed(struct front_bus *, size_t n);
+void		 front_bus_shed(struct front_bus *, const char *msg,
+		    size_t len);
 void		 front_bus_oneline(char *);
 int		 front_bus_up(const struct front_bus *);
 void		 front_bus_ready(struct front_bus *);
@@ -511,10 +522,12 @@ int		 front_control_open(struct front_control *,
 		    const struct front_event *, struct front_event *in);
 /*
  * front_control_gap(): the sealed frame of a gap (control.c: this hub
- * shed events bound for the bus), a new string, or NULL;
+ * shed events bound for the bus; `g' says which streams, NULL all of
+ * them), a new string, or NULL;
  * front_control_ours(): is the opened event `ev' a gap of this hub?
  */
-char		*front_control_gap(struct front_control *);
+char		*front_control_gap(struct front_control *,
+		    const struct front_gapset *);
 int		 front_control_ours(const struct front_control *,
 		    const struct front_event *);
 

@@ -50,9 +50,11 @@ enum front_ev_kind {
 	FRONT_EV_SEALED,	/* control from another host: "kid", "t", */
 				/* "mac", "e" */
 	FRONT_EV_GAP		/* a host shed events bound for the bus: */
-};				/* "from" (its id), "n" (a nonce) */
+};				/* "from" (its id), "n" (a nonce), and */
+				/* "lists", "uris" when it says which */
 
 #define FRONT_GAP_ID_LEN	16	/* hex digits of a gap's "from", "n" */
+#define FRONT_GAP_URIS_MAX	16	/* URIs a gap names, at most */
 
 /* Why an event was refused (counted on the status page, hub.c). */
 enum front_refusal {
@@ -84,6 +86,10 @@ struct front_event {
 	const char		*session;	/* (un)subscribe: its key */
 	const char		*from;		/* gap: the hub's id, hex */
 	const char		*nonce;		/* ... its nonce, hex */
+	int			 narrow;	/* ... says which streams: those
+						   of `lists', or watching one
+						   of `uris'; 0: every one */
+	struct json_object	*uris;		/* ... an array of strings */
 	const char		*kid;		/* sealed: the key's id, hex */
 	long long		 t;		/* ... its time(3) */
 	const char		*mac;		/* ... base64url */

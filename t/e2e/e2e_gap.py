@@ -20,9 +20,12 @@ ROLE m LOGIN), prove (issue 35, wymcp-fcgi(8) "Events and commands"):
      the bus.  hub_a may log in again: once A's hub is back on the bus,
      every listener on B and C either got every one of those notes or
      its stream ended with the listen result (a sealed gap of A's; on
-     fea4807 they got neither); the status pages count the gap sent,
-     the gaps received and the streams ended for them (JSON and
-     Prometheus); new listeners on B and C get A's notes again;
+     fea4807 they got neither); the gap names what was shed (the
+     resources list kind, note://g), so a listener on B and C of
+     another URI stays open and gets its next update; the status pages
+     count the gap sent, the gaps received and the streams ended for
+     them (JSON and Prometheus); new listeners on B and C get A's notes
+     again;
   R  A's gap, read off the bus by m (LISTEN) and sent again by m (a
      replay), ends nothing: B's and C's hubs refuse it (replayed) and
      their listeners get the next update.
@@ -218,6 +221,7 @@ def g_section(h):
           for n in NAMES for i in range(2)}
     others = {k: s for k, s in ls.items() if k[0] != "a"}
     own = {k: s for k, s in ls.items() if k[0] == "a"}
+    keep = {n: listen(h, n, "note://keep", "keep-" + n) for n in OTHERS}
     before = bus_of(h, "a")
     h.sql("ALTER ROLE hub_a NOLOGIN")
     h.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -252,6 +256,10 @@ def g_section(h):
                 "with the listen result" % (k[0].upper(), k, K),
                 "%d updates, eof %r, last %s" % (
                     len(updates(s)), s.eof, json.dumps(s.frames[-2:])))
+    for s in keep.values():
+        s.pump(0.5)
+    still_alive(h, keep, "G: the gap names note://g: a listener of "
+                "another URI", "keep")
     a = bus_of(h, "a")
     R.check(a.get("gapsSent", 0) >= 1, "G: A's status page counts the "
             "gap it sent", json.dumps(a))
@@ -277,7 +285,7 @@ def g_section(h):
                       re.M) is not None,
             "G: A's Prometheus text counts the events shed",
             "\n".join(x for x in prom.splitlines() if "bus" in x))
-    for s in ls.values():
+    for s in list(ls.values()) + list(keep.values()):
         s.close()
     fresh = {n: listen(h, n, "note://g2", "g2-" + n) for n in OTHERS}
     write(h, "a", "g2", "after")

@@ -83,6 +83,14 @@ check(const struct front_event *ev, int from)
 			fail("a gap's members", from);
 		if (from != FRONT_FROM_SEALED)
 			fail("a gap not sealed", from);
+		if ((ev->lists & ~7) != 0 || (!ev->narrow &&
+		    (ev->lists != 0 || ev->uris != NULL)))
+			fail("a gap's streams", from);
+		for (i = 0; ev->uris != NULL &&
+		    i < json_object_array_length(ev->uris); i++)
+			if (!json_object_is_type(json_object_array_get_idx(
+			    ev->uris, i), json_type_string))
+				fail("a gap's URI not a string", from);
 		break;
 	default:
 		fail("no kind", from);

@@ -234,6 +234,44 @@ START_TEST(gap_members)
 }
 END_TEST
 
+/* A gap that says which streams: kinds and URIs, type-checked. */
+START_TEST(gap_narrow)
+{
+	static const char pre[] = "{\"v\":1,\"k\":\"gap\",\"from\":"
+	    "\"0123456789abcdef\",\"n\":\"fedcba9876543210\",";
+	static const char *const bad[] = {
+		"\"lists\":[\"x\"]}", "\"lists\":[null]}",
+		"\"lists\":\"tools\"}",
+		"\"uris\":[null]}", "\"uris\":[\"\"]}", "\"uris\":\"a\"}",
+		"\"uris\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\",\"h\","
+		"\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}",
+	};
+	struct front_event	 ev;
+	char			 buf[512];
+	size_t			 i;
+
+	snprintf(buf, sizeof(buf), "%s\"lists\":[\"resources\",\"tools\"],"
+	    "\"uris\":[\"note://g\"]}", pre);
+	ck_assert_int_eq(parse(buf, FRONT_FROM_SEALED, &ev), FRONT_REF_NONE);
+	ck_assert(ev.narrow);
+	ck_assert_int_eq(ev.lists, WYMCP_LIST_RESOURCES | WYMCP_LIST_TOOLS);
+	ck_assert_uint_eq(json_object_array_length(ev.uris), 1);
+	ck_assert_str_eq(json_object_get_string(
+	    json_object_array_get_idx(ev.uris, 0)), "note://g");
+	front_event_clear(&ev);
+	/* Empty lists: a gap naming no stream (narrow all the same). */
+	snprintf(buf, sizeof(buf), "%s\"lists\":[],\"uris\":[]}", pre);
+	ck_assert_int_eq(parse(buf, FRONT_FROM_SEALED, &ev), FRONT_REF_NONE);
+	ck_assert(ev.narrow);
+	ck_assert_int_eq(ev.lists, 0);
+	front_event_clear(&ev);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(buf, sizeof(buf), "%s%s", pre, bad[i]);
+		refused(buf, FRONT_FROM_SEALED, FRONT_REF_MALFORMED);
+	}
+}
+END_TEST
+
 /* Open the sealed frame `f' with `c': why refused, `in' its body. */
 static enum front_refusal
 open_frame(struct front_control *c, const char *f, struct front_event *in)
@@ -285,7 +323,8 @@ START_TEST(gap_sealed)
 	struct wymcp_server	*srv, *other;
 	struct front_control	*a, *b, *x;
 	struct front_event	 in;
-	char			*g1, *g2, *f, *p;
+	struct front_gapset	 gs;
+	char			*g1, *g2, *f, *p, uri[] = "note://g";
 	long long		 now = (long long)time(NULL);
 
 	srv = wymcp_server_new();
@@ -300,8 +339,8 @@ START_TEST(gap_sealed)
 	ck_assert_ptr_nonnull(b);
 	ck_assert_ptr_nonnull(x);
 	/* Two gaps of one second are two frames (their nonces). */
-	g1 = front_control_gap(a);
-	g2 = front_control_gap(a);
+	g1 = front_control_gap(a, NULL);
+	g2 = front_control_gap(a, NULL);
 	ck_assert_ptr_nonnull(g1);
 	ck_assert_ptr_nonnull(g2);
 	ck_assert_str_ne(g1, g2);
@@ -318,6 +357,26 @@ START_TEST(gap_sealed)
 	ck_assert_int_eq(open_frame(a, g1, &in), FRONT_REF_NONE);
 	ck_assert(front_control_ours(a, &in));
 	front_event_clear(&in);
+	/* A gap naming its streams says them sealed. */
+	memset(&gs, 0, sizeof(gs));
+	gs.lists = WYMCP_LIST_RESOURCES;
+	gs.uris[0] = uri;
+	gs.nuris = 1;
+	f = front_control_gap(a, &gs);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(open_frame(b, f, &in), FRONT_REF_NONE);
+	ck_assert(in.narrow);
+	ck_assert_int_eq(in.lists, WYMCP_LIST_RESOURCES);
+	ck_assert_str_eq(json_object_get_string(
+	    json_object_array_get_idx(in.uris, 0)), "note://g");
+	front_event_clear(&in);
+	free(f);
+	gs.all = 1;
+	f = front_control_gap(a, &gs);
+	ck_assert_int_eq(open_frame(b, f, &in), FRONT_REF_NONE);
+	ck_assert(!in.narrow);
+	front_event_clear(&in);
+	free(f);
 	/* Another key: forged. */
 	ck_assert_int_eq(open_frame(x, g1, &in), FRONT_REF_FORGED);
 	/* A MAC changed, a body changed: forged. */
@@ -377,6 +436,7 @@ intake_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("gap");
 	tcase_add_test(tc, gap_members);
+	tcase_add_test(tc, gap_narrow);
 	tcase_add_test(tc, gap_sealed);
 	suite_add_tcase(s, tc);
 	return s;
