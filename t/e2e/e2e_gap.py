@@ -28,7 +28,11 @@ ROLE m LOGIN), prove (issue 35, wymcp-fcgi(8) "Events and commands"):
      again;
   R  A's gap, read off the bus by m (LISTEN) and sent again by m (a
      replay), ends nothing: B's and C's hubs refuse it (replayed) and
-     their listeners get the next update.
+     their listeners get the next update;
+  L  A holds no stream when its bus is cut again; a listener opened on A
+     during the outage misses a note written through B, so it ends with
+     its result once A is back on the bus (on fea4807 it stayed open,
+     the note lost to it).
 
 Not a timed test: it waits for states, with generous limits.  Skips (77)
 without PostgreSQL or nginx.  Every process it starts is stopped by PID.
@@ -323,6 +327,29 @@ def r_section(h, fresh):
         s.close()
 
 
+def l_section(h):
+    before = bus_of(h, "a")
+    h.sql("ALTER ROLE hub_a NOLOGIN")
+    h.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+          "WHERE usename = 'hub_a'")
+    down = wait_bus(h, "a", lambda b: b.get("up") is False, 20)
+    R.check(down.get("up") is False, "L: A's bus is down again",
+            json.dumps(down))
+    late = listen(h, "a", "note://late", "late-a")
+    r = write(h, "b", "late", "missed by A")
+    R.check(r.status == 200, "L: write_note late through B", r.brief())
+    h.sql("ALTER ROLE hub_a LOGIN")
+    up = wait_bus(h, "a", lambda b: b.get("up") is True and
+                  b.get("connects", 0) > before.get("connects", 0), 30)
+    R.check(up.get("up") is True, "L: A's hub is on the bus again",
+            json.dumps(up))
+    late.wait(lambda s: s.eof, 20)
+    R.check(ended_with_result(late, "late-a"), "L: A's listener opened "
+            "during the outage ends with the listen result",
+            "eof %r, last %s" % (late.eof, json.dumps(late.frames[-2:])))
+    late.close()
+
+
 def body(h):
     h.bindir = wymcp_tasks.pg_bindir()
     h.start()
@@ -334,6 +361,7 @@ def body(h):
     f_section(h)
     fresh = g_section(h)
     r_section(h, fresh)
+    l_section(h)
     for n in NAMES:
         R.check(h.procs[n].poll() is None, "instance %s is still running" %
                 n.upper(), "exited %r" % h.procs[n].poll())
