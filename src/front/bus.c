@@ -166,7 +166,8 @@ front_bus_shed(struct front_bus *b, const char *msg, size_t len)
 	    "since the last line): this instance's listeners got them, the "
 	    "other hosts' streams that may miss them end when the bus takes "
 	    "this hub's gap", b->state != BUS_UP ? "the bus is down" :
-	    "its queue is full", b->shed_quiet);
+	    "its queue full, a NOTIFY failed, or an event too long",
+	    b->shed_quiet);
 	b->shed_logged = now;
 	b->shed_quiet = 0;
 }

@@ -398,7 +398,7 @@ struct front_listen {
 	unsigned long	 no_fd;		/* listens refused for fd_room */
 	unsigned long	 shed;		/* events shed: a worker's the hub
 					   could not take, the hub's own
-					   queue or the bus's full */
+					   queue full (the bus's: bus_shed) */
 	unsigned long	 shed_ended;	/* streams ended for them */
 	unsigned long	 waits;		/* events a worker waited to send */
 	unsigned long	 events;	/* events in */
