@@ -23,6 +23,10 @@ handed the stream to the hub.  Then proves:
      wymcp_listen_reclaimed_total 5, wymcp_listen_held 0 and the listen
      table's fill (wymcp_principal_shares{table="listen"} 0, its
      capacity 16, none refused);
+  H  the hub SIGSTOPped, a listen is acknowledged and handed over (its
+     worker idle again); every worker is SIGKILLed; the hub, SIGCONTed,
+     takes the stream: slotsTaken 1 and held 1, nothing reclaimed for
+     the dead workers; closed, both 0 (never given back twice);
   Q  three times: a 2025-11-25 client's book_room asks its question and
      its worker is held (heldByQuestions 1, the holder's relay socket
      PID.N in the instance's relay directory); the holder is SIGKILLed;
@@ -202,6 +206,42 @@ def n_section(h):
             "N: one TYPE line for the family, both tables under it")
 
 
+def h_section(h):
+    """A stream handed over while the hub is stopped: the workers die
+    after the handoff, and it is the hub's, not given back for them."""
+    hub = h.hub()
+    before = page(h).get("listen", {}).get("reclaimed")
+    os.kill(hub, signal.SIGSTOP)
+    try:
+        s = Stream(h.port, {"toolsListChanged": True}, "h")
+        s.wait(lambda x: len(x.frames) >= 1, 30)
+        idle = until(lambda: page(h).get("workers", {}).get("busy") == 0)
+        R.check(s.status == 200 and s.frames and idle,
+                "H: the hub stopped, a listen is acknowledged and its "
+                "worker is done with it (handed over, not yet taken)",
+                "%r %r" % (s.status, s.frames[:1]))
+        pids = h.workers()
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        until(lambda: not any(wymcp_e2e.alive(p) for p in pids))
+        # Reaped: nothing of theirs to give back.
+        until(lambda: len(set(h.workers()) - set(pids)) >= h.nworkers)
+    finally:
+        os.kill(hub, signal.SIGCONT)
+    got = until(lambda: page(h).get("listen", {}).get("held") == 1)
+    st = page(h).get("listen", {})
+    R.check(got and st.get("slotsTaken") == 1 and
+            st.get("reclaimed") == before and not s.eof,
+            "H: every worker SIGKILLed after the handoff: the hub takes "
+            "the stream once it runs again, its slot is not given back "
+            "for them (slotsTaken 1, reclaimed unchanged)", json.dumps(st))
+    s.close()
+    R.check(until(lambda: listen_fig(h) == (0, 0) and page(h)
+                  .get("listen", {}).get("held") == 0),
+            "H: closed: nothing taken, nothing given back twice",
+            repr(listen_fig(h)))
+
+
 def holder(h):
     """The PIDs of the workers holding a question: their relay sockets
     PID.N in the instance's relay directory."""
@@ -256,6 +296,7 @@ def body(h):
             json.dumps(st)[:600])
     k_section(h)
     n_section(h)
+    h_section(h)
     q_section(h)
 
 
