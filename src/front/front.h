@@ -319,6 +319,8 @@ int		 front_share_count(struct front_shares *,
 		    const unsigned char *d);
 void		 front_shares_figures(struct front_shares *, size_t *used,
 		    size_t *cap, unsigned long *full);
+void		 front_share_give_mark(struct front_shares *,
+		    const unsigned char *d, int *mark, int v);
 
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 #define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */

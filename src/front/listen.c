@@ -228,11 +228,13 @@ front_listen_hub_died(const struct front_limits *lim)
  * (front_listen_worker()) says what it holds, should it die before the
  * hub has the stream: FRONT_HOLD_SLOT (the instance's count, held),
  * then FRONT_HOLD_SHARE (its principal's share too).  The board steps
- * up after each take and down before each give, and to
- * FRONT_HOLD_NONE just before each try to hand the stream over (back
- * when the try fails): what the supervisor gives back for a dead
- * worker (front_listen_dead()) is never given back twice, and at worst
- * (a death between an atomic take and the store that follows it) one
+ * up after each take and down before each give (the share's under the
+ * table's lock: front_share_give_mark(), so that a worker killed while
+ * it waits for the lock still holds it), and to FRONT_HOLD_NONE just
+ * before each try to hand the stream over (back when the try fails):
+ * what the supervisor gives back for a dead worker
+ * (front_listen_dead()) is never given back twice, and at worst (a
+ * death between an atomic take and the store that follows it) one
  * place is left taken.
  */
 static int		 reserved;	/* a slot is ours */
@@ -475,8 +477,12 @@ front_listen_done(const struct front_limits *lim)
 	int	 h = handed;
 
 	if (reserved && !handed && lim->listen != NULL) {
-		hold_step(FRONT_HOLD_SLOT);
-		front_share_give(lim->listen->shares, reserved_share, 0);
+		if (lboard != NULL)
+			front_share_give_mark(lim->listen->shares,
+			    reserved_share, &lboard->listen, FRONT_HOLD_SLOT);
+		else
+			front_share_give(lim->listen->shares, reserved_share,
+			    0);
 		hold_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&lim->listen->held, 1, __ATOMIC_ACQ_REL);
 	}

@@ -305,11 +305,10 @@ front_relay_release(void)
 		h.path[0] = '\0';
 	}
 	if (h.board != NULL && h.board->asking != FRONT_HOLD_NONE) {
-		if (h.board->asking == FRONT_HOLD_SHARE) {
-			asking_step(FRONT_HOLD_SLOT);
-			front_share_give(h.lim->relay->shares,
-			    h.board->asking_share, 0);
-		}
+		if (h.board->asking == FRONT_HOLD_SHARE)
+			front_share_give_mark(h.lim->relay->shares,
+			    h.board->asking_share, &h.board->asking,
+			    FRONT_HOLD_SLOT);
 		asking_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&h.lim->relay->asking, 1,
 		    __ATOMIC_SEQ_CST);

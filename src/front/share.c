@@ -269,6 +269,27 @@ front_share_give(struct front_shares *t, const unsigned char *d, int hub)
 	unlock(t);
 }
 
+/*
+ * front_share_give(), and `*mark' (a worker's board: FRONT_HOLD_*) set
+ * to `v' under the lock just before the count falls: a worker killed
+ * while it waits for the lock still holds its share on its board.
+ */
+void
+front_share_give_mark(struct front_shares *t, const unsigned char *d,
+    int *mark, int v)
+{
+	ssize_t		 i;
+
+	lock(t);
+	__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
+	if ((i = find(t, d)) != -1 && t->slot[i].n > 0 &&
+	    --t->slot[i].n == 0) {
+		remove_at(t, (size_t)i);
+		t->used--;
+	}
+	unlock(t);
+}
+
 void
 front_share_to_hub(struct front_shares *t, const unsigned char *d)
 {

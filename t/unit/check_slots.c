@@ -245,6 +245,62 @@ START_TEST(handed_is_the_hubs)
 }
 END_TEST
 
+/* Has `pid' gone to sleep on a futex (the table's lock)? */
+static int
+on_futex(pid_t pid)
+{
+	char	 p[64], w[64];
+	FILE	*f;
+	int	 yes = 0;
+
+	snprintf(p, sizeof(p), "/proc/%ld/wchan", (long)pid);
+	if ((f = fopen(p, "r")) != NULL) {
+		yes = fgets(w, sizeof(w), f) != NULL &&
+		    strncmp(w, "futex", 5) == 0;
+		(void)fclose(f);
+	}
+	return yes;
+}
+
+/*
+ * A worker killed while it waits for the share table's lock to give
+ * its share back still holds the share on its board: the supervisor
+ * gives it back (the lock's holder killed too: the table is rebuilt).
+ */
+START_TEST(killed_waiting_for_the_lock)
+{
+	pid_t	 a, b;
+	int	 p[2], i, st;
+	char	 c;
+
+	ck_assert_int_eq(hold("alice"), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	if ((a = fork()) == 0) {
+		lock(page->shares);
+		(void)write(p[1], "x", 1);
+		for (;;)
+			pause();
+	}
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	if ((b = fork()) == 0) {
+		(void)front_listen_done(&lim);
+		_exit(0);
+	}
+	for (i = 0; i < 2000 && !on_futex(b); i++)
+		usleep(10000);
+	ck_assert_msg(on_futex(b), "the worker never waited for the lock");
+	(void)kill(b, SIGKILL);
+	ck_assert_int_eq(waitpid(b, &st, 0), b);
+	ck_assert_int_eq(board->listen, FRONT_HOLD_SHARE);
+	(void)kill(a, SIGKILL);
+	ck_assert_int_eq(waitpid(a, &st, 0), a);
+	front_listen_dead(&lim, board);
+	figures(0, 0, 1);
+	(void)close(p[0]);
+	(void)close(p[1]);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -261,6 +317,7 @@ main(void)
 	tcase_add_test(tc, dead_holders_give_back_once);
 	tcase_add_test(tc, dead_with_the_slot_only);
 	tcase_add_test(tc, handed_is_the_hubs);
+	tcase_add_test(tc, killed_waiting_for_the_lock);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
