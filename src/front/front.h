@@ -319,6 +319,8 @@ int		 front_share_count(struct front_shares *,
 		    const unsigned char *d);
 void		 front_shares_figures(struct front_shares *, size_t *used,
 		    size_t *cap, unsigned long *full);
+int		 front_share_take_mark(struct front_shares *,
+		    const unsigned char *d, int per, int *mark, int v);
 void		 front_share_give_mark(struct front_shares *,
 		    const unsigned char *d, int *mark, int v);
 

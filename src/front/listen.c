@@ -229,8 +229,9 @@ front_listen_hub_died(const struct front_limits *lim)
  * hub has the stream: FRONT_HOLD_SLOT (the instance's count, held),
  * then FRONT_HOLD_SHARE (its principal's share too).  The board steps
  * up after each take and down before each give (the share's under the
- * table's lock: front_share_give_mark(), so that a worker killed while
- * it waits for the lock still holds it), and to FRONT_HOLD_NONE just
+ * table's lock: front_share_take_mark(), front_share_give_mark(), so
+ * that a worker killed while it waits for the lock holds what its
+ * board says), and to FRONT_HOLD_NONE just
  * before each try to hand the stream over (back when the try fails):
  * what the supervisor gives back for a dead worker
  * (front_listen_dead()) is never given back twice, and at worst (a
@@ -326,13 +327,14 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 		return -1;
 	}
 	hold_step(FRONT_HOLD_SLOT);
-	if ((rc = front_share_take(l->shares, d, l->per)) != 1) {
+	if ((rc = lboard != NULL ? front_share_take_mark(l->shares, d,
+	    l->per, &lboard->listen, FRONT_HOLD_SHARE) :
+	    front_share_take(l->shares, d, l->per)) != 1) {
 		hold_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
 		return rc == 0 ? -2 : -1;
 	}
-	hold_step(FRONT_HOLD_SHARE);
 	reserved = 1;
 	handed = 0;
 	memcpy(reserved_share, d, sizeof(d));

@@ -254,8 +254,8 @@ front_relay_hold(const char *who)
 		return NULL;
 	}
 	asking_step(FRONT_HOLD_SLOT);
-	if ((n = front_share_take(r->shares, d, who != NULL ? r->per :
-	    r->max)) != 1) {
+	if ((n = front_share_take_mark(r->shares, d, who != NULL ? r->per :
+	    r->max, &h.board->asking, FRONT_HOLD_SHARE)) != 1) {
 		asking_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&r->refused_share, 1, __ATOMIC_RELAXED);
@@ -266,7 +266,6 @@ front_relay_hold(const char *who)
 		    r->per : r->max);
 		return NULL;
 	}
-	asking_step(FRONT_HOLD_SHARE);
 	snprintf(h.local, sizeof(h.local), "%ld.%lu", (long)getpid(), ++h.n);
 	if (r->self[0] != '\0')
 		snprintf(h.addr, sizeof(h.addr), "%s/%s", r->self, h.local);

@@ -245,6 +245,27 @@ START_TEST(handed_is_the_hubs)
 }
 END_TEST
 
+/* share.c's marks move with the counts, under the lock: not when refused. */
+START_TEST(marks_move_with_the_counts)
+{
+	unsigned char	 d[FRONT_SHARE_LEN];
+	int		 mark = FRONT_HOLD_SLOT;
+
+	front_share_digest(page->shares, "bob", d);
+	ck_assert_int_eq(front_share_take_mark(page->shares, d, 1, &mark,
+	    FRONT_HOLD_SHARE), 1);
+	ck_assert_int_eq(mark, FRONT_HOLD_SHARE);
+	mark = FRONT_HOLD_SLOT;
+	ck_assert_int_eq(front_share_take_mark(page->shares, d, 1, &mark,
+	    FRONT_HOLD_SHARE), 0);
+	ck_assert_int_eq(mark, FRONT_HOLD_SLOT);
+	ck_assert_int_eq(share_of("bob"), 1);
+	front_share_give_mark(page->shares, d, &mark, FRONT_HOLD_NONE);
+	ck_assert_int_eq(mark, FRONT_HOLD_NONE);
+	ck_assert_int_eq(share_of("bob"), 0);
+}
+END_TEST
+
 /* Has `pid' gone to sleep on a futex (the table's lock)? */
 static int
 on_futex(pid_t pid)
@@ -318,6 +339,7 @@ main(void)
 	tcase_add_test(tc, dead_with_the_slot_only);
 	tcase_add_test(tc, handed_is_the_hubs);
 	tcase_add_test(tc, killed_waiting_for_the_lock);
+	tcase_add_test(tc, marks_move_with_the_counts);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_ENV);
