@@ -266,18 +266,22 @@ START_TEST(marks_move_with_the_counts)
 }
 END_TEST
 
-/* Has `pid' gone to sleep on a futex (the table's lock)? */
+/*
+ * Has `pid' gone to sleep (state S in /proc/PID/stat)?  The worker
+ * below does nothing that sleeps but wait for the table's lock.
+ */
 static int
 on_futex(pid_t pid)
 {
-	char	 p[64], w[64];
+	char	 p[64], w[256], *e;
 	FILE	*f;
 	int	 yes = 0;
 
-	snprintf(p, sizeof(p), "/proc/%ld/wchan", (long)pid);
+	snprintf(p, sizeof(p), "/proc/%ld/stat", (long)pid);
 	if ((f = fopen(p, "r")) != NULL) {
 		yes = fgets(w, sizeof(w), f) != NULL &&
-		    strncmp(w, "futex", 5) == 0;
+		    (e = strrchr(w, ')')) != NULL && e[1] == ' ' &&
+		    e[2] == 'S';
 		(void)fclose(f);
 	}
 	return yes;
