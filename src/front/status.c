@@ -267,8 +267,10 @@ put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	err[sizeof(err) - 1] = '\0';
 	n = put(buf, cap, n, ",\"bus\":{\"up\":%s,\"connects\":%lu,"
 	    "\"eventsSent\":%lu,\"eventsReceived\":%lu,\"notifies\":%lu,"
+	    "\"eventsShed\":%lu,\"gapsSent\":%lu,\"gapsReceived\":%lu,"
 	    "\"lastError\":", L(bus_up) ? "true" : "false", L(bus_connects),
-	    L(bus_sent), L(bus_received), L(bus_notifies));
+	    L(bus_sent), L(bus_received), L(bus_notifies), L(bus_shed),
+	    L(gaps_sent), L(gaps_in));
 	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
 	return at != 0 ? put(buf, cap, n, ",\"lastErrorAt\":%lld}", at) :
 	    put(buf, cap, n, ",\"lastErrorAt\":null}");
@@ -346,13 +348,14 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"lostNoFd\":%lu,"
 	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu,"
 	    "\"descriptorRoom\":%d,\"refusedNoFd\":%lu,\"eventsShed\":%lu,"
-	    "\"endedForShed\":%lu,\"workerWaits\":%lu,\"slotsTaken\":%d,"
-	    "\"reclaimed\":%lu",
+	    "\"endedForShed\":%lu,\"endedForBusGap\":%lu,"
+	    "\"workerWaits\":%lu,\"slotsTaken\":%d,\"reclaimed\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
 	    L(events), L(frames), L(hub_starts), L(fd_room), L(no_fd),
-	    L(shed), L(shed_ended), L(waits), L(held), L(reclaimed));
+	    L(shed), L(shed_ended), L(gap_ended), L(waits), L(held),
+	    L(reclaimed));
 	n = put_shares(l->shares, "shares", buf, cap, n);
 	n = put_refused(l, buf, cap, n);
 	if (l->bus)
@@ -389,6 +392,7 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_ended_total{why=\"client_gone\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"slow_client\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"events_shed\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"bus_gap\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"no_descriptor\"} %lu\n"
 	    "# HELP wymcp_listen_events_total Events the hub took in.\n"
 	    "# TYPE wymcp_listen_events_total counter\n"
@@ -413,8 +417,8 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_reclaimed_total %lu\n",
 	    L(lists_streams), L(resource_streams), L(held), l->max,
 	    L(refused), L(ended), L(gone), L(dropped), L(shed_ended),
-	    L(lost), L(events), L(frames), L(shed), L(no_fd), L(hub_up),
-	    L(reclaimed));
+	    L(gap_ended), L(lost), L(events), L(frames), L(shed), L(no_fd),
+	    L(hub_up), L(reclaimed));
 	if (l->bus)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
@@ -429,12 +433,19 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 		    "# TYPE wymcp_bus_events_total counter\n"
 		    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
 		    "wymcp_bus_events_total{way=\"received\"} %lu\n"
+		    "wymcp_bus_events_total{way=\"shed\"} %lu\n"
+		    "# HELP wymcp_bus_gaps_total Gaps (events shed on the "
+		    "bus) sent and taken.\n"
+		    "# TYPE wymcp_bus_gaps_total counter\n"
+		    "wymcp_bus_gaps_total{way=\"sent\"} %lu\n"
+		    "wymcp_bus_gaps_total{way=\"received\"} %lu\n"
 		    "# HELP wymcp_bus_notifies_total NOTIFYs sent (events "
 		    "batched, one a line).\n"
 		    "# TYPE wymcp_bus_notifies_total counter\n"
 		    "wymcp_bus_notifies_total %lu\n",
 		    L(bus_up), L(bus_connects), L(bus_sent),
-		    L(bus_received), L(bus_notifies));
+		    L(bus_received), L(bus_shed), L(gaps_sent), L(gaps_in),
+		    L(bus_notifies));
 	return n;
 }
 #undef L

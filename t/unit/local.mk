@@ -31,9 +31,11 @@ UNIT_TESTS = \
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # wymcp-fcgi's hub's event parser (src/front/intake.c, compiled in: it
-# is a program's file, not the library's).
+# is a program's file, not the library's), and its sealed frames
+# (src/front/control.c, with log.c for its log lines).
 %canon_reldir%_check_intake_SOURCES = %reldir%/check_intake.c \
-	src/front/intake.c
+	src/front/intake.c src/front/control.c src/front/log.c
+%canon_reldir%_check_intake_LDADD = src/prog/libprog.la $(LDADD)
 # ... and its index of streams by URI and list kind (src/front/index.c).
 %canon_reldir%_check_index_SOURCES = %reldir%/check_index.c \
 	src/front/index.c
