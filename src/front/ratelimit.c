@@ -211,13 +211,22 @@ static void
 digest(const struct front_rates *t, const char *who, const char *tool,
     unsigned char *d)
 {
-	static unsigned char	 memo[RATE_MEMO], md[RATE_DIGEST];
-	static size_t		 mlen;
+	static char		 memo[RATE_MEMO];	/* who NUL tool */
+	static unsigned char	 md[RATE_DIGEST];
+	static size_t		 ma;			/* who NUL's length */
 	static const struct front_rates *mt;
 	unsigned char		 buf[RATE_MEMO], *big;
-	size_t			 a = strlen(who) + 1, b = strlen(tool);
+	size_t			 a, b;
 
-	if (a + b > sizeof(buf)) {
+	/* The last pair's, compared where it stands. */
+	if (mt == t && strcmp(memo, who) == 0 &&
+	    strcmp(memo + ma, tool) == 0) {
+		memcpy(d, md, RATE_DIGEST);
+		return;
+	}
+	a = strlen(who) + 1;
+	b = strlen(tool);
+	if (a + b >= sizeof(buf)) {
 		/* Too long to remember: digested in a buffer of its own. */
 		if ((big = malloc(a + b)) == NULL) {
 			memset(d, 0, RATE_DIGEST);
@@ -230,14 +239,10 @@ digest(const struct front_rates *t, const char *who, const char *tool,
 		return;
 	}
 	memcpy(buf, who, a);
-	memcpy(buf + a, tool, b);
-	if (mt == t && mlen == a + b && memcmp(memo, buf, a + b) == 0) {
-		memcpy(d, md, RATE_DIGEST);
-		return;
-	}
+	memcpy(buf + a, tool, b + 1);
 	crypto_shorthash_siphashx24(d, buf, a + b, t->shm.key);
-	memcpy(memo, buf, a + b);
-	mlen = a + b;
+	memcpy(memo, buf, a + b + 1);
+	ma = a;
 	memcpy(md, d, RATE_DIGEST);
 	mt = t;
 }
