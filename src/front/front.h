@@ -109,6 +109,7 @@ struct front_opts {
 	const char	**rate_limits;	/* --rate-limit, in order */
 	size_t		  nrate_limits;
 	const char	 *otlp_endpoint; /* --otlp-endpoint, or NULL */
+	unsigned int	  otlp_metrics_s; /* --otlp-metrics-interval */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -559,15 +560,26 @@ size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
  * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
  * first fork, as the workers' user (forks the exporter; -1: logged);
  * front_otlp_send() hands a span's line over without waiting (or drops
- * it, counted).
+ * it, counted); front_otlp_stop(), the supervisor's last call, lets the
+ * exporter make its last posts.
  */
-int		 front_otlp_setup(const char *url);
+int		 front_otlp_setup(const char *url,
+		    unsigned int metrics_interval_s);
 int		 front_otlp_on(void);
 void		 front_otlp_reaped(pid_t);
+void		 front_otlp_stop(void);
 void		 front_otlp_send(const char *line, size_t len);
 void		 front_otlp_counts(unsigned long *queued,
 		    unsigned long *dropped, unsigned long *exported,
 		    unsigned long *failed);
+/* The metrics' (mcp.server.operation.duration) posts, for the page. */
+struct front_otlp_metrics {
+	int		 on;		/* --otlp-metrics-interval > 0 */
+	unsigned long	 posts, failed;	/* taken by the endpoint, and not */
+	unsigned long	 overflow;	/* spans in the overflow set */
+	unsigned long	 sets;		/* attribute sets last exported */
+};
+void		 front_otlp_metric_counts(struct front_otlp_metrics *);
 
 /*
  * ratelimit.c: token buckets per principal per tool (--rate-limit),

@@ -438,6 +438,7 @@ struct now {
 	int			 otlp;		/* --otlp-endpoint */
 	unsigned long		 span_queued, span_dropped, span_exported;
 	unsigned long		 span_failed;
+	struct front_otlp_metrics metrics;	/* their posts */
 };
 
 /* Fill *nw for the page. */
@@ -465,6 +466,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 	if ((nw->otlp = front_otlp_on()))
 		front_otlp_counts(&nw->span_queued, &nw->span_dropped,
 		    &nw->span_exported, &nw->span_failed);
+	if (nw->otlp)
+		front_otlp_metric_counts(&nw->metrics);
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -522,6 +525,11 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		    "\"dropped\":%lu,\"exported\":%lu,\"failed\":%lu}",
 		    nw->span_queued, nw->span_dropped, nw->span_exported,
 		    nw->span_failed);
+	if (nw->otlp && nw->metrics.on)
+		n = put(buf, cap, n, ",\"otlpMetrics\":{\"posts\":%lu,"
+		    "\"failed\":%lu,\"overflow\":%lu,\"sets\":%lu}",
+		    nw->metrics.posts, nw->metrics.failed,
+		    nw->metrics.overflow, nw->metrics.sets);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -590,6 +598,20 @@ prom_operators(const struct now *nw, char *buf, size_t cap, size_t n)
 		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
 		    nw->span_queued, nw->span_dropped, nw->span_exported,
 		    nw->span_failed);
+	if (nw->otlp && nw->metrics.on)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_otlp_metric_posts_total Posts of "
+		    "mcp.server.operation.duration to the OTLP endpoint, "
+		    "by outcome.\n"
+		    "# TYPE wymcp_otlp_metric_posts_total counter\n"
+		    "wymcp_otlp_metric_posts_total{outcome=\"taken\"} %lu\n"
+		    "wymcp_otlp_metric_posts_total{outcome=\"failed\"} %lu\n"
+		    "# HELP wymcp_otlp_metric_overflow_total Spans counted "
+		    "in the overflow attribute set (past 255 sets).\n"
+		    "# TYPE wymcp_otlp_metric_overflow_total counter\n"
+		    "wymcp_otlp_metric_overflow_total %lu\n",
+		    nw->metrics.posts, nw->metrics.failed,
+		    nw->metrics.overflow);
 	return n;
 }
 

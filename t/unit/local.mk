@@ -15,6 +15,7 @@ UNIT_TESTS = \
 	%reldir%/check_meta \
 	%reldir%/check_module \
 	%reldir%/check_options \
+	%reldir%/check_otlpm \
 	%reldir%/check_peer \
 	%reldir%/check_ratelimit \
 	%reldir%/check_rpc \
@@ -45,6 +46,11 @@ TESTS += $(UNIT_TESTS)
 %canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c \
 	src/front/shm.c
 %canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
+
+# wymcp-fcgi's exporter's mcp.server.operation.duration histogram
+# (src/front/otlpm.c, included).
+%canon_reldir%_check_otlpm_SOURCES = %reldir%/check_otlpm.c
+%canon_reldir%_check_otlpm_LDADD = $(JSONC_LIBS) $(CHECK_LIBS)
 
 # wymcp-fcgi's shares per principal (src/front/share.c, included; its
 # shared table, src/front/shm.c, compiled in).
