@@ -158,7 +158,8 @@ static inline int
 plain_word(uint64_t w)
 {
 	const uint64_t	 one = 0x0101010101010101ULL, high = one * 0x80;
-	uint64_t	 q = w ^ one * '"', b = w ^ one * '\\', d = w ^ one * 0x7f;
+	uint64_t	 q = w ^ one * '"', b = w ^ one * '\\';
+	uint64_t	 d = w ^ one * 0x7f;
 
 	return ((((w - one * 0x20) & ~w) | ((q - one) & ~q) |
 	    ((b - one) & ~b) | ((d - one) & ~d) | w) & high) == 0;
@@ -246,13 +247,14 @@ put_esc(struct line *l, const char *s)
 }
 
 /*
- * ,"key":"value" when value is not NULL (k: ,"key":" and its length):
- * the value escaped (put_esc()), or as it is when `raw' (nothing in it
- * to escape: hex digits, or the library's own words, an outcome).
+ * A string value: k (its key and opening quote, klen bytes), then the
+ * value escaped (put_esc()), or as it is when `raw' (nothing in it to
+ * escape: hex digits, the library's own words), then `end' (the
+ * closing quote and what follows, endlen bytes).  Nothing for NULL.
  */
 static inline void
-member_k(struct line *l, const char *k, size_t klen, const char *value,
-    int raw)
+str_k(struct line *l, const char *k, size_t klen, const char *value,
+    int raw, const char *end, size_t endlen)
 {
 	if (value == NULL)
 		return;
@@ -261,7 +263,15 @@ member_k(struct line *l, const char *k, size_t klen, const char *value,
 		put(l, value, strlen(value));
 	else
 		put_esc(l, value);
-	PUTS(l, "\"");
+	put(l, end, endlen);
+}
+
+/* ,"key":"value" (the key from its text k). */
+static inline void
+member_k(struct line *l, const char *k, size_t klen, const char *value,
+    int raw)
+{
+	str_k(l, k, klen, value, raw, "\"", 1);
 }
 #define MEMBER_S(key)	",\"" key "\":\""
 #define member(l, key, v) \
@@ -472,29 +482,13 @@ build(struct line *l, const struct wymcp_request_info *ri, long long us,
 	PUTS(l, "}\n");
 }
 
-/*
- * An OTLP attribute of string value v (nothing for NULL); k: its text
- * up to the value (ATTR_STR()); v escaped, or as it is when `raw'.
- */
-static inline void
-attr_str_k(struct line *l, const char *k, size_t klen, const char *v,
-    int raw)
-{
-	if (v == NULL)
-		return;
-	put(l, k, klen);
-	if (raw)
-		put(l, v, strlen(v));
-	else
-		put_esc(l, v);
-	PUTS(l, "\"}}");
-}
+/* An OTLP attribute of string value v (nothing for NULL): str_k(). */
 #define ATTR_S(key)	",{\"key\":\"" key "\",\"value\":{\"stringValue\":\""
 #define ATTR_STR(l, key, v) \
-	attr_str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 0)
+	str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 0, "\"}}", 3)
 /* The same, for a value with nothing to escape (digits, our words). */
 #define ATTR_RAW(l, key, v) \
-	attr_str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 1)
+	str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 1, "\"}}", 3)
 
 /* An OTLP attribute of integer value v (a string, as OTLP/JSON has it). */
 static inline void
