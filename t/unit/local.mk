@@ -63,9 +63,9 @@ TESTS += $(UNIT_TESTS)
 
 # A worker's listen slot on its board, given back when it dies
 # (src/front/listen.c and share.c, included; the hub's event parser,
-# which listen.c calls, compiled in).
+# which listen.c calls, and the shared tables' setup, compiled in).
 %canon_reldir%_check_slots_SOURCES = %reldir%/check_slots.c \
-	src/front/intake.c
+	src/front/intake.c src/front/shm.c
 %canon_reldir%_check_slots_LDADD = $(SODIUM_LIBS) $(LDADD)
 
 # wymcp-fcgi's table of options (a program's files, with libprog).
