@@ -248,6 +248,58 @@ front_share_give(struct front_shares *t, const unsigned char *d, int hub)
 	unlock(t);
 }
 
+/*
+ * front_share_take(), and `*mark' (a worker's board: FRONT_HOLD_*) set
+ * to `v' under the lock as soon as the count is taken.
+ */
+int
+front_share_take_mark(struct front_shares *t, const unsigned char *d,
+    int per, int *mark, int v)
+{
+	ssize_t		 i;
+	int		 rc = 1;
+
+	lock(t);
+	if ((i = find(t, d)) == -1 ||
+	    (t->slot[i].n == 0 && t->used >= t->cap / 4 * 3)) {
+		t->full++;
+		rc = -1;
+	} else if (t->slot[i].n >= per)
+		rc = 0;
+	else {
+		if (t->slot[i].n == 0) {
+			memcpy(t->slot[i].d, d, FRONT_SHARE_LEN);
+			t->slot[i].hub = 0;
+			t->used++;
+		}
+		t->slot[i].n++;
+		__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
+	}
+	unlock(t);
+	return rc;
+}
+
+/*
+ * front_share_give(), and `*mark' (a worker's board: FRONT_HOLD_*) set
+ * to `v' under the lock just before the count falls: a worker killed
+ * while it waits for the lock still holds its share on its board.
+ */
+void
+front_share_give_mark(struct front_shares *t, const unsigned char *d,
+    int *mark, int v)
+{
+	ssize_t		 i;
+
+	lock(t);
+	__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
+	if ((i = find(t, d)) != -1 && t->slot[i].n > 0 &&
+	    --t->slot[i].n == 0) {
+		remove_at(t, (size_t)i);
+		t->used--;
+	}
+	unlock(t);
+}
+
 void
 front_share_to_hub(struct front_shares *t, const unsigned char *d)
 {
