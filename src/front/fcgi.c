@@ -577,6 +577,7 @@ worker_init(struct wymcp_server *srv, const struct front_limits *lim,
 	}
 	(void)front_watch_init(srv, board, lim->timeout);
 	front_relay_worker(lim, board);
+	front_listen_worker(board);
 	*fdbase = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (*fdbase != -1)
 		close(*fdbase);

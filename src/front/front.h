@@ -320,6 +320,10 @@ int		 front_share_count(struct front_shares *,
 		    const unsigned char *d);
 void		 front_shares_figures(struct front_shares *, size_t *used,
 		    size_t *cap, unsigned long *full);
+int		 front_share_take_mark(struct front_shares *,
+		    const unsigned char *d, int per, int *mark, int v);
+void		 front_share_give_mark(struct front_shares *,
+		    const unsigned char *d, int *mark, int v);
 
 #define FRONT_RELAY_ADDR_MAX	80	/* --relay-listen's length */
 #define FRONT_RELAY_CONNS_MAX	64	/* relay connections at once */
@@ -329,6 +333,7 @@ struct front_relay {
 	int		 per;		/* --max-asking-per-principal */
 	struct front_shares *shares;	/* held, per principal */
 	unsigned long	 refused_share;	/* refused past per */
+	unsigned long	 reclaimed;	/* places of dead workers given back */
 	char		 dir[96];
 	char		 self[FRONT_RELAY_ADDR_MAX + 1]; /* --relay-listen */
 };
@@ -424,6 +429,7 @@ struct front_listen {
 	long long	 bus_error_at;	/* time(3), 0: none */
 	char		 bus_error[160];
 	struct front_shares *shares;	/* per principal, with the hub's */
+	unsigned long	 reclaimed;	/* slots of dead workers given back */
 	char		 dir[96];
 	char		 path[108];	/* the hub's socket */
 };
@@ -452,6 +458,9 @@ int		 front_publish_cmd(const char *event, const void *be,
 		    size_t errlen);
 void		 front_listen_cleanup(const struct front_limits *);
 void		 front_listen_hub_died(const struct front_limits *);
+void		 front_listen_worker(struct front_board *);
+void		 front_listen_dead(const struct front_limits *,
+		    struct front_board *);
 int		 front_hub(const struct front_limits *, struct front_board *,
 		    pid_t supervisor, struct wymcp_server *);
 
@@ -568,13 +577,28 @@ struct front_board {
 	int		 busy;		/* a request is in flight */
 	int		 why;		/* FRONT_WHY_*: why it left */
 	long long	 deadline;	/* ms, CLOCK_MONOTONIC; 0: none */
-	int		 asking;	/* holds a question (relay.c) */
+	int		 asking;	/* FRONT_HOLD_*: a question's place
+					   (relay.c) */
 	unsigned char	 asking_share[FRONT_SHARE_LEN]; /* ... its principal */
+	int		 listen;	/* FRONT_HOLD_*: a listen's slot
+					   (listen.c), until the hub has it */
+	unsigned char	 listen_share[FRONT_SHARE_LEN]; /* ... its principal */
 	char		 method[64];	/* of the request in flight */
 	char		 name[128];	/* its tool, prompt or URI */
 	char		 reqid[64];	/* its id */
 	char		 detail[96];	/* FRONT_WHY_* in words */
 };
+/*
+ * What a worker holds of a counted place (the board's asking, listen):
+ * the instance's count (SLOT), and its principal's share too (SHARE).
+ * The worker steps up after each take and down before each give; the
+ * supervisor gives back what the board of a dead worker says, once
+ * (front_*_dead(), with an atomic exchange).
+ */
+#define FRONT_HOLD_NONE		0
+#define FRONT_HOLD_SLOT		1
+#define FRONT_HOLD_SHARE	2
+
 #define FRONT_WHY_NONE		0
 #define FRONT_WHY_TIMEOUT	1	/* its own timer stopped it */
 #define FRONT_WHY_RETIRED	2	/* recycled after a request */
@@ -738,7 +762,8 @@ int		 front_runner(struct wymcp_server *,
  * front_relay_cleanup() removes the directory (0, or -1: not empty,
  * logged).
  * front_relay_worker() tells a worker's relay its board;
- * front_relay_dead() (the supervisor) gives back a dead worker's place.
+ * front_relay_dead() (the supervisor) gives back a dead worker's place
+ * and removes its socket.
  * The rest are the wymcp_io ask_* members (fcgi.c): hold, release,
  * wait (with the FastCGI connection, for a hang-up) and forward.
  */
@@ -749,7 +774,7 @@ int		 front_relay_cleanup(const struct front_limits *);
 void		 front_relay_worker(const struct front_limits *,
 		    struct front_board *);
 void		 front_relay_dead(const struct front_limits *,
-		    struct front_board *);
+		    struct front_board *, pid_t);
 const char	*front_relay_hold(const char *who);
 void		 front_relay_release(void);
 int		 front_relay_wait(int conn, int ms,

@@ -168,6 +168,9 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 	    (s = calloc(1, sizeof(*s))) == NULL) {
 		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
 		close(fd);
+		/* Its worker's reservation is the hub's to give back. */
+		if (o != NULL)
+			front_listen_unreserve(h->l, d, 0);
 		json_object_put(o);
 		return;
 	}

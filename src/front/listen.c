@@ -223,11 +223,63 @@ front_listen_hub_died(const struct front_limits *lim)
 
 /* ---------------------------------------------- the worker's side */
 
-/* This worker's reservation for the request in flight. */
+/*
+ * This worker's reservation for the request in flight.  Its board
+ * (front_listen_worker()) says what it holds, should it die before the
+ * hub has the stream: FRONT_HOLD_SLOT (the instance's count, held),
+ * then FRONT_HOLD_SHARE (its principal's share too).  The board steps
+ * up after each take and down before each give (the share's under the
+ * table's lock: front_share_take_mark(), front_share_give_mark(), so
+ * that a worker killed while it waits for the lock holds what its
+ * board says), and to FRONT_HOLD_NONE just
+ * before each try to hand the stream over (back when the try fails):
+ * what the supervisor gives back for a dead worker
+ * (front_listen_dead()) is never given back twice, and at worst (a
+ * death between an atomic take and the store that follows it) one
+ * place is left taken.
+ */
 static int		 reserved;	/* a slot is ours */
 static int		 handed;	/* ... and the hub has it */
 static unsigned char	 reserved_share[FRONT_SHARE_LEN]; /* its principal */
+static struct front_board *lboard;	/* this worker's */
 static int		 sendfd = -1;	/* unbound: to the hub's path */
+
+static void
+hold_step(int v)
+{
+	if (lboard != NULL)
+		__atomic_store_n(&lboard->listen, v, __ATOMIC_SEQ_CST);
+}
+
+void
+front_listen_worker(struct front_board *b)
+{
+	lboard = b;
+}
+
+/*
+ * The supervisor, for a worker that died (its board no longer
+ * changes): give back the slot and share it held, once.
+ */
+void
+front_listen_dead(const struct front_limits *lim, struct front_board *b)
+{
+	struct front_listen	*l = lim->listen;
+	int			 s;
+
+	if (l == NULL || b == NULL)
+		return;
+	s = __atomic_exchange_n(&b->listen, FRONT_HOLD_NONE,
+	    __ATOMIC_SEQ_CST);
+	if (s == FRONT_HOLD_SHARE)
+		front_share_give(l->shares, b->listen_share, 0);
+	if (s == FRONT_HOLD_SLOT || s == FRONT_HOLD_SHARE) {
+		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
+		__atomic_add_fetch(&l->reclaimed, 1, __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "a worker died holding a listen "
+		    "slot it had not handed to the hub: given back");
+	}
+}
 
 /*
  * Take back a share (`d', its principal's digest: share.c) and a slot;
@@ -259,6 +311,11 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
+	/* The principal's own share (share.c: exact, never a bucket's),
+	   on the board before anything is taken. */
+	front_share_digest(l->shares, wl->who, d);
+	if (lboard != NULL)
+		memcpy(lboard->listen_share, d, sizeof(d));
 	room = __atomic_load_n(&l->fd_room, __ATOMIC_ACQUIRE);
 	held = __atomic_add_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 	if (held > l->max || held > room) {
@@ -269,9 +326,11 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 		    __ATOMIC_RELAXED);
 		return -1;
 	}
-	/* The principal's own share (share.c: exact, never a bucket's). */
-	front_share_digest(l->shares, wl->who, d);
-	if ((rc = front_share_take(l->shares, d, l->per)) != 1) {
+	hold_step(FRONT_HOLD_SLOT);
+	if ((rc = lboard != NULL ? front_share_take_mark(l->shares, d,
+	    l->per, &lboard->listen, FRONT_HOLD_SHARE) :
+	    front_share_take(l->shares, d, l->per)) != 1) {
+		hold_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&l->held, 1, __ATOMIC_ACQ_REL);
 		__atomic_add_fetch(&l->refused, 1, __ATOMIC_RELAXED);
 		return rc == 0 ? -2 : -1;
@@ -334,7 +393,14 @@ to_hub(int tell, const char *path, const char *msg, size_t len, int fd,
 		memcpy(CMSG_DATA(c), &fd, sizeof(int));
 	}
 	until = front_now_ms() + wait;
-	while (sendmsg(tell, &mh, MSG_NOSIGNAL) == -1) {
+	for (;;) {
+		/* A stream handed over is the hub's to give back. */
+		if (fd >= 0 && reserved)
+			hold_step(FRONT_HOLD_NONE);
+		if (sendmsg(tell, &mh, MSG_NOSIGNAL) != -1)
+			break;
+		if (fd >= 0 && reserved)
+			hold_step(FRONT_HOLD_SHARE);
 		if ((errno != EAGAIN && errno != EWOULDBLOCK &&
 		    errno != EINTR) || front_now_ms() >= until)
 			return -1;
@@ -412,8 +478,16 @@ front_listen_done(const struct front_limits *lim)
 {
 	int	 h = handed;
 
-	if (reserved && !handed && lim->listen != NULL)
-		front_listen_unreserve(lim->listen, reserved_share, 0);
+	if (reserved && !handed && lim->listen != NULL) {
+		if (lboard != NULL)
+			front_share_give_mark(lim->listen->shares,
+			    reserved_share, &lboard->listen, FRONT_HOLD_SLOT);
+		else
+			front_share_give(lim->listen->shares, reserved_share,
+			    0);
+		hold_step(FRONT_HOLD_NONE);
+		__atomic_sub_fetch(&lim->listen->held, 1, __ATOMIC_ACQ_REL);
+	}
 	reserved = handed = 0;
 	return h;
 }

@@ -556,7 +556,8 @@ reap(struct pool *p, long long now)
 				p->backoff = 0;
 		}
 		if (w->board != NULL) {
-			front_relay_dead(p->lim, w->board);
+			front_relay_dead(p->lim, w->board, w->pid);
+			front_listen_dead(p->lim, w->board);
 			(void)munmap(w->board, sizeof(*w->board));
 		}
 		w->board = NULL;

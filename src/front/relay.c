@@ -27,10 +27,11 @@
  * core/seal.c); this file only carries bytes.
  *
  * --max-asking caps the workers holding at once (the counter, with
- * __atomic builtins; the supervisor gives back the place of a worker
- * that died holding one), and --max-asking-per-principal those one
- * principal holds (counted exactly per principal: share.c), so that
- * one principal cannot take every place.  Asking needs a
+ * __atomic builtins; the worker's board says what it holds, and the
+ * supervisor gives back the place and share of a worker that died
+ * holding them: front_relay_dead()), and --max-asking-per-principal
+ * those one principal holds (counted exactly per principal: share.c),
+ * so that one principal cannot take every place.  Asking needs a
  * second worker to take the answer: with one worker it is off.
  */
 #ifdef HAVE_CONFIG_H
@@ -180,14 +181,52 @@ front_relay_worker(const struct front_limits *lim, struct front_board *b)
 	h.board = b;
 }
 
+/*
+ * The supervisor, for a worker `pid' that died: remove its relay
+ * socket, and give back the place and the share its board says it held
+ * (FRONT_HOLD_*), once.  The worker steps
+ * its board up after each take and down before each give: nothing is
+ * given back twice, and at worst (a death between an atomic take and
+ * the store after it) one place stays taken.
+ */
 void
-front_relay_dead(const struct front_limits *lim, struct front_board *b)
+front_relay_dead(const struct front_limits *lim, struct front_board *b,
+    pid_t pid)
 {
-	if (lim->relay != NULL && b != NULL && b->asking) {
-		front_share_give(lim->relay->shares, b->asking_share, 0);
-		__atomic_sub_fetch(&lim->relay->asking, 1, __ATOMIC_SEQ_CST);
-		b->asking = 0;
+	struct dirent	*e;
+	DIR		*d;
+	char		 p[256], pre[24];
+	int		 s;
+
+	if (lim->relay == NULL || b == NULL)
+		return;
+	/* Its socket, PID.N, left behind: nobody listens there. */
+	snprintf(pre, sizeof(pre), "%ld.", (long)pid);
+	if ((d = opendir(lim->relay->dir)) != NULL) {
+		while ((e = readdir(d)) != NULL)
+			if (strncmp(e->d_name, pre, strlen(pre)) == 0 &&
+			    (size_t)snprintf(p, sizeof(p), "%s/%s",
+			    lim->relay->dir, e->d_name) < sizeof(p))
+				(void)unlink(p);
+		(void)closedir(d);
 	}
+	s = __atomic_exchange_n(&b->asking, FRONT_HOLD_NONE,
+	    __ATOMIC_SEQ_CST);
+	if (s == FRONT_HOLD_SHARE)
+		front_share_give(lim->relay->shares, b->asking_share, 0);
+	if (s == FRONT_HOLD_SLOT || s == FRONT_HOLD_SHARE) {
+		__atomic_sub_fetch(&lim->relay->asking, 1, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&lim->relay->reclaimed, 1,
+		    __ATOMIC_RELAXED);
+		front_log(WYMCP_LOG_WARNING, "a worker died holding a "
+		    "question: its place is given back");
+	}
+}
+
+static void
+asking_step(int v)
+{
+	__atomic_store_n(&h.board->asking, v, __ATOMIC_SEQ_CST);
 }
 
 /*
@@ -203,17 +242,21 @@ front_relay_hold(const char *who)
 	unsigned char		 d[FRONT_SHARE_LEN];
 	int			 n;
 
-	if (h.lim == NULL || (r = h.lim->relay) == NULL || h.fd != -1)
+	if (h.lim == NULL || (r = h.lim->relay) == NULL || h.fd != -1 ||
+	    h.board == NULL || h.board->asking != FRONT_HOLD_NONE)
 		return NULL;
+	/* Without `who' (an older library) one share of "", no cap. */
+	front_share_digest(r->shares, who != NULL ? who : "", d);
+	memcpy(h.board->asking_share, d, sizeof(d));
 	n = __atomic_add_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 	if (n > r->max) {
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		return NULL;
 	}
-	/* Without `who' (an older library) one share of "", no cap. */
-	front_share_digest(r->shares, who != NULL ? who : "", d);
-	if ((n = front_share_take(r->shares, d, who != NULL ? r->per :
-	    r->max)) != 1) {
+	asking_step(FRONT_HOLD_SLOT);
+	if ((n = front_share_take_mark(r->shares, d, who != NULL ? r->per :
+	    r->max, &h.board->asking, FRONT_HOLD_SHARE)) != 1) {
+		asking_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&r->asking, 1, __ATOMIC_SEQ_CST);
 		__atomic_add_fetch(&r->refused_share, 1, __ATOMIC_RELAXED);
 		front_log(WYMCP_LOG_WARNING, n == 0 ? "a question not asked: "
@@ -223,8 +266,6 @@ front_relay_hold(const char *who)
 		    r->per : r->max);
 		return NULL;
 	}
-	memcpy(h.board->asking_share, d, sizeof(d));
-	h.board->asking = 1;
 	snprintf(h.local, sizeof(h.local), "%ld.%lu", (long)getpid(), ++h.n);
 	if (r->self[0] != '\0')
 		snprintf(h.addr, sizeof(h.addr), "%s/%s", r->self, h.local);
@@ -262,12 +303,14 @@ front_relay_release(void)
 		(void)unlink(h.path);
 		h.path[0] = '\0';
 	}
-	if (h.board != NULL && h.board->asking) {
-		front_share_give(h.lim->relay->shares,
-		    h.board->asking_share, 0);
+	if (h.board != NULL && h.board->asking != FRONT_HOLD_NONE) {
+		if (h.board->asking == FRONT_HOLD_SHARE)
+			front_share_give_mark(h.lim->relay->shares,
+			    h.board->asking_share, &h.board->asking,
+			    FRONT_HOLD_SLOT);
+		asking_step(FRONT_HOLD_NONE);
 		__atomic_sub_fetch(&h.lim->relay->asking, 1,
 		    __ATOMIC_SEQ_CST);
-		h.board->asking = 0;
 	}
 }
 

@@ -323,6 +323,20 @@ prom_refused(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	return n;
 }
 
+/* A share table's fill (share.c): ,"NAME":{...}. */
+static size_t
+put_shares(struct front_shares *t, const char *name, char *buf, size_t cap,
+    size_t n)
+{
+	size_t		 used, slots;
+	unsigned long	 full;
+
+	front_shares_figures(t, &used, &slots, &full);
+	return put(buf, cap, n, ",\"%s\":{\"used\":%zu,"
+	    "\"capacity\":%zu,\"refusedNoRoom\":%lu}", name, used, slots,
+	    full);
+}
+
 /* The hub's member, "listen":{...}, after a comma. */
 static size_t
 put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
@@ -335,12 +349,14 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu,"
 	    "\"descriptorRoom\":%d,\"refusedNoFd\":%lu,\"eventsShed\":%lu,"
 	    "\"endedForShed\":%lu,\"endedForBusGap\":%lu,"
-	    "\"workerWaits\":%lu",
+	    "\"workerWaits\":%lu,\"slotsTaken\":%d,\"reclaimed\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
 	    L(events), L(frames), L(hub_starts), L(fd_room), L(no_fd),
-	    L(shed), L(shed_ended), L(gap_ended), L(waits));
+	    L(shed), L(shed_ended), L(gap_ended), L(waits), L(held),
+	    L(reclaimed));
+	n = put_shares(l->shares, "shares", buf, cap, n);
 	n = put_refused(l, buf, cap, n);
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);
@@ -394,11 +410,15 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_refused_no_fd_total %lu\n"
 	    "# HELP wymcp_hub_up Whether the hub takes streams.\n"
 	    "# TYPE wymcp_hub_up gauge\n"
-	    "wymcp_hub_up %d\n",
+	    "wymcp_hub_up %d\n"
+	    "# HELP wymcp_listen_reclaimed_total Listen slots given back "
+	    "for workers that died before handing their stream over.\n"
+	    "# TYPE wymcp_listen_reclaimed_total counter\n"
+	    "wymcp_listen_reclaimed_total %lu\n",
 	    L(lists_streams), L(resource_streams), L(held), l->max,
 	    L(refused), L(ended), L(gone), L(dropped), L(shed_ended),
 	    L(gap_ended), L(lost), L(events), L(frames), L(shed), L(no_fd),
-	    L(hub_up));
+	    L(hub_up), L(reclaimed));
 	if (l->bus)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
@@ -436,6 +456,8 @@ struct now {
 	int			 max_asking;	/* their cap, 0: none asked */
 	int			 per;		/* per principal */
 	unsigned long		 refused_share;	/* not asked, past per */
+	unsigned long		 reclaimed;	/* of dead workers */
+	struct front_shares	*shares;	/* the questions', or NULL */
 	int			 tasks;		/* a store answered */
 	struct wymcp_task_depth	 depth;
 	const struct front_listen *listen;	/* the hub's, or NULL */
@@ -466,6 +488,9 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 		nw->per = lim->relay->per;
 		nw->refused_share = __atomic_load_n(
 		    &lim->relay->refused_share, __ATOMIC_RELAXED);
+		nw->reclaimed = __atomic_load_n(&lim->relay->reclaimed,
+		    __ATOMIC_RELAXED);
+		nw->shares = lim->relay->shares;
 	}
 	nw->listen = lim->listen;
 	nw->exec_tools = wymcp_server_exec_count(srv);
@@ -510,9 +535,12 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 	}
 	n = put(buf, cap, n, "},\"slowRequests\":%lu,\"slowMs\":%u,"
 	    "\"heldByQuestions\":%d,\"maxAsking\":%d,"
-	    "\"maxAskingPerPrincipal\":%d,\"askingRefusedShare\":%lu",
+	    "\"maxAskingPerPrincipal\":%d,\"askingRefusedShare\":%lu,"
+	    "\"askingReclaimed\":%lu",
 	    s->slow, s->slow_ms, nw->held, nw->max_asking, nw->per,
-	    nw->refused_share);
+	    nw->refused_share, nw->reclaimed);
+	if (nw->shares != NULL)
+		n = put_shares(nw->shares, "askingShares", buf, cap, n);
 	if (nw->tasks)
 		n = put(buf, cap, n, ",\"tasks\":{\"waiting\":%lld,"
 		    "\"running\":%lld,\"inputRequired\":%lld}",
@@ -627,6 +655,49 @@ prom_operators(const struct now *nw, char *buf, size_t cap, size_t n)
 	return n;
 }
 
+/*
+ * The fill of the tables of shares per principal (share.c), the
+ * listens' and the questions', as Prometheus text at `n' of buf.
+ */
+static size_t
+prom_shares(const struct now *nw, char *buf, size_t cap, size_t n)
+{
+	static const char *const fam[3][3] = {
+		{ "wymcp_principal_shares", "gauge", "Principals holding a "
+		    "share now, by table." },
+		{ "wymcp_principal_shares_capacity", "gauge", "Slots of the "
+		    "table of shares per principal (a new principal is "
+		    "refused past three quarters of them)." },
+		{ "wymcp_principal_shares_refused_total", "counter", "New "
+		    "principals refused for lack of room in the table." },
+	};
+	struct front_shares	*t[2];
+	const char		*name[2] = { "listen", "asking" };
+	size_t			 fig[2][3];
+	unsigned long		 full;
+	int			 i, k;
+
+	t[0] = nw->listen != NULL ? nw->listen->shares : NULL;
+	t[1] = nw->shares;
+	if (t[0] == NULL && t[1] == NULL)
+		return n;
+	for (k = 0; k < 2; k++)
+		if (t[k] != NULL) {
+			front_shares_figures(t[k], &fig[k][0], &fig[k][1],
+			    &full);
+			fig[k][2] = full;
+		}
+	for (i = 0; i < 3; i++) {
+		n = put(buf, cap, n, "# HELP %s %s\n# TYPE %s %s\n",
+		    fam[i][0], fam[i][2], fam[i][0], fam[i][1]);
+		for (k = 0; k < 2; k++)
+			if (t[k] != NULL)
+				n = put(buf, cap, n, "%s{table=\"%s\"} %zu\n",
+				    fam[i][0], name[k], fig[k][i]);
+	}
+	return n;
+}
+
 /* The page as Prometheus text into buf; its length. */
 static size_t
 prometheus(const struct front_stats *s, const struct now *nw, char *buf,
@@ -678,8 +749,12 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 	    "# HELP wymcp_asking_refused_share_total Questions not asked: "
 	    "their principal held --max-asking-per-principal.\n"
 	    "# TYPE wymcp_asking_refused_share_total counter\n"
-	    "wymcp_asking_refused_share_total %lu\n", s->slow, nw->held,
-	    nw->max_asking, nw->refused_share);
+	    "wymcp_asking_refused_share_total %lu\n"
+	    "# HELP wymcp_asking_reclaimed_total Places of questions given "
+	    "back for workers that died holding them.\n"
+	    "# TYPE wymcp_asking_reclaimed_total counter\n"
+	    "wymcp_asking_reclaimed_total %lu\n", s->slow, nw->held,
+	    nw->max_asking, nw->refused_share, nw->reclaimed);
 	if (nw->tasks)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_tasks Live tasks in the task store by "
@@ -694,6 +769,7 @@ prometheus(const struct front_stats *s, const struct now *nw, char *buf,
 		n = prom_store(s, buf, cap, n);
 	if (nw->listen != NULL)
 		n = prom_listen(nw->listen, buf, cap, n);
+	n = prom_shares(nw, buf, cap, n);
 	return prom_operators(nw, buf, cap, n);
 }
 

@@ -1177,11 +1177,17 @@ def refusals(h, res):
               page.get("maxAsking") == 2 and
               page.get("maxAskingPerPrincipal") == 1 and
               page.get("askingRefusedShare") == 1 and
+              page.get("askingReclaimed") == 0 and
+              page.get("askingShares") == {"used": 2, "capacity": 16,
+                                           "refusedNoRoom": 0} and
+              re.search(r'(?m)^wymcp_principal_shares\{table="asking"\} '
+                        r'2$', prom) and
               re.search(r"(?m)^wymcp_workers_held_by_questions 2$", prom)
               and re.search(r"(?m)^wymcp_max_asking 2$", prom) and
               re.search(r"(?m)^wymcp_asking_refused_share_total 1$", prom),
               "R the status page counts the two workers held by questions "
-              "and the one refused for its principal's share", "%r" % page)
+              "and the one refused for its principal's share, and the "
+              "asking table holds their two principals", "%r" % page)
     carol = initialize(port, "carol")
     mark = len(h.log())
     third = book(port, "carol", carol, 30)

@@ -497,6 +497,21 @@ def body(h):
     st = listen_stats(h)
     R.check(st.get("refused", 0) >= 2 and st.get("held") == 5,
             "C: refusals counted on the status page", json.dumps(st))
+    # alice and the client address without a principal: two principals
+    # in a table of 16 slots (2 x --max-listeners 5, at least 16).
+    R.check(st.get("slotsTaken") == 5 and st.get("reclaimed") == 0 and
+            st.get("shares") == {"used": 2, "capacity": 16,
+                                 "refusedNoRoom": 0},
+            "C: the status page shows the slots taken and the share "
+            "table's fill (2 principals of 16 slots)", json.dumps(st))
+    t = Client(h.port).send("GET", STATUS + "?format=prometheus").raw \
+        .decode()
+    R.check('\nwymcp_principal_shares{table="listen"} 2\n' in t and
+            '\nwymcp_principal_shares_capacity{table="listen"} 16\n' in t
+            and '\nwymcp_principal_shares_refused_total{table="listen"} '
+            '0\n' in t and "\nwymcp_listen_reclaimed_total 0\n" in t,
+            "C: ... and in Prometheus text",
+            "\n".join(x for x in t.splitlines() if "shares" in x))
     c2.close()
     d2.close()
 
