@@ -1,6 +1,9 @@
 """wymcp_e2e - what the end-to-end scripts share: a private nginx in front
-of wymcp-fcgi, an HTTP client, the judges of a response, section B's
-table of hostile requests, and run_layer(), the main() of a script.
+of wymcp-fcgi (its preamble, its fastcgi_params, the locations that
+serve wymcp, the shipped deploy/nginx/wymcp.conf), a run's world and how
+it ends, an HTTP client, a reader of raw responses, the pinned clients'
+results, the judges of a response, section B's table of hostile
+requests, and run_layer(), the main() of a script.
 
 It also speaks FastCGI itself, for the tests that must see what a web
 server would (fcgi_request() and its pieces).
