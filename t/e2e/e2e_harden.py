@@ -86,7 +86,7 @@ CLIENT_TIMEOUT = 12.0	# so that today's code, which never stops, fails
 
 # ------------------------------------------------------------------ HTTP
 
-class Reply:
+class Reply(e2e.HeaderList):
     def __init__(self, status, headers, raw, elapsed):
         self.status = status
         self.headers = headers
@@ -110,12 +110,6 @@ class Reply:
                 self.json = json.loads(text)
             except ValueError:
                 pass
-
-    def header(self, name):
-        for k, v in self.headers:
-            if k.lower() == name.lower():
-                return v
-        return None
 
     def error(self):
         """(code, message) of a JSON-RPC error, or None."""

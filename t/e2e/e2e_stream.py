@@ -60,7 +60,7 @@ LOCATIONS = ("/mcp", "/mcp-unbuf", "deploy")
 
 # ------------------------------------------------------------------ HTTP
 
-class Conn:
+class Conn(wymcp_e2e.HeaderList):
     """One POST over a raw socket, read as it arrives.  The head is read
     by the constructor; body pieces come from piece(), complete SSE
     events with their arrival time from events()."""
@@ -112,17 +112,6 @@ class Conn:
         cl = self.header("Content-Length")
         self.length = int(cl) if cl is not None and not self.chunked \
             else None
-
-    def header(self, name):
-        for k, v in self.headers:
-            if k.lower() == name.lower():
-                return v
-        return None
-
-    @property
-    def mime(self):
-        ct = self.header("Content-Type")
-        return None if ct is None else ct.split(";")[0].strip().lower()
 
     def piece(self):
         """The next piece of the body as it arrived; b"" at its end."""

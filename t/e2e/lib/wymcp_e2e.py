@@ -621,18 +621,9 @@ def cgi_status(out):
 
 # ------------------------------------------------------------------ HTTP
 
-class Resp:
-    def __init__(self, status, headers, raw):
-        self.status = status
-        self.headers = headers		# list of (name, value)
-        self.raw = raw
-        self.json = None
-        self.json_error = None
-        if raw:
-            try:
-                self.json = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as e:
-                self.json_error = str(e)
+class HeaderList:
+    """A response's header lines (self.headers, [(name, value)]) looked
+    up by name, case-insensitively."""
 
     def header(self, name):
         for k, v in self.headers:
@@ -644,6 +635,20 @@ class Resp:
     def mime(self):
         ct = self.header("Content-Type")
         return None if ct is None else ct.split(";")[0].strip().lower()
+
+
+class Resp(HeaderList):
+    def __init__(self, status, headers, raw):
+        self.status = status
+        self.headers = headers		# list of (name, value)
+        self.raw = raw
+        self.json = None
+        self.json_error = None
+        if raw:
+            try:
+                self.json = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as e:
+                self.json_error = str(e)
 
     def brief(self):
         body = self.raw[:300].decode("utf-8", "replace")
