@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "front.h"
+#include "intake.h"
 
 #define BUS_QUEUE_MAX	65536		/* events waiting to be sent */
 #define BUS_QUEUE_BYTES	(16 * 1024 * 1024)	/* ... and their bytes */
@@ -38,6 +39,13 @@
  * and once it is back every stream that was open meanwhile is ended
  * gracefully, so that its client listens again and reads the lists
  * afresh instead of trusting a stream that missed events.
+ *
+ * The other hosts' streams missed this instance's events of the outage
+ * (and any the queue could not hold, or a NOTIFY that failed carried):
+ * those events are shed on the bus (counted), and the first NOTIFY the
+ * bus takes again begins with a gap (control.c), sealed under the state
+ * key, naming the list kinds and URIs shed (or all), on which every
+ * other hub ends the same way the streams that may have missed them.
  */
 
 enum bus_state { BUS_OFF, BUS_WAIT, BUS_CONNECTING, BUS_LISTENING,
@@ -61,8 +69,13 @@ struct front_bus {
 	unsigned int	 events;	/* what epoll waits for on fd */
 	int		 busy;		/* a query is in flight */
 	size_t		 inflight;	/* ... with this many events */
-	int		 missed;	/* down since streams were opened */
+	int		 missed;	/* was down: held streams end */
 	int		 warned;	/* the outage is logged */
+	int		 gap;		/* events shed: a gap to send */
+	struct front_gapset gs;		/* ... for these streams */
+	int		 gapping;	/* ... in the NOTIFY in flight */
+	unsigned long	 shed_quiet;	/* shed, not logged since */
+	long long	 shed_logged;	/* ms, 0: never */
 	long long	 retry_at;	/* ms */
 	int		 backoff;	/* ms */
 	struct bus_msg	*head, *tail;	/* to NOTIFY */
@@ -83,6 +96,80 @@ bus_note(struct front_bus *b, const char *what)
 	    *m != '\0' ? ": " : "", (int)strcspn(m, "\n"), m);
 	l->bus_error_at = (long long)time(NULL);
 	__atomic_store_n(&l->bus_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Forget what the gap was to say. */
+static void
+gapset_clear(struct front_gapset *g)
+{
+	size_t	 i;
+
+	for (i = 0; i < g->nuris; i++)
+		free(g->uris[i]);
+	memset(g, 0, sizeof(*g));
+}
+
+/*
+ * The streams that may miss the event `msg' (NULL: not data, or not
+ * known) added to those the gap names: its list kinds, its URI; past
+ * FRONT_GAPSET_URIS of them, every stream.
+ */
+static void
+gapset_add(struct front_gapset *g, const char *msg, size_t len)
+{
+	struct front_event	 ev;
+	size_t			 i;
+
+	if (g->all)
+		return;
+	if (msg == NULL || front_intake(msg, len, FRONT_FROM_OUTSIDE, &ev) !=
+	    FRONT_REF_NONE) {
+		g->all = 1;
+		return;
+	}
+	if (ev.kind == FRONT_EV_LIST)
+		g->lists |= ev.lists;
+	else if (ev.kind != FRONT_EV_UPDATED)
+		g->all = 1;	/* sealed stream control: whose, unknown */
+	else {
+		for (i = 0; i < g->nuris; i++)
+			if (strcmp(g->uris[i], ev.uri) == 0)
+				break;
+		if (i == g->nuris && (g->nuris == FRONT_GAPSET_URIS ||
+		    (g->uris[g->nuris] = strdup(ev.uri)) == NULL))
+			g->all = 1;
+		else if (i == g->nuris)
+			g->nuris++;
+	}
+	front_event_clear(&ev);
+}
+
+/*
+ * The event `msg' of this instance (NULL: one that is not data) did not
+ * reach the bus (dispatched here only): counted, logged at most once a
+ * minute, and a gap to send for the streams that may miss it.
+ */
+void
+front_bus_shed(struct front_bus *b, const char *msg, size_t len)
+{
+	long long	 now = front_now_ms();
+
+	if (b == NULL)
+		return;
+	__atomic_add_fetch(&b->l->bus_shed, 1, __ATOMIC_RELAXED);
+	b->gap = 1;
+	gapset_add(&b->gs, msg, len);
+	b->shed_quiet++;
+	if (b->shed_logged != 0 && now - b->shed_logged < 60000)
+		return;
+	front_log(WYMCP_LOG_WARNING, "hub: events shed on the bus (%s; %lu "
+	    "since the last line): this instance's listeners got them, the "
+	    "other hosts' streams that may miss them end when the bus takes "
+	    "this hub's gap", b->state != BUS_UP ? "the bus is down" :
+	    "its queue full, a NOTIFY failed, or an event too long",
+	    b->shed_quiet);
+	b->shed_logged = now;
+	b->shed_quiet = 0;
 }
 
 /* Wait on the bus's socket for `events' (0: not at all). */
@@ -131,19 +218,22 @@ bus_lost(struct front_bus *b, const char *what)
 		wymcp_bus_close(b->db);
 	b->db = NULL;
 	/* Events not sent: this instance's listeners still get them. */
+	b->state = BUS_WAIT;
 	while ((m = b->head) != NULL) {
 		b->head = m->next;
 		b->cb.take(b->cb.arg, m->text, m->len);
+		front_bus_shed(b, m->text, m->len);
 		free(m);
 	}
 	b->tail = NULL;
+	if (b->gapping)		/* its streams are not known any more */
+		b->gap = b->gs.all = 1;
+	b->gapping = 0;
 	b->queued = 0;
 	b->qbytes = 0;
 	b->busy = 0;
 	b->inflight = 0;
-	if (b->cb.holding(b->cb.arg))
-		b->missed = 1;
-	b->state = BUS_WAIT;
+	b->missed = 1;
 	b->backoff = b->backoff == 0 ? BUS_BACKOFF_MS :
 	    b->backoff * 2 > BUS_BACKOFF_MAX ? BUS_BACKOFF_MAX :
 	    b->backoff * 2;
@@ -165,23 +255,55 @@ bus_start(struct front_bus *b)
 }
 
 /*
- * Send the next NOTIFY, when none is in flight: the events queued, one
- * a line, as many as FRONT_BUS_PAYLOAD_MAX bytes hold.
+ * The gap first: sealed now (its time is the NOTIFY's), at the start
+ * of `payload'; its length, 0 when none is due or it cannot be made.
+ */
+static size_t
+bus_gap(struct front_bus *b, char *payload)
+{
+	char	*g;
+	size_t	 len;
+
+	if (!b->gap)
+		return 0;
+	b->gap = 0;
+	g = b->cb.gap(b->cb.arg, &b->gs);
+	gapset_clear(&b->gs);
+	if (g == NULL || (len = strlen(g)) > FRONT_BUS_PAYLOAD_MAX) {
+		front_log(WYMCP_LOG_WARNING, "hub: no gap sealed for the "
+		    "events shed on the bus: the other hosts' streams are "
+		    "not told");
+		free(g);
+		return 0;
+	}
+	memcpy(payload, g, len);
+	free(g);
+	b->gapping = 1;
+	return len;
+}
+
+/*
+ * Send the next NOTIFY, when none is in flight: a gap when one is due,
+ * then the events queued, one a line, as many as FRONT_BUS_PAYLOAD_MAX
+ * bytes hold.
  */
 static void
 bus_pump(struct front_bus *b)
 {
 	static char	 payload[FRONT_BUS_PAYLOAD_MAX + 1];
 	struct bus_msg	*m;
-	size_t		 len = 0, n = 0;
+	size_t		 len, n = 0;
 
-	if (b->state != BUS_UP || b->busy || b->head == NULL)
+	if (b->state != BUS_UP || b->busy || (b->head == NULL && !b->gap))
+		return;
+	if ((len = bus_gap(b, payload)) == 0 && b->head == NULL)
 		return;
 	for (m = b->head; m != NULL; m = m->next) {
-		if (len + (n > 0) + m->len > FRONT_BUS_PAYLOAD_MAX)
+		if (len + (len > 0) + m->len > FRONT_BUS_PAYLOAD_MAX)
 			break;
-		if (n++ > 0)
+		if (len > 0)
 			payload[len++] = '\n';
+		n++;
 		memcpy(payload + len, m->text, m->len);
 		len += m->len;
 	}
@@ -193,6 +315,8 @@ bus_pump(struct front_bus *b)
 	b->busy = 1;
 	b->inflight = n;
 	__atomic_add_fetch(&b->l->bus_notifies, 1, __ATOMIC_RELAXED);
+	if (b->gapping)
+		__atomic_add_fetch(&b->l->gaps_sent, 1, __ATOMIC_RELAXED);
 	if (wymcp_bus_flush(b->db) == 1)
 		bus_watch(b, EPOLLIN | EPOLLOUT);
 }
@@ -217,13 +341,13 @@ front_bus_send(struct front_bus *b, const char *msg, size_t len)
 {
 	struct bus_msg	*m;
 
-	if (b == NULL || b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
-	    memchr(msg, '\0', len) != NULL)
+	if (b == NULL)
 		return -1;
-	if (b->queued >= BUS_QUEUE_MAX || b->qbytes + len > BUS_QUEUE_BYTES ||
+	if (b->state != BUS_UP || len > FRONT_BUS_PAYLOAD_MAX ||
+	    memchr(msg, '\0', len) != NULL || b->queued >= BUS_QUEUE_MAX ||
+	    b->qbytes + len > BUS_QUEUE_BYTES ||
 	    (m = malloc(sizeof(*m) + len + 1)) == NULL) {
-		front_log(WYMCP_LOG_WARNING, "hub: %zu events wait for the "
-		    "bus: this one is dispatched here only", b->queued);
+		front_bus_shed(b, msg, len);
 		return -1;
 	}
 	m->next = NULL;
@@ -269,11 +393,58 @@ bus_heard(void *arg, const char *msg, size_t len)
 	}
 }
 
+/* LISTEN is done: the bus is up. */
+static void
+bus_is_up(struct front_bus *b)
+{
+	b->state = BUS_UP;
+	b->backoff = 0;
+	__atomic_store_n(&b->l->bus_up, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&b->l->bus_connects, 1, __ATOMIC_RELAXED);
+	front_log(b->warned ? WYMCP_LOG_WARNING : WYMCP_LOG_INFO,
+	    "hub: listening on the bus%s", b->warned ? " again" : "");
+	b->warned = 0;
+	/*
+	 * Streams held now may have missed other hosts' events (open
+	 * during the outage): listen again.
+	 */
+	if (b->missed && b->cb.holding(b->cb.arg))
+		b->cb.again(b->cb.arg);
+	b->missed = 0;
+}
+
+/*
+ * The NOTIFY in flight is done (`ok'), or failed: then its events are
+ * dispatched here only (shed on the bus), and its gap is due again.
+ */
+static void
+bus_notified(struct front_bus *b, int ok)
+{
+	struct bus_msg	*m;
+
+	while (b->inflight > 0 && (m = b->head) != NULL) {
+		b->head = m->next;
+		if (b->head == NULL)
+			b->tail = NULL;
+		b->queued--;
+		b->qbytes -= m->len;
+		b->inflight--;
+		if (!ok) {
+			b->cb.take(b->cb.arg, m->text, m->len);
+			front_bus_shed(b, m->text, m->len);
+		}
+		free(m);
+	}
+	b->inflight = 0;
+	if (!ok && b->gapping)	/* as above */
+		b->gap = b->gs.all = 1;
+	b->gapping = 0;
+}
+
 /* The bus's socket is ready: connect, take results and notifications. */
 void
 front_bus_ready(struct front_bus *b)
 {
-	struct bus_msg	*m;
 	int		 ok;
 
 	if (b->state == BUS_CONNECTING) {
@@ -313,35 +484,9 @@ front_bus_ready(struct front_bus *b)
 				bus_lost(b, "listen");
 				return;
 			}
-			b->state = BUS_UP;
-			b->backoff = 0;
-			__atomic_store_n(&b->l->bus_up, 1, __ATOMIC_RELAXED);
-			__atomic_add_fetch(&b->l->bus_connects, 1,
-			    __ATOMIC_RELAXED);
-			front_log(b->warned ? WYMCP_LOG_WARNING :
-			    WYMCP_LOG_INFO, "hub: listening on the bus%s",
-			    b->warned ? " again" : "");
-			b->warned = 0;
-			/* Streams that may have missed events: listen again. */
-			if (b->missed) {
-				b->cb.again(b->cb.arg);
-				b->missed = 0;
-			}
-		} else {
-			/* The NOTIFY is done (or failed: then here only). */
-			while (b->inflight > 0 && (m = b->head) != NULL) {
-				b->head = m->next;
-				if (b->head == NULL)
-					b->tail = NULL;
-				b->queued--;
-				b->qbytes -= m->len;
-				b->inflight--;
-				if (!ok)
-					b->cb.take(b->cb.arg, m->text, m->len);
-				free(m);
-			}
-			b->inflight = 0;
-		}
+			bus_is_up(b);
+		} else
+			bus_notified(b, ok);
 		bus_pump(b);
 		if (b->state != BUS_UP)
 			return;
@@ -400,5 +545,6 @@ front_bus_free(struct front_bus *b)
 		b->head = m->next;
 		free(m);
 	}
+	gapset_clear(&b->gs);
 	free(b);
 }

@@ -14,11 +14,20 @@
  * not taken the same frame before (the last CONTROL_SEEN are kept):
  * anyone may NOTIFY on the bus, but only a host holding the state key
  * can say a command there (wymcp-fcgi(8), "Events and commands").
+ *
+ * A hub that shed events bound for the bus (bus.c) seals a "gap",
+ *
+ *   {"v":1,"k":"gap","from":HEX16,"n":HEX16}
+ *
+ * FROM its own id (random, made at its start), N a fresh nonce, so that
+ * two gaps of one second are two frames: every other hub that opens it
+ * ends its streams (events.c); its own, coming back, is ignored.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
+#include <sys/random.h>
 #include <sys/stat.h>
 
 #include <stdio.h>
@@ -44,7 +53,22 @@ struct front_control {
 		long long	 t;
 	}			 seen[CONTROL_SEEN];
 	size_t			 nseen;
+	char			 id[FRONT_GAP_ID_LEN + 1]; /* this hub's */
 };
+
+static void	tohex(const unsigned char *, size_t, char *);
+
+/* FRONT_GAP_ID_LEN random hex digits into `out'; 0, or -1. */
+static int
+random_hex(char *out)
+{
+	unsigned char	 r[FRONT_GAP_ID_LEN / 2];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -1;
+	tohex(r, sizeof(r), out);
+	return 0;
+}
 
 struct front_control *
 front_control_new(struct wymcp_server *srv, const char *keyfile)
@@ -53,6 +77,10 @@ front_control_new(struct wymcp_server *srv, const char *keyfile)
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
+	if (random_hex(c->id) != 0) {
+		free(c);
+		return NULL;
+	}
 	c->srv = srv;
 	if ((c->keyfile = keyfile) != NULL && stat(keyfile, &c->st) == -1)
 		memset(&c->st, 0, sizeof(c->st));
@@ -174,6 +202,72 @@ front_control_seal(struct front_control *c, const char *msg, size_t len)
 		out = strdup(s);
 	json_object_put(o);
 	return out;
+}
+
+_Static_assert(FRONT_GAPSET_URIS <= FRONT_GAP_URIS_MAX,
+    "a gap names no more URIs than intake.c takes");
+
+/* The gap's body: every stream (`g' NULL or all), or those of `g'. */
+static char *
+gap_body(const struct front_control *c, const struct front_gapset *g)
+{
+	static const char *const kinds[] = { "tools", "prompts",
+		"resources" };
+	struct json_object	*o, *a;
+	char			 nonce[FRONT_GAP_ID_LEN + 1], *out = NULL;
+	const char		*s;
+	size_t			 i;
+
+	if (random_hex(nonce) != 0 || (o = json_object_new_object()) == NULL)
+		return NULL;
+	json_object_object_add(o, "v", json_object_new_int(1));
+	json_object_object_add(o, "k", json_object_new_string("gap"));
+	json_object_object_add(o, "from", json_object_new_string(c->id));
+	json_object_object_add(o, "n", json_object_new_string(nonce));
+	if (g != NULL && !g->all) {
+		a = json_object_new_array();
+		for (i = 0; i < 3; i++)
+			if (g->lists & (1 << i))
+				json_object_array_add(a,
+				    json_object_new_string(kinds[i]));
+		json_object_object_add(o, "lists", a);
+		a = json_object_new_array();
+		for (i = 0; i < g->nuris; i++)
+			json_object_array_add(a,
+			    json_object_new_string(g->uris[i]));
+		json_object_object_add(o, "uris", a);
+	}
+	if ((s = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN)) != NULL)
+		out = strdup(s);
+	json_object_put(o);
+	return out;
+}
+
+char *
+front_control_gap(struct front_control *c, const struct front_gapset *g)
+{
+	char	*body, *frame;
+
+	if (c == NULL || (body = gap_body(c, g)) == NULL)
+		return NULL;
+	frame = front_control_seal(c, body, strlen(body));
+	free(body);
+	/* Its URIs too long for one NOTIFY: then every stream. */
+	if (frame != NULL && strlen(frame) > FRONT_BUS_PAYLOAD_MAX &&
+	    g != NULL && !g->all) {
+		free(frame);
+		return front_control_gap(c, NULL);
+	}
+	return frame;
+}
+
+int
+front_control_ours(const struct front_control *c,
+    const struct front_event *ev)
+{
+	return c != NULL && ev->kind == FRONT_EV_GAP && ev->from != NULL &&
+	    strcmp(ev->from, c->id) == 0;
 }
 
 int

@@ -315,6 +315,77 @@ deliver(struct hub *h, const struct front_event *ev)
 		deliver_lists(h, ev);
 }
 
+/*
+ * Another hub's gap (control.c, sealed: it verified): it shed events
+ * bound for the bus, which this hub's streams may have missed; each
+ * that may have (every one, or those the gap names) ends with its
+ * result, so that its client listens again and reads afresh.  This
+ * hub's own gap, come back, ends nothing: its streams had its events.
+ */
+static unsigned long
+gap_end(struct hub *h, struct stream *s)
+{
+	if (s->ending || s->dead)
+		return 0;
+	(void)hub_end(h, s);
+	return 1;
+}
+
+/*
+ * The streams a narrow gap names end: those of its list kinds, those
+ * watching one of its URIs (the index).
+ */
+static unsigned long
+gap_narrow(struct hub *h, const struct front_event *ev)
+{
+	struct stream	*s;
+	struct watch	*w;
+	const char	*uri;
+	unsigned int	 hash;
+	unsigned long	 n = 0;
+	size_t		 i;
+	int		 j;
+
+	for (j = 0; j < 3; j++)
+		if (ev->lists & (1 << j))
+			for (s = h->kind[j]; s != NULL; s = s->knext[j])
+				n += gap_end(h, s);
+	for (i = 0; ev->uris != NULL && h->nindex > 0 &&
+	    i < json_object_array_length(ev->uris); i++) {
+		uri = json_object_get_string(json_object_array_get_idx(
+		    ev->uris, i));
+		hash = hub_uri_hash(uri);
+		for (w = h->index[hash & (h->nindex - 1)]; w != NULL;
+		    w = w->next)
+			if (w->hash == hash && strcmp(w->uri, uri) == 0)
+				n += gap_end(h, w->s);
+	}
+	return n;
+}
+
+static void
+gap(struct hub *h, const struct front_event *ev)
+{
+	struct stream	*s, *next;
+	unsigned long	 n = 0;
+
+	if (front_control_ours(h->ctl, ev))
+		return;
+	__atomic_add_fetch(&h->l->gaps_in, 1, __ATOMIC_RELAXED);
+	if (ev->narrow)
+		n = gap_narrow(h, ev);
+	else
+		for (s = h->first; s != NULL; s = next) {
+			next = s->next;
+			n += gap_end(h, s);
+		}
+	__atomic_add_fetch(&h->l->gap_ended, n, __ATOMIC_RELAXED);
+	if (n > 0)
+		front_log(WYMCP_LOG_WARNING, "hub: hub %s shed events on the "
+		    "bus: %lu listen streams end (their clients listen "
+		    "again)", ev->from, n);
+}
+
 /* An event the hub believes (parsed by intake.c): do what it says. */
 static void
 apply(struct hub *h, const struct front_event *ev)
@@ -332,6 +403,9 @@ apply(struct hub *h, const struct front_event *ev)
 	case FRONT_EV_UNSUBSCRIBE:
 		subscribe(h, ev->session, ev->uri,
 		    ev->kind == FRONT_EV_SUBSCRIBE);
+		break;
+	case FRONT_EV_GAP:
+		gap(h, ev);
 		break;
 	case FRONT_EV_SEALED:
 		break;		/* opened first: never applied as it is */
@@ -416,8 +490,10 @@ seal_send(struct hub *h, const char *msg, size_t len)
 	int	 rc;
 
 	if (!front_bus_up(h->bus) ||
-	    (frame = front_control_seal(h->ctl, msg, len)) == NULL)
+	    (frame = front_control_seal(h->ctl, msg, len)) == NULL) {
+		front_bus_shed(h->bus, NULL, 0);	/* with a bus */
 		return -1;
+	}
 	rc = front_bus_send(h->bus, frame, strlen(frame));
 	free(frame);
 	return rc;
@@ -470,9 +546,20 @@ hub_bus_again(void *arg)
 {
 	struct hub	*h = arg;
 	struct stream	*s, *next;
+	unsigned long	 n = 0;
 
 	for (s = h->first; s != NULL; s = next) {
 		next = s->next;
+		if (!s->ending && !s->dead)
+			n++;
 		(void)hub_end(h, s);
 	}
+	__atomic_add_fetch(&h->l->gap_ended, n, __ATOMIC_RELAXED);
+}
+
+/* Events of this hub were shed on the bus: the gap to tell the others. */
+char *
+hub_bus_gap(void *arg, const struct front_gapset *g)
+{
+	return front_control_gap(((struct hub *)arg)->ctl, g);
 }

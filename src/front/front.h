@@ -109,6 +109,7 @@ struct front_opts {
 	const char	**rate_limits;	/* --rate-limit, in order */
 	size_t		  nrate_limits;
 	const char	 *otlp_endpoint; /* --otlp-endpoint, or NULL */
+	unsigned int	  otlp_metrics_s; /* --otlp-metrics-interval */
 	int		  max_listeners; /* --max-listeners, 0: no hub */
 	int		  per_principal; /* ...-per-principal, -1: default */
 	unsigned int	  listen_age;	/* --listen-max-age s, 0: none */
@@ -398,7 +399,7 @@ struct front_listen {
 	unsigned long	 no_fd;		/* listens refused for fd_room */
 	unsigned long	 shed;		/* events shed: a worker's the hub
 					   could not take, the hub's own
-					   queue or the bus's full */
+					   queue full (the bus's: bus_shed) */
 	unsigned long	 shed_ended;	/* streams ended for them */
 	unsigned long	 waits;		/* events a worker waited to send */
 	unsigned long	 events;	/* events in */
@@ -413,6 +414,12 @@ struct front_listen {
 	unsigned long	 bus_sent;	/* events NOTIFYed */
 	unsigned long	 bus_received;	/* events taken */
 	unsigned long	 bus_notifies;	/* NOTIFYs sent (events batched) */
+	unsigned long	 bus_shed;	/* events not sent: dispatched here
+					   only (bus down, queue full) */
+	unsigned long	 gaps_sent;	/* gaps sealed and sent for them */
+	unsigned long	 gaps_in;	/* other hubs' gaps taken */
+	unsigned long	 gap_ended;	/* streams ended for a gap: another
+					   hub's, or this one's outage */
 	int		 bus_lock;	/* guards the two below */
 	long long	 bus_error_at;	/* time(3), 0: none */
 	char		 bus_error[160];
@@ -458,7 +465,21 @@ int		 front_hub(const struct front_limits *, struct front_board *,
  * is back after such an outage.  front_bus_send() queues an event (0),
  * or -1 when the bus is not up (the caller dispatches it itself).  A
  * NOTIFY carries events one a line (front_bus_oneline() makes one).
+ * An event of this instance that does not reach the bus (the bus down,
+ * its queue full, a NOTIFY that failed; front_bus_shed() for one the
+ * caller could not offer, `msg' NULL when it is not data) is shed there:
+ * the other hosts' listeners miss it, so as soon as the bus can carry
+ * it, a sealed gap (cb->gap, control.c) goes first in the next NOTIFY,
+ * saying which streams may have missed what was shed (struct
+ * front_gapset: the list kinds and URIs of its events, or all).
  */
+#define FRONT_GAPSET_URIS	16	/* URIs named, past them all */
+struct front_gapset {
+	int	 all;			/* every stream */
+	int	 lists;			/* WYMCP_LIST_* or'd */
+	char	*uris[FRONT_GAPSET_URIS];	/* owned */
+	size_t	 nuris;
+};
 #define FRONT_BUS_CHANNEL	"wymcp_events"
 #define FRONT_BUS_PAYLOAD_MAX	7999	/* NOTIFY's limit, less one */
 struct front_bus;
@@ -466,11 +487,15 @@ struct front_bus_cb {
 	void	 (*take)(void *arg, const char *msg, size_t len);
 	int	 (*holding)(void *arg);
 	void	 (*again)(void *arg);
+	char	*(*gap)(void *arg, const struct front_gapset *);
+					/* a sealed gap (new), or NULL */
 	void	 *arg;
 };
 struct front_bus *front_bus_new(const char *uri, const void *be,
 		    struct front_listen *, int ep, const struct front_bus_cb *);
 int		 front_bus_send(struct front_bus *, const char *, size_t);
+void		 front_bus_shed(struct front_bus *, const char *msg,
+		    size_t len);
 void		 front_bus_oneline(char *);
 int		 front_bus_up(const struct front_bus *);
 void		 front_bus_ready(struct front_bus *);
@@ -496,6 +521,16 @@ char		*front_control_seal(struct front_control *, const char *msg,
 		    size_t len);
 int		 front_control_open(struct front_control *,
 		    const struct front_event *, struct front_event *in);
+/*
+ * front_control_gap(): the sealed frame of a gap (control.c: this hub
+ * shed events bound for the bus; `g' says which streams, NULL all of
+ * them), a new string, or NULL;
+ * front_control_ours(): is the opened event `ev' a gap of this hub?
+ */
+char		*front_control_gap(struct front_control *,
+		    const struct front_gapset *);
+int		 front_control_ours(const struct front_control *,
+		    const struct front_event *);
 
 /*
  * config.c: --config FILE.  front_config_argv() makes the arguments
@@ -559,15 +594,26 @@ size_t		 front_metrics_prom(char *buf, size_t cap, size_t n);
  * otlp.c: spans to --otlp-endpoint.  front_otlp_setup() before the
  * first fork, as the workers' user (forks the exporter; -1: logged);
  * front_otlp_send() hands a span's line over without waiting (or drops
- * it, counted).
+ * it, counted); front_otlp_stop(), the supervisor's last call, lets the
+ * exporter make its last posts.
  */
-int		 front_otlp_setup(const char *url);
+int		 front_otlp_setup(const char *url,
+		    unsigned int metrics_interval_s);
 int		 front_otlp_on(void);
 void		 front_otlp_reaped(pid_t);
+void		 front_otlp_stop(void);
 void		 front_otlp_send(const char *line, size_t len);
 void		 front_otlp_counts(unsigned long *queued,
 		    unsigned long *dropped, unsigned long *exported,
 		    unsigned long *failed);
+/* The metrics' (mcp.server.operation.duration) posts, for the page. */
+struct front_otlp_metrics {
+	int		 on;		/* --otlp-metrics-interval > 0 */
+	unsigned long	 posts, failed;	/* taken by the endpoint, and not */
+	unsigned long	 overflow;	/* spans in the overflow set */
+	unsigned long	 sets;		/* attribute sets last exported */
+};
+void		 front_otlp_metric_counts(struct front_otlp_metrics *);
 
 /*
  * ratelimit.c: token buckets per principal per tool (--rate-limit),

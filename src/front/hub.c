@@ -650,9 +650,10 @@ hub_open(struct hub *h, struct wymcp_server *srv)
 	cb.take = hub_bus_take;
 	cb.holding = hub_bus_holding;
 	cb.again = hub_bus_again;
+	cb.gap = hub_bus_gap;
 	cb.arg = h;
+	h->ctl = front_control_new(srv, lim->keyfile);	/* cb.gap's */
 	h->bus = front_bus_new(lim->bus_uri, lim->bus, h->l, h->ep, &cb);
-	h->ctl = front_control_new(srv, lim->keyfile);
 	if ((h->relay = front_relay_port_start(lim)) != NULL) {
 		ev.data.ptr = &h->relay;
 		if (epoll_ctl(h->ep, EPOLL_CTL_ADD,

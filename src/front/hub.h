@@ -159,5 +159,6 @@ void		 hub_from_worker(struct hub *, const char *msg, size_t len);
 void		 hub_bus_take(void *, const char *, size_t);
 int		 hub_bus_holding(void *);
 void		 hub_bus_again(void *);
+char		*hub_bus_gap(void *, const struct front_gapset *);
 
 #endif /* WYMCP_FRONT_HUB_H */

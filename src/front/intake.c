@@ -11,6 +11,10 @@
  *   {"v":1,"k":"cancel","who":WHO,"id":ID}	(workers, sealed)
  *   {"v":1,"k":"subscribe"|"unsubscribe","session":KEY,"uri":URI}
  *   {"v":1,"k":"sealed","kid":HEX8,"t":SECONDS,"mac":B64URL,"e":EVENT}
+ *   {"v":1,"k":"gap","from":HEX16,"n":HEX16,
+ *    "lists":[KIND,...],"uris":[URI,...]}	(sealed only; "lists" and
+ *						"uris" optional: without
+ *						both, every stream)
  *
  * Nothing here trusts what it reads: a member of the wrong type (JSON
  * null included) refuses the whole event, members it does not know are
@@ -53,19 +57,18 @@ str(struct json_object *o, const char *name, size_t max, size_t *lenp)
 	return s;
 }
 
-/* "list": the lists it names, and the tools' names if it has them. */
+/* The kinds of the array `a' (1 to 3 names) or'd into `*lists'. */
 static enum front_refusal
-list_of(struct json_object *o, struct front_event *ev)
+kinds_of(struct json_object *a, int *lists, size_t min)
 {
 	static const char *const names[] = { "tools", "prompts",
 		"resources" };
-	struct json_object	*a, *v;
+	struct json_object	*v;
 	const char		*s;
 	size_t			 i, j, n;
 
-	if (!json_object_object_get_ex(o, "lists", &a) ||
-	    !json_object_is_type(a, json_type_array) ||
-	    (n = json_object_array_length(a)) == 0 || n > 3)
+	if (!json_object_is_type(a, json_type_array) ||
+	    (n = json_object_array_length(a)) < min || n > 3)
 		return FRONT_REF_MALFORMED;
 	for (i = 0; i < n; i++) {
 		v = json_object_array_get_idx(a, i);
@@ -77,8 +80,21 @@ list_of(struct json_object *o, struct front_event *ev)
 				break;
 		if (j == 3)
 			return FRONT_REF_MALFORMED;
-		ev->lists |= 1 << j;
+		*lists |= 1 << j;
 	}
+	return FRONT_REF_NONE;
+}
+
+/* "list": the lists it names, and the tools' names if it has them. */
+static enum front_refusal
+list_of(struct json_object *o, struct front_event *ev)
+{
+	struct json_object	*a, *v;
+	size_t			 i, n;
+
+	if (!json_object_object_get_ex(o, "lists", &a) ||
+	    kinds_of(a, &ev->lists, 1) != FRONT_REF_NONE)
+		return FRONT_REF_MALFORMED;
 	if (!json_object_object_get_ex(o, "tools", &a))
 		return FRONT_REF_NONE;
 	if (!json_object_is_type(a, json_type_array) ||
@@ -108,6 +124,57 @@ cancel_of(struct json_object *o, struct front_event *ev)
 	    JSON_C_TO_STRING_PLAIN)) == NULL ||
 	    strlen(ev->id) > FRONT_EVENT_NAME_MAX)
 		return FRONT_REF_MALFORMED;
+	return FRONT_REF_NONE;
+}
+
+/* A member of exactly FRONT_GAP_ID_LEN lower-case hex digits; or NULL. */
+static const char *
+hexid(struct json_object *o, const char *name)
+{
+	const char	*s;
+
+	if ((s = str(o, name, FRONT_GAP_ID_LEN, NULL)) == NULL ||
+	    strlen(s) != FRONT_GAP_ID_LEN ||
+	    strspn(s, "0123456789abcdef") != FRONT_GAP_ID_LEN)
+		return NULL;
+	return s;
+}
+
+/*
+ * "gap": who, its nonce, and which streams when it says ("lists" of
+ * kinds, 0 to 3; "uris", 0 to FRONT_GAP_URIS_MAX, each 1 to
+ * FRONT_EVENT_URI_MAX bytes).
+ */
+static enum front_refusal
+gap_of(struct json_object *o, struct front_event *ev)
+{
+	struct json_object	*a, *v;
+	size_t			 i, n;
+
+	if ((ev->from = hexid(o, "from")) == NULL ||
+	    (ev->nonce = hexid(o, "n")) == NULL)
+		return FRONT_REF_MALFORMED;
+	if (json_object_object_get_ex(o, "lists", &a)) {
+		ev->narrow = 1;
+		if (kinds_of(a, &ev->lists, 0) != FRONT_REF_NONE)
+			return FRONT_REF_MALFORMED;
+	}
+	if (!json_object_object_get_ex(o, "uris", &a))
+		return FRONT_REF_NONE;
+	ev->narrow = 1;
+	if (!json_object_is_type(a, json_type_array) ||
+	    (n = json_object_array_length(a)) > FRONT_GAP_URIS_MAX)
+		return FRONT_REF_MALFORMED;
+	for (i = 0; i < n; i++) {
+		v = json_object_array_get_idx(a, i);
+		if (!json_object_is_type(v, json_type_string) ||
+		    json_object_get_string_len(v) == 0 ||
+		    json_object_get_string_len(v) > FRONT_EVENT_URI_MAX ||
+		    strlen(json_object_get_string(v)) !=
+		    (size_t)json_object_get_string_len(v))
+			return FRONT_REF_MALFORMED;
+	}
+	ev->uris = a;
 	return FRONT_REF_NONE;
 }
 
@@ -154,6 +221,11 @@ members(struct json_object *o, const char *k, int from,
 			return FRONT_REF_COMMAND;
 		ev->kind = FRONT_EV_SEALED;
 		control = 0;
+	} else if (strcmp(k, "gap") == 0) {
+		/* Only a hub says it, and only sealed. */
+		if (from != FRONT_FROM_SEALED)
+			return FRONT_REF_COMMAND;
+		ev->kind = FRONT_EV_GAP;
 	} else
 		return FRONT_REF_KIND;
 	/* Outside says data; a sealed body carries control only. */
@@ -176,6 +248,8 @@ members(struct json_object *o, const char *k, int from,
 		    FRONT_REF_NONE : FRONT_REF_MALFORMED;
 	case FRONT_EV_SEALED:
 		return sealed_of(o, ev);
+	case FRONT_EV_GAP:
+		return gap_of(o, ev);
 	}
 	return FRONT_REF_KIND;
 }

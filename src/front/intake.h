@@ -15,7 +15,9 @@
  *                       made before it forked): data and stream control
  *                       ("cancel", "subscribe", "unsubscribe");
  *   FRONT_FROM_SEALED   the body of a sealed frame that verified: stream
- *                       control only.
+ *                       control only, and "gap" (a hub could not send
+ *                       events on the bus: control.c, bus.c), which
+ *                       only a hub says, and only sealed.
  *
  * Each member is type-checked (a JSON null or a wrong type anywhere is a
  * refusal, never read), unknown members are ignored, a payload over
@@ -45,8 +47,14 @@ enum front_ev_kind {
 	FRONT_EV_CANCEL,	/* a listen ends: "who", "id" */
 	FRONT_EV_SUBSCRIBE,	/* a session's subscription: "session", */
 	FRONT_EV_UNSUBSCRIBE,	/* ... "uri" */
-	FRONT_EV_SEALED		/* control from another host: "kid", "t", */
-};				/* "mac", "e" */
+	FRONT_EV_SEALED,	/* control from another host: "kid", "t", */
+				/* "mac", "e" */
+	FRONT_EV_GAP		/* a host shed events bound for the bus: */
+};				/* "from" (its id), "n" (a nonce), and */
+				/* "lists", "uris" when it says which */
+
+#define FRONT_GAP_ID_LEN	16	/* hex digits of a gap's "from", "n" */
+#define FRONT_GAP_URIS_MAX	16	/* URIs a gap names, at most */
 
 /* Why an event was refused (counted on the status page, hub.c). */
 enum front_refusal {
@@ -76,6 +84,12 @@ struct front_event {
 	const char		*who;		/* cancel: the principal */
 	const char		*id;		/* ... the listen's id, JSON */
 	const char		*session;	/* (un)subscribe: its key */
+	const char		*from;		/* gap: the hub's id, hex */
+	const char		*nonce;		/* ... its nonce, hex */
+	int			 narrow;	/* ... says which streams: those
+						   of `lists', or watching one
+						   of `uris'; 0: every one */
+	struct json_object	*uris;		/* ... an array of strings */
 	const char		*kid;		/* sealed: the key's id, hex */
 	long long		 t;		/* ... its time(3) */
 	const char		*mac;		/* ... base64url */

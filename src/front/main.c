@@ -363,7 +363,7 @@ operators(const struct front_opts *o, int fd)
 		return;
 	if (o->status_path != NULL && front_metrics_setup() == -1)
 		errx(1, "the status page's histograms: out of memory");
-	if (front_otlp_setup(o->otlp_endpoint) == -1)
+	if (front_otlp_setup(o->otlp_endpoint, o->otlp_metrics_s) == -1)
 		errx(1, "--otlp-endpoint %s: cannot export there",
 		    o->otlp_endpoint);
 }
@@ -486,6 +486,7 @@ main(int argc, char *argv[])
 	front_reload_init(&opts, &lim, argc, argv);
 	rc = fd == -1 ? front_cgi(srv, &lim) :
 	    serve(&srv, fd, &lim, &opts, sockpath);
+	front_otlp_stop();
 	wymcp_server_free(srv);
 	front_reload_done();
 	free_start_options(&opts, cfg_argv, cfg_text);

@@ -174,6 +174,9 @@ const struct front_optdef front_optdefs[] = {
 	{ STR("otlp-endpoint", otlp_endpoint, R, "URL",
 	    "a span per request to this OTLP/HTTP\n"
 	    "collector (http://HOST:PORT[/PATH])") },
+	{ NUM("otlp-metrics-interval", otlp_metrics_s, UINT, 0, 86400, 60, R,
+	    "S", "post mcp.server.operation.duration there\n"
+	    "every S seconds and at exit (0: never)") },
 	{ FLAG("audit-headers", audit_headers, 0,
 	    "the same facts as Wymcp-* response\n"
 	    "headers, for the web server's log") },

@@ -24,6 +24,17 @@
  * endpoint does not take (down, slow past 2 s, not 2xx) is dropped and
  * counted.  The counts live in a page the pool shares, for the status
  * page.
+ *
+ * The same process aggregates the mcp.server.operation.duration
+ * histogram from the SERVER spans it reads (otlpm.c: no cost to a
+ * request, and a span's attributes are the conventions' already), and
+ * posts it, cumulative since the exporter started, as an
+ * ExportMetricsServiceRequest to the endpoint's /v1/metrics every
+ * --otlp-metrics-interval seconds (0: no metrics) and when it stops
+ * (SIGTERM, or the supervisor gone): nothing of the last interval is
+ * lost.  A post the endpoint does not take is counted; the next one
+ * carries the same points again (cumulative), so a failed post loses
+ * nothing that a later one does not bring.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -33,6 +44,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,11 +59,13 @@
 #include <unistd.h>
 
 #include "front.h"
+#include "otlpm.h"
 
 #define OTLP_BATCH	256		/* spans a post carries at most */
 #define OTLP_WAIT_MS	1000		/* a batch waits no longer */
 #define OTLP_IO_MS	2000		/* connect, send and answer */
 #define OTLP_PIPE	(1024 * 1024)	/* the queue, when allowed */
+#define OTLP_STOP_MS	(2 * OTLP_IO_MS + 1000)	/* its last posts */
 
 /* The counts the pool shares. */
 struct otlp_page {
@@ -60,6 +74,10 @@ struct otlp_page {
 	unsigned long	 exported;	/* taken by the endpoint */
 	unsigned long	 failed;	/* in batches it did not take */
 	unsigned long	 posts, post_errors;
+	unsigned long	 metric_posts;	/* metrics posts taken */
+	unsigned long	 metric_failed;	/* and not */
+	unsigned long	 metric_overflow; /* spans in the overflow set */
+	unsigned long	 metric_sets;	/* attribute sets exported */
 };
 
 static struct otlp_page	*page;
@@ -68,6 +86,9 @@ static int		 rfd = -1;	/* the exporter's, kept to fork another */
 static pid_t		 exporter_pid = -1, sup_pid;
 static long long	 started_ms;	/* when the exporter was forked */
 static char		 host[256], port[8], path[512];
+static char		 mpath[528];	/* the metrics' path */
+static unsigned int	 interval_s;	/* --otlp-metrics-interval */
+static volatile sig_atomic_t stopping;	/* the exporter's SIGTERM */
 static char		 service[256];	/* resource attributes, JSON */
 
 int
@@ -115,6 +136,7 @@ parse_url(const char *url)
 	    strpbrk(p, " \r\n") != NULL)
 		return -1;
 	snprintf(path, sizeof(path), "%s", p);
+	front_otlpm_path(path, mpath, sizeof(mpath));
 	return 0;
 }
 
@@ -172,9 +194,9 @@ dial(long long deadline)
 	return fd;
 }
 
-/* Post body (len bytes): 1 when the endpoint answered 2xx. */
+/* Post body (len bytes) to `where': 1 when the endpoint answered 2xx. */
 static int
-post(const char *body, size_t len)
+post(const char *where, const char *body, size_t len)
 {
 	char		 head[1024], ans[64];
 	long long	 deadline = mono_ms() + OTLP_IO_MS;
@@ -186,7 +208,7 @@ post(const char *body, size_t len)
 		return 0;
 	hn = snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: %s:%s"
 	    "\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
-	    "Connection: close\r\n\r\n", path, host, port, len);
+	    "Connection: close\r\n\r\n", where, host, port, len);
 	hl = hn > 0 ? (size_t)hn : 0;
 	while (off < hl + len) {
 		if (!ready(fd, POLLOUT, deadline))
@@ -241,7 +263,7 @@ flush(struct batch *bt)
 		memmove(bt->b + hl, bt->b, bt->len);
 		memcpy(bt->b, head, hl);
 		memcpy(bt->b + hl + bt->len, tail, sizeof(tail) - 1);
-		ok = post(bt->b, hl + bt->len + sizeof(tail) - 1);
+		ok = post(path, bt->b, hl + bt->len + sizeof(tail) - 1);
 	} else
 		ok = 0;
 	__atomic_add_fetch(ok ? &page->exported : &page->failed,
@@ -252,15 +274,62 @@ flush(struct batch *bt)
 	bt->n = 0;
 }
 
-/* Take the complete lines of in[0..*inl) into the batch. */
+static long long
+wall_ns(void)
+{
+	struct timespec	 ts;
+
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The metrics: their aggregate, and a buffer for their request. */
+struct metrics {
+	struct front_otlpm	*m;	/* NULL: --otlp-metrics-interval 0 */
+	char			*b;
+	size_t			 cap;
+	long long		 next;	/* the next post, monotonic ms */
+	unsigned long		 told;	/* overflow counted on the page */
+};
+
+/* Post the metrics' points (when there are any). */
 static void
-take_lines(struct batch *bt, char *in, size_t *inl)
+post_metrics(struct metrics *mt)
+{
+	size_t	 len;
+	int	 ok;
+
+	if (mt->m == NULL)
+		return;
+	mt->next = mono_ms() + (long long)interval_s * 1000;
+	if ((len = front_otlpm_body(mt->m, service, WYMCP_VERSION, wall_ns(),
+	    mt->b, mt->cap)) == 0)
+		return;
+	ok = post(mpath, mt->b, len);
+	__atomic_add_fetch(ok ? &page->metric_posts : &page->metric_failed, 1,
+	    __ATOMIC_RELAXED);
+	if (ok)
+		__atomic_store_n(&page->metric_sets, front_otlpm_sets(mt->m),
+		    __ATOMIC_RELAXED);
+}
+
+/* Take the complete lines of in[0..*inl) into the batch and metrics. */
+static void
+take_lines(struct batch *bt, struct metrics *mt, char *in, size_t *inl)
 {
 	char	*nl, *p = in;
 	size_t	 n;
 
 	while ((nl = memchr(p, '\n', (size_t)(in + *inl - p))) != NULL) {
 		n = (size_t)(nl - p);
+		/* The page's overflow count outlives an exporter's points. */
+		if (mt->m != NULL && front_otlpm_take(mt->m, p, n) == 1 &&
+		    front_otlpm_overflowed(mt->m) > mt->told) {
+			__atomic_add_fetch(&page->metric_overflow,
+			    front_otlpm_overflowed(mt->m) - mt->told,
+			    __ATOMIC_RELAXED);
+			mt->told = front_otlpm_overflowed(mt->m);
+		}
 		if (bt->n >= OTLP_BATCH || n + 1 > bt->cap - 1024 - bt->len)
 			flush(bt);
 		if (n + 1 <= bt->cap - 1024 - bt->len) {
@@ -277,26 +346,91 @@ take_lines(struct batch *bt, char *in, size_t *inl)
 	memmove(in, p, *inl);
 }
 
-/* The exporter process: until the supervisor is gone. */
+static void
+on_term(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* SIGTERM ends the loop (poll(2) is interrupted), not the process. */
+static void
+catch_term(void)
+{
+	struct sigaction	 sa;
+	sigset_t		 set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	(void)sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGTERM, &sa, NULL);
+	(void)sigemptyset(&set);
+	(void)sigaddset(&set, SIGTERM);
+	(void)sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+/*
+ * What is in the pipe now, without waiting, and no more than it holds
+ * (writers that go on writing do not keep the exporter from ending).
+ */
+static void
+drain(int in_fd, struct batch *bt, struct metrics *mt, char *in,
+    size_t cap, size_t *inl)
+{
+	size_t	 total = 0;
+	ssize_t	 n;
+
+	(void)fcntl(in_fd, F_SETFL, O_NONBLOCK);
+	while (total < OTLP_PIPE &&
+	    (n = read(in_fd, in + *inl, cap - *inl)) > 0) {
+		total += (size_t)n;
+		*inl += (size_t)n;
+		take_lines(bt, mt, in, inl);
+	}
+}
+
+/* How long the loop may wait: to the batch's or the metrics' time. */
+static long long
+wait_ms(const struct batch *bt, const struct metrics *mt)
+{
+	long long	 now = mono_ms(), left = OTLP_WAIT_MS;
+
+	if (bt->n > 0)
+		left = bt->first + OTLP_WAIT_MS - now;
+	if (mt->m != NULL && mt->next - now < left)
+		left = mt->next - now;
+	return left;
+}
+
+/*
+ * The exporter process: until the supervisor is gone or SIGTERM; then
+ * what the pipe holds, the last batch and the metrics are posted.
+ */
 static void
 exporter(int in_fd, pid_t sup)
 {
 	static char	 in[65536];
 	struct batch	 bt;
+	struct metrics	 mt;
 	size_t		 inl = 0;
 	ssize_t		 n;
 	long long	 left;
 	struct pollfd	 p;
 
 	memset(&bt, 0, sizeof(bt));
+	memset(&mt, 0, sizeof(mt));
 	bt.cap = (size_t)OTLP_BATCH * PIPE_BUF + 2048;
 	if ((bt.b = malloc(bt.cap)) == NULL)
 		_exit(1);
-	for (;;) {
-		if (getppid() != sup)
-			_exit(0);
-		left = bt.n > 0 ? bt.first + OTLP_WAIT_MS - mono_ms() :
-		    OTLP_WAIT_MS;
+	if (interval_s > 0) {
+		mt.cap = front_otlpm_cap();
+		if ((mt.b = malloc(mt.cap)) == NULL ||
+		    (mt.m = front_otlpm_new(wall_ns())) == NULL)
+			_exit(1);
+		mt.next = mono_ms() + (long long)interval_s * 1000;
+	}
+	while (!stopping && getppid() == sup) {
+		left = wait_ms(&bt, &mt);
 		p.fd = in_fd;
 		p.events = POLLIN;
 		if (left > 0 && poll(&p, 1, (int)left) == 1) {
@@ -305,14 +439,18 @@ exporter(int in_fd, pid_t sup)
 				break;		/* every writer is gone */
 			if (n > 0) {
 				inl += (size_t)n;
-				take_lines(&bt, in, &inl);
+				take_lines(&bt, &mt, in, &inl);
 			}
 		}
 		if (bt.n > 0 && (bt.n >= OTLP_BATCH ||
 		    mono_ms() >= bt.first + OTLP_WAIT_MS))
 			flush(&bt);
+		if (mt.m != NULL && mono_ms() >= mt.next)
+			post_metrics(&mt);
 	}
+	drain(in_fd, &bt, &mt, in, sizeof(in), &inl);
 	flush(&bt);
+	post_metrics(&mt);
 	_exit(0);
 }
 
@@ -330,6 +468,7 @@ spawn(void)
 		(void)prctl(PR_SET_NAME, "wymcp-otlp");
 		(void)prctl(PR_SET_PDEATHSIG, SIGTERM);
 		(void)signal(SIGPIPE, SIG_IGN);
+		catch_term();
 		if (wfd != -1)
 			close(wfd);
 		exporter(rfd, sup_pid);
@@ -361,7 +500,7 @@ front_otlp_reaped(pid_t pid)
 }
 
 int
-front_otlp_setup(const char *url)
+front_otlp_setup(const char *url, unsigned int metrics_interval_s)
 {
 	int		 fds[2];
 	pid_t		 sup = getpid();
@@ -398,11 +537,17 @@ front_otlp_setup(const char *url)
 	(void)fcntl(fds[1], F_SETFL, O_NONBLOCK);
 	rfd = fds[0];
 	sup_pid = sup;
+	interval_s = metrics_interval_s;
 	if ((exporter_pid = spawn()) == -1)
 		return -1;
 	wfd = fds[1];
-	front_log(WYMCP_LOG_INFO, "spans go to %s (exporter %ld)", url,
-	    (long)exporter_pid);
+	if (interval_s > 0)
+		front_log(WYMCP_LOG_INFO, "spans go to %s, metrics to %s every "
+		    "%u s (exporter %ld)", url, mpath, interval_s,
+		    (long)exporter_pid);
+	else
+		front_log(WYMCP_LOG_INFO, "spans go to %s (exporter %ld)", url,
+		    (long)exporter_pid);
 	return 0;
 }
 
@@ -414,6 +559,40 @@ front_otlp_counts(unsigned long *queued, unsigned long *dropped,
 	*dropped = __atomic_load_n(&page->dropped, __ATOMIC_RELAXED);
 	*exported = __atomic_load_n(&page->exported, __ATOMIC_RELAXED);
 	*failed = __atomic_load_n(&page->failed, __ATOMIC_RELAXED);
+}
+
+/*
+ * The supervisor ends: tell the exporter (SIGTERM) and wait for it, up
+ * to OTLP_STOP_MS, so that its last posts (what the pipe holds, the
+ * last batch, the metrics) are made before a service manager ends what
+ * is left (systemd's KillMode=mixed SIGKILLs it once the main process
+ * is gone).
+ */
+void
+front_otlp_stop(void)
+{
+	long long	 deadline;
+	int		 st;
+
+	if (page == NULL || exporter_pid <= 0 || getpid() != sup_pid)
+		return;
+	(void)kill(exporter_pid, SIGTERM);
+	deadline = mono_ms() + OTLP_STOP_MS;
+	while (waitpid(exporter_pid, &st, WNOHANG) == 0 &&
+	    mono_ms() < deadline)
+		(void)poll(NULL, 0, 10);
+	exporter_pid = -1;
+}
+
+void
+front_otlp_metric_counts(struct front_otlp_metrics *c)
+{
+	c->on = interval_s > 0;
+	c->posts = __atomic_load_n(&page->metric_posts, __ATOMIC_RELAXED);
+	c->failed = __atomic_load_n(&page->metric_failed, __ATOMIC_RELAXED);
+	c->overflow = __atomic_load_n(&page->metric_overflow,
+	    __ATOMIC_RELAXED);
+	c->sets = __atomic_load_n(&page->metric_sets, __ATOMIC_RELAXED);
 }
 
 /* A span's line (audit.c builds it): handed over, or dropped. */

@@ -267,8 +267,10 @@ put_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	err[sizeof(err) - 1] = '\0';
 	n = put(buf, cap, n, ",\"bus\":{\"up\":%s,\"connects\":%lu,"
 	    "\"eventsSent\":%lu,\"eventsReceived\":%lu,\"notifies\":%lu,"
+	    "\"eventsShed\":%lu,\"gapsSent\":%lu,\"gapsReceived\":%lu,"
 	    "\"lastError\":", L(bus_up) ? "true" : "false", L(bus_connects),
-	    L(bus_sent), L(bus_received), L(bus_notifies));
+	    L(bus_sent), L(bus_received), L(bus_notifies), L(bus_shed),
+	    L(gaps_sent), L(gaps_in));
 	n = at != 0 ? put_str(buf, cap, n, err) : put(buf, cap, n, "null");
 	return at != 0 ? put(buf, cap, n, ",\"lastErrorAt\":%lld}", at) :
 	    put(buf, cap, n, ",\"lastErrorAt\":null}");
@@ -332,12 +334,13 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "\"clientGone\":%lu,\"droppedSlow\":%lu,\"lostNoFd\":%lu,"
 	    "\"eventsIn\":%lu,\"framesOut\":%lu,\"hubStarts\":%lu,"
 	    "\"descriptorRoom\":%d,\"refusedNoFd\":%lu,\"eventsShed\":%lu,"
-	    "\"endedForShed\":%lu,\"workerWaits\":%lu",
+	    "\"endedForShed\":%lu,\"endedForBusGap\":%lu,"
+	    "\"workerWaits\":%lu",
 	    L(hub_up) ? "true" : "false", L(hub_held), l->max, l->per,
 	    l->max_age, L(lists_streams), L(resource_streams), L(opened),
 	    L(refused), L(ended), L(aged), L(gone), L(dropped), L(lost),
 	    L(events), L(frames), L(hub_starts), L(fd_room), L(no_fd),
-	    L(shed), L(shed_ended), L(waits));
+	    L(shed), L(shed_ended), L(gap_ended), L(waits));
 	n = put_refused(l, buf, cap, n);
 	if (l->bus)
 		n = put_bus(l, buf, cap, n);
@@ -373,6 +376,7 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_listen_ended_total{why=\"client_gone\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"slow_client\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"events_shed\"} %lu\n"
+	    "wymcp_listen_ended_total{why=\"bus_gap\"} %lu\n"
 	    "wymcp_listen_ended_total{why=\"no_descriptor\"} %lu\n"
 	    "# HELP wymcp_listen_events_total Events the hub took in.\n"
 	    "# TYPE wymcp_listen_events_total counter\n"
@@ -393,7 +397,8 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    "wymcp_hub_up %d\n",
 	    L(lists_streams), L(resource_streams), L(held), l->max,
 	    L(refused), L(ended), L(gone), L(dropped), L(shed_ended),
-	    L(lost), L(events), L(frames), L(shed), L(no_fd), L(hub_up));
+	    L(gap_ended), L(lost), L(events), L(frames), L(shed), L(no_fd),
+	    L(hub_up));
 	if (l->bus)
 		n = put(buf, cap, n,
 		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
@@ -408,12 +413,19 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 		    "# TYPE wymcp_bus_events_total counter\n"
 		    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
 		    "wymcp_bus_events_total{way=\"received\"} %lu\n"
+		    "wymcp_bus_events_total{way=\"shed\"} %lu\n"
+		    "# HELP wymcp_bus_gaps_total Gaps (events shed on the "
+		    "bus) sent and taken.\n"
+		    "# TYPE wymcp_bus_gaps_total counter\n"
+		    "wymcp_bus_gaps_total{way=\"sent\"} %lu\n"
+		    "wymcp_bus_gaps_total{way=\"received\"} %lu\n"
 		    "# HELP wymcp_bus_notifies_total NOTIFYs sent (events "
 		    "batched, one a line).\n"
 		    "# TYPE wymcp_bus_notifies_total counter\n"
 		    "wymcp_bus_notifies_total %lu\n",
 		    L(bus_up), L(bus_connects), L(bus_sent),
-		    L(bus_received), L(bus_notifies));
+		    L(bus_received), L(bus_shed), L(gaps_sent), L(gaps_in),
+		    L(bus_notifies));
 	return n;
 }
 #undef L
@@ -438,6 +450,7 @@ struct now {
 	int			 otlp;		/* --otlp-endpoint */
 	unsigned long		 span_queued, span_dropped, span_exported;
 	unsigned long		 span_failed;
+	struct front_otlp_metrics metrics;	/* their posts */
 };
 
 /* Fill *nw for the page. */
@@ -465,6 +478,8 @@ look(struct wymcp_server *srv, const struct front_limits *lim,
 	if ((nw->otlp = front_otlp_on()))
 		front_otlp_counts(&nw->span_queued, &nw->span_dropped,
 		    &nw->span_exported, &nw->span_failed);
+	if (nw->otlp)
+		front_otlp_metric_counts(&nw->metrics);
 	/* WYMCP_ERR_INVAL: no task store. */
 	nw->tasks = wymcp_server_task_depth(srv, &nw->depth,
 	    sizeof(nw->depth)) == WYMCP_OK;
@@ -522,6 +537,11 @@ json(const struct front_stats *s, const struct now *nw, char *buf,
 		    "\"dropped\":%lu,\"exported\":%lu,\"failed\":%lu}",
 		    nw->span_queued, nw->span_dropped, nw->span_exported,
 		    nw->span_failed);
+	if (nw->otlp && nw->metrics.on)
+		n = put(buf, cap, n, ",\"otlpMetrics\":{\"posts\":%lu,"
+		    "\"failed\":%lu,\"overflow\":%lu,\"sets\":%lu}",
+		    nw->metrics.posts, nw->metrics.failed,
+		    nw->metrics.overflow, nw->metrics.sets);
 	n = put(buf, cap, n, "}");
 	return n;
 }
@@ -590,6 +610,20 @@ prom_operators(const struct now *nw, char *buf, size_t cap, size_t n)
 		    "wymcp_spans_total{fate=\"failed\"} %lu\n",
 		    nw->span_queued, nw->span_dropped, nw->span_exported,
 		    nw->span_failed);
+	if (nw->otlp && nw->metrics.on)
+		n = put(buf, cap, n,
+		    "# HELP wymcp_otlp_metric_posts_total Posts of "
+		    "mcp.server.operation.duration to the OTLP endpoint, "
+		    "by outcome.\n"
+		    "# TYPE wymcp_otlp_metric_posts_total counter\n"
+		    "wymcp_otlp_metric_posts_total{outcome=\"taken\"} %lu\n"
+		    "wymcp_otlp_metric_posts_total{outcome=\"failed\"} %lu\n"
+		    "# HELP wymcp_otlp_metric_overflow_total Spans counted "
+		    "in the overflow attribute set (past 255 sets).\n"
+		    "# TYPE wymcp_otlp_metric_overflow_total counter\n"
+		    "wymcp_otlp_metric_overflow_total %lu\n",
+		    nw->metrics.posts, nw->metrics.failed,
+		    nw->metrics.overflow);
 	return n;
 }
 

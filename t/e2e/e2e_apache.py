@@ -20,6 +20,10 @@ substituted, nothing else changed):
      nothing, a per-location WYMCP_TOOLS, CGIPassAuth, TRACE; the
      server card at /mcp/server-card and /mcp-public/server-card,
      without credentials;
+  H  the audit headers (wymcp-fcgi --audit-headers) through the
+     shipped file: a tools/call's and an HTTP error's Wymcp-* headers
+     are in Apache's access log (its wymcp_audit format, from the notes
+     mod_headers took) and not in the client's response;
   S  SSE passthrough: a FastCGI responder in this script writes four
      events 0.4 s apart; through the shipped worker (flushpackets=on)
      they arrive as written, through a worker without it they arrive
@@ -38,7 +42,8 @@ substituted, nothing else changed):
      list, a three-round book_room whose process is killed between
      rounds (the state key file carries it), SSE with
      FcgidOutputBufferSize 0, the documented FcgidPassHeader hazard,
-     the FcgidMaxRequestLen default and the server card, public;
+     the FcgidMaxRequestLen default and the server card, public; the
+     audit headers as H;
   D  Apache stops with every process it started.
 
 Prints "ok - NAME" or "not ok - NAME: DETAIL" per assertion and, last,
@@ -356,7 +361,8 @@ class World(wymcp_e2e.Harness):
 
     def start_fcgi(self):
         argv = [self.prog, "--listen", "unix:" + self.sock,
-                "--workers", str(WORKERS), "--max-body", str(MAX_BODY), "-vv"]
+                "--workers", str(WORKERS), "--max-body", str(MAX_BODY), "-vv",
+                "--audit-headers"]
         if self.root:
             # Apache's children run as nobody; the socket is 0660.
             argv += ["--user", "nobody", "--group", "nogroup"]
@@ -403,6 +409,8 @@ class World(wymcp_e2e.Harness):
 	# The shipped file, as shipped (socket and password file paths
 	# substituted).
 	Include "{path}"
+	# Its audit headers' notes, in the log format it ships.
+	CustomLog "{audit}" wymcp_audit
 
 	# Test-only locations.
 	# CGIPassAuth, as the shipped file's comment describes it.
@@ -443,7 +451,10 @@ class World(wymcp_e2e.Harness):
 	</Location>
 </VirtualHost>
 """.format(port=port, path=path, sock=self.sock, htpasswd=self.htpasswd,
-           fake=fake)
+           fake=fake, audit=self.audit_log(a))
+
+    def audit_log(self, apache=None):
+        return os.path.join((apache or self.proxy).dir, "audit.log")
 
     def fcgid_conf(self, port):
         a = self.fcgid
@@ -471,6 +482,8 @@ FcgidProcessTableFile "{d}/fcgid_shm"
 # The shipped file, as shipped (command line and password file paths
 # substituted), at server level as it says.
 Include "{path}"
+# Its audit headers' notes, in the log format it ships.
+CustomLog "{audit}" wymcp_audit
 
 # Test-only: the SSE probe as a mod_fcgid program, under the shipped
 # FcgidOutputBufferSize 0.
@@ -497,7 +510,8 @@ Include "{path}"
 # the shipped file warns about.
 FcgidPassHeader WYMCP_ASSIGN_PASSED
 """.format(ipc=ipc, d=a.dir, env=env, path=path, probe=self.probe,
-           nokey=self.wrapper_nokey, htpasswd=self.htpasswd)
+           nokey=self.wrapper_nokey, htpasswd=self.htpasswd,
+           audit=self.audit_log(a))
 
     def nobody(self):
         import pwd
@@ -522,7 +536,8 @@ FcgidPassHeader WYMCP_ASSIGN_PASSED
         if self.root:
             os.chown(self.keyfile, *self.nobody())
         args = [self.prog, "--workers", "0", "-vv", "--max-body",
-                str(MAX_BODY), "--state-key-file", self.keyfile]
+                str(MAX_BODY), "--state-key-file", self.keyfile,
+                "--audit-headers"]
         for m in self.mods:
             args += ["--module", m]
         self.wrapper = os.path.join(self.tmp, "wymcp-fcgid-wrapper")
@@ -698,6 +713,63 @@ class Tests(wymcp_e2e.Tests):
 
     # -- A: mod_proxy_fcgi, the shipped file
 
+    def test_audit_headers(self, apache, tag):
+        """wymcp-fcgi --audit-headers behind a shipped file (`apache'
+        runs it): its Wymcp-* headers reach Apache's log (the
+        wymcp_audit format), never the client."""
+        audit = self.w.audit_log(apache)
+        rid, r = self.tool("echo", {"text": "audit"})
+        leak = [(k, v) for k, v in r.headers
+                if k.lower().startswith("wymcp-")]
+        R.check(r.status == 200 and not leak,
+                tag + " the client sees none of the Wymcp-* audit "
+                "headers",
+                "%s %r" % (r.brief(), leak))
+        line, deadline = None, time.monotonic() + 10
+        while line is None and time.monotonic() < deadline:
+            for ln in tail(audit, 1000):
+                try:
+                    x = json.loads(ln)
+                except ValueError:
+                    continue
+                if x.get("target") == "echo" and \
+                        x.get("args_digest") not in (None, "-"):
+                    line = x
+            if line is None:
+                time.sleep(0.05)
+        line = line or {}
+        R.check(line.get("principal") == "alice" and
+                line.get("client", "").startswith("e2e/") and
+                line.get("round") == "0" and
+                line.get("outcome") == "complete" and
+                line.get("code") == "-" and line.get("status") == 200 and
+                line.get("mcp_method") == "tools/call" and
+                re.fullmatch(r"[0-9a-f]{32}", line.get("args_digest", "")),
+                tag + " Apache's access log carries the call's audit "
+                "headers (principal, client, target, round, outcome, digest)",
+                json.dumps(line) + " | " + " | ".join(
+                    tail(audit, 3)))
+        # An HTTP error (Mcp-Name not the body's tool: 400): wymcp's
+        # headers are in the same table, and go the same way.
+        n = len(tail(audit, 1000))
+        rid, r = self.call("tools/call", {"name": "echo", "arguments": {}},
+                           name="whoami")
+        leak = [k for k, _ in r.headers if k.lower().startswith("wymcp-")]
+        got = []
+        deadline = time.monotonic() + 10
+        while not got and time.monotonic() < deadline:
+            got = tail(audit, 1000)[n:]
+            if not got:
+                time.sleep(0.05)
+        try:
+            x = json.loads(got[-1])
+        except (ValueError, IndexError):
+            x = {}
+        R.check(r.status == 400 and not leak and x.get("status") == 400 and
+                x.get("outcome") == "error" and x.get("code", "-") != "-",
+                tag + " an HTTP error's headers too: logged, not sent",
+                "%s %r %r" % (r.brief(), leak, got[-1:]))
+
     def test_proxy(self):
         w = self.w
         log = w.fcgi_log
@@ -718,6 +790,8 @@ class Tests(wymcp_e2e.Tests):
             text = self.text_of(r) or ""
             p += ["help text lacks %r" % t for t in tools if t not in text]
         report("A tools/call help lists the mounted tools", p, r)
+        self.test_audit_headers(self.w.proxy, "H")
+
         rid, r = self.tool("echo", {"text": "h\u00e9llo \"q\""})
         p = judge_result(r, rid, check_compact=True)
         if not p and r.json["result"].get("content") != \
@@ -1127,6 +1201,7 @@ class Tests(wymcp_e2e.Tests):
                 [{"type": "text", "text": "through mod_fcgid"}]:
             p.append("content %r" % (r.json["result"].get("content"),))
         report("F tools/call echo", p, r)
+        self.test_audit_headers(w.fcgid, "F")
         served = self.served(log, rid)
         procs = self.fcgid_procs()
         R.check(served and set(served) <= set(procs),

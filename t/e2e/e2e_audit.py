@@ -35,7 +35,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -45,9 +44,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "lib")]
 import e2e_sdk_listen			# the pinned clients  # noqa: E402
 import wymcp_e2e			# noqa: E402
+import wymcp_observe			# noqa: E402
 from wymcp_e2e import R, Client, enc, hlist, std_headers  # noqa: E402
+from wymcp_observe import META, SRCDIR, tools_call  # noqa: E402
 
-SRCDIR = os.path.dirname(os.path.dirname(HERE))
 AUDIT_CONF = os.path.join(SRCDIR, "deploy", "nginx", "audit.conf")
 HIDE = ["Wymcp-Principal", "Wymcp-Client", "Wymcp-Target", "Wymcp-Round",
         "Wymcp-Outcome", "Wymcp-Code", "Wymcp-Task", "Wymcp-Args-Digest"]
@@ -104,28 +104,16 @@ process.exit(0);
 """
 
 
-class AuditHarness(wymcp_e2e.Harness):
-    def __init__(self, builddir, keep=False):
-        wymcp_e2e.Harness.__init__(self, builddir, keep)
-        self.nworkers = 4
-        self.tools = ["examples", "echo"]
-
-    def start_fcgi(self):
-        self.audit = os.path.join(self.tmp, "audit.log")
+class AuditHarness(wymcp_observe.Harness):
+    def fcgi_args(self):
         self.access = os.path.join(self.tmp, "access.log")
-        os.environ["WYMCP_NOTES_DIR"] = self.tmp
-        self.extra_args = ["--audit-log", self.audit, "--audit-headers",
-                           "--task-store", "sqlite:" +
-                           os.path.join(self.tmp, "tasks.db"),
-                           "--task-runners", "1"]
-        wymcp_e2e.Harness.start_fcgi(self)
+        return ["--audit-log", self.audit, "--audit-headers",
+                "--task-store", "sqlite:" +
+                os.path.join(self.tmp, "tasks.db"), "--task-runners", "1"]
 
     def nginx_conf(self, sock, port, port2):
         t = self.tmp
-        with open(wymcp_e2e.DEPLOY_CONF) as f:
-            deploy = f.read().replace(wymcp_e2e.DEPLOY_SOCK, "unix:" + sock)
-        with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
-            f.write(deploy)
+        self.deploy_conf()
         shutil.copy(AUDIT_CONF, os.path.join(t, "wymcp-audit.conf"))
         hide = "".join("\t\tfastcgi_hide_header %s;\n" % h for h in HIDE)
         return wymcp_e2e.nginx_preamble(t) + """\
@@ -180,21 +168,6 @@ def settle(path, n, timeout=10):
     while time.monotonic() < end and len(lines(path)) < n:
         time.sleep(0.05)
     return lines(path)
-
-
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
-
-
-def raw_call(port, args, rid=1, meta_extra=None, headers=None,
-             name="echo"):
-    meta = dict(META)
-    meta.update(meta_extra or {})
-    body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-            "params": {"name": name, "arguments": args, "_meta": meta}}
-    h = hlist(std_headers("tools/call", name)) + list(headers or [])
-    return Client(port).send("POST", "/mcp", enc(body), h)
 
 
 def tasks_get(h, task_id):
@@ -296,9 +269,9 @@ def section_a(h, out):
 
 def section_d(h):
     n = len(lines(h.audit))  # (the task's run wrote its line already)
-    r1 = raw_call(h.port, {"text": "secret-1", "b": 1}, 1)
-    r2 = raw_call(h.port, {"b": 1, "text": "secret-1"}, 2)
-    r3 = raw_call(h.port, {"text": "secret-2"}, 3)
+    r1 = tools_call(h.port, {"text": "secret-1", "b": 1}, rid=1)
+    r2 = tools_call(h.port, {"b": 1, "text": "secret-1"}, rid=2)
+    r3 = tools_call(h.port, {"text": "secret-2"}, rid=3)
     hide = [k for k, _ in r1.headers if k.lower().startswith("wymcp-")]
     R.check(r1.status == 200 and not hide,
             "D: the client sees none of the Wymcp-* headers",
@@ -318,11 +291,12 @@ def section_t(h):
     n = len(lines(h.audit))
     tp1 = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
     tp2 = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
-    raw_call(h.port, {"text": "t"}, 1, {"traceparent": tp1})
-    raw_call(h.port, {"text": "t"}, 2, None, [("traceparent", tp2)])
-    raw_call(h.port, {"text": "t"}, 3, {"traceparent": tp1},
-             [("traceparent", tp2)])
-    raw_call(h.port, {"text": "t"}, 4, {"traceparent": "00-zz"})
+    t = {"text": "t"}
+    tools_call(h.port, t, rid=1, meta_extra={"traceparent": tp1})
+    tools_call(h.port, t, rid=2, headers=[("traceparent", tp2)])
+    tools_call(h.port, t, rid=3, meta_extra={"traceparent": tp1},
+               headers=[("traceparent", tp2)])
+    tools_call(h.port, t, rid=4, meta_extra={"traceparent": "00-zz"})
     new = settle(h.audit, n + 4)[n:]
     got = [x.get("trace_id") for x in new]
     R.check(got == [tp1[3:35], tp2[3:35], tp1[3:35], None],
@@ -388,21 +362,7 @@ def section_r(h):
                 len(ids), len(set(ids)), len(want), total))
 
 
-def body(h):
-    cache = wymcp_e2e.ARGS.cache
-    node = e2e_sdk_listen.provision(cache)
-    with open(os.path.join(cache, "audit.mjs"), "w") as f:
-        f.write(SCRIPT)
-    h.paths()
-    h.start()
-    base = "http://127.0.0.1:%d" % h.port
-    p = subprocess.run([node, "audit.mjs", base], cwd=cache,
-                       stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, timeout=120)
-    res = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-    out = json.loads(res[0][7:]) if res else {}
-    if not res:
-        R.note("client: " + (p.stdout + p.stderr)[-600:])
+def sections(h, out):
     R.note("client: task %s" % json.dumps({k: out.get(k) for k in
                                            ("task", "task_error", "get",
                                             "get_error")})[:600])
@@ -412,13 +372,6 @@ def body(h):
     section_r(h)
 
 
-def options(ap):
-    ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
-                                                    "sdk-listen"))
-
-
 if __name__ == "__main__":
-    if shutil.which("npm") is None:
-        print("SKIP: npm is not installed")
-        sys.exit(77)
-    sys.exit(wymcp_e2e.run_layer(AuditHarness, body, options=options))
+    sys.exit(wymcp_observe.main(AuditHarness, sections, "audit.mjs", SCRIPT,
+                                e2e_sdk_listen.provision))

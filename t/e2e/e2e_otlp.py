@@ -32,8 +32,23 @@ page, --otlp-endpoint) runs behind a private nginx.  Proves:
      the count), and a tool name a client made up makes no series;
   K  the exporter SIGKILLed: the supervisor forks another, and the
      next request's span arrives;
+  X  the mcp.server.operation.duration histogram the exporter posts to
+     /v1/metrics (--otlp-metrics-interval 1), mapped onto the official
+     ExportMetricsServiceRequest the same way: unit s, a histogram,
+     cumulative, the convention's bucket boundaries, every SERVER span
+     counted; then calls of known outcome (a tool's input_required, a
+     tool error, a JSON-RPC error, a tools/list) move the counts per
+     mcp.method.name, gen_ai.tool.name and error.type by exactly those
+     calls, with mcp.protocol.version, rpc.response.status_code and
+     sums > 0;
   D  the receiver down: requests are answered as before, and the
-     status page counts the spans the endpoint did not take.
+     status page counts the spans and metrics posts the endpoint did
+     not take;
+  E  wymcp-fcgi again with --otlp-metrics-interval 3600: no post during
+     the calls, and the one the exporter makes as it stops (SIGTERM to
+     the supervisor) carries them: nothing of the last interval is lost;
+     the supervisor waits for it (systemd's KillMode=mixed would SIGKILL
+     an exporter left behind).
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed";
 exit 77 without nginx or npm.  Python 3 standard library only.
@@ -62,6 +77,8 @@ OTEL = [("@opentelemetry/otlp-transformer", "0.57.2"),
         ("protobufjs", "7.4.0")]
 CLIENT_TRACE = "0af7651916cd43dd8448eb211c80319c"
 CLIENT_SPAN = "b7ad6b7169203331"
+METRIC = "mcp.server.operation.duration"
+BOUNDS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300]
 
 RECEIVER = r"""
 // An OTLP/HTTP (JSON) trace receiver on the official proto types.
@@ -72,7 +89,16 @@ const require = createRequire(import.meta.url);
 const root = require('@opentelemetry/otlp-transformer/build/src/generated/root.js');
 const T = root.opentelemetry.proto.collector.trace.v1
     .ExportTraceServiceRequest;
-const [port, out] = process.argv.slice(2);
+const M = root.opentelemetry.proto.collector.metrics.v1
+    .ExportMetricsServiceRequest;
+const [port, out, mout] = process.argv.slice(2);
+// A metrics post: mapped the same way; one line per post.
+function metrics(body) {
+  const msg = M.decode(M.encode(M.fromObject(JSON.parse(body))).finish());
+  const d = M.toObject(msg, { longs: String, enums: String,
+      bytes: String, defaults: false, arrays: true });
+  fs.appendFileSync(mout, JSON.stringify(d) + '\n');
+}
 // OTLP/JSON writes trace and span ids as hex (not proto3 JSON's base64).
 const b64 = h => Buffer.from(h ?? '', 'hex').toString('base64');
 const hex = b => Buffer.from(b ?? '', 'base64').toString('hex');
@@ -80,8 +106,18 @@ http.createServer((req, res) => {
   let body = '';
   req.on('data', c => { body += c; });
   req.on('end', () => {
-    let ok = req.method === 'POST' && req.url === '/v1/traces' &&
+    let ok = req.method === 'POST' &&
         (req.headers['content-type'] ?? '').startsWith('application/json');
+    if (ok && req.url === '/v1/metrics') {
+      try { metrics(body); } catch (e) {
+        ok = false;
+        fs.appendFileSync(mout, JSON.stringify({ error: String(e) }) + '\n');
+      }
+      res.writeHead(ok ? 200 : 400, { 'Content-Type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    ok = ok && req.url === '/v1/traces';
     try {
       const o = JSON.parse(body);
       for (const rs of o.resourceSpans ?? [])
@@ -147,11 +183,13 @@ class OtlpHarness(wymcp_e2e.Harness):
         self.nworkers = 2
         self.tools = ["examples"]
         self.rport = wymcp_e2e.free_port()
+        self.minterval = 1
 
     def start_fcgi(self):
         os.environ["WYMCP_NOTES_DIR"] = self.tmp
         self.extra_args = ["--otlp-endpoint",
                            "http://127.0.0.1:%d/v1/traces" % self.rport,
+                           "--otlp-metrics-interval", str(self.minterval),
                            "--status-path", STATUS,
                            "--task-store", "sqlite:" +
                            os.path.join(self.tmp, "tasks.db"),
@@ -194,11 +232,11 @@ def attrs(s):
 
 
 def raw(port, headers=(), meta_tp=None, name="book_room", rid=7,
-        method="tools/call"):
-    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        method="tools/call", caps=None, version="2026-07-28"):
+    meta = {"io.modelcontextprotocol/protocolVersion": version,
             "io.modelcontextprotocol/clientInfo": {"name": "raw",
                                                    "version": "1"},
-            "io.modelcontextprotocol/clientCapabilities": {}}
+            "io.modelcontextprotocol/clientCapabilities": caps or {}}
     if meta_tp:
         meta["traceparent"] = meta_tp
     params = {"name": name, "arguments": {"day": "x"}, "_meta": meta}
@@ -367,6 +405,220 @@ def section_k(h, path):
         "spans go on", "old %r new %r, %d spans" % (old, new, len(got)))
 
 
+def metric_posts(path, n=0, timeout=0.0, pred=None):
+    """The metrics posts the receiver decoded, once there are n (and the
+    last one satisfies pred), or the timeout passed."""
+    end = time.monotonic() + timeout
+    while True:
+        got = []
+        try:
+            with open(path) as f:
+                got = [json.loads(x) for x in f if x.strip()]
+        except FileNotFoundError:
+            pass
+        if (len(got) >= n and (pred is None or (got and pred(got[-1])))) \
+                or time.monotonic() > end:
+            return got
+        time.sleep(0.1)
+
+
+def histogram(post):
+    """The instance and the METRIC of a decoded post ({} without)."""
+    rm = (post.get("resourceMetrics") or [{}])[0]
+    inst = attrs(rm.get("resource") or {}).get("service.instance.id")
+    ms = [m for sm in rm.get("scopeMetrics") or []
+          for m in sm.get("metrics") or [] if m.get("name") == METRIC]
+    return inst, (ms[0] if len(ms) == 1 else {})
+
+
+def pkey(dp):
+    a = attrs(dp)
+    return (a.get("mcp.method.name"), a.get("gen_ai.tool.name"),
+            a.get("error.type"))
+
+
+def counts(post):
+    m = histogram(post)[1]
+    return {pkey(dp): int(dp.get("count", 0)) for dp in
+            (m.get("histogram") or {}).get("dataPoints") or []}
+
+
+def outcome_of(r, tool):
+    """The point a call's answer falls in: (method, tool, error.type)."""
+    j = r.json or {}
+    if "error" in j:
+        return ("tools/call", None, str(j["error"].get("code")))
+    if (j.get("result") or {}).get("isError"):
+        return ("tools/call", tool, "tool_error")
+    return ("tools/call", tool, None)
+
+
+def known_calls(h, rid):
+    """Calls whose outcome the answers tell: the expected counts."""
+    want = {}
+    elicit = {"elicitation": {}}
+    for name, caps in (("book_room", elicit), ("book_room", None),
+                       ("book_room", elicit), ("nosuch", None)):
+        r = raw(h.port, name=name, rid=rid, caps=caps)
+        rid += 1
+        k = outcome_of(r, name)
+        want[k] = want.get(k, 0) + 1
+    r = Client(h.port).send("POST", "/mcp-anon", enc(
+        wymcp_e2e.rpc(rid, "tools/list")), hlist(std_headers("tools/list")))
+    k = ("tools/list", None, None if "result" in (r.json or {}) else
+         str(((r.json or {}).get("error") or {}).get("code")))
+    want[k] = want.get(k, 0) + 1
+    return want
+
+
+def made_up(h, mpath, last):
+    """Protocol versions a client made up: counted, in no set of theirs."""
+    def total(post):
+        return sum(counts(post).values())
+    for i in range(3):
+        raw(h.port, rid=350 + i, version="2031-01-0%d" % (i + 1))
+    posts = metric_posts(mpath, 0, 20,
+                         lambda p: total(p) == total(last) + 3)
+    dps = (histogram(posts[-1])[1].get("histogram") or {}).get(
+        "dataPoints") or [] if posts else []
+    vs = {attrs(dp).get("mcp.protocol.version") for dp in dps}
+    R.check(posts and total(posts[-1]) == total(last) + 3 and
+            not any(v and v.startswith("2031") for v in vs),
+            "X: three calls with protocol versions a client made up are "
+            "counted, in no set of their own", repr(sorted(map(str, vs))))
+
+
+def section_x(h, mpath, spath):
+    """The histogram at /v1/metrics, by the official proto types."""
+    def server():
+        return [s for s in spans(spath)
+                if s.get("kind") == "SPAN_KIND_SERVER"]
+
+    def total(post):
+        return sum(counts(post).values())
+    # Both settle once the exporter has read every span: compare anew.
+    posts = metric_posts(mpath, 1, 30, lambda p: total(p) == len(server()))
+    server = server()
+    R.check(posts and not any("error" in p for p in posts),
+            "X: every metrics post maps onto the official "
+            "ExportMetricsServiceRequest",
+            json.dumps([p for p in posts if "error" in p])[:300])
+    if not posts:
+        return
+    base = posts[-1]
+    inst, m = histogram(base)
+    hist = m.get("histogram") or {}
+    R.check(m.get("unit") == "s" and hist.get("aggregationTemporality") ==
+            "AGGREGATION_TEMPORALITY_CUMULATIVE" and inst and
+            hist.get("dataPoints"),
+            "X: %s: a histogram, unit s, cumulative, of the instance" % METRIC,
+            json.dumps(m)[:400])
+    R.check(total(base) == len(server) and len(server) >= 8,
+            "X: every SERVER span of the run is counted",
+            "%d counted, %d spans" % (total(base), len(server)))
+    dps = hist.get("dataPoints") or []
+    R.check(all(dp.get("explicitBounds") == BOUNDS and
+                len(dp.get("bucketCounts") or []) == len(BOUNDS) + 1 and
+                sum(int(c) for c in dp["bucketCounts"]) == int(dp["count"])
+                and dp.get("sum", 0) > 0 and
+                0 < dp.get("min", 0) <= dp.get("max", 0) <= dp["sum"]
+                for dp in dps),
+            "X: the convention's bucket boundaries, counts that add up, "
+            "sums > 0", json.dumps(dps)[:500])
+    before = counts(base)
+    want = known_calls(h, 300)
+    R.check(("tools/call", "book_room", "tool_error") in want and
+            ("tools/call", "book_room", None) in want and
+            any(k[2] not in (None, "tool_error") for k in want),
+            "X: the calls made: input_required, a tool error, a JSON-RPC "
+            "error", repr(want))
+    expect = dict(before)
+    for k, v in want.items():
+        expect[k] = expect.get(k, 0) + v
+    posts = metric_posts(mpath, len(posts) + 1, 20,
+                         lambda p: counts(p) == expect)
+    last = posts[-1] if posts else {}
+    R.check(counts(last) == expect,
+            "X: the counts per mcp.method.name, gen_ai.tool.name and "
+            "error.type move by exactly the calls made",
+            "want %r got %r" % (sorted(expect.items(), key=repr),
+                                sorted(counts(last).items(), key=repr)))
+    dps = {pkey(dp): dp for dp in (histogram(last)[1].get("histogram") or
+                                   {}).get("dataPoints") or []}
+    err = [dp for k, dp in dps.items() if k in want and
+           k[2] not in (None, "tool_error")]
+    a = [attrs(dp) for k, dp in dps.items() if k in want]
+    R.check(all(x.get("mcp.protocol.version") == "2026-07-28" and
+                x.get("network.transport") == "tcp" for x in a) and
+            all(x.get("gen_ai.operation.name") == "execute_tool" for x in a
+                if x.get("mcp.method.name") == "tools/call") and
+            len(err) == 1 and attrs(err[0]).get("rpc.response.status_code")
+            == attrs(err[0]).get("error.type") and
+            all(dp.get("sum", 0) > 0 for dp in dps.values()),
+            "X: the points' attributes: mcp.protocol.version, "
+            "gen_ai.operation.name, network.transport, "
+            "rpc.response.status_code; sums > 0", json.dumps(a)[:500])
+    made_up(h, mpath, last)
+    R.check(int(dps and list(dps.values())[0]["startTimeUnixNano"]) ==
+            int(histogram(base)[1]["histogram"]["dataPoints"][0]
+                ["startTimeUnixNano"]) and
+            int(list(dps.values())[0]["timeUnixNano"]) >
+            int(histogram(base)[1]["histogram"]["dataPoints"][0]
+                ["timeUnixNano"]),
+            "X: cumulative: the same start, a later time",
+            json.dumps(list(dps.values())[:1])[:300])
+
+
+def section_e(h, node, otel):
+    """Stopped, the exporter posts what the interval had."""
+    hits = h.sanitizer_reports()
+    h.stop()
+    hits += h.sanitizer_reports()
+    R.check(not hits, "no sanitizer reports in the first wymcp-fcgi's log",
+            "; ".join(hits[:5]))
+    if not h.keep:
+        shutil.rmtree(h.tmp, ignore_errors=True)
+    spath = os.path.join(otel, "spans-e-%d.jsonl" % os.getpid())
+    mpath = os.path.join(otel, "metrics-e-%d.jsonl" % os.getpid())
+    for p in (spath, mpath):
+        if os.path.exists(p):
+            os.unlink(p)
+    recv = subprocess.Popen([node, "receiver.mjs", str(h.rport), spath,
+                             mpath], cwd=otel, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+    try:
+        if recv.stdout.readline().strip() != "LISTENING":
+            raise wymcp_e2e.Failed("the receiver did not start again")
+        h.minterval = 3600
+        h.start()
+        want = known_calls(h, 400)
+        spans(spath, sum(want.values()))
+        early = metric_posts(mpath)
+        # As systemd's KillMode=mixed: SIGTERM to the supervisor alone;
+        # once it is gone, what is left would be SIGKILLed.
+        exp, sup = exporter(h), h.sup
+        os.kill(sup, signal.SIGTERM)
+        end = time.monotonic() + 30
+        while wymcp_e2e.alive(sup) and time.monotonic() < end:
+            time.sleep(0.01)
+        left = exp is not None and wymcp_e2e.alive(exp)
+        h.stop()
+        posts = metric_posts(mpath, 1, 15)
+        R.check(not early and len(posts) == 1 and counts(posts[0]) == want,
+                "E: --otlp-metrics-interval 3600: the calls' points are "
+                "posted as wymcp-fcgi stops", "early %d, posts %s, want %r" %
+                (len(early), json.dumps(posts)[:400], want))
+        R.check(exp is not None and not left,
+                "E: the supervisor ends after the exporter's last post, "
+                "not before", "exporter %r left %r" % (exp, left))
+    finally:
+        if recv.poll() is None:
+            wymcp_e2e.stop_pid(recv.pid, recv, 5)
+        for p in (spath, mpath):
+            if os.path.exists(p) and not h.keep:
+                os.unlink(p)
+
+
 def section_d(h, recv):
     wymcp_e2e.stop_pid(recv.pid, recv, 5)
     ok = 0
@@ -376,19 +628,25 @@ def section_d(h, recv):
     R.check(ok == 20, "D: with the receiver down, 20 requests answered as "
             "before", "%d ok" % ok)
     end = time.monotonic() + 15
-    page = {}
+    page = mpage = {}
     while time.monotonic() < end:
         try:
-            page = json.loads(Client(h.port).send("GET", STATUS)
-                              .raw.decode()).get("spans") or {}
+            whole = json.loads(Client(h.port).send("GET", STATUS)
+                               .raw.decode())
         except ValueError:
-            page = {}
-        if page.get("failed", 0) >= 20:
+            whole = {}
+        page = whole.get("spans") or {}
+        mpage = whole.get("otlpMetrics") or {}
+        if page.get("failed", 0) >= 20 and \
+                mpage.get("failed", 0) >= 1:
             break
         time.sleep(0.2)
     R.check(page.get("failed", 0) >= 20 and page.get("exported", 0) > 0,
             "D: the status page counts the spans the endpoint did not "
             "take", json.dumps(page))
+    R.check(mpage.get("failed", 0) >= 1 and mpage.get("posts", 0) > 0,
+            "D: ... and the metrics posts it did not take",
+            json.dumps(mpage))
 
 
 def body(h):
@@ -398,9 +656,12 @@ def body(h):
         f.write(CLIENT)
     h.paths()
     path = os.path.join(otel, "spans-%d.jsonl" % os.getpid())
-    if os.path.exists(path):
-        os.unlink(path)
-    recv = subprocess.Popen([node, "receiver.mjs", str(h.rport), path],
+    mpath = os.path.join(otel, "metrics-%d.jsonl" % os.getpid())
+    for p in (path, mpath):
+        if os.path.exists(p):
+            os.unlink(p)
+    recv = subprocess.Popen([node, "receiver.mjs", str(h.rport), path,
+                             mpath],
                             cwd=otel, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
     try:
@@ -422,17 +683,20 @@ def body(h):
         section_m(h)
         section_t(h, path)
         section_h(h, path)
+        section_x(h, mpath, path)
         section_k(h, path)
         text, _ = histograms(h)
         R.check("nosuch" not in text and 'outcome="error"' in text,
                 "M: an unknown tool's error is counted without its name",
                 text[-400:])
         section_d(h, recv)
+        section_e(h, node, otel)
     finally:
         if recv.poll() is None:
             wymcp_e2e.stop_pid(recv.pid, recv, 5)
-        if os.path.exists(path) and not h.keep:
-            os.unlink(path)
+        for p in (path, mpath):
+            if os.path.exists(p) and not h.keep:
+                os.unlink(p)
 
 
 def options(ap):

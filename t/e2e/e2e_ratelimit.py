@@ -9,10 +9,11 @@ Starts wymcp-fcgi (4 workers, the examples and echo modules,
 --rate-limit 'book_room=1/min,burst=1',
 --rate-limit '*=100/s', --audit-log, a status page) behind a private
 nginx: one server with locations for the principals alice, bob, carol,
-dave and an anonymous one, and one serving the shipped
-deploy/nginx/wymcp.conf with deploy/nginx/ratelimit.conf and
-ratelimit-server.conf (their rate lowered to 1r/m, burst 2, so that a
-test can pass it).  Proves:
+dave and an anonymous one, and three serving the shipped
+deploy/nginx/wymcp.conf, auth-basic.conf and auth-request.conf (an
+identity service stub in nginx: a bearer token names the user), each
+with deploy/nginx/ratelimit.conf and ratelimit-server.conf (their rate
+lowered to 1r/m, burst 2, so that a test can pass it).  Proves:
 
   W  wymcp's own: the TypeScript client v2 (pinned as in
      e2e_sdk_listen.py) calls echo as alice: 3 calls, then JSON-RPC
@@ -26,18 +27,25 @@ test can pass it).  Proves:
   E  a call under way is never refused: dave's book_room asks its two
      questions while dave's next book_room is refused (1/min), and the
      first completes;
-  N  the nginx recipe: past its burst, nginx's own 429 with
+  N  the nginx recipe, keyed on Mcp-Name and the principal the auth
+     module established: past its burst, nginx's own 429 with
      Retry-After and a JSON-RPC -32029 body (application/json, not
-     HTML); another credential and another tool are unaffected.
+     HTML); with wymcp.conf the address is the caller, whatever
+     credential it sends; with auth-basic.conf alice past her limit is
+     refused however she spells her credential, wrong passwords (401)
+     spend no one's calls, bob and alice's other tool are unaffected;
+     with auth-request.conf the user the service named is the caller
+     (erin's second token shares her bucket), frank and erin's other
+     tool are unaffected; no "uninitialized variable" warning.
 
 Prints "ok - NAME" / "not ok - NAME: DETAIL" and "N passed, M failed";
 exit 77 without nginx or npm.  Python 3 standard library only.
 """
 
+import base64
+import hashlib
 import json
 import os
-import shutil
-import subprocess
 import sys
 import threading
 
@@ -46,14 +54,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [HERE, os.path.join(HERE, "lib")]
 import e2e_sdk_listen			# the pinned clients  # noqa: E402
 import wymcp_e2e			# noqa: E402
-from wymcp_e2e import R, Client, enc, hlist, std_headers  # noqa: E402
+import wymcp_observe			# noqa: E402
+from wymcp_e2e import R, Client  # noqa: E402
+from wymcp_observe import SRCDIR, tools_call  # noqa: E402
 
-SRCDIR = os.path.dirname(os.path.dirname(HERE))
 DEPLOY = os.path.join(SRCDIR, "deploy", "nginx")
 STATUS = "/wymcp-status"
-META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"},
-        "io.modelcontextprotocol/clientCapabilities": {}}
 
 SCRIPT = r"""
 // The TypeScript client v2 as alice: echo past its limit, then dave's
@@ -125,35 +131,44 @@ def location(path, sock, principal=None):
 """.format(path=path, p=p, sock=sock)
 
 
-class RateHarness(wymcp_e2e.Harness):
-    def __init__(self, builddir, keep=False):
-        wymcp_e2e.Harness.__init__(self, builddir, keep)
-        self.nworkers = 4
-        self.tools = ["examples", "echo"]
+class RateHarness(wymcp_observe.Harness):
+    def fcgi_args(self):
+        return ["--rate-limit", "echo=5/min,burst=3",
+                "--rate-limit", "count_slowly=5/min,burst=3",
+                "--rate-limit", "book_room=1/min,burst=1",
+                "--rate-limit", "*=100/s",
+                "--audit-log", self.audit,
+                "--status-path", STATUS]
 
-    def start_fcgi(self):
-        self.audit = os.path.join(self.tmp, "audit.log")
-        os.environ["WYMCP_NOTES_DIR"] = self.tmp
-        self.extra_args = ["--rate-limit", "echo=5/min,burst=3",
-                           "--rate-limit", "count_slowly=5/min,burst=3",
-                           "--rate-limit", "book_room=1/min,burst=1",
-                           "--rate-limit", "*=100/s",
-                           "--audit-log", self.audit,
-                           "--status-path", STATUS]
-        wymcp_e2e.Harness.start_fcgi(self)
+    def start_nginx(self):
+        # Four servers: the principals' locations, and the shipped
+        # wymcp.conf, auth-basic.conf and auth-request.conf, each with
+        # the shipped ratelimit*.conf.
+        self.write_common(self.tmp)
+        self.nginx, ports = wymcp_e2e.launch_nginx(
+            self.nginx_bin, self.tmp, self.nginx_log, 4, self.nginx_conf4)
+        self.port, self.port2, self.port_basic, self.port_request = ports
+        R.note("nginx %d on 127.0.0.1:%r" % (self.nginx.pid, ports))
+        self.nginx_pids.update(wymcp_e2e.children(self.nginx.pid))
 
-    def nginx_conf(self, sock, port, port2):
-        t = self.tmp
-        with open(wymcp_e2e.DEPLOY_CONF) as f:
-            deploy = f.read().replace(wymcp_e2e.DEPLOY_SOCK, "unix:" + sock)
-        with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
-            f.write(deploy)
+    def nginx_conf4(self, ports):
+        t, sock = self.tmp, self.sock
+        port, port2, port_basic, port_request = ports
+        self.recipe_ok = True
+        for name, text in deploy_conf(sock, t, port_request):
+            with open(os.path.join(t, name), "w") as f:
+                f.write(text)
+            self.recipe_ok &= wymcp_e2e.DEPLOY_SOCK not in text
+        with open(os.path.join(t, "htpasswd"), "w") as f:
+            for u, pw in USERS.items():
+                f.write("%s:{SHA}%s\n" % (u, base64.b64encode(
+                    hashlib.sha1(pw.encode()).digest()).decode()))
         # The shipped recipe, its rate lowered so that a test passes it.
         with open(os.path.join(DEPLOY, "ratelimit.conf")) as f:
             http = f.read()
         with open(os.path.join(DEPLOY, "ratelimit-server.conf")) as f:
             server = f.read()
-        self.recipe_ok = "rate=10r/s;" in http and "burst=20" in server
+        self.recipe_ok &= "rate=10r/s;" in http and "burst=20" in server
         with open(os.path.join(t, "rl.conf"), "w") as f:
             f.write(http.replace("rate=10r/s;", "rate=1r/m;"))
         with open(os.path.join(t, "rl-server.conf"), "w") as f:
@@ -174,17 +189,63 @@ class RateHarness(wymcp_e2e.Harness):
 		include rl-server.conf;
 		include wymcp-deploy.conf;
 	}}
+	server {{
+		listen 127.0.0.1:{port_basic};
+		server_name localhost;
+		include rl-server.conf;
+		include auth-basic.conf;
+	}}
+	# The identity service stub: the bearer token names the user;
+	# erin holds two tokens.  (Other users than auth-basic.conf's:
+	# the zone is one for every server.)
+	map $http_authorization $stub_user {{
+		default "";
+		"Bearer tok-erin" erin; "Bearer tok-erin2" erin;
+		"Bearer tok-frank" frank;
+	}}
+	server {{
+		listen 127.0.0.1:{port_request};
+		server_name localhost;
+		include rl-server.conf;
+		include auth-request.conf;
+		location = /stub-auth {{
+			if ($stub_user = "") {{
+				return 401;
+			}}
+			add_header X-User $stub_user;
+			return 204;
+		}}
+	}}
 }}
-""".format(port=port, port2=port2, locs=locs)
+""".format(port=port, port2=port2, port_basic=port_basic,
+           port_request=port_request, locs=locs)
+
+
+USERS = {"alice": "wonderland", "bob": "the-builder"}
+
+
+def deploy_conf(sock, tmp, port_request):
+    """The shipped wymcp.conf, auth-basic.conf and auth-request.conf,
+    their socket, password file and identity service made this test's:
+    [(name, text)]."""
+    out = []
+    for name, src in (("wymcp-deploy.conf", "wymcp.conf"),
+                      ("auth-basic.conf", "auth-basic.conf"),
+                      ("auth-request.conf", "auth-request.conf")):
+        with open(os.path.join(DEPLOY, src)) as f:
+            text = f.read()
+        text = text.replace(wymcp_e2e.DEPLOY_SOCK, "unix:" + sock) \
+            .replace("/etc/nginx/wymcp.htpasswd",
+                     os.path.join(tmp, "htpasswd")) \
+            .replace("http://127.0.0.1:9091/auth",
+                     "http://127.0.0.1:%d/stub-auth" % port_request)
+        out.append((name, text))
+    return out
 
 
 def raw(port, path, name="echo", args=None, headers=None, rid=1):
-    body = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-            "params": {"name": name,
-                       "arguments": args if args is not None else
-                       {"text": "x"}, "_meta": META}}
-    h = hlist(std_headers("tools/call", name)) + list(headers or [])
-    return Client(port).send("POST", path, enc(body), h)
+    return tools_call(port, {"text": "x"} if args is None else args, path,
+                      name, rid, headers=headers)
 
 
 def refusal_ok(r):
@@ -286,59 +347,117 @@ def section_e(out):
                                                 "asked")}))
 
 
+def nginx_refusal(r):
+    """nginx's own 429 (the recipe's @wymcp_rate_limited), not
+    wymcp's."""
+    e = (r.json or {}).get("error") or {}
+    return refusal_ok(r) and e.get("message", "").endswith(
+        "by the web server")
+
+
+def admitted(r):
+    return r.status == 200 and "error" not in (r.json or {})
+
+
+def burst(port, path, name, args, headers, n=5):
+    """n calls: True for each admitted, "429" for each nginx refusal,
+    else the status."""
+    got = [raw(port, path, name, args, headers) for _ in range(n)]
+    return ([True if admitted(r) else "429" if nginx_refusal(r) else
+             r.status for r in got], got)
+
+
 def section_n(h):
-    R.check(h.recipe_ok, "N: the recipe's rate and burst are as the "
-            "test expects to lower them", "")
+    R.check(h.recipe_ok, "N: the recipe's rate and burst, the snippets' "
+            "socket, as the test expects to replace them", "")
     # purge_cache: limited by wymcp only at 100/s ('*'); it answers a
     # client that cannot be asked with a tool error (a result).
     slow = {}
-    got = [raw(h.port2, "/mcp", "purge_cache", slow) for _ in range(5)]
-    ok = [r for r in got if r.status == 200 and "error" not in
-          (r.json or {})]
-    refused = [r for r in got if refusal_ok(r)]
-    R.check(len(ok) == 3 and len(refused) == 2 and
-            all(r.header("Content-Type", ) == "application/json"
-                for r in refused),
-            "N: nginx's limit_req: past its burst, 429 with Retry-After "
-            "and a JSON-RPC -32029 body, not HTML",
-            "; ".join(r.brief() for r in got))
+    got, rs = burst(h.port2, "/mcp", "purge_cache", slow, [])
+    R.check(got == [True] * 3 + ["429"] * 2 and
+            all(r.header("Content-Type") == "application/json" and
+                b"<html" not in r.raw for r in rs[3:]),
+            "N: wymcp.conf: nginx's limit_req, past its burst: 429 with "
+            "Retry-After and a JSON-RPC -32029 body, not HTML",
+            "; ".join(r.brief() for r in rs))
+    r = raw(h.port2, "/mcp")
+    R.check(admitted(r), "N: wymcp.conf: another tool is unaffected",
+            r.brief())
     r = raw(h.port2, "/mcp", "purge_cache", slow,
             [("Authorization", "Bearer other")])
-    R.check(r.status == 200 and "error" not in (r.json or {}),
-            "N: another credential is unaffected", r.brief())
-    r = raw(h.port2, "/mcp")
-    R.check(r.status == 200 and "error" not in (r.json or {}),
-            "N: another tool is unaffected", r.brief())
+    R.check(nginx_refusal(r), "N: wymcp.conf: no one authenticated, the "
+            "address is the caller, whatever credential it sends",
+            r.brief())
 
 
-def body(h):
-    cache = wymcp_e2e.ARGS.cache
-    node = e2e_sdk_listen.provision(cache)
-    with open(os.path.join(cache, "ratelimit.mjs"), "w") as f:
-        f.write(SCRIPT)
-    h.paths()
-    h.start()
-    base = "http://127.0.0.1:%d" % h.port
-    p = subprocess.run([node, "ratelimit.mjs", base], cwd=cache,
-                       stdin=subprocess.DEVNULL, capture_output=True,
-                       text=True, timeout=120)
-    res = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
-    out = json.loads(res[0][7:]) if res else {}
-    if not res:
-        R.note("client: " + (p.stdout + p.stderr)[-600:])
+def basic(user, pw=None, scheme="Basic "):
+    pw = USERS[user] if pw is None else pw
+    return [("Authorization", scheme + base64.b64encode(
+        ("%s:%s" % (user, pw)).encode()).decode())]
+
+
+SLOW = {"to": 1, "delay_ms": 1}
+
+
+def bearer(tok):
+    return [("Authorization", "Bearer " + tok)]
+
+
+def section_auth(tag, conf, port, bad, who, again, other):
+    """An authenticating snippet (`conf' on `port'): the key is the
+    principal its auth module established.  Each of `bad' (refused
+    credentials), `who' (the caller past the limit), `again' (the same
+    caller, otherwise credentialed) and `other' (another principal) is
+    (label, headers)."""
+    def say(text):
+        return "%s: %s: %s" % (tag, conf, text)
+
+    got, rs = burst(port, "/mcp", "purge_cache", {}, bad[1])
+    R.check(all(r.status == 401 for r in rs),
+            say("%s is refused by the auth module (401), 5 times" %
+                bad[0]), "; ".join(r.brief() for r in rs))
+    got, rs = burst(port, "/mcp", "purge_cache", {}, who[1])
+    R.check(got == [True] * 3 + ["429"] * 2,
+            say("%s past the limit on purge_cache: 429 with Retry-After "
+                "and a JSON-RPC -32029 body, not HTML" % who[0]),
+            "; ".join(r.brief() for r in rs))
+    r = raw(port, "/mcp", "purge_cache", {}, again[1])
+    R.check(nginx_refusal(r), say("%s with %s is still %s: keyed on the "
+                                  "principal, not the credential" %
+                                  (who[0], again[0], who[0])), r.brief())
+    got, rs = burst(port, "/mcp", "purge_cache", {}, other[1], 3)
+    R.check(got == [True] * 3,
+            say("%s's purge_cache is unaffected (and the refused "
+                "credentials spent none of his calls)" % other[0]),
+            "; ".join(r.brief() for r in rs))
+    r = raw(port, "/mcp", "count_slowly", SLOW, who[1])
+    R.check(admitted(r), say("%s's other tool is unaffected" % who[0]),
+            r.brief())
+
+
+def sections(h, out):
     section_w(h, out)
     section_e(out)
     section_x(h)
     section_n(h)
-
-
-def options(ap):
-    ap.add_argument("--cache", default=os.path.join(SRCDIR, "_build",
-                                                    "sdk-listen"))
+    section_auth("NB", "auth-basic.conf", h.port_basic,
+                 ("a wrong password under bob's name",
+                  basic("bob", "wrong")),
+                 ("alice", basic("alice")),
+                 ("her credential spelt otherwise",
+                  basic("alice", scheme="basic   ")),
+                 ("bob", basic("bob")))
+    section_auth("NR", "auth-request.conf", h.port_request,
+                 ("an unknown token", bearer("tok-nobody")),
+                 ("erin", bearer("tok-erin")),
+                 ("her other token", bearer("tok-erin2")),
+                 ("frank", bearer("tok-frank")))
+    log = wymcp_e2e.tail(h.nginx_log, 400)
+    R.check(not [x for x in log if "uninitialized" in x],
+            "N: nginx warns of no uninitialized variable",
+            "; ".join(x for x in log if "uninitialized" in x)[:300])
 
 
 if __name__ == "__main__":
-    if shutil.which("npm") is None:
-        print("SKIP: npm is not installed")
-        sys.exit(77)
-    sys.exit(wymcp_e2e.run_layer(RateHarness, body, options=options))
+    sys.exit(wymcp_observe.main(RateHarness, sections, "ratelimit.mjs",
+                                SCRIPT, e2e_sdk_listen.provision))

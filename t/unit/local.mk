@@ -15,6 +15,7 @@ UNIT_TESTS = \
 	%reldir%/check_meta \
 	%reldir%/check_module \
 	%reldir%/check_options \
+	%reldir%/check_otlpm \
 	%reldir%/check_peer \
 	%reldir%/check_ratelimit \
 	%reldir%/check_rpc \
@@ -29,9 +30,11 @@ UNIT_TESTS = \
 check_PROGRAMS += $(UNIT_TESTS)
 TESTS += $(UNIT_TESTS)
 # wymcp-fcgi's hub's event parser (src/front/intake.c, compiled in: it
-# is a program's file, not the library's).
+# is a program's file, not the library's), and its sealed frames
+# (src/front/control.c, with log.c for its log lines).
 %canon_reldir%_check_intake_SOURCES = %reldir%/check_intake.c \
-	src/front/intake.c
+	src/front/intake.c src/front/control.c src/front/log.c
+%canon_reldir%_check_intake_LDADD = src/prog/libprog.la $(LDADD)
 # ... and its index of streams by URI and list kind (src/front/index.c).
 %canon_reldir%_check_index_SOURCES = %reldir%/check_index.c \
 	src/front/index.c
@@ -43,6 +46,11 @@ TESTS += $(UNIT_TESTS)
 # wymcp-fcgi's rate limits (src/front/ratelimit.c, included).
 %canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c
 %canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
+
+# wymcp-fcgi's exporter's mcp.server.operation.duration histogram
+# (src/front/otlpm.c, included).
+%canon_reldir%_check_otlpm_SOURCES = %reldir%/check_otlpm.c
+%canon_reldir%_check_otlpm_LDADD = $(JSONC_LIBS) $(CHECK_LIBS)
 
 # wymcp-fcgi's shares per principal (src/front/share.c, included).
 %canon_reldir%_check_share_SOURCES = %reldir%/check_share.c
