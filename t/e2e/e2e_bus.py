@@ -109,11 +109,7 @@ class BusHarness:
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
         wymcp_tasks.wait_serving(self.logs, self.procs)
-        loc = wymcp_e2e.wymcp_location
-        locs = "".join(
-            loc("/" + n, w, blank_user=False) +
-            loc("/%s-status" % n, w, blank_user=False, buffering=True)
-            for n, w in sorted(where.items()))
+        locs = wymcp_e2e.instance_locations(where)
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "bus", locs, self.conns)
 

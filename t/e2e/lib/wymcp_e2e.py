@@ -436,6 +436,18 @@ def wymcp_location(path, target, params=(), blank_user=True,
     return text + extra + "\t\t}\n"
 
 
+def instance_locations(where):
+    """For each instance of `where' (name -> fastcgi_pass target), in
+    the order of the names: /NAME, serving it, and /NAME-status, its
+    status page (--status-path /NAME-status) as nginx passes it by
+    default (buffered); no REMOTE_USER blanking."""
+    return "".join(
+        wymcp_location("/" + n, w, blank_user=False) +
+        wymcp_location("/%s-status" % n, w, blank_user=False,
+                       buffering=True)
+        for n, w in sorted(where.items()))
+
+
 def write_deploy_conf(confdir, sock, name="wymcp-deploy.conf"):
     """Write deploy/nginx/wymcp.conf as shipped into confdir/name, its
     socket (/run/wymcp/wymcp.sock) replaced by `sock' (a path), for a
