@@ -18,16 +18,112 @@
 
 #include "core/core.h"
 
+#define FEW_MEMBERS	8	/* walked, rather than hashed */
+
+/*
+ * Member `k' of object `o' in *v: 1, or 0 (none, or `o' no object).
+ * The objects read here (a response, its result, _meta, clientInfo)
+ * hold a few members: comparing their names costs less than hashing
+ * `k' for json-c's table, which is used past FEW_MEMBERS.
+ */
+static int
+get(struct json_object *o, const char *k, struct json_object **v)
+{
+	int	 i = 0;
+
+	if (!json_object_is_type(o, json_type_object))
+		return 0;
+	json_object_object_foreach(o, name, m) {
+		if (i++ == FEW_MEMBERS)
+			return json_object_object_get_ex(o, k, v);
+		if (name[0] == k[0] && strcmp(name, k) == 0) {
+			*v = m;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Members k1 and k2 of object `o' into *v1 and *v2, in one walk while
+ * its members are few (get()): 1 | 2 for those found, or 0.
+ */
+static int
+get2(struct json_object *o, const char *k1, struct json_object **v1,
+    const char *k2, struct json_object **v2)
+{
+	int	 i = 0, found = 0;
+
+	*v1 = *v2 = NULL;
+	if (!json_object_is_type(o, json_type_object))
+		return 0;
+	json_object_object_foreach(o, name, m) {
+		if (i++ == FEW_MEMBERS)
+			return json_object_object_get_ex(o, k1, v1) |
+			    json_object_object_get_ex(o, k2, v2) << 1;
+		if (!(found & 1) && name[0] == k1[0] && strcmp(name, k1) == 0) {
+			*v1 = m;
+			found |= 1;
+		} else if (!(found & 2) && name[0] == k2[0] &&
+		    strcmp(name, k2) == 0) {
+			*v2 = m;
+			found |= 2;
+		}
+	}
+	return found;
+}
+
+/* v when it is a string, else NULL. */
+static const char *
+str(struct json_object *v)
+{
+	return json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+}
+
 /* Member `k' of `o' when it is a string, else NULL. */
 static const char *
 str_of(struct json_object *o, const char *k)
 {
 	struct json_object	*v;
 
-	if (o == NULL || !json_object_object_get_ex(o, k, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
+	return get(o, k, &v) ? str(v) : NULL;
+}
+
+/* What the detail reads of params._meta. */
+struct meta_facts {
+	struct json_object	*meta;		/* held: the object read */
+	const char		*name, *version;	/* clientInfo's */
+	const char		*traceparent;
+};
+
+/*
+ * The facts of params._meta (NULL: none), read once per object: a
+ * client sends the same _meta request after request, and the parse
+ * hands out the object it built for those bytes again
+ * (wymcp__parse_memo()).  The last object's facts are kept, with a
+ * reference, so that its pointer names that object while they are.
+ */
+static const struct meta_facts *
+meta_facts(struct json_object *meta)
+{
+	static __thread struct meta_facts	 last;
+	static const struct meta_facts		 none;
+	struct json_object			*ci, *tp, *name, *version;
+
+	if (meta == NULL)
+		return &none;
+	if (meta == last.meta)
+		return &last;
+	(void)get2(meta, "io.modelcontextprotocol/clientInfo", &ci,
+	    "traceparent", &tp);
+	(void)get2(ci, "name", &name, "version", &version);
+	json_object_put(last.meta);
+	last.meta = json_object_get(meta);
+	last.name = str(name);
+	last.version = str(version);
+	last.traceparent = str(tp);
+	return &last;
 }
 
 /*
@@ -93,24 +189,6 @@ parent_of(struct wymcp_ctx *ctx, const char *tp)
 }
 
 /*
- * The HTTP traceparent header (HTTP_TRACEPARENT), the last one given,
- * read here rather than with the params every request binds: only a
- * request whose span is asked for needs it.  NULL: none.
- */
-static const char *
-http_traceparent(const struct wymcp_ctx *ctx)
-{
-	char *const	*e;
-	const char	*v = NULL;
-
-	for (e = ctx->req.env; e != NULL && *e != NULL; e++)
-		if ((*e)[0] == 'H' &&
-		    strncmp(*e, "HTTP_TRACEPARENT=", 17) == 0)
-			v = *e + 17;
-	return v;
-}
-
-/*
  * The request's span: a child of params._meta.traceparent, else of the
  * HTTP traceparent header, else the root of a new trace (sampled);
  * its span id random.  Made once.
@@ -118,23 +196,23 @@ http_traceparent(const struct wymcp_ctx *ctx)
 void
 wymcp__trace(struct wymcp_ctx *ctx)
 {
-	struct json_object	*v;
-	const char		*tp = NULL;
+	unsigned char	 ids[sizeof(ctx->req.trace) + sizeof(ctx->req.span)];
 
 	if (ctx->req.traced)
 		return;
 	ctx->req.traced = 1;
-	if (ctx->req.meta != NULL &&
-	    json_object_object_get_ex(ctx->req.meta, "traceparent", &v) &&
-	    json_object_is_type(v, json_type_string))
-		tp = json_object_get_string(v);
-	ctx->req.has_parent = parent_of(ctx, tp) || parent_of(ctx,
-	    http_traceparent(ctx));
+	ctx->req.has_parent = parent_of(ctx,
+	    meta_facts(ctx->req.meta)->traceparent) ||
+	    parent_of(ctx, wymcp__param(ctx, WYMCP__P_HTTP_TRACEPARENT));
 	if (!ctx->req.has_parent) {
-		randombytes_buf(ctx->req.trace, sizeof(ctx->req.trace));
+		/* The root of a new trace: its ids drawn at once. */
+		randombytes_buf(ids, sizeof(ids));
+		memcpy(ctx->req.trace, ids, sizeof(ctx->req.trace));
+		memcpy(ctx->req.span, ids + sizeof(ctx->req.trace),
+		    sizeof(ctx->req.span));
 		ctx->req.trace_flags = 1;
-	}
-	randombytes_buf(ctx->req.span, sizeof(ctx->req.span));
+	} else
+		randombytes_buf(ctx->req.span, sizeof(ctx->req.span));
 }
 
 const char *
@@ -155,34 +233,15 @@ wymcp_ctx_traceparent(struct wymcp_ctx *ctx)
 	return out;
 }
 
-/* n bytes as lower-case hex into out (2n + 1 bytes); out. */
-static char *
-hex(char *out, const unsigned char *b, size_t n)
-{
-	static const char	 digits[] = "0123456789abcdef";
-	size_t			 i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = digits[b[i] >> 4];
-		out[2 * i + 1] = digits[b[i] & 0xf];
-	}
-	out[2 * n] = '\0';
-	return out;
-}
-
-/* The request's span ids as hex, into the detail (the arena's). */
+/* The request's span ids as hex (into t, 67 bytes), into the detail. */
 static void
-trace_ids(struct wymcp_ctx *ctx, struct wymcp_request_detail *d)
+trace_ids(struct wymcp_ctx *ctx, struct wymcp_request_detail *d, char *t)
 {
-	char	*t;
-
 	wymcp__trace(ctx);
-	if ((t = wymcp__arena_alloc(&ctx->arena, 33 + 17 + 17)) == NULL)
-		return;
-	d->trace_id = hex(t, ctx->req.trace, 16);
-	d->span_id = hex(t + 33, ctx->req.span, 8);
+	d->trace_id = wymcp__hex(t, ctx->req.trace, 16);
+	d->span_id = wymcp__hex(t + 33, ctx->req.span, 8);
 	if (ctx->req.has_parent)
-		d->parent_span_id = hex(t + 50, ctx->req.parent, 8);
+		d->parent_span_id = wymcp__hex(t + 50, ctx->req.parent, 8);
 }
 
 /* What the response says: outcome, code, questions, task. */
@@ -190,23 +249,26 @@ static void
 read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
     struct json_object *body)
 {
-	struct json_object	*res, *err, *v, *keys;
+	struct json_object	*res, *err, *v, *keys, *iserr;
 	const char		*rt;
+	int			 has;
 
-	if (json_object_object_get_ex(body, "error", &err)) {
+	has = get2(body, "error", &err, "result", &res);
+	if (has & 1) {
 		d->outcome = "error";
-		if (json_object_object_get_ex(err, "code", &v))
+		if (get(err, "code", &v))
 			d->code = (long)json_object_get_int64(v);
 		if (d->code == WYMCP_CODE_RATE_LIMITED)
 			d->outcome = "rate_limited";
 		return;
 	}
-	if (!json_object_object_get_ex(body, "result", &res))
+	if (!(has & 2))
 		return;
-	rt = str_of(res, "resultType");
+	(void)get2(res, "resultType", &v, "isError", &iserr);
+	rt = str(v);
 	if (rt != NULL && strcmp(rt, "input_required") == 0) {
 		d->outcome = "input_required";
-		if (!json_object_object_get_ex(res, "inputRequests", &v) ||
+		if (!get(res, "inputRequests", &v) ||
 		    (keys = json_object_new_array()) == NULL)
 			return;
 		json_object_object_foreach(v, k, unused) {
@@ -226,8 +288,8 @@ read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
 		d->task_id = str_of(res, "taskId");
 		return;
 	}
-	d->outcome = json_object_object_get_ex(res, "isError", &v) &&
-	    json_object_get_boolean(v) ? "tool_error" : "complete";
+	d->outcome = json_object_get_boolean(iserr) ? "tool_error" :
+	    "complete";
 }
 
 /*
@@ -236,27 +298,24 @@ read_body(struct wymcp_ctx *ctx, struct wymcp_request_detail *d,
  * and, for a tool that opts in, the arguments.
  */
 static void
-extras(struct wymcp_ctx *ctx, struct wymcp_request_detail *d)
+extras(struct wymcp_ctx *ctx, struct wymcp_request_detail *d, char *hex)
 {
 	const struct wymcp__tool	*t;
-	struct json_object		*ci, *args;
-	char				*hex;
+	const struct meta_facts		*mf;
+	struct json_object		*args;
 
 	d->principal = wymcp__ctx_principal(ctx);
-	if (ctx->req.meta != NULL && json_object_object_get_ex(ctx->req.meta,
-	    "io.modelcontextprotocol/clientInfo", &ci)) {
-		d->client_name = str_of(ci, "name");
-		d->client_version = str_of(ci, "version");
-	}
-	d->traceparent = str_of(ctx->req.meta, "traceparent");
+	mf = meta_facts(ctx->req.meta);
+	d->client_name = mf->name;
+	d->client_version = mf->version;
+	d->traceparent = mf->traceparent;
 	args = ctx->call.args;
 	if (args == NULL && ctx->req.params != NULL)
-		json_object_object_get_ex(ctx->req.params, "arguments", &args);
-	if (args != NULL &&
-	    (hex = wymcp__arena_alloc(&ctx->arena, 33)) != NULL &&
-	    wymcp__args_digest(ctx, args, hex) == 0)
+		(void)get(ctx->req.params, "arguments", &args);
+	if (args != NULL && wymcp__args_digest(ctx, args, hex) == 0)
 		d->args_digest = hex;
-	if (ctx->call.name != NULL && ctx->req.method != NULL &&
+	if (ctx->srv->tools_audit_args && ctx->call.name != NULL &&
+	    ctx->req.method != NULL &&
 	    strcmp(ctx->req.method, "tools/call") == 0 &&
 	    (t = wymcp__ctx_find_tool(ctx, ctx->call.name)) != NULL &&
 	    t->decl.audit_args)
@@ -271,43 +330,50 @@ const struct wymcp_request_detail *
 wymcp__detail(struct wymcp_ctx *ctx, int status, struct json_object *body,
     size_t in)
 {
-	struct wymcp_request_detail	 d;
+	struct {
+		struct wymcp_request_detail d;
+		char	 digest[33];		/* 32 hex digits */
+		char	 ids[33 + 17 + 17];	/* trace, span, parent */
+	}				*b;
+	struct wymcp_request_detail	*d;
 
 	if (ctx->out.detail != NULL)
 		return ctx->out.detail;
-	memset(&d, 0, sizeof(d));
-	d.version = ctx->req.version;
-	d.status = status;
-	d.bytes_in = in;
+	/* One allocation for the detail and its strings. */
+	if ((b = wymcp__arena_alloc(&ctx->arena, sizeof(*b))) == NULL)
+		return NULL;
+	d = &b->d;
+	memset(d, 0, sizeof(*d));
+	d->version = ctx->req.version;
+	d->status = status;
+	d->bytes_in = in;
 	if (ctx->call.answers != NULL)
-		d.round = json_object_object_length(ctx->call.answers);
+		d->round = json_object_object_length(ctx->call.answers);
 	if (body != NULL)
-		read_body(ctx, &d, body);
+		read_body(ctx, d, body);
 	else if (status == 202)
-		d.outcome = "accepted";
+		d->outcome = "accepted";
 	else if (ctx->out.handed)
-		d.outcome = "stream";
-	if (d.task_id == NULL && ctx->req.method != NULL &&
+		d->outcome = "stream";
+	if (d->task_id == NULL && ctx->req.method != NULL &&
 	    strncmp(ctx->req.method, "tasks/", 6) == 0)
-		d.task_id = str_of(ctx->req.params, "taskId");
+		d->task_id = str_of(ctx->req.params, "taskId");
 	if (ctx->call.in_task) {
-		d.task_run = 1;
-		d.task_id = ctx->call.task_id;
+		d->task_run = 1;
+		d->task_id = ctx->call.task_id;
 	}
 	/* What was called, read again where the method refused it. */
-	d.target = ctx->call.name;
-	if (d.target == NULL && ctx->req.method != NULL)
-		d.target = str_of(ctx->req.params,
+	d->target = ctx->call.name;
+	if (d->target == NULL && ctx->req.method != NULL)
+		d->target = str_of(ctx->req.params,
 		    strncmp(ctx->req.method, "resources/", 10) == 0 ? "uri" :
 		    "name");
 	if (ctx->srv->reqdetail & (WYMCP_DETAIL_HOOK | WYMCP_DETAIL_HEADERS))
-		extras(ctx, &d);
+		extras(ctx, d, b->digest);
 	if (ctx->srv->reqdetail & WYMCP_DETAIL_TRACE)
-		trace_ids(ctx, &d);
-	if ((ctx->out.detail = wymcp__arena_alloc(&ctx->arena,
-	    sizeof(d))) != NULL)
-		memcpy(ctx->out.detail, &d, sizeof(d));
-	return ctx->out.detail;
+		trace_ids(ctx, d, b->ids);
+	ctx->out.detail = d;
+	return d;
 }
 
 void

@@ -69,11 +69,29 @@
 #define KEYFILE_MAX	(1024 * 1024)	/* as keyfile.c writes */
 #define TOKEN_MAX	(8 * 1024 * 1024)
 
-/* Compare two C strings for qsort. */
+/* An object's member, as canon() sorts them. */
+struct canon_member {
+	const char		*k;
+	struct json_object	*v;
+};
+
+/* Compare two members by name for qsort. */
 static int
-cmpstr(const void *a, const void *b)
+cmpmember(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp(((const struct canon_member *)a)->k,
+	    ((const struct canon_member *)b)->k);
+}
+
+/* wymcp__buf_put(), inline while b has room. */
+static inline int
+put(struct wymcp__buf *b, const void *s, size_t n)
+{
+	if (b->cap - b->len <= n)
+		return wymcp__buf_put(b, s, n);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	return 0;
 }
 
 /*
@@ -81,51 +99,48 @@ cmpstr(const void *a, const void *b)
  * followed by a NUL, no white space, scalars as wymcp__json() writes
  * them (wymcp__json_write(), which gives a value no printbuf).  0 or -1.
  */
-#define CANON_KEYS	16	/* names of an object, on the stack */
+#define CANON_KEYS	16	/* members of an object, on the stack */
 
 static int
 canon(struct wymcp__buf *b, struct json_object *v, int depth)
 {
-	const char	**keys, *small[CANON_KEYS];
-	struct json_object *m;
-	size_t		 n, i;
-	int		 rc = 0;
+	struct canon_member	*m, small[CANON_KEYS];
+	size_t			 n, i;
+	int			 rc = 0;
 
 	if (depth > 64)
 		return -1;
 	switch (json_object_get_type(v)) {
 	case json_type_object:
 		n = (size_t)json_object_object_length(v);
-		keys = small;
-		if (n > CANON_KEYS &&
-		    (keys = calloc(n, sizeof(*keys))) == NULL)
+		m = small;
+		if (n > CANON_KEYS && (m = calloc(n, sizeof(*m))) == NULL)
 			return -1;
 		i = 0;
-		json_object_object_foreach(v, k, unused) {
-			(void)unused;
-			keys[i++] = k;
+		json_object_object_foreach(v, k, mv) {
+			m[i].k = k;
+			m[i++].v = mv;
 		}
-		qsort(keys, n, sizeof(*keys), cmpstr);
-		rc = wymcp__buf_put(b, "{", 1);
-		for (i = 0; i < n && rc == 0; i++) {
-			json_object_object_get_ex(v, keys[i], &m);
-			rc = (i > 0 && wymcp__buf_put(b, ",", 1)) ||
-			    wymcp__buf_put(b, keys[i], strlen(keys[i]) + 1) ||
-			    canon(b, m, depth + 1);
-		}
-		if (keys != small)
-			free(keys);
-		return rc || wymcp__buf_put(b, "}", 1) ? -1 : 0;
+		if (n > 1)
+			qsort(m, n, sizeof(*m), cmpmember);
+		rc = put(b, "{", 1);
+		for (i = 0; i < n && rc == 0; i++)
+			rc = (i > 0 && put(b, ",", 1)) ||
+			    put(b, m[i].k, strlen(m[i].k) + 1) ||
+			    canon(b, m[i].v, depth + 1);
+		if (m != small)
+			free(m);
+		return rc || put(b, "}", 1) ? -1 : 0;
 	case json_type_array:
 		n = json_object_array_length(v);
-		if (wymcp__buf_put(b, "[", 1))
+		if (put(b, "[", 1))
 			return -1;
 		for (i = 0; i < n; i++)
-			if ((i > 0 && wymcp__buf_put(b, ",", 1)) ||
+			if ((i > 0 && put(b, ",", 1)) ||
 			    canon(b, json_object_array_get_idx(v, i),
 			    depth + 1))
 				return -1;
-		return wymcp__buf_put(b, "]", 1);
+		return put(b, "]", 1);
 	default:
 		return wymcp__json_write(b, v);
 	}
@@ -936,7 +951,7 @@ wymcp__args_digest(struct wymcp_ctx *ctx, struct json_object *args,
 	if (canon(&b, args, 0) == 0) {
 		crypto_shorthash_siphashx24(d, (const unsigned char *)b.p,
 		    b.len, dk);
-		sodium_bin2hex(out, 33, d, sizeof(d));
+		wymcp__hex(out, d, sizeof(d));
 		rc = 0;
 	}
 	if (b.cap > 65536)

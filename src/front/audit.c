@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,11 +82,13 @@ struct line {
 	size_t	 cut;		/* a string's maximum, 0: none */
 };
 
-static void
+/* Past the end, the line is `over' and has no room left. */
+static inline void
 put(struct line *l, const char *s, size_t n)
 {
-	if (l->over || n > sizeof(l->b) - 1 - l->len) {
+	if (n > sizeof(l->b) - 1 - l->len) {
 		l->over = 1;
+		l->len = sizeof(l->b) - 1;
 		return;
 	}
 	memcpy(l->b + l->len, s, n);
@@ -123,46 +126,112 @@ utf8_len(const unsigned char *s, size_t n)
 }
 
 /*
- * A JSON string of `s': quotes, backslashes and control characters
- * escaped, and any byte that is not valid UTF-8 written as U+FFFD, so
- * that a hostile request id or principal cannot break the line.
+ * The bytes a JSON string holds as they are: printable ASCII but the
+ * quote and the backslash.
+ */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0x00 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0x10 */
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 0x20 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 0x30 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 0x40 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,	/* 0x50 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,	/* 0x60 */
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,	/* 0x70 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0x80 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0x90 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xa0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xb0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xc0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xd0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xe0 */
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,	/* 0xf0 */
+};
+
+/*
+ * Does the word w hold only plain bytes: none below 0x20, no quote, no
+ * backslash, none from 0x7f?  (The tests of "Bit Twiddling Hacks",
+ * haszero() and hasless(): a word has such a byte if and only if the
+ * test is not 0.)
+ */
+static inline int
+plain_word(uint64_t w)
+{
+	const uint64_t	 one = 0x0101010101010101ULL, high = one * 0x80;
+	uint64_t	 q = w ^ one * '"', b = w ^ one * '\\';
+	uint64_t	 d = w ^ one * 0x7f;
+
+	return ((((w - one * 0x20) & ~w) | ((q - one) & ~q) |
+	    ((b - one) & ~b) | ((d - one) & ~d) | w) & high) == 0;
+}
+
+/*
+ * Copy the plain bytes that begin p[0..n) to o; how many.  Eight at a
+ * time, the last eight of a string of eight or more too (they overlap
+ * the words before), then one at a time.
+ */
+static size_t
+plain_copy(char *o, const unsigned char *p, size_t n)
+{
+	uint64_t	 w;
+	size_t		 i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		if (!plain_word(w))
+			break;
+		memcpy(o + i, &w, 8);
+	}
+	if (i < n && i >= 8 && i + 8 > n) {
+		memcpy(&w, p + n - 8, 8);
+		if (plain_word(w)) {
+			memcpy(o + n - 8, &w, 8);
+			return n;
+		}
+	}
+	for (; i < n && plain[p[i]]; i++)
+		o[i] = (char)p[i];
+	return i;
+}
+
+/*
+ * The text of a JSON string of `s', without its quotes: quotes,
+ * backslashes and control characters escaped, and any byte that is not
+ * valid UTF-8 written as U+FFFD, so that a hostile request id, principal
+ * or tool name cannot break the line.
  */
 static void
-put_str(struct line *l, const char *s)
+put_esc(struct line *l, const char *s)
 {
 	static const char	 hex[] = "0123456789abcdef";
 	const unsigned char	*p = (const unsigned char *)s;
-	size_t			 n, i = 0, k;
-	char			 esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+	size_t			 n, i, k;
+	char			 esc[6];
 
-	/* The common case: printable ASCII only, copied at once. */
-	for (n = 0; p[n] >= 0x20 && p[n] < 0x7f && p[n] != '"' &&
-	    p[n] != '\\'; n++)
-		continue;
-	if (p[n] == '\0' && (l->cut == 0 || n <= l->cut) &&
-	    n + 2 <= sizeof(l->b) - 1 - l->len && !l->over) {
-		l->b[l->len++] = '"';
-		memcpy(l->b + l->len, s, n);
-		l->len += n;
-		l->b[l->len++] = '"';
-		return;
-	}
 	n = strlen(s);
 	if (l->cut > 0 && n > l->cut)
 		n = l->cut;
-	PUTS(l, "\"");
+	/*
+	 * The common case: plain bytes, that fit (the line has no room
+	 * left once it is over), copied 8 at a time.
+	 */
+	i = 0;
+	if (n <= sizeof(l->b) - 1 - l->len) {
+		i = plain_copy(l->b + l->len, p, n);
+		l->len += i;
+	}
 	while (i < n && !l->over) {
 		if (p[i] == '"' || p[i] == '\\') {
 			PUTS(l, "\\");
 			put(l, (const char *)p + i++, 1);
 		} else if (p[i] < 0x20 || p[i] == 0x7f) {
+			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[p[i] >> 4];
 			esc[5] = hex[p[i++] & 0xf];
 			put(l, esc, 6);
 		}
 		else if (p[i] < 0x80) {
-			for (k = i; k < n && p[k] >= 0x20 && p[k] < 0x7f &&
-			    p[k] != '"' && p[k] != '\\'; k++)
+			for (k = i; k < n && plain[p[k]]; k++)
 				continue;
 			put(l, (const char *)p + i, k - i);
 			i = k;
@@ -175,19 +244,40 @@ put_str(struct line *l, const char *s)
 			i++;
 		}
 	}
-	PUTS(l, "\"");
 }
 
-/* ,"key":"value" when value is not NULL (k: ,"key": and its length). */
-static void
-member_k(struct line *l, const char *k, size_t klen, const char *value)
+/*
+ * A string value: k (its key and opening quote, klen bytes), then the
+ * value escaped (put_esc()), or as it is when `raw' (nothing in it to
+ * escape: hex digits, the library's own words), then `end' (the
+ * closing quote and what follows, endlen bytes).  Nothing for NULL.
+ */
+static inline void
+str_k(struct line *l, const char *k, size_t klen, const char *value,
+    int raw, const char *end, size_t endlen)
 {
 	if (value == NULL)
 		return;
 	put(l, k, klen);
-	put_str(l, value);
+	if (raw)
+		put(l, value, strlen(value));
+	else
+		put_esc(l, value);
+	put(l, end, endlen);
 }
-#define member(l, key, v) member_k((l), ",\"" key "\":", sizeof(key) + 3, (v))
+
+/* ,"key":"value" (the key from its text k). */
+static inline void
+member_k(struct line *l, const char *k, size_t klen, const char *value,
+    int raw)
+{
+	str_k(l, k, klen, value, raw, "\"", 1);
+}
+#define MEMBER_S(key)	",\"" key "\":\""
+#define member(l, key, v) \
+	member_k((l), MEMBER_S(key), sizeof(MEMBER_S(key)) - 1, (v), 0)
+#define member_raw(l, key, v) \
+	member_k((l), MEMBER_S(key), sizeof(MEMBER_S(key)) - 1, (v), 1)
 
 /* The trace id of a W3C traceparent (version-traceid-parent-flags). */
 static const char *
@@ -207,39 +297,96 @@ trace_id(const char *tp, char *out)
 	return strspn(out, "0") == 32 ? NULL : out;
 }
 
-/* The member naming what was called: ,"tool": (prompt, resource). */
+/* The member naming what was called: ,"tool":" (prompt, resource). */
 static const char *
 target_key(const char *method)
 {
 	if (method == NULL)
-		return ",\"name\":";
+		return MEMBER_S("name");
 	if (strcmp(method, "tools/call") == 0)
-		return ",\"tool\":";
+		return MEMBER_S("tool");
 	if (strcmp(method, "prompts/get") == 0)
-		return ",\"prompt\":";
+		return MEMBER_S("prompt");
 	if (strncmp(method, "resources/", 10) == 0)
-		return ",\"resource\":";
-	return ",\"name\":";
+		return MEMBER_S("resource");
+	return MEMBER_S("name");
+}
+
+/* The two digits of each number below 100. */
+static const char	 digits2[] =
+    "00010203040506070809"
+    "10111213141516171819"
+    "20212223242526272829"
+    "30313233343536373839"
+    "40414243444546474849"
+    "50515253545556575859"
+    "60616263646566676869"
+    "70717273747576777879"
+    "80818283848586878889"
+    "90919293949596979899";
+
+/* The decimal digits of v, two at a time, to end at `end'; their start. */
+static char *
+num_text(char *end, long long v)
+{
+	char			*p = end;
+	unsigned long long	 u = v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v;
+
+	for (; u >= 100; u /= 100) {
+		p -= 2;
+		memcpy(p, digits2 + u % 100 * 2, 2);
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + u * 2, 2);
+	} else
+		*--p = (char)('0' + u);
+	if (v < 0)
+		*--p = '-';
+	return p;
 }
 
 /* The decimal digits of v. */
 static void
 put_num(struct line *l, long long v)
 {
-	char			 buf[24], *p = buf + sizeof(buf);
-	unsigned long long	 u = v < 0 ? 0ULL - (unsigned long long)v :
-	    (unsigned long long)v;
+	char	 buf[24], *p = num_text(buf + sizeof(buf), v);
 
-	do {
-		*--p = (char)('0' + u % 10);
-	} while ((u /= 10) != 0);
-	if (v < 0)
-		*--p = '-';
 	put(l, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-/* ,"key": and a number. */
+/*
+ * The nanoseconds since the epoch of second `sec' and nanosecond `ns'
+ * (0 to 999999999): sec's digits, then ns's nine.
+ */
 static void
+put_ns(struct line *l, long long sec, long long ns)
+{
+	static long long	 last = -1;	/* the second of `text' */
+	static char		 text[24], *t;
+	char			 b[9];
+	unsigned int		 u = (unsigned int)ns;
+	int			 i;
+
+	if (sec <= 0) {
+		put_num(l, sec * 1000000000 + ns);
+		return;
+	}
+	/* A worker's spans mostly start and end in the last second. */
+	if (sec != last) {
+		t = num_text(text + sizeof(text), sec);
+		last = sec;
+	}
+	put(l, t, (size_t)(text + sizeof(text) - t));
+	for (i = 7; i > 0; i -= 2, u /= 100)
+		memcpy(b + i, digits2 + u % 100 * 2, 2);
+	b[0] = (char)('0' + u);
+	put(l, b, sizeof(b));
+}
+
+/* ,"key": and a number. */
+static inline void
 member_num(struct line *l, const char *key, size_t klen, long long v)
 {
 	put(l, key, klen);
@@ -268,20 +415,17 @@ wall_text(void)
 
 /* Build the request's line into l (see the man page for each member). */
 static void
-build(struct line *l, const struct wymcp_request_info *ri, int full)
+build(struct line *l, const struct wymcp_request_info *ri, long long us,
+    int full)
 {
 	const struct wymcp_request_detail *d = ri->detail;
-	struct timespec	 now;
 	char		 tid[33], ms[4];
 	const char	*tp, *tk;
-	long long	 us;
+	int		 call;
 
 	l->len = 0;
 	l->over = 0;
 	l->cut = full ? 0 : AUDIT_CUT;
-	(void)clock_gettime(CLOCK_MONOTONIC, &now);
-	us = (long long)(now.tv_sec - t_mono.tv_sec) * 1000000 +
-	    (now.tv_nsec - t_mono.tv_nsec) / 1000;
 	PUTS(l, "{\"time\":\"");
 	put(l, wall_text(), 19);
 	ms[0] = '.';
@@ -293,7 +437,7 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	put(l, self, self_len);		/* instance and worker */
 	member(l, "request_id", reqid);
 	tp = d->traceparent != NULL ? d->traceparent : http_trace;
-	member(l, "trace_id", d->trace_id != NULL ? d->trace_id :
+	member_raw(l, "trace_id", d->trace_id != NULL ? d->trace_id :
 	    trace_id(tp, tid));
 	member(l, "principal", d->principal);
 	if (d->principal == NULL)
@@ -301,16 +445,19 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	member(l, "client_name", d->client_name);
 	member(l, "client_version", d->client_version);
 	member(l, "protocol", d->version);
-	member(l, "method", ri->method);
+	/* The library's own name for it, when it is a tools/call. */
+	call = ri->method != NULL && strcmp(ri->method, "tools/call") == 0;
+	member_k(l, MEMBER_S("method"), sizeof(MEMBER_S("method")) - 1,
+	    ri->method, call);
 	tk = target_key(ri->method);
-	member_k(l, tk, strlen(tk), ri->name);
+	member_k(l, tk, strlen(tk), ri->name, 0);
 	member(l, "id", ri->reqid);
-	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
+	if (call)
 		NUM(l, "round", d->round);
 	member(l, "task_id", d->task_id);
 	if (d->task_run)
 		PUTS(l, ",\"task_run\":true");
-	member(l, "outcome", d->outcome);
+	member_raw(l, "outcome", d->outcome);
 	if (d->questions != NULL && full) {
 		PUTS(l, ",\"questions\":");
 		put(l, d->questions, strlen(d->questions));
@@ -325,7 +472,7 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	put(l, ms, 4);
 	NUM(l, "bytes_in", (long long)d->bytes_in);
 	NUM(l, "bytes_out", (long long)out_bytes);
-	member(l, "args_digest", d->args_digest);
+	member_raw(l, "args_digest", d->args_digest);
 	if (d->args != NULL && full) {
 		PUTS(l, ",\"args\":");
 		put(l, d->args, strlen(d->args));
@@ -335,28 +482,45 @@ build(struct line *l, const struct wymcp_request_info *ri, int full)
 	PUTS(l, "}\n");
 }
 
-/* An OTLP attribute of string value v (nothing for NULL). */
-static void
-attr_str(struct line *l, const char *key, const char *v)
-{
-	if (v == NULL)
-		return;
-	PUTS(l, ",{\"key\":\"");
-	put(l, key, strlen(key));
-	PUTS(l, "\",\"value\":{\"stringValue\":");
-	put_str(l, v);
-	PUTS(l, "}}");
-}
+/* An OTLP attribute of string value v (nothing for NULL): str_k(). */
+#define ATTR_S(key)	",{\"key\":\"" key "\",\"value\":{\"stringValue\":\""
+#define ATTR_STR(l, key, v) \
+	str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 0, "\"}}", 3)
+/* The same, for a value with nothing to escape (digits, our words). */
+#define ATTR_RAW(l, key, v) \
+	str_k((l), ATTR_S(key), sizeof(ATTR_S(key)) - 1, (v), 1, "\"}}", 3)
 
 /* An OTLP attribute of integer value v (a string, as OTLP/JSON has it). */
-static void
-attr_int(struct line *l, const char *key, long long v)
+static inline void
+attr_int_k(struct line *l, const char *k, size_t klen, long long v)
 {
-	PUTS(l, ",{\"key\":\"");
-	put(l, key, strlen(key));
-	PUTS(l, "\",\"value\":{\"intValue\":\"");
+	put(l, k, klen);
 	put_num(l, v);
 	PUTS(l, "\"}}");
+}
+#define ATTR_I(key)	",{\"key\":\"" key "\",\"value\":{\"intValue\":\""
+#define ATTR_INT(l, key, v) \
+	attr_int_k((l), ATTR_I(key), sizeof(ATTR_I(key)) - 1, (v))
+
+/*
+ * The span's ,"name":"METHOD TARGET" (TARGET when not NULL), and where
+ * the two texts stand in l (at[0], at[1]: offset and length of the
+ * method's; at[2], at[3]: the target's), for the attributes to copy.
+ */
+static void
+span_name(struct line *l, const char *m, const char *target, size_t at[4])
+{
+	PUTS(l, ",\"name\":\"");
+	at[0] = l->len;
+	put_esc(l, m);
+	at[1] = l->len - at[0];
+	at[2] = at[3] = 0;
+	if (target != NULL) {
+		PUTS(l, " ");
+		at[2] = l->len;
+		put_esc(l, target);
+		at[3] = l->len - at[2];
+	}
 }
 
 /*
@@ -372,13 +536,14 @@ build_span(struct line *l, const struct wymcp_request_info *ri,
 	const char	*m = ri->method != NULL ? ri->method : "unknown";
 	const char	*id = ri->reqid, *err = NULL;
 	char		 code[24], rid[128];
-	long long	 start;
-	size_t		 n;
+	long long	 end;
+	size_t		 n, at[4];
+	int		 call = strcmp(m, "tools/call") == 0;
 
 	l->len = 0;
 	l->over = 0;
 	l->cut = 128;
-	start = (long long)t_wall.tv_sec * 1000000000LL + t_wall.tv_nsec;
+	end = t_wall.tv_nsec + us * 1000;
 	PUTS(l, "{\"traceId\":\"");
 	put(l, d->trace_id, 32);
 	PUTS(l, "\",\"spanId\":\"");
@@ -389,32 +554,31 @@ build_span(struct line *l, const struct wymcp_request_info *ri,
 		put(l, d->parent_span_id, 16);
 		PUTS(l, "\"");
 	}
-	PUTS(l, ",\"name\":\"");
-	put(l, m, strlen(m));
-	if (ri->name != NULL && (strcmp(m, "tools/call") == 0 ||
-	    strcmp(m, "prompts/get") == 0)) {
-		PUTS(l, " ");
-		put(l, ri->name, strlen(ri->name));
-	}
+	span_name(l, m, call || strcmp(m, "prompts/get") == 0 ? ri->name :
+	    NULL, at);
 	/* A task's run is the server's own work: INTERNAL, not SERVER. */
 	if (d->task_run)
 		PUTS(l, "\",\"kind\":1,\"startTimeUnixNano\":\"");
 	else
 		PUTS(l, "\",\"kind\":2,\"startTimeUnixNano\":\"");
-	put_num(l, start);
+	put_ns(l, t_wall.tv_sec, t_wall.tv_nsec);
 	PUTS(l, "\",\"endTimeUnixNano\":\"");
-	put_num(l, start + us * 1000);
+	put_ns(l, t_wall.tv_sec + end / 1000000000, end % 1000000000);
 	PUTS(l, "\",\"attributes\":[{\"key\":\"mcp.method.name\","
-	    "\"value\":{\"stringValue\":");
-	put_str(l, m);
-	PUTS(l, "}}");
-	if (strcmp(m, "tools/call") == 0) {
-		attr_str(l, "gen_ai.tool.name", ri->name);
-		attr_str(l, "gen_ai.operation.name", "execute_tool");
+	    "\"value\":{\"stringValue\":\"");
+	put(l, l->b + at[0], at[1]);	/* as in the name */
+	PUTS(l, "\"}}");
+	if (call) {
+		if (ri->name != NULL) {
+			PUTS(l, ATTR_S("gen_ai.tool.name"));
+			put(l, l->b + at[2], at[3]);
+			PUTS(l, "\"}}");
+		}
+		PUTS(l, ATTR_S("gen_ai.operation.name") "execute_tool\"}}");
 	} else if (strcmp(m, "prompts/get") == 0)
-		attr_str(l, "gen_ai.prompt.name", ri->name);
+		ATTR_STR(l, "gen_ai.prompt.name", ri->name);
 	else if (strncmp(m, "resources/", 10) == 0)
-		attr_str(l, "mcp.resource.uri", ri->name);
+		ATTR_STR(l, "mcp.resource.uri", ri->name);
 	/* The id as the client sent it: a string without its quotes. */
 	if (id != NULL && *id == '"' && (n = strlen(id)) >= 2 &&
 	    n - 2 < sizeof(rid)) {
@@ -422,19 +586,19 @@ build_span(struct line *l, const struct wymcp_request_info *ri,
 		rid[n - 2] = '\0';
 		id = rid;
 	}
-	attr_str(l, "jsonrpc.request.id", id);
-	attr_str(l, "mcp.protocol.version", d->version);
+	ATTR_STR(l, "jsonrpc.request.id", id);
+	ATTR_STR(l, "mcp.protocol.version", d->version);
 	if (d->outcome != NULL && strcmp(d->outcome, "tool_error") == 0)
 		err = "tool_error";
 	else if (d->code != 0) {
 		snprintf(code, sizeof(code), "%ld", d->code);
 		err = code;
-		attr_str(l, "rpc.response.status_code", code);
+		ATTR_RAW(l, "rpc.response.status_code", code);
 	}
-	attr_str(l, "error.type", err);
-	if (ri->method != NULL && strcmp(ri->method, "tools/call") == 0)
-		attr_int(l, "wymcp.round", d->round);
-	attr_str(l, "wymcp.task.id", d->task_run ? d->task_id : NULL);
+	ATTR_RAW(l, "error.type", err);
+	if (call)
+		ATTR_INT(l, "wymcp.round", d->round);
+	ATTR_STR(l, "wymcp.task.id", d->task_run ? d->task_id : NULL);
 	PUTS(l, "]");
 	if (err != NULL)
 		PUTS(l, ",\"status\":{\"code\":2}");
@@ -520,11 +684,23 @@ front_audit_counts(unsigned long *lines, unsigned long *failed)
 	    __ATOMIC_RELAXED) : 0;
 }
 
+/*
+ * What follows `prefix' in `s', or NULL when s does not begin with it
+ * (strncmp(3) inline: the params differ in their first bytes).
+ */
+static const char *
+after(const char *s, const char *prefix)
+{
+	while (*prefix != '\0' && *s == *prefix)
+		s++, prefix++;
+	return *prefix == '\0' ? s : NULL;
+}
+
 void
 front_audit_begin(char *const *env)
 {
-	const char	*uid = NULL;
-	int		 n;
+	const char	*uid = NULL, *v;
+	int		 n, spans = front_otlp_on();
 
 	if (to == AUDIT_OFF && !front_otlp_on() && !front_metrics_on())
 		return;
@@ -541,20 +717,22 @@ front_audit_begin(char *const *env)
 	for (; env != NULL && *env != NULL; env++) {
 		switch (**env) {
 		case 'W':
-			if (strncmp(*env, "WYMCP_REQUEST_ID=", 17) == 0)
-				reqid = *env + 17;
+			if ((v = after(*env, "WYMCP_REQUEST_ID=")) != NULL)
+				reqid = v;
 			break;
 		case 'U':
-			if (strncmp(*env, "UNIQUE_ID=", 10) == 0)
-				uid = *env + 10;
+			if ((v = after(*env, "UNIQUE_ID=")) != NULL)
+				uid = v;
 			break;
 		case 'R':
-			if (strncmp(*env, "REMOTE_ADDR=", 12) == 0)
-				addr = *env + 12;
+			if ((v = after(*env, "REMOTE_ADDR=")) != NULL)
+				addr = v;
 			break;
 		case 'H':
-			if (strncmp(*env, "HTTP_TRACEPARENT=", 17) == 0)
-				http_trace = *env + 17;
+			/* With spans on, the library's trace id is there. */
+			if (!spans && (v = after(*env, "HTTP_TRACEPARENT=")) !=
+			    NULL)
+				http_trace = v;
 			break;
 		}
 	}
@@ -595,9 +773,9 @@ front_audit_request(const struct wymcp_request_info *ri)
 	}
 	if (to == AUDIT_OFF)
 		return;
-	build(&l, ri, 1);
+	build(&l, ri, us, 1);
 	if (l.over)
-		build(&l, ri, 0);
+		build(&l, ri, us, 0);
 	if (l.over) {
 		__atomic_add_fetch(&page->failed, 1, __ATOMIC_RELAXED);
 		return;

@@ -13,7 +13,8 @@ bin_PROGRAMS += %reldir%/wymcp-fcgi
 	%reldir%/options.c %reldir%/start.c %reldir%/server.c \
 	%reldir%/reload.c %reldir%/backend.c %reldir%/call.c \
 	%reldir%/audit.c %reldir%/ratelimit.c %reldir%/otlp.c \
-	%reldir%/otlpm.h %reldir%/otlpm.c %reldir%/metrics.c
+	%reldir%/otlpm.h %reldir%/otlpm.c %reldir%/metrics.c \
+	%reldir%/shm.h %reldir%/shm.c
 %canon_reldir%_wymcp_fcgi_CFLAGS = $(AM_CFLAGS) $(FCGI_CFLAGS) \
 	$(SODIUM_CFLAGS)
 %canon_reldir%_wymcp_fcgi_LDADD = src/libwymcp.la src/prog/libprog.la \

@@ -11,8 +11,8 @@
  * for the time until the next token (its Retry-After).  Anonymous
  * callers are told apart by their address ("addr:ADDRESS").
  *
- * The buckets live in a table in shared memory (mmap MAP_SHARED, made
- * by the supervisor before the first fork), so every worker of the
+ * The buckets live in a table in shared memory (shm.c: mmap MAP_SHARED,
+ * made by the supervisor before the first fork), so every worker of the
  * instance takes from the same bucket: a limit holds however many
  * workers there are.  Pairs are exact: each is found by a 16-byte
  * SipHash-2-4 (128-bit output) of its principal and tool keyed with 16
@@ -37,10 +37,6 @@
 #include "config.h"
 #endif
 
-#include <sys/mman.h>
-
-#include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,9 +45,13 @@
 #include <sodium.h>
 
 #include "front.h"
+#include "shm.h"
 
 #define RATE_DIGEST	crypto_shorthash_siphashx24_BYTES	/* 16 */
 #define RATE_MEMO	256	/* bytes of the last pair remembered */
+
+_Static_assert(crypto_shorthash_siphashx24_KEYBYTES <= FRONT_SHM_KEY,
+    "the table's key is SipHash's");
 
 /* One pair's bucket: `at' 0 is an empty slot. */
 struct rate_slot {
@@ -62,8 +62,7 @@ struct rate_slot {
 };
 
 struct front_rates {
-	pthread_mutex_t	 lock;		/* robust, process-shared */
-	unsigned char	 key[crypto_shorthash_siphashx24_KEYBYTES];
+	struct front_shm shm;		/* lock, key, length */
 	size_t		 used;		/* pairs in the table */
 	unsigned long	 refused;	/* calls refused past a limit */
 	unsigned long	 full;		/* ... because the table was full */
@@ -84,29 +83,10 @@ struct front_rates *
 front_rates_new(void)
 {
 	struct front_rates	*t;
-	pthread_mutexattr_t	 a;
 
-	if (sodium_init() < 0)
-		return NULL;
-	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
-	if (pthread_mutexattr_init(&a) != 0)
-		goto fail;
-	if (pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
-	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
-	    pthread_mutex_init(&t->lock, &a) != 0) {
-		(void)pthread_mutexattr_destroy(&a);
-		goto fail;
-	}
-	(void)pthread_mutexattr_destroy(&a);
-	randombytes_buf(t->key, sizeof(t->key));
-	current = t;
+	if ((t = front_shm_new(sizeof(*t))) != NULL)
+		current = t;
 	return t;
-fail:
-	(void)munmap(t, sizeof(*t));
-	return NULL;
 }
 
 void
@@ -115,7 +95,7 @@ front_rates_free(struct front_rates *t)
 	if (t == current)
 		current = NULL;
 	if (t != NULL)
-		(void)munmap(t, sizeof(*t));
+		front_shm_free(&t->shm);
 }
 
 const struct front_rates *
@@ -188,21 +168,11 @@ rule_of(const char *tool, const char *decl, struct wymcp_rate *r)
 	return 0;
 }
 
-/* The slot a digest starts its probe at. */
-static size_t
-home(const unsigned char *d)
-{
-	uint64_t	 h;
-
-	memcpy(&h, d, sizeof(h));
-	return (size_t)h & (FRONT_RATE_SLOTS - 1);
-}
-
 /* The slot of digest d, or the empty slot where it would go. */
 static struct rate_slot *
 probe(struct front_rates *t, const unsigned char *d)
 {
-	size_t	 i = home(d);
+	size_t	 i = front_shm_home(d, FRONT_RATE_SLOTS);
 
 	while (t->slot[i].at != 0 && memcmp(t->slot[i].d, d, RATE_DIGEST) != 0)
 		i = (i + 1) & (FRONT_RATE_SLOTS - 1);
@@ -241,13 +211,22 @@ static void
 digest(const struct front_rates *t, const char *who, const char *tool,
     unsigned char *d)
 {
-	static unsigned char	 memo[RATE_MEMO], md[RATE_DIGEST];
-	static size_t		 mlen;
+	static char		 memo[RATE_MEMO];	/* who NUL tool */
+	static unsigned char	 md[RATE_DIGEST];
+	static size_t		 ma;			/* who NUL's length */
 	static const struct front_rates *mt;
 	unsigned char		 buf[RATE_MEMO], *big;
-	size_t			 a = strlen(who) + 1, b = strlen(tool);
+	size_t			 a, b;
 
-	if (a + b > sizeof(buf)) {
+	/* The last pair's, compared where it stands. */
+	if (mt == t && strcmp(memo, who) == 0 &&
+	    strcmp(memo + ma, tool) == 0) {
+		memcpy(d, md, RATE_DIGEST);
+		return;
+	}
+	a = strlen(who) + 1;
+	b = strlen(tool);
+	if (a + b >= sizeof(buf)) {
 		/* Too long to remember: digested in a buffer of its own. */
 		if ((big = malloc(a + b)) == NULL) {
 			memset(d, 0, RATE_DIGEST);
@@ -255,21 +234,27 @@ digest(const struct front_rates *t, const char *who, const char *tool,
 		}
 		memcpy(big, who, a);
 		memcpy(big + a, tool, b);
-		crypto_shorthash_siphashx24(d, big, a + b, t->key);
+		crypto_shorthash_siphashx24(d, big, a + b, t->shm.key);
 		free(big);
 		return;
 	}
 	memcpy(buf, who, a);
-	memcpy(buf + a, tool, b);
-	if (mt == t && mlen == a + b && memcmp(memo, buf, a + b) == 0) {
-		memcpy(d, md, RATE_DIGEST);
-		return;
-	}
-	crypto_shorthash_siphashx24(d, buf, a + b, t->key);
-	memcpy(memo, buf, a + b);
-	mlen = a + b;
+	memcpy(buf + a, tool, b + 1);
+	crypto_shorthash_siphashx24(d, buf, a + b, t->shm.key);
+	memcpy(memo, buf, a + b + 1);
+	ma = a;
 	memcpy(md, d, RATE_DIGEST);
 	mt = t;
+}
+
+/* The lock's holder died: every bucket starts full again. */
+static void
+clear(void *arg)
+{
+	struct front_rates	*t = arg;
+
+	memset(t->slot, 0, sizeof(t->slot));
+	t->used = 0;
 }
 
 /*
@@ -295,7 +280,6 @@ front_rate_take(struct front_rates *t, const char *who, const char *tool,
 	unsigned char		 d[RATE_DIGEST];
 	double			 tokens;
 	long			 wait = 0;
-	int			 rc;
 
 	if (t == NULL || rule_of(tool, decl, &r) != 0)
 		return 0;
@@ -303,11 +287,7 @@ front_rate_take(struct front_rates *t, const char *who, const char *tool,
 	if (now <= 0)
 		now = 1;
 
-	if ((rc = pthread_mutex_lock(&t->lock)) == EOWNERDEAD) {
-		memset(t->slot, 0, sizeof(t->slot));
-		t->used = 0;
-		(void)pthread_mutex_consistent(&t->lock);
-	} else if (rc != 0)
+	if (front_shm_lock(&t->shm, clear, t) != 0)
 		return 0;
 	s = probe(t, d);
 	if (s->at == 0) {
@@ -339,7 +319,7 @@ front_rate_take(struct front_rates *t, const char *who, const char *tool,
 	}
 	s->full_at = now + up((r.burst - s->tokens) * 1000 / r.per_s);
 out:
-	(void)pthread_mutex_unlock(&t->lock);
+	front_shm_unlock(&t->shm);
 	return wait;
 }
 

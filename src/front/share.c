@@ -8,8 +8,8 @@
  * client's address) keyed with 32 random bytes drawn when the table is
  * made, so that nobody can choose two names that meet (a chance
  * meeting is one in 2^64 per pair), and its counts.  It lives in
- * shared memory (mmap MAP_SHARED, made before the fork) at the same
- * address in every process of the pool.
+ * shared memory (shm.c: mmap MAP_SHARED, made before the fork) at the
+ * same address in every process of the pool.
  *
  * Open addressing with linear probing: a principal whose count falls
  * to 0 leaves the table (backward-shift deletion: no tombstones), so
@@ -35,10 +35,6 @@
 #include "config.h"
 #endif
 
-#include <sys/mman.h>
-
-#include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +42,10 @@
 #include <sodium.h>
 
 #include "front.h"
+#include "shm.h"
+
+_Static_assert(crypto_generichash_KEYBYTES <= FRONT_SHM_KEY,
+    "the table's key is BLAKE2b's");
 
 /* One principal's slot: n 0 is an empty slot. */
 struct share_slot {
@@ -55,12 +55,10 @@ struct share_slot {
 };
 
 struct front_shares {
-	pthread_mutex_t	 lock;		/* robust, process-shared */
-	unsigned char	 key[crypto_generichash_KEYBYTES];
+	struct front_shm shm;		/* lock, key, length */
 	size_t		 cap;		/* slots, a power of two */
 	size_t		 used;		/* principals in the table */
 	unsigned long	 full;		/* new principals refused: no room */
-	size_t		 bytes;		/* the mapping's length */
 	struct share_slot slot[];
 };
 
@@ -85,38 +83,18 @@ struct front_shares *
 front_shares_new(int max)
 {
 	struct front_shares	*t;
-	pthread_mutexattr_t	 a;
-	size_t			 len = front_shares_bytes(max);
 
-	if (sodium_init() < 0)
+	if ((t = front_shm_new(front_shares_bytes(max))) == NULL)
 		return NULL;
-	t = mmap(NULL, len, PROT_READ | PROT_WRITE,
-	    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
-		return NULL;
-	if (pthread_mutexattr_init(&a) != 0)
-		goto fail;
-	if (pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) != 0 ||
-	    pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST) != 0 ||
-	    pthread_mutex_init(&t->lock, &a) != 0) {
-		(void)pthread_mutexattr_destroy(&a);
-		goto fail;
-	}
-	(void)pthread_mutexattr_destroy(&a);
-	randombytes_buf(t->key, sizeof(t->key));
 	t->cap = front_shares_slots(max);
-	t->bytes = len;
 	return t;
-fail:
-	(void)munmap(t, len);
-	return NULL;
 }
 
 void
 front_shares_free(struct front_shares *t)
 {
 	if (t != NULL)
-		(void)munmap(t, t->bytes);
+		front_shm_free(&t->shm);
 }
 
 void
@@ -126,17 +104,14 @@ front_share_digest(const struct front_shares *t, const char *who,
 	if (who == NULL)
 		who = "";
 	crypto_generichash(d, FRONT_SHARE_LEN, (const unsigned char *)who,
-	    strlen(who), t->key, sizeof(t->key));
+	    strlen(who), t->shm.key, crypto_generichash_KEYBYTES);
 }
 
 /* The slot a digest starts its probe at. */
 static size_t
 home(const struct front_shares *t, const unsigned char *d)
 {
-	uint64_t	 h;
-
-	memcpy(&h, d, sizeof(h));
-	return (size_t)h & (t->cap - 1);
+	return front_shm_home(d, t->cap);
 }
 
 /* The slot holding `d', or the empty one that ends its probe; -1: full. */
@@ -210,21 +185,25 @@ rebuild(struct front_shares *t)
 	free(old);
 }
 
+/* The lock's holder died: the table is rebuilt (front_shm_lock()). */
+static void
+repair(void *arg)
+{
+	rebuild(arg);
+	front_log(WYMCP_LOG_WARNING, "a process died changing the "
+	    "shares per principal: their table is rebuilt");
+}
+
 static void
 lock(struct front_shares *t)
 {
-	if (pthread_mutex_lock(&t->lock) == EOWNERDEAD) {
-		rebuild(t);
-		(void)pthread_mutex_consistent(&t->lock);
-		front_log(WYMCP_LOG_WARNING, "a process died changing the "
-		    "shares per principal: their table is rebuilt");
-	}
+	(void)front_shm_lock(&t->shm, repair, t);
 }
 
 static void
 unlock(struct front_shares *t)
 {
-	(void)pthread_mutex_unlock(&t->lock);
+	front_shm_unlock(&t->shm);
 }
 
 int

@@ -174,6 +174,8 @@ int	 wymcp__base64_decode(const char *in, size_t inlen,
 int	 wymcp__base64_ok(const char *);
 size_t	 wymcp__b64url_len(size_t);
 void	 wymcp__b64url_encode(char *, const unsigned char *, size_t);
+/* n bytes as lower-case hex into out (2n + 1 bytes, NUL too); out. */
+char	*wymcp__hex(char *out, const unsigned char *, size_t n);
 int	 wymcp__b64url_decode(unsigned char *, size_t *, const char *,
 	    size_t);
 int	 wymcp__utf8_valid(const char *, size_t);

@@ -663,9 +663,12 @@ wymcp__tools_index(struct wymcp_server *srv)
 	srv->tools_ttl = -1;
 	srv->tools_private = 0;
 	srv->tools_scoped = 0;
+	srv->tools_audit_args = 0;
 	for (i = 0; i < srv->ntools; i++) {
 		if (srv->tools[i].decl.scopes != NULL)
 			srv->tools_scoped = 1;
+		if (srv->tools[i].decl.audit_args)
+			srv->tools_audit_args = 1;
 		all[i] = &srv->tools[i];
 		slot = wymcp__name_hash(srv->tools[i].def->name,
 		    strlen(srv->tools[i].def->name)) & (n - 1);

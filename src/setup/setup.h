@@ -218,6 +218,7 @@ struct wymcp_server {
 	int64_t			 tools_ttl;	/* smallest module ttlMs */
 	int			 tools_private;	/* a module is private */
 	int			 tools_scoped;	/* a tool declares scopes */
+	int			 tools_audit_args; /* a tool has audit_args */
 	struct wymcp__module	*mods;
 	size_t			 nmods;
 	struct wymcp__resource	*resources;	/* fixed URIs */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <check.h>
+#include <sodium.h>
 
 #include "testing/testing.h"
 
@@ -103,6 +104,24 @@ b64_bad(const char *in)
 	ck_assert_msg(wymcp__base64_decode(in, strlen(in), out, &n) == -1,
 	    "'%s' accepted", in);
 }
+
+/* Lower-case hex of every byte, as sodium_bin2hex() writes it (text.c). */
+START_TEST(hex_is_sodiums)
+{
+	unsigned char	 in[256];
+	char		 got[513], want[513];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(in); i++)
+		in[i] = (unsigned char)(i * 37 + 250);
+	ck_assert_ptr_eq(wymcp__hex(got, in, sizeof(in)), got);
+	ck_assert_str_eq(got, sodium_bin2hex(want, sizeof(want), in,
+	    sizeof(in)));
+	ck_assert_str_eq(wymcp__hex(got, in, 0), "");
+	ck_assert_str_eq(wymcp__hex(got, (const unsigned char *)"\x00\xff",
+	    2), "00ff");
+}
+END_TEST
 
 /* base64url without padding (RFC 4648 section 5), lib/text.c. */
 START_TEST(b64url_round_trips_every_length)
@@ -700,6 +719,7 @@ http_suite(void)
 
 	tc = tcase_create("base64");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, hex_is_sodiums);
 	tcase_add_test(tc, b64url_round_trips_every_length);
 	tcase_add_test(tc, b64url_refuses_what_no_encoder_writes);
 	tcase_add_test(tc, base64_rfc4648_section10_vectors);

@@ -174,7 +174,7 @@ START_TEST(owner_dies)
 	ck_assert_int_eq(front_rate_take(t, "alice", "echo", NULL, 10), 0);
 	ck_assert_int_gt(front_rate_take(t, "alice", "echo", NULL, 10), 0);
 	if ((pid = fork()) == 0) {
-		(void)pthread_mutex_lock(&t->lock);
+		(void)pthread_mutex_lock(&t->shm.lock);
 		_exit(0);
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);

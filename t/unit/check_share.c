@@ -303,7 +303,7 @@ START_TEST(a_holder_that_dies_with_the_lock)
 	i = find(t, d);
 	ck_assert_int_ge(i, 0);
 	if ((pid = fork()) == 0) {
-		(void)pthread_mutex_lock(&t->lock);
+		(void)pthread_mutex_lock(&t->shm.lock);
 		/* A shift cut short: alice copied, not yet removed. */
 		j = (i + 3) & (ssize_t)(t->cap - 1);
 		if (t->slot[j].n == 0)

@@ -43,8 +43,10 @@ TESTS += $(UNIT_TESTS)
 %canon_reldir%_check_peer_SOURCES = %reldir%/check_peer.c
 %canon_reldir%_check_peer_LDADD = src/prog/libprog.la $(LDADD)
 
-# wymcp-fcgi's rate limits (src/front/ratelimit.c, included).
-%canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c
+# wymcp-fcgi's rate limits (src/front/ratelimit.c, included; its
+# shared table, src/front/shm.c, compiled in).
+%canon_reldir%_check_ratelimit_SOURCES = %reldir%/check_ratelimit.c \
+	src/front/shm.c
 %canon_reldir%_check_ratelimit_LDADD = $(SODIUM_LIBS) $(LDADD)
 
 # wymcp-fcgi's exporter's mcp.server.operation.duration histogram
@@ -52,8 +54,10 @@ TESTS += $(UNIT_TESTS)
 %canon_reldir%_check_otlpm_SOURCES = %reldir%/check_otlpm.c
 %canon_reldir%_check_otlpm_LDADD = $(JSONC_LIBS) $(CHECK_LIBS)
 
-# wymcp-fcgi's shares per principal (src/front/share.c, included).
-%canon_reldir%_check_share_SOURCES = %reldir%/check_share.c
+# wymcp-fcgi's shares per principal (src/front/share.c, included; its
+# shared table, src/front/shm.c, compiled in).
+%canon_reldir%_check_share_SOURCES = %reldir%/check_share.c \
+	src/front/shm.c
 %canon_reldir%_check_share_LDADD = $(SODIUM_LIBS) $(CHECK_LIBS)
 
 # wymcp-fcgi's table of options (a program's files, with libprog).
