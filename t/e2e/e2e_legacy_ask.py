@@ -173,6 +173,9 @@ await client.close();
 class Harness(wymcp_conformance.Harness):
     """wymcp-fcgi -vv, 4 workers, asking on, a principal from nginx."""
 
+    status_path = STATUS
+    mcp_params = [("WYMCP_PRINCIPAL", "$http_x_test_principal")]
+
     def paths(self):
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mods = [os.path.join(self.builddir, "tools", ".libs",
@@ -217,20 +220,6 @@ class Harness(wymcp_conformance.Harness):
             time.sleep(0.05)
         say("# wymcp-fcgi supervisor %d, workers %r" %
             (self.sup, sorted(children(self.sup))))
-
-    def nginx_conf(self, sock, port, port2=None):
-        conf = wymcp_conformance.Harness.nginx_conf(self, sock, port, port2)
-        conf = conf.replace(
-            "\t\t\tfastcgi_read_timeout 60s;\n",
-            "\t\t\tfastcgi_read_timeout 60s;\n"
-            "\t\t\tfastcgi_param WYMCP_PRINCIPAL $http_x_test_principal;\n")
-        return conf.replace(
-            "\t\tlocation = /mcp {",
-            "\t\tlocation = %s {\n"
-            "\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n"
-            "\t\t}\n\n"
-            "\t\tlocation = /mcp {" % (STATUS, sock), 1)
 
     def log(self):
         """[(pid, level, reqid, message)] of wymcp-fcgi's log so far."""
@@ -615,16 +604,9 @@ class NetHosts(Harness):
         t = self.tmp
 
         def loc(path, target):
-            return ("\t\tlocation = %s {\n"
-                    "\t\t\tinclude fastcgi_params;\n"
-                    "\t\t\tfastcgi_pass %s;\n"
-                    "\t\t\tfastcgi_keep_conn off;\n"
-                    "\t\t\tfastcgi_buffering off;\n"
-                    "\t\t\tfastcgi_intercept_errors off;\n"
-                    "\t\t\tfastcgi_read_timeout 60s;\n"
-                    "\t\t\tfastcgi_param WYMCP_PRINCIPAL "
-                    "$http_x_test_principal;\n"
-                    "\t\t}\n" % (path, target))
+            return wymcp_e2e.wymcp_location(
+                path, target, self.mcp_params, blank_user=False,
+                read_timeout="60s")
         ups = "".join("\t\tserver %s:%d;\n" % (i["addr"], FCGI_PORT)
                       for i in self.insts)
         locs = loc("/mcp", "wymcp") + "".join(
