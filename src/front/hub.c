@@ -153,33 +153,14 @@ member(struct json_object *o, const char *name, int *bad)
 	return s;
 }
 
-/* A handed-over stream: adopt it, or close it. */
-static void
-adopt(struct hub *h, const char *msg, size_t len, int fd)
+/* A handoff's members into `s': 1 when one could not be kept. */
+static int
+stream_of(struct stream *s, struct json_object *o)
 {
-	struct json_object	*o, *v;
-	struct epoll_event	 ev;
-	struct stream		*s;
+	struct json_object	*v;
 	size_t			 i;
-	unsigned char		 d[FRONT_SHARE_LEN];
 	int			 bad = 0;
 
-	if ((o = handoff(h->l, msg, len, d)) == NULL ||
-	    (s = calloc(1, sizeof(*s))) == NULL) {
-		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
-		close(fd);
-		/* Its worker's reservation is the hub's to give back. */
-		if (o != NULL)
-			front_listen_unreserve(h->l, d, 0);
-		json_object_put(o);
-		return;
-	}
-	/* The worker's reservation is the hub's now. */
-	__atomic_add_fetch(&h->l->hub_held, 1, __ATOMIC_ACQ_REL);
-	front_share_to_hub(h->l->shares, d);
-	__atomic_add_fetch(&h->l->opened, 1, __ATOMIC_RELAXED);
-	s->fd = fd;
-	memcpy(s->share, d, sizeof(d));
 	s->rid = json_object_object_get_ex(o, "rid", &v) ?
 	    json_object_get_int(v) : 1;
 	s->lists = json_object_object_get_ex(o, "lists", &v) ?
@@ -201,6 +182,36 @@ adopt(struct hub *h, const char *msg, size_t len, int fd)
 		if (s->uris == NULL)
 			s->nuris = 0;
 	}
+	return bad;
+}
+
+/* A handed-over stream: adopt it, or close it. */
+static void
+adopt(struct hub *h, const char *msg, size_t len, int fd)
+{
+	struct json_object	*o;
+	struct epoll_event	 ev;
+	struct stream		*s;
+	unsigned char		 d[FRONT_SHARE_LEN];
+	int			 bad;
+
+	if ((o = handoff(h->l, msg, len, d)) == NULL ||
+	    (s = calloc(1, sizeof(*s))) == NULL) {
+		front_log(WYMCP_LOG_ERR, "hub: a handoff that is not one");
+		close(fd);
+		/* Its worker's reservation is the hub's to give back. */
+		if (o != NULL)
+			front_listen_unreserve(h->l, d, 0);
+		json_object_put(o);
+		return;
+	}
+	/* The worker's reservation is the hub's now. */
+	__atomic_add_fetch(&h->l->hub_held, 1, __ATOMIC_ACQ_REL);
+	front_share_to_hub(h->l->shares, d);
+	__atomic_add_fetch(&h->l->opened, 1, __ATOMIC_RELAXED);
+	s->fd = fd;
+	memcpy(s->share, d, sizeof(d));
+	bad = stream_of(s, o);
 	json_object_put(o);
 	s->started = s->wrote = front_now_ms();
 	if (s->lists != 0)

@@ -363,6 +363,38 @@ put_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	return put(buf, cap, n, "}");
 }
 
+/* The bus's figures in Prometheus text. */
+static size_t
+prom_bus(const struct front_listen *l, char *buf, size_t cap, size_t n)
+{
+	return put(buf, cap, n,
+	    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
+	    "# TYPE wymcp_bus_up gauge\n"
+	    "wymcp_bus_up %d\n"
+	    "# HELP wymcp_bus_connects_total Connections to the bus "
+	    "made.\n"
+	    "# TYPE wymcp_bus_connects_total counter\n"
+	    "wymcp_bus_connects_total %lu\n"
+	    "# HELP wymcp_bus_events_total Events sent to and taken "
+	    "from the bus.\n"
+	    "# TYPE wymcp_bus_events_total counter\n"
+	    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
+	    "wymcp_bus_events_total{way=\"received\"} %lu\n"
+	    "wymcp_bus_events_total{way=\"shed\"} %lu\n"
+	    "# HELP wymcp_bus_gaps_total Gaps (events shed on the "
+	    "bus) sent and taken.\n"
+	    "# TYPE wymcp_bus_gaps_total counter\n"
+	    "wymcp_bus_gaps_total{way=\"sent\"} %lu\n"
+	    "wymcp_bus_gaps_total{way=\"received\"} %lu\n"
+	    "# HELP wymcp_bus_notifies_total NOTIFYs sent (events "
+	    "batched, one a line).\n"
+	    "# TYPE wymcp_bus_notifies_total counter\n"
+	    "wymcp_bus_notifies_total %lu\n",
+	    L(bus_up), L(bus_connects), L(bus_sent),
+	    L(bus_received), L(bus_shed), L(gaps_sent), L(gaps_in),
+	    L(bus_notifies));
+}
+
 /* The hub's figures in Prometheus text. */
 static size_t
 prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
@@ -419,34 +451,7 @@ prom_listen(const struct front_listen *l, char *buf, size_t cap, size_t n)
 	    L(refused), L(ended), L(gone), L(dropped), L(shed_ended),
 	    L(gap_ended), L(lost), L(events), L(frames), L(shed), L(no_fd),
 	    L(hub_up), L(reclaimed));
-	if (l->bus)
-		n = put(buf, cap, n,
-		    "# HELP wymcp_bus_up Whether the hub listens on the bus.\n"
-		    "# TYPE wymcp_bus_up gauge\n"
-		    "wymcp_bus_up %d\n"
-		    "# HELP wymcp_bus_connects_total Connections to the bus "
-		    "made.\n"
-		    "# TYPE wymcp_bus_connects_total counter\n"
-		    "wymcp_bus_connects_total %lu\n"
-		    "# HELP wymcp_bus_events_total Events sent to and taken "
-		    "from the bus.\n"
-		    "# TYPE wymcp_bus_events_total counter\n"
-		    "wymcp_bus_events_total{way=\"sent\"} %lu\n"
-		    "wymcp_bus_events_total{way=\"received\"} %lu\n"
-		    "wymcp_bus_events_total{way=\"shed\"} %lu\n"
-		    "# HELP wymcp_bus_gaps_total Gaps (events shed on the "
-		    "bus) sent and taken.\n"
-		    "# TYPE wymcp_bus_gaps_total counter\n"
-		    "wymcp_bus_gaps_total{way=\"sent\"} %lu\n"
-		    "wymcp_bus_gaps_total{way=\"received\"} %lu\n"
-		    "# HELP wymcp_bus_notifies_total NOTIFYs sent (events "
-		    "batched, one a line).\n"
-		    "# TYPE wymcp_bus_notifies_total counter\n"
-		    "wymcp_bus_notifies_total %lu\n",
-		    L(bus_up), L(bus_connects), L(bus_sent),
-		    L(bus_received), L(bus_shed), L(gaps_sent), L(gaps_in),
-		    L(bus_notifies));
-	return n;
+	return l->bus ? prom_bus(l, buf, cap, n) : n;
 }
 #undef L
 

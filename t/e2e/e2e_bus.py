@@ -109,13 +109,7 @@ class BusHarness:
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
         wymcp_tasks.wait_serving(self.logs, self.procs)
-        locs = "".join(
-            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass %s;\n\t\t\tfastcgi_keep_conn off;\n"
-            "\t\t\tfastcgi_buffering off;\n\t\t}\n"
-            "\t\tlocation = /%s-status {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass %s;\n\t\t}\n" %
-            (n, w, n, w) for n, w in sorted(where.items()))
+        locs = wymcp_e2e.instance_locations(where)
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "bus", locs, self.conns)
 

@@ -116,10 +116,8 @@ class Harness(e2e.Harness):
 
     def nginx_conf(self, sock, port, port2):
         text = e2e.Harness.nginx_conf(self, sock, port, port2)
-        alt = ("\t\tlocation = /alt/server-card {\n" +
-               e2e.LOCATION_COMMON.format(sock=sock) +
-               "\t\t\tfastcgi_param WYMCP_PUBLIC_URL %s;\n\t\t}\n"
-               % ALT_URL)
+        alt = e2e.wymcp_location("/alt/server-card", "unix:" + sock,
+                                 [("WYMCP_PUBLIC_URL", ALT_URL)])
         return text.replace("\t\tlocation = /mcp-anon {",
                             alt + "\t\tlocation = /mcp-anon {", 1)
 

@@ -413,17 +413,12 @@ class Cluster:
         return out
 
     def start_nginx(self):
-        def loc(path, target, extra=""):
-            return ("\t\tlocation = %s {\n"
-                    "\t\t\tinclude fastcgi_params;\n"
-                    "\t\t\tfastcgi_pass %s;\n"
-                    "\t\t\tfastcgi_keep_conn off;\n"
-                    "\t\t\tfastcgi_buffering off;\n"
-                    "\t\t\tfastcgi_connect_timeout 2s;\n"
-                    "\t\t\tfastcgi_read_timeout 120s;\n"
-                    "\t\t\tfastcgi_param WYMCP_PRINCIPAL "
-                    "$http_x_test_principal;\n%s"
-                    "\t\t}\n" % (path, target, extra))
+        def loc(path, target):
+            return wymcp_e2e.wymcp_location(
+                path, target,
+                [("WYMCP_PRINCIPAL", "$http_x_test_principal")],
+                blank_user=False, read_timeout="120s",
+                extra="\t\t\tfastcgi_connect_timeout 2s;\n")
         ups = "".join("\t\tserver %s:%d max_fails=1 fail_timeout=3s;\n" %
                       (h["addr"], FCGI_PORT) for h in self.hosts.values())
         locs = loc("/mcp", "wymcp") + "".join(

@@ -269,17 +269,10 @@ class World(wymcp_mrtr.World):
         t = self.tmp
         locs = ""
         for name, sock in sorted(socks.items()):
-            locs += """\
-		location = /{name} {{
-			include fastcgi_params;
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-			fastcgi_param WYMCP_PRINCIPAL "alice";
-			fastcgi_param WYMCP_ASSIGN_ROLE "tester";
-		}}
-""".format(name=name, sock=sock)
+            locs += wymcp_e2e.wymcp_location(
+                "/" + name, "unix:" + sock, [
+                    ("WYMCP_PRINCIPAL", '"alice"'),
+                    ("WYMCP_ASSIGN_ROLE", '"tester"')], blank_user=False)
         return wymcp_e2e.nginx_preamble(t) + """\
 
 	server {{

@@ -53,7 +53,9 @@ sys.path[:0] = [HERE, os.path.join(HERE, "lib"),
                 os.path.join(SRCDIR, "t", "conformance")]
 import e2e_sdk_listen			# the pinned clients  # noqa: E402
 import wymcp_e2e			# noqa: E402
-from wymcp_e2e import R, alive, proc_table  # noqa: E402
+from wymcp_e2e import (R, alive, descendants,  # noqa: E402
+                       interrupt_try, node_result, proc_table,
+                       try_log_verdict)
 
 PROTO = "2026-07-28"
 META = {"io.modelcontextprotocol/protocolVersion": PROTO,
@@ -171,18 +173,6 @@ def texts(res):
                     (res or {}).get("content", []) if isinstance(c, dict))
 
 
-def descendants(pid):
-    table = proc_table()
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        for q, (pp, st, name) in table.items():
-            if pp == p and st != "Z":
-                found.append((q, name))
-                todo.append(q)
-    return found
-
-
 def left_of(d):
     """Processes whose command line names the directory d."""
     out = []
@@ -201,24 +191,9 @@ def left_of(d):
     return out
 
 
-def client(node, cache, script, url, name):
-    try:
-        p = subprocess.run([node, script, url], cwd=cache,
-                           capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        R.fail("%s: the client finishes" % name, "no exit after 180 s")
-        return None
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    R.fail("%s: the client finishes" % name, "exit %d: %s %s" % (
-        p.returncode, p.stdout[-600:], p.stderr[-600:]))
-    return None
-
-
 def clients(node, cache, url):
     for name, script in (("V2", "exec-v2.mjs"), ("V1", "exec-v1.mjs")):
-        out = client(node, cache, script, url, name)
+        out = node_result(node, cache, script, url, name)
         if out is None:
             continue
         R.note("%s: era %s, asked %r" % (name, out.get("era"),
@@ -498,26 +473,13 @@ def main():
     finally:
         pids = pids or descendants(proc.pid)
         if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                rc = proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                rc = None
-                proc.kill()
-                proc.wait()
-            R.check(rc == 130, "SIGINT stops wymcp-try: exit 130",
-                    "exit %r" % rc)
+            interrupt_try(proc)
         time.sleep(0.5)
         left = [p for p in pids if alive(p[0])] + left_of(d)
         R.check(not left, "nothing is left", repr(left))
         log.seek(0)
         text = log.read()
-        R.check("ERROR: AddressSanitizer" not in text and
-                "runtime error:" not in text, "no sanitizer report",
-                text[-2000:])
-        if R.failed:
-            for line in text.splitlines()[-40:]:
-                R.note("wymcp-try: " + line)
+        try_log_verdict(text, 40)
         log.close()
         shutil.rmtree(d, ignore_errors=True)
         shutil.rmtree(deploy_dir, ignore_errors=True)

@@ -50,7 +50,6 @@ import json
 import os
 import pwd
 import re
-import select
 import shutil
 import signal
 import socket
@@ -178,7 +177,7 @@ def basic(user, password):
         ("%s:%s" % (user, password)).encode()).decode()
 
 
-class Exchange:
+class Exchange(wymcp_e2e.RawReader):
     """One HTTP/1.0 POST on a raw socket (a loopback port, or a unix
     socket's path), its response read as it comes: the status, the
     head, the body, and for an SSE body each message with the time it
@@ -210,27 +209,7 @@ class Exchange:
         except OSError:
             pass			# a server may answer before it all
 
-    def pump(self, timeout):
-        end = time.monotonic() + timeout
-        while not self.eof:
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            r, _, _ = select.select([self.s], [], [], left)
-            if not r:
-                break
-            try:
-                b = self.s.recv(65536)
-            except OSError:
-                b = b""
-            if not b:
-                self.eof = True
-                break
-            self.buf += b
-            self.parse()
-        self.parse()
-
-    def parse(self):
+    def _parse(self):
         if self.status is None:
             i = self.buf.find(b"\r\n\r\n")
             if i < 0:
@@ -261,14 +240,6 @@ class Exchange:
         else:
             self.buf = b""
 
-    def wait(self, pred, timeout):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and not self.eof:
-            if pred(self):
-                return True
-            self.pump(min(0.2, max(0.01, end - time.monotonic())))
-        return pred(self)
-
     def finish(self, timeout=60):
         self.wait(lambda x: False, timeout)
         self.close()
@@ -293,12 +264,6 @@ class Exchange:
     def brief(self):
         return "status %r, head %r, body %r" % (
             self.status, self.head[:200], self.body[:300])
-
-    def close(self):
-        try:
-            self.s.close()
-        except OSError:
-            pass
 
 
 # ------------------------------------------------------------ the world

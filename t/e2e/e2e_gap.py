@@ -104,13 +104,8 @@ class GapHarness(BusHarness):
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
         wymcp_tasks.wait_serving(self.logs, self.procs)
-        locs = "".join(
-            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n\t\t\tfastcgi_keep_conn off;\n"
-            "\t\t\tfastcgi_buffering off;\n\t\t}\n"
-            "\t\tlocation = /%s-status {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" %
-            (n, w, n, w) for n, w in sorted(socks.items()))
+        locs = wymcp_e2e.instance_locations(
+            {n: "unix:" + w for n, w in socks.items()})
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "gap", locs, self.conns)
 

@@ -60,7 +60,6 @@ import http.client
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -87,7 +86,7 @@ CLIENT_TIMEOUT = 12.0	# so that today's code, which never stops, fails
 
 # ------------------------------------------------------------------ HTTP
 
-class Reply:
+class Reply(e2e.HeaderList):
     def __init__(self, status, headers, raw, elapsed):
         self.status = status
         self.headers = headers
@@ -111,12 +110,6 @@ class Reply:
                 self.json = json.loads(text)
             except ValueError:
                 pass
-
-    def header(self, name):
-        for k, v in self.headers:
-            if k.lower() == name.lower():
-                return v
-        return None
 
     def error(self):
         """(code, message) of a JSON-RPC error, or None."""
@@ -218,7 +211,7 @@ def is_timeout_error(r):
 
 # ------------------------------------------------------------- processes
 
-class Instance:
+class Instance(e2e.LogWatch):
     """One wymcp-fcgi supervisor with its workers and its log."""
 
     supervisor = e2e.Harness.supervisor		# uses self.fcgi
@@ -290,15 +283,6 @@ class Instance:
                 os.kill(pid, signal.SIGKILL)
         self.fcgi = None
 
-    def entries(self):
-        """[(pid, level, reqid or None, message)] of the log."""
-        return e2e.log_entries(self.log)
-
-    def wait_for(self, pred, timeout=5.0):
-        """The log's entries that match pred, once there are some ([]
-        after the timeout)."""
-        return e2e.wait_log(self.entries, pred, timeout)
-
     def served_by(self, rid, timeout=3.0):
         """The PID that logged the end of request rid, or None."""
         rs = str(rid)
@@ -318,16 +302,11 @@ class Instance:
             time.sleep(0.03)
 
 
-class World:
+class World(e2e.World):
     """The temporary directory, nginx and every instance."""
 
     def __init__(self, builddir, keep):
-        self.builddir = os.path.abspath(builddir)
-        self.keep = keep
-        self.tmp = None
-        self.nginx = None
-        self.nginx_bin = None
-        self.nginx_pids = set()
+        e2e.World.__init__(self, builddir, keep)
         self.port = None
         self.instances = []
         self.sanitized = False
@@ -392,17 +371,9 @@ class World:
             listen="[::]:%d" % self.p4)
         self.start_nginx()
 
-    def location(self, path, upstream, extra=""):
-        return """\
-		location = {path} {{
-			include fastcgi_params;
-			fastcgi_pass {up};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-			fastcgi_read_timeout 60s;
-{extra}		}}
-""".format(path=path, up=upstream, extra=extra)
+    def location(self, path, upstream, params=()):
+        return e2e.wymcp_location(path, upstream, params, blank_user=False,
+                                  read_timeout="60s")
 
     def nginx_conf(self):
         t = self.tmp
@@ -415,10 +386,10 @@ class World:
         locs += self.location("/status-mcp", "unix:" + self.status.sock)
         locs += self.location(
             "/limits-1s", "unix:" + self.limits.sock,
-            "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 1;\n")
+            [("WYMCP_REQUEST_TIMEOUT", "1")])
         locs += self.location(
             "/limits-30s", "unix:" + self.limits.sock,
-            "\t\t\tfastcgi_param WYMCP_REQUEST_TIMEOUT 30;\n")
+            [("WYMCP_REQUEST_TIMEOUT", "30")])
         for name, port in (("v6only", self.p6), ("v4only", self.p4)):
             locs += self.location("/%s-from-v4" % name,
                                   "127.0.0.1:%d" % port)
@@ -435,8 +406,7 @@ class World:
 """.format(port=self.port, locs=locs)
 
     def start_nginx(self):
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(e2e.FASTCGI_PARAMS)
+        e2e.write_fastcgi_params(self.tmp)
 
         def conf(ports):
             self.port = ports[0]
@@ -450,36 +420,19 @@ class World:
     # -- teardown (run_layer calls these)
 
     def stop(self):
-        if self.nginx is not None:
-            self.nginx_pids.update(children(self.nginx.pid))
-            stop_pid(self.nginx.pid, self.nginx, 10)
-            for pid in sorted(self.nginx_pids):
-                if alive(pid):
-                    stop_pid(pid, None, 2)
-            self.nginx = None
+        self.stop_nginx()
         for inst in self.instances:
             inst.stop()
 
     def sanitizer_reports(self):
         hits = []
         for inst in self.instances:
-            hits += [ln.strip() for ln in tail(inst.log, 1000000)
-                     if any(m in ln for m in e2e.SANITIZER_MARKS)]
+            hits += e2e.sanitizer_lines(inst.log)
         return hits
 
     def dump_logs(self):
-        if not self.tmp:
-            return
-        for path in [i.log for i in self.instances] + [self.nginx_log]:
-            print("# ---- tail of %s" % path)
-            for line in tail(path, 25):
-                print("#   " + line)
-
-    def cleanup(self):
-        if self.tmp and not self.keep:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        elif self.tmp:
-            R.note("kept %s" % self.tmp)
+        self.print_tails([i.log for i in self.instances] +
+                         [self.nginx_log], 25)
 
 
 # ----------------------------------------------------------------- tests

@@ -226,17 +226,10 @@ class World(wymcp_mrtr.World):
             f.write(self.upstream_conf([socks["h1"], socks["h2"]]))
 
         def loc(path, target, extra=""):
-            return """\
-		location = {path} {{
-			include fastcgi_params;
-			fastcgi_pass {target};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-			fastcgi_connect_timeout 2s;
-			fastcgi_param WYMCP_PRINCIPAL "alice";
-{extra}		}}
-""".format(path=path, target=target, extra=extra)
+            return wymcp_e2e.wymcp_location(
+                path, target, [("WYMCP_PRINCIPAL", '"alice"')],
+                blank_user=False,
+                extra="\t\t\tfastcgi_connect_timeout 2s;\n" + extra)
 
         retry = ("\t\t\tfastcgi_next_upstream error timeout;\n"
                  "\t\t\tfastcgi_next_upstream_tries 2;\n"

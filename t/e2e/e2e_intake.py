@@ -123,22 +123,18 @@ class IntakeHarness(BusHarness):
                     argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
                     env=env, cwd=self.tmp)
         wymcp_tasks.wait_serving(self.logs, self.procs)
-        loc = ("\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-               "%s\t\t\tfastcgi_pass unix:%s;\n"
-               "\t\t\tfastcgi_keep_conn off;\n"
-               "\t\t\tfastcgi_buffering off;\n\t\t}\n")
-        alice = "\t\t\tfastcgi_param WYMCP_PRINCIPAL alice;\n"
+        a, b = "unix:" + self.socks["a"], "unix:" + self.socks["b"]
+
+        def loc(path, target, params=()):
+            return wymcp_e2e.wymcp_location(path, target, params,
+                                            blank_user=False)
+        alice = [("WYMCP_PRINCIPAL", "alice")]
         locs = "".join([
-            loc % ("a", alice, self.socks["a"]),
-            loc % ("b", alice, self.socks["b"]),
-            loc % ("a-anon", "", self.socks["a"]),
-            loc % ("b-anon", "", self.socks["b"]),
-            loc % ("a-tools", "\t\t\tfastcgi_param WYMCP_TOOLS "
-                   "\"help,write_note\";\n", self.socks["a"]),
-            loc % ("a-help", "\t\t\tfastcgi_param WYMCP_TOOLS help;\n",
-                   self.socks["a"]),
-            loc % ("a-status", "", self.socks["a"]),
-            loc % ("b-status", "", self.socks["b"])])
+            loc("/a", a, alice), loc("/b", b, alice),
+            loc("/a-anon", a), loc("/b-anon", b),
+            loc("/a-tools", a, [("WYMCP_TOOLS", '"help,write_note"')]),
+            loc("/a-help", a, [("WYMCP_TOOLS", "help")]),
+            loc("/a-status", a), loc("/b-status", b)])
         self.nginx, self.port = wymcp_tasks.start_nginx(
             self.nginx_bin, self.tmp, "intake", locs, self.conns)
 

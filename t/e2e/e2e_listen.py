@@ -106,15 +106,12 @@ class ListenHarness(HubHarness):
         self.nworkers = 1
         self.tools = ["examples", "conformance"]
 
-    def nginx_conf(self, sock, port, port2):
+    def more_locations(self, target):
         # /mcp-mate: alice's bucket mate (0.4 counted shares per FNV-1a
         # of the principal, mod 1024), a location as /mcp-anon is.
-        conf = HubHarness.nginx_conf(self, sock, port, port2)
-        i = conf.index("\t\tlocation = /mcp-anon {\n")
-        j = conf.index("\t\t}\n", i)
-        block = conf[i:j].replace("/mcp-anon", "/mcp-mate")
-        block += "\t\t\tfastcgi_param WYMCP_PRINCIPAL \"%s\";\n" % MATE
-        return conf[:i] + block + "\t\t}\n" + conf[i:]
+        return HubHarness.more_locations(self, target) + \
+            wymcp_e2e.wymcp_location("/mcp-mate", target, [
+                ("WYMCP_PRINCIPAL", '"%s"' % MATE)])
 
     def paths(self):
         HubHarness.paths(self)

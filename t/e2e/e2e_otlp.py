@@ -176,6 +176,8 @@ process.exit(0);
 
 
 class OtlpHarness(wymcp_e2e.Harness):
+    status_path = STATUS
+
     def __init__(self, builddir, keep=False):
         wymcp_e2e.Harness.__init__(self, builddir, keep)
         self.nworkers = 2
@@ -193,13 +195,6 @@ class OtlpHarness(wymcp_e2e.Harness):
                            os.path.join(self.tmp, "tasks.db"),
                            "--task-runners", "1"]
         wymcp_e2e.Harness.start_fcgi(self)
-
-    def nginx_conf(self, sock, port, port2):
-        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
-        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
-                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
-        return conf.replace("\t\tlocation = /mcp-anon {",
-                            status + "\t\tlocation = /mcp-anon {", 1)
 
 
 def provision_otel(cache):

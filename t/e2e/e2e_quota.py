@@ -77,18 +77,10 @@ class QuotaHarness(LedgerHarness):
     def __init__(self, builddir, tmp, store, extra):
         LedgerHarness.__init__(self, builddir, tmp, store, ["-v"] + extra)
 
-    def nginx_conf(self, sock, port, port2=None):
-        conf = LedgerHarness.nginx_conf(self, sock, port)
-        a = conf.index("\t\tlocation = /mcp {")
-        b = conf.index("\t\t}\n", a) + 4
-        loc = conf[a:b]
-        out = ""
-        for p in self.PRINCIPALS:
-            out += loc.replace("location = /mcp", "location = /p/" + p) \
-                .replace("include fastcgi_params;",
-                         "include fastcgi_params;\n\t\t\t"
-                         "fastcgi_param WYMCP_PRINCIPAL %s;" % p)
-        return conf[:a] + out + conf[b:]
+    def mcp_locations(self, target):
+        return "".join(wymcp_e2e.wymcp_location(
+            "/p/" + p, target, [("WYMCP_PRINCIPAL", p)], blank_user=False,
+            read_timeout="60s") for p in self.PRINCIPALS)
 
 
 class World:

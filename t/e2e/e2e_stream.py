@@ -35,7 +35,6 @@ pieces are in t/e2e/lib/wymcp_e2e.py (PYTHONPATH).
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -61,7 +60,7 @@ LOCATIONS = ("/mcp", "/mcp-unbuf", "deploy")
 
 # ------------------------------------------------------------------ HTTP
 
-class Conn:
+class Conn(wymcp_e2e.HeaderList):
     """One POST over a raw socket, read as it arrives.  The head is read
     by the constructor; body pieces come from piece(), complete SSE
     events with their arrival time from events()."""
@@ -113,17 +112,6 @@ class Conn:
         cl = self.header("Content-Length")
         self.length = int(cl) if cl is not None and not self.chunked \
             else None
-
-    def header(self, name):
-        for k, v in self.headers:
-            if k.lower() == name.lower():
-                return v
-        return None
-
-    @property
-    def mime(self):
-        ct = self.header("Content-Type")
-        return None if ct is None else ct.split(";")[0].strip().lower()
 
     def piece(self):
         """The next piece of the body as it arrived; b"" at its end."""
@@ -262,19 +250,14 @@ class Stream:
 
 # ------------------------------------------------------------- processes
 
-class World:
+class World(wymcp_e2e.World, wymcp_e2e.LogWatch):
     """The temporary directory, wymcp-fcgi and nginx."""
 
     supervisor = wymcp_e2e.Harness.supervisor	# uses self.fcgi
     workers = wymcp_e2e.Harness.workers		# uses self.sup, self.seen_pids
 
     def __init__(self, builddir, keep):
-        self.builddir = os.path.abspath(builddir)
-        self.keep = keep
-        self.tmp = None
-        self.nginx = None
-        self.nginx_bin = None
-        self.nginx_pids = set()
+        wymcp_e2e.World.__init__(self, builddir, keep)
         self.fcgi = None
         self.sup = None
         self.seen_pids = set()
@@ -325,11 +308,12 @@ class World:
 
     def nginx_conf(self):
         t = self.tmp
-        with open(wymcp_e2e.DEPLOY_CONF) as f:
-            deploy = f.read().replace(wymcp_e2e.DEPLOY_SOCK,
-                                      "unix:" + self.sock)
-        with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
-            f.write(deploy)
+        deploy = wymcp_e2e.write_deploy_conf(t, self.sock)
+        target = "unix:" + self.sock
+        buffered = wymcp_e2e.wymcp_location("/mcp", target, blank_user=False,
+                                            buffering=True)
+        unbuf = wymcp_e2e.wymcp_location("/mcp-unbuf", target,
+                                         blank_user=False)
         return wymcp_e2e.nginx_preamble(t) + """\
 
 	server {{
@@ -339,34 +323,20 @@ class World:
 
 		# nginx's defaults: responses are buffered unless the
 		# upstream says X-Accel-Buffering: no.
-		location = /mcp {{
-			include fastcgi_params;
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_intercept_errors off;
-		}}
-		location = /mcp-unbuf {{
-			include fastcgi_params;
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-		}}
-	}}
+{buffered}{unbuf}	}}
 
 	# deploy/nginx/wymcp.conf, as shipped.
 	server {{
 		listen 127.0.0.1:{port2};
 		server_name localhost;
-		include wymcp-deploy.conf;
+		include {deploy};
 	}}
 }}
 """.format(port=self.port, port2=self.port2,
-           sock=self.sock)
+           buffered=buffered, unbuf=unbuf, deploy=deploy)
 
     def start_nginx(self):
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
+        wymcp_e2e.write_fastcgi_params(self.tmp)
 
         def conf(ports):
             self.port, self.port2 = ports
@@ -386,25 +356,10 @@ class World:
 
     # -- the log
 
-    def entries(self):
-        """[(pid, level, reqid or None, message)] of the log."""
-        return wymcp_e2e.log_entries(self.log)
-
-    def wait_for(self, pred, timeout=5.0):
-        """The log's entries that match pred, once there are some ([]
-        after the timeout)."""
-        return wymcp_e2e.wait_log(self.entries, pred, timeout)
-
     # -- teardown
 
     def stop(self):
-        if self.nginx is not None:
-            self.nginx_pids.update(children(self.nginx.pid))
-            stop_pid(self.nginx.pid, self.nginx, 10)
-            for pid in sorted(self.nginx_pids):
-                if alive(pid):
-                    stop_pid(pid, None, 2)
-            self.nginx = None
+        self.stop_nginx()
         if self.fcgi is not None:
             if self.sup and alive(self.sup):
                 self.seen_pids.update(children(self.sup))
@@ -418,22 +373,10 @@ class World:
             self.fcgi = None
 
     def sanitizer_reports(self):
-        return [ln.strip() for ln in tail(self.log, 1000000)
-                if any(m in ln for m in wymcp_e2e.SANITIZER_MARKS)]
+        return wymcp_e2e.sanitizer_lines(self.log)
 
     def dump_logs(self):
-        if not self.tmp:
-            return
-        for path in (self.log, self.nginx_log):
-            print("# ---- tail of %s" % path)
-            for line in tail(path, 40):
-                print("#   " + line)
-
-    def cleanup(self):
-        if self.tmp and not self.keep:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        elif self.tmp:
-            R.note("kept %s" % self.tmp)
+        self.print_tails([self.log, self.nginx_log], 40)
 
 
 # ----------------------------------------------------------------- tests

@@ -98,18 +98,13 @@ class TasksHarness(Harness):
         self.status_path = STATUS
         Harness.start_fcgi(self)
 
-    def nginx_conf(self, sock, port, port2=None):
-        # /mcp as alice, /bob as bob: the principal is the web server's.
-        conf = Harness.nginx_conf(self, sock, port, port2)
-        loc = conf[conf.index("\t\tlocation = /mcp {"):
-                   conf.index("\t\t}\n", conf.index("location = /mcp")) + 4]
-        alice = loc.replace("include fastcgi_params;",
-                            "include fastcgi_params;\n\t\t\t"
-                            "fastcgi_param WYMCP_PRINCIPAL alice;")
-        bob = loc.replace("location = /mcp", "location = /bob").replace(
-            "include fastcgi_params;", "include fastcgi_params;\n\t\t\t"
-            "fastcgi_param WYMCP_PRINCIPAL bob;")
-        return conf.replace(loc, alice + bob)
+    # /mcp as alice, /bob as bob: the principal is the web server's.
+    mcp_params = [("WYMCP_PRINCIPAL", "alice")]
+
+    def more_locations(self, target):
+        return wymcp_e2e.wymcp_location(
+            "/bob", target, [("WYMCP_PRINCIPAL", "bob")], blank_user=False,
+            read_timeout="60s") + Harness.more_locations(self, target)
 
 
 def task_depth(port, want, timeout=15):
@@ -129,6 +124,13 @@ def task_depth(port, want, timeout=15):
     prom = c.getresponse().read().decode()
     c.close()
     return got, prom
+
+
+def carol(path, target):
+    """A location for carol at path, as nginx passes by default."""
+    return wymcp_e2e.wymcp_location(path, target,
+                                    [("WYMCP_PRINCIPAL", "carol")],
+                                    blank_user=False, buffering=True)
 
 
 def runner_of(log, tid, attempt):
@@ -273,12 +275,8 @@ def section_h(h, nginx):
             if time.monotonic() > deadline:
                 raise RuntimeError("the three instances did not start")
             time.sleep(0.05)
-        locs = "".join(
-            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
-            "\t\t\tfastcgi_pass unix:%s;\n"
-            "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" % (n, s)
-            for n, s in sorted(socks.items()))
+        locs = "".join(carol("/" + n, "unix:" + s)
+                       for n, s in sorted(socks.items()))
         ngx, port = start_nginx(nginx, h.tmp, "h", locs)
         w = Wire(port)
         r = w.call("tools/call", {"name": "slow_compute",
@@ -384,12 +382,8 @@ def section_n(prog, mods, nginx, bindir, tmp):
             procs[n], logs[n] = start_host(
                 prog, mods, hh, n, uri, tmp,
                 ["--task-runners", "2"] if n == "c" else [])
-        locs = "".join(
-            "\t\tlocation = /%s {\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_param WYMCP_PRINCIPAL carol;\n"
-            "\t\t\tfastcgi_pass %s:%d;\n"
-            "\t\t\tfastcgi_keep_conn off;\n\t\t}\n" %
-            (n, hh["addr"], NETNS_PORT) for n, hh in sorted(hosts.items()))
+        locs = "".join(carol("/" + n, "%s:%d" % (hh["addr"], NETNS_PORT))
+                       for n, hh in sorted(hosts.items()))
         ngx, port = start_nginx(nginx, tmp, "n", locs)
 
         w = Wire(port)

@@ -55,7 +55,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.path.dirname(os.path.dirname(HERE))
 sys.path[:0] = [HERE, os.path.join(HERE, "lib")]
 import e2e_sdk_listen			# the pinned clients  # noqa: E402
-from wymcp_e2e import R, alive, proc_table  # noqa: E402
+from wymcp_e2e import (R, alive, descendants,  # noqa: E402
+                       interrupt_try, node_result,
+                       try_log_verdict)
 
 PRINCIPAL = "alice"
 ASSIGN = ("role", "deployer")	# deploy's role check lets it deploy
@@ -148,35 +150,6 @@ out.era = t.protocolVersion ?? null;
 """ + FILL + "await run(c, out);\n"
 
 
-def descendants(pid):
-    """pid's descendants, from /proc: (pid, comm) pairs."""
-    table = proc_table()
-    found, todo = [], [pid]
-    while todo:
-        p = todo.pop()
-        for q, (pp, st, name) in table.items():
-            if pp == p and st != "Z":
-                found.append((q, name))
-                todo.append(q)
-    return found
-
-
-def client(node, cache, script, url, name):
-    """Run one client; its RESULT object, or None (a failure said)."""
-    try:
-        p = subprocess.run([node, script, url], cwd=cache,
-                           capture_output=True, text=True, timeout=180)
-    except subprocess.TimeoutExpired:
-        R.fail("%s: the client finishes" % name, "no exit after 180 s")
-        return None
-    for line in p.stdout.splitlines():
-        if line.startswith("RESULT "):
-            return json.loads(line[7:])
-    R.fail("%s: the client finishes" % name, "exit %d: %s %s" % (
-        p.returncode, p.stdout[-600:], p.stderr[-600:]))
-    return None
-
-
 def check_calls(name, out):
     R.check("greet" in out.get("tools", []),
             "%s: tools/list has greet (%s)" % (
@@ -249,7 +222,7 @@ def exercise(proc, log, t0, node, cache, st):
             repr(card)[:600])
     outs = {}
     for name, script in (("V2", "try-v2.mjs"), ("V1", "try-v1.mjs")):
-        out = client(node, cache, script, url, name)
+        out = node_result(node, cache, script, url, name)
         if out is not None:
             R.note("%s: era %s" % (name, out.get("era")))
             check_calls(name, out)
@@ -344,15 +317,7 @@ def main():
         pids, tmp, url = st["pids"], st["tmp"], st["url"]
         if proc.poll() is None:
             pids = pids or descendants(proc.pid)
-            proc.send_signal(signal.SIGINT)
-            try:
-                rc = proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                rc = None
-                proc.kill()
-                proc.wait()
-            R.check(rc == 130, "SIGINT stops wymcp-try: exit 130",
-                    "exit %r" % rc)
+            interrupt_try(proc)
         else:
             R.fail("wymcp-try runs until SIGINT", "exit %r" % proc.poll())
         left = [p for p in pids if alive(p[0])]
@@ -371,11 +336,7 @@ def main():
                 "NGINX environment" not in text,
                 "nginx never sees NGINX (wymcp-try's is WYMCP_NGINX)",
                 [ln for ln in text.splitlines() if "NGINX" in ln][:3])
-        R.check("ERROR: AddressSanitizer" not in text and
-                "runtime error:" not in text, "no sanitizer report")
-        if R.failed:
-            for line in text.splitlines()[-30:]:
-                R.note("wymcp-try: " + line)
+        try_log_verdict(text, 30, detail=False)
         log.close()
         shutil.rmtree(ledger, ignore_errors=True)
         shutil.rmtree(queue, ignore_errors=True)

@@ -56,25 +56,18 @@ ROOTS = {"roots": [{"uri": "file:///r", "name": "R"}]}
 # stock fastcgi_params (REMOTE_USER from the client's Basic header,
 # which nothing checks here) and WYMCP_PRINCIPAL from a variable that is
 # empty.  /mcp-empty: an assign from an empty variable.
-LOCATIONS = """\
-		location = /mcp {{
-{common}			fastcgi_param WYMCP_ASSIGN_ROLE "tester";
-		}}
-		location = /mcp-anon {{
-{common}		}}
-		location = /mcp-noauth {{
-			include fastcgi_params;
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_intercept_errors off;
-			set $wymcp_user "";
-			fastcgi_param WYMCP_PRINCIPAL $wymcp_user;
-		}}
-		location = /mcp-empty {{
-{common}			fastcgi_param WYMCP_ASSIGN_ROLE $arg_nothing;
-			fastcgi_param WYMCP_ASSIGN_TENANT "acme";
-		}}
-"""
+def locations(sock):
+    """The locations of this script's server block."""
+    target = "unix:" + sock
+    loc = e2e.wymcp_location
+    return (loc("/mcp", target, [("WYMCP_ASSIGN_ROLE", '"tester"')]) +
+            loc("/mcp-anon", target) +
+            loc("/mcp-noauth", target, blank_user=False, buffering=True,
+                extra='\t\t\tset $wymcp_user "";\n'
+                      "\t\t\tfastcgi_param WYMCP_PRINCIPAL $wymcp_user;\n") +
+            loc("/mcp-empty", target, [
+                ("WYMCP_ASSIGN_ROLE", "$arg_nothing"),
+                ("WYMCP_ASSIGN_TENANT", '"acme"')]))
 
 
 class Harness(e2e.Harness):
@@ -87,8 +80,7 @@ class Harness(e2e.Harness):
         e2e.need_built(self.prog, *self.mods)
 
     def nginx_conf(self, sock, port, port2):
-        common = e2e.LOCATION_COMMON.format(sock=sock)
-        locs = LOCATIONS.format(common=common, sock=sock)
+        locs = locations(sock)
         return e2e.nginx_preamble(self.tmp) + """\
 
 	server {{

@@ -78,6 +78,7 @@ def npm_install(cache, specs):
 # ------------------------------------------------------------- the servers
 
 class Harness(wymcp_e2e.Harness):
+    mcp_params = ()	# (name, value): fastcgi_param lines of /mcp
     """wymcp-fcgi with the conformance module behind one nginx server."""
 
     def paths(self):
@@ -143,11 +144,8 @@ class Harness(wymcp_e2e.Harness):
         t = self.tmp
         # With status_path set: wymcp-fcgi's status page there
         # (--status-path), served by its workers.
-        status = getattr(self, "status_path", None)
-        status = "" if status is None else (
-            "\n\t\tlocation = {p} {{\n\t\t\tinclude fastcgi_params;\n"
-            "\t\t\tfastcgi_pass unix:{sock};\n\t\t}}".format(
-                p=status, sock=sock))
+        locs = (self.mcp_locations("unix:" + sock) +
+                self.more_locations("unix:" + sock))
         # No server_name match is needed: this is the only (so the
         # default) server, and the Host header reaches wymcp unchanged,
         # which must refuse Host: evil.example.com by itself.
@@ -158,17 +156,14 @@ class Harness(wymcp_e2e.Harness):
 		listen 127.0.0.1:{port};
 		server_name localhost;
 
-		location = /mcp {{
-			include fastcgi_params;
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-			fastcgi_read_timeout 60s;
-		}}{status}
-	}}
+{locs}	}}
 }}
-""".format(port=port, sock=sock, status=status)
+""".format(port=port, locs=locs)
+
+    def mcp_locations(self, target):
+        """The server's /mcp (mcp_params its fastcgi_param lines)."""
+        return wymcp_e2e.wymcp_location("/mcp", target, self.mcp_params,
+                                        blank_user=False, read_timeout="60s")
 
     def start_nginx(self):
         self.write_common(self.tmp)

@@ -1,6 +1,9 @@
 """wymcp_e2e - what the end-to-end scripts share: a private nginx in front
-of wymcp-fcgi, an HTTP client, the judges of a response, section B's
-table of hostile requests, and run_layer(), the main() of a script.
+of wymcp-fcgi (its preamble, its fastcgi_params, the locations that
+serve wymcp, the shipped deploy/nginx/wymcp.conf), a run's world and how
+it ends, an HTTP client, a reader of raw responses, the pinned clients'
+results, the judges of a response, section B's table of hostile
+requests, and run_layer(), the main() of a script.
 
 It also speaks FastCGI itself, for the tests that must see what a web
 server would (fcgi_request() and its pieces).
@@ -17,6 +20,7 @@ import http.client
 import json
 import os
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -98,8 +102,9 @@ def wrap_argv(argv):
 
 
 # What nginx's fastcgi_params carries, written inline so the test does not
-# depend on /etc/nginx.  HTTP_HOST is deliberately not set: nginx then
-# passes the client's Host header through unchanged (with its port).
+# depend on /etc/nginx (write_fastcgi_params() writes it).  HTTP_HOST is
+# deliberately not set: nginx then passes the client's Host header
+# through unchanged (with its port).
 FASTCGI_PARAMS = """\
 fastcgi_param  QUERY_STRING       $query_string;
 fastcgi_param  REQUEST_METHOD     $request_method;
@@ -120,16 +125,6 @@ fastcgi_param  REMOTE_USER        $remote_user;
 fastcgi_param  SERVER_ADDR        $server_addr;
 fastcgi_param  SERVER_PORT        $server_port;
 fastcgi_param  SERVER_NAME        $server_name;
-"""
-
-# The per-location settings the deploy file also uses.
-LOCATION_COMMON = """\
-			include fastcgi_params;
-			fastcgi_param REMOTE_USER "";
-			fastcgi_pass unix:{sock};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
 """
 
 OMIT = object()		# the error must have no "id" member
@@ -223,6 +218,20 @@ def children(pid, table=None):
     table = proc_table() if table is None else table
     return sorted(p for p, (pp, st, _) in table.items()
                   if pp == pid and st != "Z")
+
+
+def descendants(pid):
+    """pid's live descendants, from /proc: (pid, comm) pairs, parents
+    before their children."""
+    table = proc_table()
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for q, (pp, st, name) in table.items():
+            if pp == p and st != "Z":
+                found.append((q, name))
+                todo.append(q)
+    return found
 
 
 def stop_pid(pid, popen=None, timeout=10.0):
@@ -379,6 +388,167 @@ def find_nginx():
     return None
 
 
+# ------------------------------------------- nginx: what serves wymcp
+#
+# The pieces of an nginx configuration every script writes the same
+# way: the fastcgi_params file its locations include, a location that
+# serves wymcp-fcgi as deploy/nginx/wymcp.conf's does, and the shipped
+# file itself with the socket of the test.
+
+def write_fastcgi_params(confdir):
+    """Write confdir/fastcgi_params (FASTCGI_PARAMS: what Debian's
+    /etc/nginx/fastcgi_params carries, which deploy/nginx/wymcp.conf
+    includes, but HTTP_HOST), the file every location of
+    wymcp_location() includes.  Returns its path."""
+    os.makedirs(confdir, exist_ok=True)
+    path = os.path.join(confdir, "fastcgi_params")
+    with open(path, "w") as f:
+        f.write(FASTCGI_PARAMS)
+    return path
+
+
+def wymcp_location(path, target, params=(), blank_user=True,
+                   buffering=False, read_timeout=None, extra=""):
+    """The text of an nginx location (`location = path`, at a server
+    block's indent) passing to wymcp-fcgi at `target' (fastcgi_pass's
+    argument: "unix:/path", "127.0.0.1:9000", an upstream's name) as
+    deploy/nginx/wymcp.conf's location = /mcp does: the fastcgi_params
+    include (write_fastcgi_params()); with blank_user, REMOTE_USER ""
+    after it (the shipped block's blanking of $remote_user); one
+    FastCGI connection a request; responses passed as written (with
+    buffering, nginx's default buffering instead, as a location
+    without that line has it); wymcp's own error bodies kept.  Then
+    fastcgi_read_timeout `read_timeout' when given, a fastcgi_param
+    line for each (name, value) of `params' (value as nginx reads it:
+    '"alice"', '$request_id'), and `extra', directive lines ending in
+    a newline."""
+    lines = ["location = %s {" % path, "\tinclude fastcgi_params;"]
+    if blank_user:
+        lines.append('\tfastcgi_param REMOTE_USER "";')
+    lines += ["\tfastcgi_pass %s;" % target, "\tfastcgi_keep_conn off;"]
+    if not buffering:
+        lines.append("\tfastcgi_buffering off;")
+    lines.append("\tfastcgi_intercept_errors off;")
+    if read_timeout is not None:
+        lines.append("\tfastcgi_read_timeout %s;" % read_timeout)
+    lines += ["\tfastcgi_param %s %s;" % p for p in params]
+    text = "".join("\t\t%s\n" % line for line in lines)
+    return text + extra + "\t\t}\n"
+
+
+def instance_locations(where):
+    """For each instance of `where' (name -> fastcgi_pass target), in
+    the order of the names: /NAME, serving it, and /NAME-status, its
+    status page (--status-path /NAME-status) as nginx passes it by
+    default (buffered); no REMOTE_USER blanking."""
+    return "".join(
+        wymcp_location("/" + n, w, blank_user=False) +
+        wymcp_location("/%s-status" % n, w, blank_user=False,
+                       buffering=True)
+        for n, w in sorted(where.items()))
+
+
+def write_deploy_conf(confdir, sock, name="wymcp-deploy.conf"):
+    """Write deploy/nginx/wymcp.conf as shipped into confdir/name, its
+    socket (/run/wymcp/wymcp.sock) replaced by `sock' (a path), for a
+    server block to include.  Returns the name."""
+    with open(DEPLOY_CONF) as f:
+        text = f.read().replace(DEPLOY_SOCK, "unix:" + sock)
+    with open(os.path.join(confdir, name), "w") as f:
+        f.write(text)
+    return name
+
+
+# ------------------------------------------------- clients: node scripts
+
+def node_result(node, cache, script, url, name, timeout=180):
+    """Run the client `script' (in `cache', where its packages are)
+    with `node' against url; the object of its "RESULT {json}" line,
+    or None after a failure named `name': "the client finishes"."""
+    try:
+        p = subprocess.run([node, script, url], cwd=cache,
+                           capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        R.fail("%s: the client finishes" % name,
+               "no exit after %d s" % timeout)
+        return None
+    for line in p.stdout.splitlines():
+        if line.startswith("RESULT "):
+            return json.loads(line[7:])
+    R.fail("%s: the client finishes" % name, "exit %d: %s %s" % (
+        p.returncode, p.stdout[-600:], p.stderr[-600:]))
+    return None
+
+
+class RawReader:
+    """A response read from a raw socket as it comes (a listen stream,
+    an SSE body): the subclass connects self.s, sets self.buf = b""
+    and self.eof = False, and takes what self.buf holds in _parse()."""
+
+    def pump(self, timeout):
+        """Read what comes within `timeout' s."""
+        end = time.monotonic() + timeout
+        while not self.eof:
+            left = end - time.monotonic()
+            if left <= 0:
+                break
+            r, _, _ = select.select([self.s], [], [], left)
+            if not r:
+                break
+            try:
+                b = self.s.recv(65536)
+            except OSError:
+                b = b""
+            if not b:
+                self.eof = True
+                break
+            self.buf += b
+            self._parse()
+        self._parse()
+
+    def wait(self, pred, timeout=5):
+        """Read until pred(self) holds, the peer closes, or `timeout' s:
+        pred(self) then."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not self.eof:
+            if pred(self):
+                return True
+            self.pump(min(0.2, max(0.01, end - time.monotonic())))
+        return pred(self)
+
+    def close(self):
+        try:
+            self.s.close()
+        except OSError:
+            pass
+
+
+def interrupt_try(proc):
+    """Ctrl-C to a running wymcp-try (Popen proc): SIGINT, then check
+    "SIGINT stops wymcp-try: exit 130" within 30 s (killed after)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        rc = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        rc = None
+        proc.kill()
+        proc.wait()
+    R.check(rc == 130, "SIGINT stops wymcp-try: exit 130", "exit %r" % rc)
+
+
+def try_log_verdict(text, tail_lines, detail=True):
+    """Judge wymcp-try's log (`text'): "no sanitizer report" (ASan's
+    and UBSan's, with the log's end as the detail unless not
+    `detail'), and after any failure its last `tail_lines' lines as
+    notes."""
+    R.check("ERROR: AddressSanitizer" not in text and
+            "runtime error:" not in text, "no sanitizer report",
+            text[-2000:] if detail else "")
+    if R.failed:
+        for line in text.splitlines()[-tail_lines:]:
+            R.note("wymcp-try: " + line)
+
+
 # --------------------------------------------------------------- FastCGI
 
 FCGI_BEGIN, FCGI_END, FCGI_PARAMS, FCGI_STDIN, FCGI_STDOUT = 1, 3, 4, 5, 6
@@ -463,18 +633,9 @@ def cgi_status(out):
 
 # ------------------------------------------------------------------ HTTP
 
-class Resp:
-    def __init__(self, status, headers, raw):
-        self.status = status
-        self.headers = headers		# list of (name, value)
-        self.raw = raw
-        self.json = None
-        self.json_error = None
-        if raw:
-            try:
-                self.json = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, ValueError) as e:
-                self.json_error = str(e)
+class HeaderList:
+    """A response's header lines (self.headers, [(name, value)]) looked
+    up by name, case-insensitively."""
 
     def header(self, name):
         for k, v in self.headers:
@@ -486,6 +647,20 @@ class Resp:
     def mime(self):
         ct = self.header("Content-Type")
         return None if ct is None else ct.split(";")[0].strip().lower()
+
+
+class Resp(HeaderList):
+    def __init__(self, status, headers, raw):
+        self.status = status
+        self.headers = headers		# list of (name, value)
+        self.raw = raw
+        self.json = None
+        self.json_error = None
+        if raw:
+            try:
+                self.json = json.loads(raw.decode("utf-8"))
+            except (UnicodeDecodeError, ValueError) as e:
+                self.json_error = str(e)
 
     def brief(self):
         body = self.raw[:300].decode("utf-8", "replace")
@@ -706,21 +881,83 @@ def report(name, problems, r=None):
     return True
 
 
-# ----------------------------------------------------------- the harness
+# ------------------------------------------- the harness: a run's world
 
-class Harness:
+def sanitizer_lines(path, n=1000000):
+    """The lines among the last n of the log at path that carry a
+    sanitizer's report (SANITIZER_MARKS), stripped."""
+    return [ln.strip() for ln in tail(path, n)
+            if any(m in ln for m in SANITIZER_MARKS)]
+
+
+class World:
+    """What a script's run holds (Harness and the scripts' own worlds):
+    the build directory, a temporary directory (self.tmp), nginx
+    (self.nginx, its Popen; self.nginx_pids, its workers), and how it
+    ends: nginx stopped, the tails of the logs printed, the directory
+    removed, or kept with --keep."""
+
     def __init__(self, builddir, keep=False):
         self.builddir = os.path.abspath(builddir)
         self.keep = keep
         self.tmp = None
         self.nginx = None
         self.nginx_bin = None
+        self.nginx_pids = set()
+
+    def stop_nginx(self):
+        if self.nginx is None:
+            return
+        self.nginx_pids.update(children(self.nginx.pid))
+        stop_pid(self.nginx.pid, self.nginx, 10)
+        for pid in sorted(self.nginx_pids):
+            if alive(pid):
+                stop_pid(pid, None, 2)
+        self.nginx = None
+
+    def print_tails(self, paths, n=40):
+        """The last n lines of each log (path, or (title, path))."""
+        if not self.tmp:
+            return
+        for path in paths:
+            title, path = path if isinstance(path, tuple) else (None, path)
+            print("# ---- tail of %s" % (path if title is None else
+                                         "%s (%s)" % (title, path)))
+            for line in tail(path, n):
+                print("#   " + line)
+
+    def cleanup(self):
+        if self.tmp and not self.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        elif self.tmp:
+            R.note("kept %s" % self.tmp)
+
+
+class LogWatch:
+    """Reading a wymcp-fcgi's log (self.log) as it grows."""
+
+    def entries(self):
+        """[(pid, level, reqid or None, message)] of the log."""
+        return log_entries(self.log)
+
+    def wait_for(self, pred, timeout=5.0):
+        """The log's entries that match pred, once there are some ([]
+        after the timeout)."""
+        return wait_log(self.entries, pred, timeout)
+
+
+# ----------------------------------------------------------- the harness
+
+class Harness(World):
+    status_path = None	# where nginx_conf() serves the status page
+
+    def __init__(self, builddir, keep=False):
+        World.__init__(self, builddir, keep)
         self.fcgi = None
         self.sup = None
         self.port = None
         self.port2 = None
         self.seen_pids = set()
-        self.nginx_pids = set()
         # What a script may change before start(): the pool size, the
         # bundled modules loaded and further options.
         self.nworkers = WORKERS
@@ -810,11 +1047,27 @@ class Harness:
 
     def nginx_conf(self, sock, port, port2):
         t = self.tmp
-        common = LOCATION_COMMON.format(sock=sock)
-        with open(DEPLOY_CONF) as f:
-            deploy = f.read().replace(DEPLOY_SOCK, "unix:" + sock)
-        with open(os.path.join(t, "wymcp-deploy.conf"), "w") as f:
-            f.write(deploy)
+        deploy = write_deploy_conf(t, sock)
+        target = "unix:" + sock
+        locs = (wymcp_location("/mcp", target, [
+                    ("WYMCP_ASSIGN_ROLE", '"tester"'),
+                    ("WYMCP_ASSIGN_TENANT", '"acme"'),
+                    ("WYMCP_PRINCIPAL", '"alice"')]) +
+                wymcp_location("/mcp-narrow", target,
+                               [("WYMCP_TOOLS", '"help echo"')]) +
+                self.more_locations(target) +
+                wymcp_location("/mcp-anon", target) +
+                "\t\t# A param given twice (deploy/README, deploy/nginx): "
+                "nginx sends\n"
+                "\t\t# both, in order, and wymcp reads the last; a header "
+                "param\n"
+                "\t\t# given twice is a repeated header.\n" +
+                wymcp_location("/mcp-twice", target, [
+                    ("WYMCP_PRINCIPAL", '"first"'),
+                    ("WYMCP_PRINCIPAL", '"second"')]) +
+                wymcp_location("/mcp-twice-header", target, [
+                    ("HTTP_MCP_METHOD", "$http_mcp_method"),
+                    ("HTTP_MCP_METHOD", "$http_mcp_method")]))
         return nginx_preamble(t) + """\
 	# Let header names with underscores through, so the smuggling
 	# tests can try WYMCP_PRINCIPAL-style names too.
@@ -826,42 +1079,29 @@ class Harness:
 		# Larger than --max-body: wymcp must refuse by itself.
 		client_max_body_size 1m;
 
-		location = /mcp {{
-{common}			fastcgi_param WYMCP_ASSIGN_ROLE "tester";
-			fastcgi_param WYMCP_ASSIGN_TENANT "acme";
-			fastcgi_param WYMCP_PRINCIPAL "alice";
-		}}
-		location = /mcp-narrow {{
-{common}			fastcgi_param WYMCP_TOOLS "help echo";
-		}}
-		location = /mcp-anon {{
-{common}		}}
-		# A param given twice (deploy/README, deploy/nginx): nginx sends
-		# both, in order, and wymcp reads the last; a header param
-		# given twice is a repeated header.
-		location = /mcp-twice {{
-{common}			fastcgi_param WYMCP_PRINCIPAL "first";
-			fastcgi_param WYMCP_PRINCIPAL "second";
-		}}
-		location = /mcp-twice-header {{
-{common}			fastcgi_param HTTP_MCP_METHOD $http_mcp_method;
-			fastcgi_param HTTP_MCP_METHOD $http_mcp_method;
-		}}
-	}}
+{locs}	}}
 
 	# The deploy/nginx/wymcp.conf location block, as shipped.
 	server {{
 		listen 127.0.0.1:{port2};
 		server_name localhost;
-		include wymcp-deploy.conf;
+		include {deploy};
 	}}
 }}
-""".format(port=port, port2=port2, common=common)
+""".format(port=port, port2=port2, locs=locs, deploy=deploy)
 
     def write_common(self, confdir):
-        os.makedirs(confdir, exist_ok=True)
-        with open(os.path.join(confdir, "fastcgi_params"), "w") as f:
-            f.write(FASTCGI_PARAMS)
+        write_fastcgi_params(confdir)
+
+    def more_locations(self, target):
+        """Locations a subclass adds to nginx_conf()'s server (wymcp-fcgi
+        at target): by default, with status_path set, wymcp-fcgi's
+        status page there (--status-path), as nginx passes it by
+        default (buffered, $remote_user as it is)."""
+        if self.status_path is None:
+            return ""
+        return wymcp_location(self.status_path, target, blank_user=False,
+                              buffering=True)
 
     def start_nginx(self):
         self.write_common(self.tmp)
@@ -875,13 +1115,7 @@ class Harness:
     # -- teardown
 
     def stop(self):
-        if self.nginx is not None:
-            self.nginx_pids.update(children(self.nginx.pid))
-            stop_pid(self.nginx.pid, self.nginx, 10)
-            for pid in self.nginx_pids:
-                if alive(pid):
-                    stop_pid(pid, None, 2)
-            self.nginx = None
+        self.stop_nginx()
         if self.fcgi is not None:
             if self.sup and self.sup != self.fcgi.pid and alive(self.sup):
                 self.seen_pids.update(children(self.sup))
@@ -895,27 +1129,12 @@ class Harness:
                     stop_pid(pid, None, 2)
             self.fcgi = None
 
-    def cleanup(self):
-        if self.tmp and not self.keep:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        elif self.tmp:
-            R.note("kept %s" % self.tmp)
-
     def dump_logs(self):
-        if not self.tmp:
-            return
-        for title, path in (("wymcp-fcgi log", self.fcgi_log),
-                            ("nginx error log", self.nginx_log)):
-            print("# ---- tail of %s (%s)" % (title, path))
-            for line in tail(path):
-                print("#   " + line)
+        self.print_tails([("wymcp-fcgi log", self.fcgi_log),
+                          ("nginx error log", self.nginx_log)])
 
     def sanitizer_reports(self):
-        hits = []
-        for line in tail(self.fcgi_log, 100000):
-            if any(m in line for m in SANITIZER_MARKS):
-                hits.append(line.strip())
-        return hits
+        return sanitizer_lines(self.fcgi_log, 100000)
 
 
 # ----------------------------------------------------------------- tests

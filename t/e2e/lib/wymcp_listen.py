@@ -7,10 +7,8 @@ Found through PYTHONPATH=t/e2e/lib.  Python 3 standard library only.
 
 import json
 import os
-import select
 import shutil
 import socket
-import time
 
 import wymcp_e2e
 import wymcp_schema
@@ -26,6 +24,7 @@ class HubHarness(wymcp_e2e.Harness):
     status page at STATUS, and `hub_args' besides."""
 
     hub_args = []
+    status_path = STATUS
 
     def start_fcgi(self):
         self.notes = os.path.join(self.tmp, "notes")
@@ -39,15 +38,8 @@ class HubHarness(wymcp_e2e.Harness):
         self.extra_args = list(self.hub_args) + ["--status-path", STATUS]
         wymcp_e2e.Harness.start_fcgi(self)
 
-    def nginx_conf(self, sock, port, port2):
-        conf = wymcp_e2e.Harness.nginx_conf(self, sock, port, port2)
-        status = ("\t\tlocation = %s {\n\t\t\tinclude fastcgi_params;\n"
-                  "\t\t\tfastcgi_pass unix:%s;\n\t\t}\n" % (STATUS, sock))
-        return conf.replace("\t\tlocation = /mcp-anon {",
-                            status + "\t\tlocation = /mcp-anon {", 1)
 
-
-class Stream:
+class Stream(wymcp_e2e.RawReader):
     """A listen as a client holds it: HTTP/1.0 through nginx, the SSE
     frames parsed as they come."""
 
@@ -111,46 +103,11 @@ class Stream:
                              "; ".join(probs) + " -- " +
                              json.dumps(msg)[:300])
 
-    def pump(self, timeout):
-        """Read what comes within `timeout' s."""
-        end = time.monotonic() + timeout
-        while not self.eof:
-            left = end - time.monotonic()
-            if left <= 0:
-                break
-            r, _, _ = select.select([self.s], [], [], left)
-            if not r:
-                break
-            try:
-                b = self.s.recv(65536)
-            except (ConnectionResetError, OSError):
-                b = b""
-            if not b:
-                self.eof = True
-                break
-            self.buf += b
-            self._parse()
-        self._parse()
-
-    def wait(self, pred, timeout=5):
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and not self.eof:
-            if pred(self):
-                return True
-            self.pump(min(0.2, max(0.01, end - time.monotonic())))
-        return pred(self)
-
     def methods(self):
         return [f.get("method") for f in self.frames]
 
     def notes(self, method):
         return [f for f in self.frames if f.get("method") == method]
-
-    def close(self):
-        try:
-            self.s.close()
-        except OSError:
-            pass
 
 
 def drain(s):

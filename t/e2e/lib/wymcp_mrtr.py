@@ -16,7 +16,6 @@ import copy
 import hashlib
 import json
 import os
-import shutil
 import signal
 import subprocess
 import tempfile
@@ -76,7 +75,7 @@ def write_keyfile(path, keys):
 
 # ------------------------------------------------------------ processes
 
-class Instance:
+class Instance(wymcp_e2e.LogWatch):
     """One wymcp-fcgi supervisor with its workers, socket and logs."""
 
     supervisor = wymcp_e2e.Harness.supervisor	# uses self.fcgi
@@ -168,15 +167,6 @@ class Instance:
 
     # -- the log
 
-    def entries(self):
-        """[(pid, level, reqid or None, message)] of the log."""
-        return wymcp_e2e.log_entries(self.log)
-
-    def wait_for(self, pred, timeout=5.0):
-        """The log's entries that match pred, once there are some ([]
-        after the timeout)."""
-        return wymcp_e2e.wait_log(self.entries, pred, timeout)
-
     def served(self, rid, timeout=5.0):
         """The PIDs that logged the end of request rid ("tools/call ->")."""
         rs = str(rid)
@@ -190,16 +180,11 @@ class Instance:
         return sorted({e[0] for e in self.entries() if e[2] == rs})
 
 
-class World:
+class World(wymcp_e2e.World):
     """The temporary directory, nginx and every instance."""
 
     def __init__(self, builddir, keep):
-        self.builddir = os.path.abspath(builddir)
-        self.keep = keep
-        self.tmp = None
-        self.nginx = None
-        self.nginx_bin = None
-        self.nginx_pids = set()
+        wymcp_e2e.World.__init__(self, builddir, keep)
         self.port = None
         self.instances = []
         self.logs = []
@@ -241,16 +226,9 @@ class World:
         t = self.tmp
 
         def loc(path, target):
-            return """\
-		location = {path} {{
-			include fastcgi_params;
-			fastcgi_pass {target};
-			fastcgi_keep_conn off;
-			fastcgi_buffering off;
-			fastcgi_intercept_errors off;
-			fastcgi_param WYMCP_PRINCIPAL "alice";
-		}}
-""".format(path=path, target=target)
+            return wymcp_e2e.wymcp_location(
+                path, target, [("WYMCP_PRINCIPAL", '"alice"')],
+                blank_user=False)
 
         return wymcp_e2e.nginx_preamble(t) + """\
 
@@ -273,8 +251,7 @@ class World:
            lab=loc("/mcp-ab", "wymcp_ab"))
 
     def start_nginx(self, socks):
-        with open(os.path.join(self.tmp, "fastcgi_params"), "w") as f:
-            f.write(wymcp_e2e.FASTCGI_PARAMS)
+        wymcp_e2e.write_fastcgi_params(self.tmp)
         self.nginx, (self.port,) = wymcp_e2e.launch_nginx(
             self.nginx_bin, self.tmp, self.nginx_log, 1,
             lambda ports: self.nginx_conf(socks, ports[0]))
@@ -286,13 +263,7 @@ class World:
     def stop(self):
         for i in self.instances:
             i.cont_all()
-        if self.nginx is not None:
-            self.nginx_pids.update(children(self.nginx.pid))
-            stop_pid(self.nginx.pid, self.nginx, 10)
-            for pid in self.nginx_pids:
-                if alive(pid):
-                    stop_pid(pid, None, 2)
-            self.nginx = None
+        self.stop_nginx()
         for i in self.instances:
             i.stop()
 
@@ -310,18 +281,7 @@ class World:
         return hits
 
     def dump_logs(self):
-        if not self.tmp:
-            return
-        for path in self.logs + [self.nginx_log]:
-            print("# ---- tail of %s" % path)
-            for line in tail(path, 30):
-                print("#   " + line)
-
-    def cleanup(self):
-        if self.tmp and not self.keep:
-            shutil.rmtree(self.tmp, ignore_errors=True)
-        elif self.tmp:
-            R.note("kept %s" % self.tmp)
+        self.print_tails(self.logs + [self.nginx_log], 30)
 
 
 # ------------------------------------------------------------ judgements

@@ -44,11 +44,7 @@ class Harness(wymcp_e2e.Harness):
     def deploy_conf(self, name="wymcp-deploy.conf"):
         """The shipped wymcp.conf, on this harness's socket, written as
         `name' in the temporary directory."""
-        with open(wymcp_e2e.DEPLOY_CONF) as f:
-            text = f.read().replace(wymcp_e2e.DEPLOY_SOCK,
-                                    "unix:" + self.sock)
-        with open(os.path.join(self.tmp, name), "w") as f:
-            f.write(text)
+        wymcp_e2e.write_deploy_conf(self.tmp, self.sock, name)
 
 
 def tools_call(port, args, path="/mcp", name="echo", rid=1,

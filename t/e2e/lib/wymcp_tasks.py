@@ -216,8 +216,7 @@ def start_nginx(nginx, tmp, tag, locs, conns=64, http_head=""):
     log in tmp, named by tag; `conns' worker_connections; `http_head'
     in its http block, such as an upstream), once it answers: (Popen,
     port).  tmp/fastcgi_params, which locs include, is written."""
-    with open(os.path.join(tmp, "fastcgi_params"), "w") as f:
-        f.write(wymcp_e2e.FASTCGI_PARAMS)
+    wymcp_e2e.write_fastcgi_params(tmp)
     head = ("user root;\n" if os.geteuid() == 0 else "") + \
         "worker_rlimit_nofile %d;\n" % (conns + 100)
 
