@@ -209,34 +209,15 @@ unlock(struct front_shares *t)
 int
 front_share_take(struct front_shares *t, const unsigned char *d, int per)
 {
-	ssize_t		 i;
-	int		 rc = 1;
-
-	lock(t);
-	if ((i = find(t, d)) == -1 ||
-	    (t->slot[i].n == 0 && t->used >= t->cap / 4 * 3)) {
-		t->full++;
-		rc = -1;
-	} else if (t->slot[i].n >= per)
-		rc = 0;
-	else {
-		if (t->slot[i].n == 0) {
-			memcpy(t->slot[i].d, d, FRONT_SHARE_LEN);
-			t->slot[i].hub = 0;
-			t->used++;
-		}
-		t->slot[i].n++;
-	}
-	unlock(t);
-	return rc;
+	return front_share_take_mark(t, d, per, NULL, 0);
 }
 
-void
-front_share_give(struct front_shares *t, const unsigned char *d, int hub)
+/* One of `d''s count given back (and the hub's, when `hub'); locked. */
+static void
+give_locked(struct front_shares *t, const unsigned char *d, int hub)
 {
 	ssize_t		 i;
 
-	lock(t);
 	if ((i = find(t, d)) != -1 && t->slot[i].n > 0) {
 		if (hub && t->slot[i].hub > 0)
 			t->slot[i].hub--;
@@ -245,12 +226,19 @@ front_share_give(struct front_shares *t, const unsigned char *d, int hub)
 			t->used--;
 		}
 	}
+}
+
+void
+front_share_give(struct front_shares *t, const unsigned char *d, int hub)
+{
+	lock(t);
+	give_locked(t, d, hub);
 	unlock(t);
 }
 
 /*
- * front_share_take(), and `*mark' (a worker's board: FRONT_HOLD_*) set
- * to `v' under the lock as soon as the count is taken.
+ * front_share_take(), and `*mark' (a worker's board: FRONT_HOLD_*; may
+ * be NULL) set to `v' under the lock as soon as the count is taken.
  */
 int
 front_share_take_mark(struct front_shares *t, const unsigned char *d,
@@ -273,7 +261,8 @@ front_share_take_mark(struct front_shares *t, const unsigned char *d,
 			t->used++;
 		}
 		t->slot[i].n++;
-		__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
+		if (mark != NULL)
+			__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
 	}
 	unlock(t);
 	return rc;
@@ -288,15 +277,9 @@ void
 front_share_give_mark(struct front_shares *t, const unsigned char *d,
     int *mark, int v)
 {
-	ssize_t		 i;
-
 	lock(t);
 	__atomic_store_n(mark, v, __ATOMIC_SEQ_CST);
-	if ((i = find(t, d)) != -1 && t->slot[i].n > 0 &&
-	    --t->slot[i].n == 0) {
-		remove_at(t, (size_t)i);
-		t->used--;
-	}
+	give_locked(t, d, 0);
 	unlock(t);
 }
 
