@@ -14,19 +14,19 @@
  * as intake.h says (from outside data only; stream control from the
  * workers, or sealed by another host's hub: control.c; events.c applies
  * them).  The worker's side and the instance's page are listen.c, what
- * is written to a stream stream.c.  The hub (epoll, nothing
- * blocks) writes each event to the streams that asked for it as
- * FastCGI STDOUT records of SSE frames tagged with the subscription id,
- * an SSE comment after HUB_QUIET_MS without a frame so that proxies do
- * not cut idle streams, and the end (the listen's result, the end of
- * stdout, FCGI_END_REQUEST) at --listen-max-age or when it is told to
- * stop.  It reads what the web server sends on each connection and
- * drops the stream when the web server closes it or aborts the request
- * (its client went away), and drops a stream whose client does not
- * read once HUB_BUF_MAX bytes wait for it: nothing else slows down.
- * It also serves --relay-listen, answers from other hosts for this
- * instance's held questions (relay.c, front_relay_port_*()), so that
- * no worker waits on a relay connection.
+ * is written to a stream stream.c.  The hub (epoll, nothing blocks)
+ * writes each event to the streams that asked for it as FastCGI STDOUT
+ * records of SSE frames tagged with the subscription id, an SSE
+ * comment after HUB_QUIET_MS without a frame so that proxies do not cut
+ * idle streams, and the end (the listen's result, the end of stdout,
+ * FCGI_END_REQUEST) at --listen-max-age or when it is told to stop.
+ * It reads what the web server sends on each connection and drops the
+ * stream when the web server closes it or aborts the request (its
+ * client went away), and drops a stream whose client does not read
+ * once HUB_BUF_MAX bytes wait for it: nothing else slows down.  It also
+ * serves --relay-listen, answers from other hosts for this instance's
+ * held questions (relay.c, front_relay_port_*()), so that no worker
+ * waits on a relay connection.
  *
  * The channel and the socket are made by the supervisor before the
  * first fork and kept open by it, so a hub that dies is replaced without
@@ -56,7 +56,6 @@
 #include <sys/timerfd.h>
 
 #include <dirent.h>
-
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -143,12 +142,11 @@ static char *
 member(struct json_object *o, const char *name, int *bad)
 {
 	struct json_object	*v;
-	char			*s;
+	char			*s = NULL;
 
-	if (!json_object_object_get_ex(o, name, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	if ((s = strdup(json_object_get_string(v))) == NULL)
+	if (json_object_object_get_ex(o, name, &v) &&
+	    json_object_is_type(v, json_type_string) &&
+	    (s = strdup(json_object_get_string(v))) == NULL)
 		*bad = 1;
 	return s;
 }
