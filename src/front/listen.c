@@ -231,12 +231,11 @@ front_listen_hub_died(const struct front_limits *lim)
  * up after each take and down before each give (the share's under the
  * table's lock: front_share_take_mark(), front_share_give_mark(), so
  * that a worker killed while it waits for the lock holds what its
- * board says), and to FRONT_HOLD_NONE just
- * before each try to hand the stream over (back when the try fails):
- * what the supervisor gives back for a dead worker
- * (front_listen_dead()) is never given back twice, and at worst (a
- * death between an atomic take and the store that follows it) one
- * place is left taken.
+ * board says), and to FRONT_HOLD_NONE just before each try to hand the
+ * stream over (back when the try fails): what the supervisor gives
+ * back for a dead worker (front_listen_dead()) is never given back
+ * twice, and at worst (a death between an atomic take and the store
+ * that follows it) one place is left taken.
  */
 static int		 reserved;	/* a slot is ours */
 static int		 handed;	/* ... and the hub has it */
@@ -311,8 +310,10 @@ front_listen_hold(const struct front_limits *lim, FCGX_Request *req,
 	if (l == NULL || !__atomic_load_n(&l->hub_up, __ATOMIC_ACQUIRE))
 		return -1;
 	(void)req;
-	/* The principal's own share (share.c: exact, never a bucket's),
-	   on the board before anything is taken. */
+	/*
+	 * The principal's own share (share.c: exact, never a bucket's),
+	 * on the board before anything is taken.
+	 */
 	front_share_digest(l->shares, wl->who, d);
 	if (lboard != NULL)
 		memcpy(lboard->listen_share, d, sizeof(d));
