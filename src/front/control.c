@@ -21,7 +21,9 @@
  *
  * FROM its own id (random, made at its start), N a fresh nonce, so that
  * two gaps of one second are two frames: every other hub that opens it
- * ends its streams (events.c); its own, coming back, is ignored.
+ * ends its streams (events.c); its own, coming back, is ignored.  With
+ * "lists":[KIND...] and "uris":[URI...] (up to FRONT_GAPSET_URIS) it
+ * names what was shed, and only the streams that watch those end.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
