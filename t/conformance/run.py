@@ -24,8 +24,10 @@ tools/skills), and the run is the 2026-07-28 set (scored and EXTRA),
 then --suite all (no check may fail or warn but those of ALL_DEVIATIONS,
 each with its reason, and no sep-2575 check, the
 subscriptions', nor sep-2640 check, the skills', may be skipped; the
-other skips, the suite's own, are listed), then each tasks-* scenario
-on its own.  The 2025-11-25 set runs with its
+other skips, the suite's own, are listed; a scenario whose only bad
+checks are the ones the suite gives a fixed time, TIMED, is run again on
+its own, up to TIMED_RUNS times, and says so), then each tasks-*
+scenario on its own.  The 2025-11-25 set runs with its
 expected-failures file: the scenarios a stateless server cannot pass
 (server-to-client requests on a held stream), each with its reason.
 The suite itself fails the run on any other failure or warning, and on
@@ -96,6 +98,21 @@ ALL_DEVIATIONS = {
     "responses it does not recognise) and asks its question, so that "
     "no confirmation is taken before it was asked",
 }
+# The checks of --suite all that the suite gives a fixed time, each with
+# it: a listen stream opened, a tool called, and its list_changed frame
+# read within 1.5 s, the suite's own clock.  A loaded machine (CI's is
+# often busy; RUNTESTS_STRESS=1) can miss it with nothing wrong: a
+# scenario whose only bad checks are these is run again on its own, up
+# to TIMED_RUNS times, and passes when a run has no bad check; the
+# run says so.  Any other check, or a scenario that misses every time,
+# fails.
+TIMED = {
+    "server-stateless:sep-2575-server-sends-tools-list-changed-on-"
+    "subscription": "listen, test_trigger_tool_change, the frame: 1.5 s",
+    "server-stateless:sep-2575-server-sends-prompts-list-changed-on-"
+    "subscription": "listen, test_trigger_prompt_change, the frame: 1.5 s",
+}
+TIMED_RUNS = 3
 SUITE_TIMEOUT = 600	# seconds for each suite run
 # The tasks extension's scenarios (run.py --tasks): each on its own, at
 # the wire the suite infers for an extension (2026-07-28), against a
@@ -293,34 +310,50 @@ def read_checks(outdir):
     return found
 
 
-def judge_all(found):
+def bad_checks(name, checks):
+    """The checks of scenario `name' that fail it in --suite all: any
+    FAILURE or WARNING but those of ALL_DEVIATIONS, and a skipped check
+    of the subscriptions' (sep-2575-*) or the skills' (sep-2640-*)."""
+    return [c for c in checks if (c.get("status") in ("FAILURE",
+                                                      "WARNING") or
+            (c.get("status") == "SKIPPED" and
+             str(c.get("id", "")).startswith(("sep-2575", "sep-2640"))))
+            and not (c.get("status") == "WARNING" and
+                     "%s:%s" % (name, c.get("id")) in ALL_DEVIATIONS)]
+
+
+def judge_all(found, retry):
     """--suite all: a line per scenario; no check may fail or warn, and
     none of the subscriptions' (sep-2575-*) nor the skills' (sep-2640-*,
     the server runs with --skills-dir tools/skills) may be skipped: a
     skip there means a capability this server should have declared.  Returns
-    (passed, failed); the skips the suite makes itself are counted."""
+    (passed, failed); the skips the suite makes itself are counted.  A
+    scenario whose only bad checks are TIMED ones is appended to
+    `retry' (judged by the caller, run again on its own), not counted."""
     passed = failed = 0
     skips = {}
     seen = set()
     for name in sorted(found):
         checks = found[name]
-        bad = [c for c in checks if c.get("status") in ("FAILURE",
-                                                         "WARNING") or
-               (c.get("status") == "SKIPPED" and
-                str(c.get("id", "")).startswith(("sep-2575",
-                                                 "sep-2640")))]
         for c in checks:
             if c.get("status") == "SKIPPED":
                 skips[name] = skips.get(name, 0) + 1
-        meant = [c for c in bad if c.get("status") == "WARNING" and
+        meant = [c for c in checks if c.get("status") == "WARNING" and
                  "%s:%s" % (name, c.get("id")) in ALL_DEVIATIONS]
         for c in meant:
             seen.add("%s:%s" % (name, c.get("id")))
             say("# %s (all): WARNING %s, on purpose: %s" % (
                 name, c.get("id"),
                 ALL_DEVIATIONS["%s:%s" % (name, c.get("id"))]))
-        bad = [c for c in bad if c not in meant]
-        if bad:
+        bad = bad_checks(name, checks)
+        if bad and all("%s:%s" % (name, c.get("id")) in TIMED
+                       for c in bad):
+            retry.append(name)
+            say("# %s (all): %s: past the suite's own time (%s); run "
+                "again on its own" % (name, ", ".join(
+                    str(c.get("id")) for c in bad), "; ".join(
+                    TIMED["%s:%s" % (name, c.get("id"))] for c in bad)))
+        elif bad:
             failed += 1
             say("not ok - %s (all): %s" % (name, "; ".join(
                 "%s %s: %s" % (c.get("status"), c.get("id"),
@@ -337,6 +370,29 @@ def judge_all(found):
     say("# all: %d scenarios, skipped checks by scenario (the suite's "
         "own): %s" % (len(found), json.dumps(skips, sort_keys=True)))
     return passed, failed
+
+
+def timed_again(node, entry, url, tmp, name, verbose):
+    """Scenario `name', whose only bad checks in --suite all were TIMED
+    ones, run again on its own (2026-07-28) up to TIMED_RUNS times: True
+    when a run has no bad check (said, with the run it took)."""
+    for n in range(1, TIMED_RUNS + 1):
+        outdir = os.path.join(tmp, "timed-%s-%d" % (name, n))
+        os.makedirs(outdir)
+        run_suite(node, entry, url, outdir, "2026-07-28", name,
+                  os.path.join(tmp, "suite-timed-%s-%d.log" % (name, n)),
+                  verbose)
+        checks = read_checks(outdir).get(name)
+        bad = bad_checks(name, checks) if checks else [{"id": "none"}]
+        if not bad:
+            say("ok - %s (all): passed on its own, run %d (the suite's "
+                "fixed time was missed in the whole suite)" % (name, n))
+            return True
+        say("# %s on its own, run %d: %s" % (name, n, ", ".join(
+            "%s %s" % (c.get("status"), c.get("id")) for c in bad)))
+    say("not ok - %s (all): past the suite's own time in every one of "
+        "%d runs on its own" % (name, TIMED_RUNS))
+    return False
 
 
 def judge(found, scored, scenario, rev, baseline):
@@ -504,7 +560,14 @@ def main():
                 problems.append("the suite (%s) exited %s" % (
                     rev, "on timeout" if rc is None else rc))
             if rev == "all":
-                p, f = judge_all(read_checks(outdir))
+                retry = []
+                p, f = judge_all(read_checks(outdir), retry)
+                for name in retry:
+                    if timed_again(node, entry, url, h.tmp, name,
+                                   args.verbose):
+                        p += 1
+                    else:
+                        f += 1
             else:
                 p, f = judge(read_checks(outdir), scored,
                              None if rev == "tasks" else args.scenario, rev,
