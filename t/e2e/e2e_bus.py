@@ -70,14 +70,23 @@ class BusHarness:
         self.bindir = None
         self.net = None
 
-    def start(self):
+    def begin(self, prefix):
+        """What every bus harness starts with: wymcp-fcgi and the
+        examples module built, a private directory (self.tmp), a private
+        PostgreSQL (self.uri) and psql on it (self.psql)."""
         self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
         self.mod = os.path.join(self.builddir, "tools", ".libs",
                                 "examples.so")
         wymcp_e2e.need_built(self.prog, self.mod)
-        self.tmp = tempfile.mkdtemp(prefix="wymcp-bus.")
+        self.tmp = tempfile.mkdtemp(prefix=prefix)
         os.chmod(self.tmp, 0o755)
         self.uri = wymcp_tasks.pg_start(self.tmp, self.bindir)
+        self.psql = [os.path.join(self.bindir, "psql"), "-h",
+                     os.path.join(self.tmp, "pg"), "-d", "tasks", "-v",
+                     "ON_ERROR_STOP=1", "-q"]
+
+    def start(self):
+        self.begin("wymcp-bus.")
         notes = os.path.join(self.tmp, "notes")
         os.makedirs(notes)
         env = dict(os.environ, WYMCP_NOTES_DIR=notes)

@@ -45,7 +45,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.dont_write_bytecode = True
@@ -68,16 +67,7 @@ class GapHarness(BusHarness):
         self.spy = None		# psql LISTENing as m
 
     def start(self):
-        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
-        self.mod = os.path.join(self.builddir, "tools", ".libs",
-                                "examples.so")
-        wymcp_e2e.need_built(self.prog, self.mod)
-        self.tmp = tempfile.mkdtemp(prefix="wymcp-gap.")
-        os.chmod(self.tmp, 0o755)
-        self.uri = wymcp_tasks.pg_start(self.tmp, self.bindir)
-        d = os.path.join(self.tmp, "pg")
-        self.psql = [os.path.join(self.bindir, "psql"), "-h", d, "-d",
-                     "tasks", "-v", "ON_ERROR_STOP=1", "-q"]
+        self.begin("wymcp-gap.")
         self.sql("CREATE ROLE m LOGIN")
         self.sql("CREATE ROLE hub_a LOGIN")
         self.key = os.path.join(self.tmp, "state.key")

@@ -87,17 +87,7 @@ class IntakeHarness(BusHarness):
         BusHarness.__init__(self, builddir, keep, netns=False)
 
     def start(self):
-        self.prog = os.path.join(self.builddir, "src", "front", "wymcp-fcgi")
-        self.mod = os.path.join(self.builddir, "tools", ".libs",
-                                "examples.so")
-        wymcp_e2e.need_built(self.prog, self.mod)
-        import tempfile
-        self.tmp = tempfile.mkdtemp(prefix="wymcp-intake.")
-        os.chmod(self.tmp, 0o755)
-        self.uri = wymcp_tasks.pg_start(self.tmp, self.bindir)
-        d = os.path.join(self.tmp, "pg")
-        self.psql = [os.path.join(self.bindir, "psql"), "-h", d, "-d",
-                     "tasks", "-v", "ON_ERROR_STOP=1", "-q"]
+        self.begin("wymcp-intake.")
         subprocess.run(wymcp_tasks.as_user(self.psql + [
             "-U", "wymcp", "-c", "CREATE ROLE m LOGIN"]), check=True,
             stdout=subprocess.DEVNULL)
