@@ -52,7 +52,8 @@ import wymcp_e2e
 import wymcp_tasks
 from wymcp_e2e import R
 from e2e_bus import BusHarness, bus_of, wait_bus, write, listen, updates
-from e2e_intake import notify_as_m, refused, wait_refused, status
+from e2e_intake import notify_as_m, refused, wait_refused, status, \
+    alive_streams
 
 NAMES = ("a", "b", "c")
 OTHERS = ("b", "c")
@@ -156,20 +157,6 @@ def wait_all(streams, pred, timeout):
     return all(pred(s) for s in streams.values())
 
 
-def still_alive(h, streams, label, note):
-    """Each stream is open and gets the update of `note' written
-    through A."""
-    before = {k: len(updates(s)) for k, s in streams.items()}
-    r = write(h, "a", note, "text")
-    R.check(r.status == 200, "%s: write_note %s through A" % (label, note),
-            r.brief())
-    for k, s in streams.items():
-        ok = s.wait(lambda x: len(updates(x)) > before[k], 15)
-        R.check(ok and not s.eof, "%s: %s is still open and gets the "
-                "next update" % (label, k),
-                "eof %r, frames %s" % (s.eof, json.dumps(s.frames[-2:])))
-
-
 def listen_stat(h, n):
     return status(h, n).get("listen", {})
 
@@ -196,7 +183,7 @@ def f_section(h):
                 got.get("command", 0) > b0.get("command", 0),
                 "F: %s's hub refuses the forged gap (forged) and the "
                 "unsealed one (command)" % n.upper(), json.dumps(got))
-    still_alive(h, ls, "F", "f")
+    alive_streams(h, ls, "F", "f")
     for n in OTHERS:
         e = listen_stat(h, n).get("endedForBusGap")
         R.check(e == 0, "F: %s ended no stream for a gap" % n.upper(),
@@ -247,8 +234,8 @@ def g_section(h):
                     len(updates(s)), s.eof, json.dumps(s.frames[-2:])))
     for s in keep.values():
         s.pump(0.5)
-    still_alive(h, keep, "G: the gap names note://g: a listener of "
-                "another URI", "keep")
+    alive_streams(h, keep, "G: the gap names note://g: a listener of "
+                  "another URI", "keep")
     a = bus_of(h, "a")
     R.check(a.get("gapsSent", 0) >= 1, "G: A's status page counts the "
             "gap it sent", json.dumps(a))
@@ -303,7 +290,7 @@ def r_section(h, fresh):
         R.check(got.get("replayed", 0) > b0.get("replayed", 0),
                 "R: %s's hub refuses the replayed gap" % n.upper(),
                 json.dumps(got))
-    still_alive(h, fresh, "R", "g2")
+    alive_streams(h, fresh, "R", "g2")
     for n in OTHERS:
         e = listen_stat(h, n).get("endedForBusGap", 0)
         R.check(e == ended[n], "R: %s ended no stream for the replay" %

@@ -190,7 +190,7 @@ def alive_streams(h, streams, label, note):
     R.check(r.status == 200, "%s: write_note %s through A" % (label, note),
             r.brief())
     for k, s in streams.items():
-        ok = s.wait(lambda x: len(updates(x)) > before[k], 10)
+        ok = s.wait(lambda x: len(updates(x)) > before[k], 15)
         R.check(ok and not s.eof, "%s: %s is still open and gets the "
                 "next update" % (label, k),
                 "eof %r, frames %s" % (s.eof, json.dumps(s.frames[-2:])))
