@@ -24,7 +24,11 @@ each), then, in one run:
      the CPU time per frame of the hub, of nginx's workers and of the
      reader (below), from /proc/PID/task/*/schedstat over the N-stream
      publishes, and the three together for one event divided by the
-     CPUs (the floor under the N-stream time on this machine);
+     CPUs (the floor under the N-stream time on this machine); then
+     t/bench/sendfloor.c: the kernel's CPU for a bare send() of a
+     frame to each of N unix socket pairs read by an epoll loop (the
+     floor under the hub's CPU per frame), then the same sends as one
+     io_uring submission each time;
   6. then, the first instance stopped, three instances A, B and C on one
      private PostgreSQL bus (t/e2e/e2e_bus.py's harness: as root with
      ip(8), hosts in network namespaces, else three instances on this
@@ -73,6 +77,7 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+FRAME = 160	# bytes: a resources/updated frame in its FastCGI record
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 "..", "e2e"))
@@ -198,6 +203,37 @@ def build_reader(tmp):
                                                        "listenread.c")],
                    check=True)
     return out
+
+
+def send_floor(tmp, streams):
+    """t/bench/sendfloor.c, built into tmp and run over as many socket
+    pairs as there were streams (as the descriptor limit allows): the
+    kernel's CPU for one frame's send() to one stream, with nothing of
+    the hub's own; lines to print."""
+    out = os.path.join(tmp, "sendfloor")
+    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
+    subprocess.run([cc, "-O2", "-o", out, os.path.join(HERE,
+                                                       "sendfloor.c")],
+                   check=True)
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    n = min(streams, (hard - 64) // 2)
+    us = {}
+    for mode in ([], ["uring"]):
+        r = subprocess.run([out, str(n), str(FRAME), "20"] + mode,
+                           text=True, capture_output=True, timeout=300)
+        w = r.stdout.split()
+        if r.returncode != 0 or len(w) != 2 or w[0] != "us_per_send":
+            raise wymcp_e2e.Failed("sendfloor %s: %r %r" % (
+                " ".join(mode), r.stdout, r.stderr))
+        us[bool(mode)] = float(w[1])
+    return ["%-44s %10.2f" % ("the kernel's send() alone, us per frame",
+                              us[False]),
+            "%-44s %10.2f" % ("the same sends by io_uring, us per frame",
+                              us[True]),
+            "(t/bench/sendfloor.c: %d unix socket pairs, %d bytes to each, "
+            "20 times, an epoll reader on the far ends: the floor under "
+            "the hub's CPU per frame on this machine; with io_uring, each "
+            "time's sends are one submission)" % (n, FRAME)]
 
 
 def cpu_ns(pid):
@@ -525,6 +561,10 @@ def main():
         for s in socks:
             s.close()
         socks = []
+        floor = send_floor(tmp, a.streams)
+        for line in floor:
+            print(line, flush=True)
+        lines += floor
         more = ts_peer(a, h, tmp, reader)
         for line in more:
             print(line, flush=True)
