@@ -114,6 +114,18 @@ def proc_ids(pid):
     return ids.get("Uid"), ids.get("Gid"), ids.get("Groups")
 
 
+def unix_listening(path):
+    """Whether a unix socket bound at `path' listens (/proc/net/unix's
+    __SO_ACCEPTCON flag): read without connecting, which would start a
+    socket-activated service."""
+    with open("/proc/net/unix") as f:
+        for line in f:
+            w = line.split()
+            if len(w) >= 8 and w[7] == path and int(w[3], 16) & 0x10000:
+                return True
+    return False
+
+
 def proc_environ(pid):
     try:
         with open("/proc/%d/environ" % pid, "rb") as f:
@@ -148,13 +160,17 @@ class Server(wymcp_mrtr.Instance):
                 stderr=log, env=env, cwd=self.w.tmp)
         self.sup = None
         deadline = time.monotonic() + 30
-        while not os.path.exists(self.sock):
+        # A socket manager binds, then listens: a connection between
+        # the two is refused (a busy machine widens the gap).
+        while not (os.path.exists(self.sock) and
+                   (not self.lazy or unix_listening(self.sock))):
             if self.fcgi.poll() is not None:
                 raise Failed("%s: exited with %d: %s" %
                              (self.name, self.fcgi.returncode,
                               " | ".join(tail(self.log, 5))))
             if time.monotonic() > deadline:
-                raise Failed("%s: no socket after 30 s" % self.name)
+                raise Failed("%s: no listening socket after 30 s" %
+                             self.name)
             time.sleep(0.03)
         if not self.lazy:
             self.wait_workers()

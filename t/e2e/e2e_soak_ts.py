@@ -145,7 +145,10 @@ def shape(out):
     if sum(bt["sent"] for bt in out["by_tool"].values()) != out["sent"]:
         return "by_tool's sent do not add up"
     for e in out["events"]:
-        if not (isinstance(e.get("t"), float) and e.get("kind") in
+        # t is Date.now() / 1000: on a whole second JSON writes it
+        # without a fraction, and it loads as an int.
+        if not (isinstance(e.get("t"), (int, float)) and
+                not isinstance(e.get("t"), bool) and e.get("kind") in
                 ("tool_error", "rpc_error", "transport", "mismatch") and
                 all(isinstance(e.get(k), str)
                     for k in ("tool", "url", "detail"))):
