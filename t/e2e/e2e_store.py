@@ -15,7 +15,10 @@ one or two answered through tasks/update when input_required; 300 to
   PG  a private PostgreSQL cluster (wymcp_tasks.pg_start: initdb in the
       temporary directory, a unix socket only, as nobody when root).
       Over 30 s of load: pg_ctl restart -m fast, restart -m immediate,
-      then stop -m fast, 10 s down, start; and a random task runner
+      then stop -m fast (once a runner runs a 3 s ledger task made
+      for it, so that a tool finishes while the store is away even
+      when the clients' tasks all wait for a claim), 10 s down,
+      start; and a random task runner
       (a child of the supervisor its log calls one) SIGKILLed every 4 s,
       but not from just before the stop until 3 s after the start (the
       runners that finish tools meanwhile must live to store them).
@@ -831,6 +834,32 @@ def probe(tr, ready):
             t.probe_kills.append(pid)
 
 
+def working(tr):
+    """A tool working when the store goes away, so that one finishes
+    while it is down: the clients' tasks may all be waiting for a claim
+    at that moment on a busy machine, so one more ledger task of 3 s is
+    made, and this returns once a runner logs running it (at most
+    20 s)."""
+    h, w = tr.h, Wire(tr.h.port)
+    pos = h.log_size()
+    deadline = time.monotonic() + 20
+    t = None
+    while t is None and time.monotonic() < deadline and not HALT.is_set():
+        t = tr.create(w, "pgdown-run", 0, 3000)
+        if t is None:
+            tr.pause(w)
+    mark = "task %s: running" % (t.tid if t is not None else "-")
+    while t is not None and time.monotonic() < deadline and \
+            not HALT.is_set():
+        new, pos = h.follow(pos)
+        if any(msg.startswith(mark) for _, _, _, msg in new):
+            note("PG: task pgdown-run runs at +%.1f s" % tr.rel())
+            return
+        time.sleep(0.05)
+    note("PG: no runner took task pgdown-run in 20 s (%s)" %
+         ("not created" if t is None else "not claimed"))
+
+
 def section_pg(world):
     bindir = pg_bindir()
     if bindir is None:
@@ -886,6 +915,7 @@ def section_pg(world):
     outage("restart -m immediate", ("restart", ("-m", "immediate")))
     idle_until(tr.t0 + 14.0)
     marks.append(h.log_size())
+    working(tr)
     b = time.monotonic()
     since = time.time()
     pg_ctl(world.tmp, bindir, "stop", "-m", "fast")
