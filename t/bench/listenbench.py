@@ -195,12 +195,12 @@ class Reader:
         self.p.wait()
 
 
-def build_reader(tmp):
-    """t/bench/listenread.c compiled into tmp: its path."""
-    out = os.path.join(tmp, "listenread")
+def build(tmp, name):
+    """t/bench/NAME.c compiled with cc -O2 into tmp: its path."""
+    out = os.path.join(tmp, name)
     cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
     subprocess.run([cc, "-O2", "-o", out, os.path.join(HERE,
-                                                       "listenread.c")],
+                                                       name + ".c")],
                    check=True)
     return out
 
@@ -210,11 +210,7 @@ def send_floor(tmp, streams):
     pairs as there were streams (as the descriptor limit allows): the
     kernel's CPU for one frame's send() to one stream, with nothing of
     the hub's own; lines to print."""
-    out = os.path.join(tmp, "sendfloor")
-    cc = shutil.which(os.environ.get("CC", "cc")) or shutil.which("gcc")
-    subprocess.run([cc, "-O2", "-o", out, os.path.join(HERE,
-                                                       "sendfloor.c")],
-                   check=True)
+    out = build(tmp, "sendfloor")
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
     n = min(streams, (hard - 64) // 2)
     us = {}
@@ -475,7 +471,7 @@ def main():
         h.paths()
         h.start()
         tmp = h.tmp
-        reader = build_reader(tmp)
+        reader = build(tmp, "listenread")
         base = wrk_echo(h, a.seconds, tmp)
         t0 = time.monotonic()
         socks = open_streams(h.port, a.streams, a.fanout)
@@ -584,7 +580,7 @@ def main():
         try:
             tmp = tempfile.mkdtemp(prefix="listenread.")
             try:
-                bus = across_hosts(a, nginx, build_reader(tmp))
+                bus = across_hosts(a, nginx, build(tmp, "listenread"))
             finally:
                 shutil.rmtree(tmp, ignore_errors=True)
         except wymcp_e2e.Failed as e:

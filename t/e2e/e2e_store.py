@@ -104,7 +104,7 @@ import time
 
 sys.dont_write_bytecode = True
 import wymcp_e2e
-from wymcp_e2e import R, children, log_entries
+from wymcp_e2e import R, children, log_entries, number
 from wymcp_tasks import (LedgerHarness, Wire, as_user, pg_bindir, pg_ctl,
                          pg_missing, pg_start, pg_stop)
 
@@ -132,10 +132,6 @@ HALT = threading.Event()	# set: every thread stops
 
 def note(msg):
     R.note(msg)
-
-
-def number(v):
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 # ------------------------------------------------------------ the servers

@@ -189,6 +189,13 @@ def proc_table():
     return table
 
 
+def number(v):
+    """Whether a decoded JSON value is a number: an int or a float (a
+    whole number has no fraction on the wire and loads as an int), not
+    a bool."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def alive(pid):
     """True while pid exists and is not a zombie."""
     try:
