@@ -1014,8 +1014,11 @@ def test_backoff(w):
     backoff = [e for e in inst.entries() if "next start in" in e[3]]
     R.check(not backoff, "B no back-off delay was logged",
             "%r" % backoff[:2])
-    named = [e for e in inst.entries() if e[0] == inst.sup and
-             "tools/call crash" in e[3] and "serving" in e[3]]
+    # nginx's 502 can come before the supervisor has reaped the worker
+    # and logged its death: wait for the lines.
+    named = inst.wait_for(lambda e: e[0] == inst.sup and
+                          "tools/call crash" in e[3] and "serving" in e[3],
+                          timeout=20.0, least=12)
     R.check(len(named) >= 12, "B the supervisor names the tool each dead "
             "worker was serving (%d lines)" % len(named),
             " | ".join(tail(inst.log, 4)))

@@ -290,13 +290,13 @@ def log_entries(path):
     return out
 
 
-def wait_log(entries, pred, timeout=5.0):
-    """Poll entries() until some entry matches pred: the matches ([]
-    after the timeout)."""
+def wait_log(entries, pred, timeout=5.0, least=1):
+    """Poll entries() until at least `least` entries match pred: the
+    matches (fewer after the timeout)."""
     deadline = time.monotonic() + timeout
     while True:
         hits = [e for e in entries() if pred(e)]
-        if hits or time.monotonic() > deadline:
+        if len(hits) >= least or time.monotonic() > deadline:
             return hits
         time.sleep(0.02)
 
@@ -947,10 +947,10 @@ class LogWatch:
         """[(pid, level, reqid or None, message)] of the log."""
         return log_entries(self.log)
 
-    def wait_for(self, pred, timeout=5.0):
-        """The log's entries that match pred, once there are some ([]
-        after the timeout)."""
-        return wait_log(self.entries, pred, timeout)
+    def wait_for(self, pred, timeout=5.0, least=1):
+        """The log's entries that match pred, once there are at least
+        `least` (fewer after the timeout)."""
+        return wait_log(self.entries, pred, timeout, least)
 
 
 # ----------------------------------------------------------- the harness
